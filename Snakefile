@@ -1,0 +1,34 @@
+# biasflow: measure social bias in language models (CAIRO, FairPair, group FPR gaps).
+# This file is the table of contents: config, validation, rule files, the default target.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+# The embedded default, unless the user gives their own with --configfile (which would
+# otherwise be merged into it key by key, mixing the default's models into theirs).
+if not workflow.config_settings.configfiles:
+
+    configfile: "config/config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/data.smk"
+include: "rules/paraphrase.smk"
+include: "rules/generate.smk"
+include: "rules/score.smk"
+include: "rules/cairo.smk"
+
+
+wildcard_constraints:
+    metric=alternatives(used_metrics(config)),
+    axis=alternatives(AXES),
+    paraphraser=alternatives(PARAPHRASERS),
+    model=alternatives(MODELS),
+    scorer=alternatives([SCORER]),
+
+
+rule all:
+    input:
+        final_outputs(),
+    default_target: True

@@ -1,0 +1,96 @@
+# Helpers shared by the rule files (config checks, lookups, target lists). No work here.
+import re
+import sys
+
+from biasflow.config import check_config, dataset_dir, used_metrics, validate_config
+from biasflow.errors import BiasflowError
+
+try:
+    validate_config(config, workflow.source_path("../workflow/schemas/config.schema.yaml"))
+    check_config(config)
+except BiasflowError as exc:
+    sys.exit(f"biasflow config error: {exc}")
+
+AXES = list(config["axes"])
+PARAPHRASERS = list(config["paraphrasers"])
+MODELS = list(config["models"])
+SCORER = config["scoring"]["scorer"]
+
+
+def alternatives(names):
+    """A regex matching exactly these names (used to constrain wildcards, so a typo never matches)."""
+    return "|".join(re.escape(n) for n in names) if names else "(?!)"
+
+
+def metrics_of(axis):
+    return config["axes"][axis]
+
+
+def data_dir(wildcards):
+    return dataset_dir(config, wildcards.metric)
+
+
+def dataset_url(wildcards):
+    return config["datasets"][wildcards.metric]["url"]
+
+
+def loader_params(wildcards):
+    """What the prompt loader of one metric and axis depends on (and nothing else)."""
+    unified = config["subgroups"] == "unified"
+    return {
+        "valid_fraction": config["valid_fraction"],
+        "subgroup_map": config["subgroup_map"][wildcards.axis].get(wildcards.metric, {}) if unified else None,
+        "options": config["datasets"][wildcards.metric].get("options", {}),
+    }
+
+
+def model_entry(section):
+    """Params function: only this model's own config entry, so other models' jobs stay untouched."""
+
+    def lookup(wildcards):
+        name = wildcards.paraphraser if section == "paraphrasers" else wildcards.model
+        return {"name": name, **config[section][name]}
+
+    return lookup
+
+
+def model_resource(section, key):
+    def lookup(wildcards):
+        name = wildcards.paraphraser if section == "paraphrasers" else wildcards.model
+        return config[section][name][key]
+
+    return lookup
+
+
+def paraphrase_outputs(wildcards):
+    return expand(
+        "results/prompts/paraphrased/{paraphraser}/{metric}/{axis}.parquet",
+        paraphraser=PARAPHRASERS,
+        metric=wildcards.metric,
+        axis=wildcards.axis,
+    )
+
+
+def rejection_tables(wildcards):
+    return [
+        f"results/prompts/paraphrased/{p}/{m}/{a}_rejections.csv"
+        for a in AXES
+        for m in metrics_of(a)
+        for p in PARAPHRASERS
+    ]
+
+
+def scored_inputs(wildcards):
+    pairs = [(model, metric) for model in MODELS for metric in metrics_of(wildcards.axis)]
+    return {
+        "continuations": [f"results/continuations/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
+        "scores": [f"results/scores/{SCORER}/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
+    }
+
+
+def final_outputs():
+    outputs = expand("results/cairo/stats/{axis}.parquet", axis=AXES)
+    outputs += expand("results/cairo/bias/{axis}.csv", axis=AXES)
+    if PARAPHRASERS:
+        outputs.append("results/prompts/rejections.csv")
+    return outputs

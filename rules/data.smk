@@ -1,0 +1,29 @@
+# Datasets -> the original prompt table of each metric and axis.
+
+
+rule download_dataset:
+    output:
+        directory("data/downloads/{metric}"),
+    params:
+        url=dataset_url,
+    conda:
+        "../environment.yml"
+    log:
+        "logs/data/download_{metric}.log",
+    script:
+        "../workflow/scripts/download_dataset.py"
+
+
+rule original_prompts:
+    input:
+        data=data_dir,
+    output:
+        prompts="results/prompts/original/{metric}/{axis}.parquet",
+    params:
+        loader=loader_params,
+    conda:
+        "../environment.yml"
+    log:
+        "logs/prompts/original/{metric}/{axis}.log",
+    script:
+        "../workflow/scripts/original_prompts.py"

@@ -1,0 +1,17 @@
+# Continuations -> scores of one scorer (toxicity by default), cached by text.
+
+
+rule score:
+    input:
+        continuations="results/continuations/{model}/{metric}/{axis}.parquet",
+    output:
+        scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
+    params:
+        scoring=config["scoring"],
+        cache_dir=config["cache_dir"],
+    conda:
+        "../environment.yml"
+    log:
+        "logs/score/{scorer}/{model}/{metric}/{axis}.log",
+    script:
+        "../workflow/scripts/score.py"

@@ -1,0 +1,72 @@
+"""The ``biasflow`` command: the workflow's steps on files a user brings.
+
+Each subcommand calls the same library function as the corresponding Snakemake rule. A
+:class:`BiasflowError` prints one line and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from biasflow import __version__
+from biasflow.errors import BiasflowError
+
+SCHEMA = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="biasflow", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"biasflow {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    check = commands.add_parser("check-config", help="validate a workflow config without running anything")
+    check.add_argument("config", help="YAML config file")
+
+    prompts = commands.add_parser("prompts", help="build the prompt table of one metric and axis")
+    prompts.add_argument("--metric", required=True, help="BOLD, HolisticBias or HONEST")
+    prompts.add_argument("--axis", required=True, help="gender, religion or race")
+    prompts.add_argument("--data", required=True, help="folder with the metric's official files")
+    prompts.add_argument("--valid-fraction", type=float, default=0.2)
+    prompts.add_argument("--out", required=True, help="output table (.parquet, .csv or .tsv)")
+
+    stats = commands.add_parser("cairo-stats", help="sufficient statistics and Eq. 1 bias from scored continuations")
+    stats.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
+    stats.add_argument("--scores", nargs="+", required=True, help="score tables")
+    stats.add_argument("--scorer", required=True, help="which scorer's scores to use")
+    stats.add_argument("--normalise", choices=["none", "mean"], default="none")
+    stats.add_argument("--out-dir", required=True)
+
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    try:
+        _dispatch(args)
+    except BiasflowError as exc:
+        print(f"biasflow: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _dispatch(args) -> None:
+    from biasflow import pipeline
+
+    if args.command == "check-config":
+        from biasflow.config import load_config
+
+        load_config(args.config, SCHEMA)
+        print(f"{args.config}: ok")
+    elif args.command == "prompts":
+        loader = {"valid_fraction": args.valid_fraction, "subgroup_map": None, "options": {}}
+        pipeline.original_prompts(args.data, args.metric, args.axis, loader, args.out)
+    elif args.command == "cairo-stats":
+        out = Path(args.out_dir)
+        pipeline.cairo_stats(
+            args.continuations, args.scores, args.scorer, args.normalise, "as given",
+            str(out / "stats.parquet"), str(out / "bias.csv"),
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

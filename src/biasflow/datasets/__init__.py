@@ -1,0 +1,90 @@
+"""The prompt sets of the three fairness metrics CAIRO correlates (METHODS.md §1).
+
+:func:`load_prompts` reads a metric's official files and returns its original prompts
+for one axis as the prompt table (DESIGN.md, "Tables"); :func:`download_dataset` fetches
+those files. One module per source format (:mod:`.bold`, :mod:`.holisticbias`,
+:mod:`.honest`) turns the files into raw prompts, and :mod:`.prompts` derives ids, the
+valid/test split and the shared subgroups the same way for all of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from biasflow.datasets import bold, holisticbias, honest
+from biasflow.datasets.download import download_files
+from biasflow.datasets.files import WHERE_TO_GET
+from biasflow.datasets.prompts import PROMPT_COLUMNS, check_valid_fraction, finalise
+from biasflow.errors import BiasflowError
+
+__all__ = ["AXES", "METRICS", "PROMPT_COLUMNS", "download_dataset", "load_prompts"]
+
+METRICS = ("BOLD", "HolisticBias", "HONEST")
+AXES = ("gender", "religion", "race")
+LOADERS = {"BOLD": bold, "HolisticBias": holisticbias, "HONEST": honest}
+
+
+def load_prompts(
+    metric: str,
+    axis: str,
+    data_dir: str | Path,
+    *,
+    valid_fraction: float = 0.2,
+    subgroup_map: dict[str, str] | None = None,
+    options: dict | None = None,
+) -> pd.DataFrame:
+    """The original prompts of ``metric`` on ``axis`` read from ``data_dir``.
+
+    Columns are :data:`PROMPT_COLUMNS`; ``split`` is "valid" for group keys whose stable
+    hash falls below ``valid_fraction``. ``subgroup_map`` (native label → shared label)
+    relabels the rows and drops those it does not map; ``options`` are the metric's
+    settings (HolisticBias ``buckets``, HONEST ``sets``; see their modules).
+    """
+    loader = module_for(metric, axis)
+    check_valid_fraction(valid_fraction)
+    options = check_options(metric, options)
+    data_dir = Path(data_dir)
+    if not data_dir.is_dir():
+        raise BiasflowError(
+            f"{metric} dataset folder not found: {data_dir}. It should hold {', '.join(loader.FILES)}. {WHERE_TO_GET}"
+        )
+    raw = loader.load(axis, data_dir, options)
+    return finalise(raw, metric, axis, valid_fraction, subgroup_map)
+
+
+def download_dataset(metric: str, base_url: str, dest_dir: str | Path) -> list[Path]:
+    """Fetch the official files of ``metric`` from ``base_url/<file>`` into ``dest_dir``.
+
+    Nothing is written unless every file arrived; returns the paths written.
+    """
+    if metric not in LOADERS:
+        raise BiasflowError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}.")
+    return download_files(LOADERS[metric].FILES, base_url, dest_dir)
+
+
+def module_for(metric: str, axis: str):
+    """The loader module of ``metric``, after checking that it covers ``axis``."""
+    if metric not in LOADERS:
+        raise BiasflowError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}.")
+    if axis not in AXES:
+        raise BiasflowError(f"unknown axis {axis!r}; choose one of {', '.join(AXES)}.")
+    loader = LOADERS[metric]
+    if axis not in loader.AXES:
+        covering = [m for m in METRICS if axis in LOADERS[m].AXES]
+        raise BiasflowError(
+            f"{metric} covers only {', '.join(loader.AXES)}; the axis {axis} is covered by "
+            f"{' and '.join(covering)}. Remove {metric} from that axis in the config."
+        )
+    return loader
+
+
+def check_options(metric: str, options: dict | None) -> dict:
+    """``options`` as a dict, refusing keys the metric does not know (a typo would be silent)."""
+    options = {} if options is None else options
+    allowed = LOADERS[metric].OPTIONS
+    if not isinstance(options, dict) or any(key not in allowed for key in options):
+        known = ", ".join(allowed) if allowed else "none"
+        raise BiasflowError(f"unknown {metric} option(s) in {options!r}; the options of {metric} are: {known}.")
+    return options

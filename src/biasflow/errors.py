@@ -1,0 +1,11 @@
+"""User-facing errors.
+
+Everything a user can cause (a bad config key, a missing file, a malformed dataset,
+an unknown model) raises :class:`BiasflowError` with one message that names the
+problem and the fix. The CLI and the workflow scripts print that message without a
+traceback and exit non-zero; any other exception is a bug and keeps its traceback.
+"""
+
+
+class BiasflowError(Exception):
+    """An error the user can fix; the message says what and how."""

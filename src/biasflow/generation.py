@@ -1,0 +1,104 @@
+"""Cached generation: the prompt table in, the continuation table out.
+
+Every request's key is a content hash of the model's identity (backend, weights, decoding,
+chat) and the request (prompt text, seed, sample), so renaming a model, reordering prompts
+or adding paraphrase seeds reuses every continuation already sampled. The backend is loaded
+only when something is missing: a fully cached rerun never loads the model.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable, Sequence
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from biasflow.cache import ShardCache, report_hits
+from biasflow.hashing import stable_hash
+from biasflow.models import Backend, Generation, ModelSpec, Request, load_backend
+
+log = logging.getLogger("biasflow")
+
+CONTINUATION_COLUMNS = ["model", "seed", "sample", "continuation", "n_tokens"]
+
+
+class CachedGenerator:
+    """``generator(requests) -> generations`` for one model, through the result cache.
+
+    New results are written to the cache every ``chunk_size`` requests, so a killed job
+    keeps what it had finished.
+    """
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        cache_dir: str,
+        *,
+        backend_factory: Callable[[ModelSpec, str], Backend] = load_backend,
+        chunk_size: int = 256,
+        description: str = "",
+    ):
+        self.spec = spec
+        self.cache_dir = cache_dir
+        self.cache = ShardCache(f"{cache_dir}/generations/{stable_hash(spec.identity())}")
+        self.backend_factory = backend_factory
+        self.chunk_size = chunk_size
+        self.description = description or spec.name
+        self._backend: Backend | None = None
+
+    def key(self, request: Request) -> str:
+        return stable_hash(self.spec.identity(), request.prompt, request.seed, request.sample)
+
+    def __call__(self, requests: Sequence[Request]) -> list[Generation]:
+        keys = [self.key(r) for r in requests]
+        cached = self.cache.load(keys)
+        todo: dict[str, Request] = {}
+        for key, request in zip(keys, requests):
+            if key not in cached.index and key not in todo:
+                todo[key] = request
+        report_hits(self.description, len(set(keys)), len(todo))
+        if todo:
+            fresh = self._compute(list(todo.items()))
+            cached = pd.concat([cached, fresh.set_index("key", drop=False)])
+        texts = cached["text"].to_dict()
+        counts = cached["n_tokens"].to_dict()
+        return [Generation(texts[k], int(counts[k])) for k in keys]
+
+    def _compute(self, items: list[tuple[str, Request]]) -> pd.DataFrame:
+        if self._backend is None:
+            self._backend = self.backend_factory(self.spec, self.cache_dir)
+        frames = []
+        with tqdm(total=len(items), desc=self.description, unit="req", mininterval=5) as bar:
+            for start in range(0, len(items), self.chunk_size):
+                chunk = items[start:start + self.chunk_size]
+                out = self._backend.generate([r for _, r in chunk], chat=self.spec.chat, progress=bar.update)
+                frame = pd.DataFrame(
+                    {"key": [k for k, _ in chunk], "text": [g.text for g in out], "n_tokens": [g.n_tokens for g in out]}
+                )
+                self.cache.add(frame)
+                frames.append(frame)
+        return pd.concat(frames, ignore_index=True)
+
+
+def continuation_table(
+    prompts: pd.DataFrame, generator: CachedGenerator, seeds: Sequence[int], samples: int
+) -> pd.DataFrame:
+    """Sample ``samples`` continuations per prompt and generation seed.
+
+    Returns the prompt columns plus ``model, seed, sample, continuation, n_tokens``,
+    ordered by prompt, seed and sample.
+    """
+    grid = pd.MultiIndex.from_product(
+        [range(len(prompts)), list(seeds), range(samples)], names=["row", "seed", "sample"]
+    ).to_frame(index=False)
+    texts = prompts["text"].to_numpy()
+    requests = [Request(texts[r], int(s), int(k)) for r, s, k in grid.itertuples(index=False)]
+    generations = generator(requests)
+    table = prompts.iloc[grid["row"].to_numpy()].reset_index(drop=True)
+    table["model"] = generator.spec.name
+    table["seed"] = grid["seed"].astype("int64")
+    table["sample"] = grid["sample"].astype("int64")
+    table["continuation"] = [g.text for g in generations]
+    table["n_tokens"] = pd.array([g.n_tokens for g in generations], dtype="int64")
+    return table

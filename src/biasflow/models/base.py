@@ -1,0 +1,94 @@
+"""The one generation interface every backend implements.
+
+Requests are data (the HELM request-cache idea): a request is the prompt plus the seed
+and sample index, and together with the backend's identity (backend, model, decoding)
+it determines the cache key. Sampling is seeded per request, so a result does not depend
+on which other requests shared its batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Callable, Protocol, Sequence
+
+from biasflow.hashing import stable_hash
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """Decoding settings; the CAIRO paper samples at most 25 new tokens from prompts cut to 100."""
+
+    do_sample: bool = True
+    temperature: float = 1.0
+    top_p: float = 1.0
+    top_k: int = 0
+    max_new_tokens: int = 25
+    max_prompt_tokens: int = 100
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One continuation to sample: ``prompt`` with generation ``seed`` and ``sample`` index."""
+
+    prompt: str
+    seed: int = 0
+    sample: int = 0
+
+    def rng_seed(self) -> int:
+        """Seed of this request's own random stream (63 bits, stable across runs)."""
+        return int(stable_hash(self.prompt, self.seed, self.sample), 16) & (2**63 - 1)
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    n_tokens: int
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model entry of the config, resolved to what a backend needs.
+
+    ``name`` is only used in paths; the cache identity is ``backend``, ``model`` and
+    ``decoding`` (plus ``chat``), so renaming an entry keeps its cached results.
+    """
+
+    name: str
+    backend: str
+    model: str
+    decoding: Decoding = field(default_factory=Decoding)
+    chat: bool = False
+    batch_size: int = 16
+    trust_remote_code: bool = False
+    dtype: str = "auto"
+    options: dict = field(default_factory=dict)
+
+    def identity(self) -> dict:
+        """What determines the outputs: used in cache keys."""
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "decoding": self.decoding.as_dict(),
+            "chat": self.chat,
+        }
+
+
+ProgressCallback = Callable[[int], None]
+
+
+class Backend(Protocol):
+    """Generate one continuation per request, in request order.
+
+    ``chat=True`` wraps each prompt as a single user message with the model's chat
+    template; otherwise the prompt is continued as plain text. ``progress`` is called
+    with the number of requests finished since the last call.
+    """
+
+    spec: ModelSpec
+
+    def generate(
+        self, requests: Sequence[Request], chat: bool = False, progress: ProgressCallback | None = None
+    ) -> list[Generation]: ...

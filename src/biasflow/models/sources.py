@@ -1,0 +1,181 @@
+"""Where model weights come from: hub ids, local directories, GGUF files, installed packages.
+
+A config's ``model`` field may be
+
+* a Hugging Face hub id (``openai-community/gpt2``): needs the internet on first use;
+* a local directory in the transformers layout;
+* a ``.gguf`` file;
+* ``pkg:<distribution>/<file>``: a file shipped inside an installed Python package,
+  found through the package's installed-file record without importing the package. A file
+  shipped in numbered parts (``<file>.part00``, ``.part01``, …) across the distribution and
+  the distributions it requires is reassembled once into the weights cache.
+
+GGUF weights are dequantised by transformers on every load (tens of seconds to minutes on
+a laptop CPU), so :func:`materialise` converts them once into a plain transformers
+directory under the cache; later loads take well under a second.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import importlib.metadata as md
+import logging
+import os
+import re
+import shutil
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from biasflow.errors import BiasflowError
+from biasflow.hashing import stable_hash
+from biasflow.tables import atomic_path
+
+log = logging.getLogger("biasflow")
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A resolved ``model`` field: ``kind`` is ``hub``, ``dir`` or ``gguf``."""
+
+    kind: str
+    location: str  # hub id, directory, or the .gguf file's path
+
+    @property
+    def gguf_dir_and_file(self) -> tuple[str, str]:
+        path = Path(self.location)
+        return str(path.parent), path.name
+
+
+def resolve_source(model: str, cache_dir: str | Path) -> ModelSource:
+    """Resolve a config ``model`` field, or raise a :class:`BiasflowError` saying how to fix it."""
+    if model.startswith("pkg:"):
+        return ModelSource("gguf" if model.endswith(".gguf") else "dir", str(package_file(model, cache_dir)))
+    path = Path(model).expanduser()
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            raise BiasflowError(f"model file {model} does not exist; give the path of a .gguf file.")
+        return ModelSource("gguf", str(path.resolve()))
+    if path.is_dir():
+        if not (path / "config.json").exists():
+            raise BiasflowError(f"model directory {model} has no config.json; is it a transformers model directory?")
+        return ModelSource("dir", str(path.resolve()))
+    if model.startswith((".", "/", "~")) or not _HUB_ID.match(model):
+        raise BiasflowError(
+            f"model {model!r} is neither an existing directory, a .gguf file, 'pkg:<distribution>/<file>' "
+            "nor a hub id like 'openai-community/gpt2'."
+        )
+    return ModelSource("hub", model)
+
+
+def package_file(spec: str, cache_dir: str | Path) -> Path:
+    """Locate ``pkg:<distribution>/<file>`` in installed distributions (reassembling parts)."""
+    body = spec[len("pkg:"):]
+    if "/" not in body:
+        raise BiasflowError(f"model {spec!r}: write it as 'pkg:<distribution>/<file inside it>'.")
+    dist_name, filename = body.split("/", 1)
+    dist = _distribution(dist_name, spec)
+    whole = _find_files(dist, filename)
+    if whole:
+        return whole[0]
+    parts = sorted(
+        (p for d in [dist, *_required_distributions(dist)] for p in _find_files(d, filename, parts=True)),
+        key=lambda p: p.name,
+    )
+    if not parts:
+        raise BiasflowError(
+            f"model {spec!r}: the installed distribution {dist_name} has no file named {filename} "
+            f"(nor {filename}.partNN pieces). Check the file name inside the package."
+        )
+    target = Path(cache_dir) / "weights" / stable_hash(spec, [str(p) for p in parts]) / filename
+    with _locked(target.parent):
+        if not target.exists():
+            log.info("reassembling %s from %d parts", filename, len(parts))
+            with atomic_path(target) as tmp, open(tmp, "wb") as out:
+                for part in parts:
+                    with open(part, "rb") as src:
+                        shutil.copyfileobj(src, out, 1 << 20)
+    return target
+
+
+def _distribution(name: str, spec: str):
+    try:
+        return md.distribution(name)
+    except md.PackageNotFoundError:
+        raise BiasflowError(
+            f"model {spec!r}: the Python package {name} is not installed; install it with `pip install {name}`."
+        ) from None
+
+
+def _required_distributions(dist) -> list:
+    found = []
+    for requirement in dist.requires or []:
+        name = re.split(r"[\s;<>=!~\[]", requirement, maxsplit=1)[0]
+        try:
+            found.append(md.distribution(name))
+        except md.PackageNotFoundError:
+            continue
+    return found
+
+
+def _find_files(dist, filename: str, parts: bool = False) -> list[Path]:
+    pattern = re.compile(re.escape(filename) + (r"\.part\d+$" if parts else "$"))
+    hits = []
+    for entry in dist.files or []:
+        if pattern.search(str(entry)) and Path(str(entry)).name.startswith(filename):
+            path = Path(dist.locate_file(entry))
+            if path.is_file():
+                hits.append(path)
+    return hits
+
+
+def materialise(source: ModelSource, cache_dir: str | Path) -> ModelSource:
+    """Convert a GGUF source once into a transformers directory in the cache; others pass through."""
+    if source.kind != "gguf":
+        return source
+    import transformers
+
+    key = stable_hash(source.location, os.path.getsize(source.location), transformers.__version__)
+    target = Path(cache_dir) / "weights" / key / "transformers"
+    with _locked(target.parent):
+        if not (target / "config.json").exists():
+            _convert_gguf(source, target)
+    return ModelSource("dir", str(target))
+
+
+def _convert_gguf(source: ModelSource, target: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    directory, filename = source.gguf_dir_and_file
+    log.info("converting %s once into %s (dequantising GGUF; later loads are fast)", filename, target)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=filename)
+        model = AutoModelForCausalLM.from_pretrained(directory, gguf_file=filename)
+    except Exception as exc:
+        raise BiasflowError(f"cannot load GGUF file {source.location}: {exc}. Is `gguf` installed?") from exc
+    # The dequantised weights are plain tensors; drop the GGUF marker so they can be saved.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    tmp = Path(tempfile.mkdtemp(prefix=".convert-", dir=target.parent))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextmanager
+def _locked(directory: Path):
+    """Hold an exclusive lock on ``directory`` (two jobs may want the same weights at once)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

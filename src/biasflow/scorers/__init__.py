@@ -1,0 +1,33 @@
+"""Scorers: one float per continuation (toxicity, profanity, sentiment).
+
+The scorer's name is part of every cache key, path and column, so results of two
+scorers never mix (DESIGN.md, Scorers). Use :func:`get_scorer` to build one by name and
+:func:`score_texts` to score through the on-disk cache.
+"""
+
+from __future__ import annotations
+
+from biasflow.errors import BiasflowError
+from biasflow.scorers.base import Scorer
+from biasflow.scorers.cache import score_texts
+from biasflow.scorers.detoxify_unbiased import DetoxifyUnbiasedScorer
+from biasflow.scorers.profanity import ProfanityScorer
+from biasflow.scorers.vader import VaderScorer
+
+_REGISTRY = {cls.name: cls for cls in (DetoxifyUnbiasedScorer, ProfanityScorer, VaderScorer)}
+SCORERS = tuple(_REGISTRY)
+
+
+def get_scorer(name: str, **options) -> Scorer:
+    """Build the scorer called ``name``; ``options`` go to its constructor (e.g. batch_size)."""
+    if name not in _REGISTRY:
+        raise BiasflowError(f"unknown scorer {name!r}; choose one of: {', '.join(SCORERS)}.")
+    try:
+        return _REGISTRY[name](**options)
+    except TypeError as exc:
+        raise BiasflowError(
+            f"bad options for scorer {name!r}: {exc}. Check the scorer's settings in the config."
+        ) from exc
+
+
+__all__ = ["SCORERS", "Scorer", "get_scorer", "score_texts"]

@@ -1,0 +1,68 @@
+"""A content-addressed score cache, so reruns score only new continuations.
+
+DESIGN.md (Caching and reruns): adding paraphrases or prompts must recompute only the
+new rows. Scores are keyed by ``stable_hash(scorer name, text)`` and stored as parquet
+shards under ``cache_dir/<scorer>/``. Each call adds at most one shard holding the rows
+it computed, written atomically (temporary file, then ``os.replace``), so a killed job
+leaves no partial entry and concurrent jobs never write into the same file. Reading
+takes the union of all shards.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from biasflow.cache import ShardCache
+from biasflow.hashing import stable_hash
+from biasflow.scorers.base import ProgressCallback, Scorer, normalise_text
+
+log = logging.getLogger("biasflow")
+
+def score_texts(
+    scorer: Scorer, texts: Sequence[str], cache_dir: Path | None, progress: ProgressCallback | None = None
+) -> np.ndarray:
+    """Scores of ``texts`` in input order, computing only texts absent from the cache.
+
+    Duplicate texts are scored once. ``cache_dir=None`` disables the cache. ``progress``
+    is called with the number of cached texts, then per computed batch, then with the
+    number of repeated texts, so a bar with ``total=len(texts)`` ends full.
+    """
+    clean = [normalise_text(t) for t in texts]
+    keys = [stable_hash(scorer.name, t) for t in clean]
+    shard_dir = Path(cache_dir) / scorer.name if cache_dir is not None else None
+    known = read_cache(shard_dir) if shard_dir is not None else {}
+
+    todo = {k: t for k, t in zip(keys, clean) if k not in known}
+    n_hits = sum(k in known for k in keys)
+    log.info(
+        "scorer %s: %d of %d texts from cache, %d unique texts to score", scorer.name, n_hits, len(keys), len(todo)
+    )
+    if progress is not None and n_hits:
+        progress(n_hits)
+
+    if todo:
+        new_scores = scorer.score(list(todo.values()), progress=progress)
+        new = dict(zip(todo.keys(), new_scores.tolist()))
+        if shard_dir is not None:
+            _write_shard(shard_dir, new)
+        known.update(new)
+        n_repeats = len(keys) - n_hits - len(todo)
+        if progress is not None and n_repeats:
+            progress(n_repeats)
+    return np.array([known[k] for k in keys], dtype=np.float64)
+
+
+def read_cache(shard_dir: Path) -> dict[str, float]:
+    """Union of the cache shards in ``shard_dir`` as {key: score}; empty if there are none."""
+    table = ShardCache(shard_dir).load()
+    return dict(zip(table["key"].tolist(), table["score"].astype(float).tolist())) if len(table) else {}
+
+
+def _write_shard(shard_dir: Path, new: dict[str, float]) -> None:
+    shard = pd.DataFrame({"key": list(new.keys()), "score": np.asarray(list(new.values()), dtype=np.float64)})
+    ShardCache(shard_dir).add(shard)

@@ -1,0 +1,81 @@
+"""Reading and writing the workflow's tables.
+
+Writes are atomic: the table goes to a temporary file beside the target, which is then
+renamed over it, so a killed job never leaves a half-written output behind.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+
+from biasflow.errors import BiasflowError
+
+
+def atomic_path(path: str | os.PathLike):
+    """Context manager yielding a temporary path that is renamed to ``path`` on success."""
+    return _AtomicPath(Path(path))
+
+
+class _AtomicPath:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __enter__(self) -> Path:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+        os.close(fd)
+        self.tmp = Path(tmp)
+        return self.tmp
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            os.replace(self.tmp, self.path)
+        else:
+            self.tmp.unlink(missing_ok=True)
+        return False
+
+
+def write_table(df: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write ``df`` atomically as parquet, CSV or TSV, chosen by the file suffix."""
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        if path.suffix == ".parquet":
+            df.to_parquet(tmp, index=False)
+        elif path.suffix == ".csv":
+            df.to_csv(tmp, index=False)
+        elif path.suffix == ".tsv":
+            df.to_csv(tmp, index=False, sep="\t")
+        else:
+            raise ValueError(f"unsupported table suffix: {path}")
+
+
+def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str = "table") -> pd.DataFrame:
+    """Read a parquet/CSV/TSV table and check that it has the ``required`` columns."""
+    path = Path(path)
+    if not path.exists():
+        raise BiasflowError(f"{what} not found: {path}. Check the path, or run the step that produces it.")
+    try:
+        if path.suffix == ".parquet":
+            df = pd.read_parquet(path)
+        elif path.suffix == ".tsv":
+            df = pd.read_csv(path, sep="\t")
+        else:
+            df = pd.read_csv(path)
+    except Exception as exc:  # pandas/pyarrow raise many types for a corrupt file
+        raise BiasflowError(f"cannot read {what} {path}: {exc}. Is it a valid {path.suffix} file?") from exc
+    require_columns(df, required, f"{what} {path}")
+    return df
+
+
+def require_columns(df: pd.DataFrame, required: Iterable[str], what: str) -> None:
+    """Raise a :class:`BiasflowError` naming every missing column of ``df``."""
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        raise BiasflowError(
+            f"{what} lacks the column(s) {', '.join(missing)}; it has {', '.join(map(str, df.columns))}."
+        )

@@ -1,0 +1,280 @@
+"""The OpenAI-compatible backend against a fake server on the loopback interface.
+
+The server implements just enough of ``/v1/completions`` and ``/v1/chat/completions``
+for the openai client, records every request body and header, and answers a prompt
+after a delay that makes later requests finish first, so request order is really
+tested under concurrency.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from biasflow.errors import BiasflowError
+from biasflow.models.base import Decoding, ModelSpec, Request
+from biasflow.models.openai_backend import OpenAIBackend, request_params
+
+KEY = "sk-test-0123456789-SECRET"
+
+
+class FakeServer:
+    """A threaded HTTP server on 127.0.0.1 that speaks a sliver of the OpenAI API."""
+
+    def __init__(self, key: str = KEY):
+        self.key = key
+        self.calls: list[dict] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                auth = self.headers.get("Authorization", "")
+                with server.lock:
+                    server.calls.append({"path": self.path, "auth": auth, "body": body})
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    status, payload = server.answer(self.path, auth, body)
+                finally:
+                    with server.lock:
+                        server.in_flight -= 1
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    def answer(self, path: str, auth: str, body: dict) -> tuple[int, dict]:
+        if auth != f"Bearer {self.key}":
+            received = auth.removeprefix("Bearer ")
+            return 401, {"error": {"message": f"Incorrect API key provided: {received}", "code": "invalid_api_key"}}
+        if body["model"] == "missing-model":
+            return 404, {"error": {"message": f"The model `{body['model']}` does not exist", "code": "model_not_found"}}
+        usage = None if body["model"] == "no-usage" else {"prompt_tokens": 1, "completion_tokens": 7, "total_tokens": 8}
+        if path == "/v1/completions":
+            prompt = body["prompt"]
+            self._delay(prompt)
+            choice = {"index": 0, "text": f" after {prompt}", "finish_reason": "length", "logprobs": None}
+            return 200, {
+                "id": "c",
+                "object": "text_completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [choice],
+                "usage": usage,
+            }
+        if path == "/v1/chat/completions":
+            prompt = body["messages"][0]["content"]
+            self._delay(prompt)
+            choice = {
+                "index": 0,
+                "message": {"role": "assistant", "content": f"reply to {prompt}"},
+                "finish_reason": "stop",
+            }
+            return 200, {
+                "id": "c",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [choice],
+                "usage": usage,
+            }
+        return 404, {"error": {"message": f"no route {path}"}}
+
+    @staticmethod
+    def _delay(prompt: str) -> None:
+        """Prompts named ``p<i>`` with a small ``i`` take longest, so completions arrive out of order."""
+        if prompt.startswith("p") and prompt[1:].isdigit():
+            time.sleep(max(0.0, 0.08 - 0.01 * int(prompt[1:])))
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def env(monkeypatch):
+    """The key set, no base URL from the environment, and no proxy between client and loopback."""
+    pytest.importorskip("openai", reason="the openai backend needs: pip install 'biasflow[openai]'")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def server(env):
+    with FakeServer() as fake:
+        yield fake
+
+
+def make_spec(base_url: str, model: str = "fake-model", decoding: Decoding | None = None, **options) -> ModelSpec:
+    return ModelSpec(
+        name="fake",
+        backend="openai",
+        model=model,
+        decoding=decoding or Decoding(temperature=0.7, top_p=0.9, max_new_tokens=12),
+        options={"base_url": base_url, "max_retries": 0, **options},
+    )
+
+
+def test_completions_endpoint_gets_the_decoding_settings(server):
+    backend = OpenAIBackend(make_spec(server.base_url))
+    request = Request("The nurse said", seed=3, sample=1)
+
+    [generation] = backend.generate([request])
+
+    assert generation.text == " after The nurse said"
+    assert generation.n_tokens == 7
+    [call] = server.calls
+    assert call["path"] == "/v1/completions"
+    body = call["body"]
+    assert body["model"] == "fake-model"
+    assert body["prompt"] == "The nurse said"
+    assert body["temperature"] == 0.7
+    assert body["top_p"] == 0.9
+    assert body["max_tokens"] == 12
+    assert body["seed"] == request.rng_seed()
+    assert "top_k" not in body
+
+
+def test_chat_uses_chat_endpoint_with_one_user_message(server):
+    backend = OpenAIBackend(make_spec(server.base_url))
+
+    [generation] = backend.generate([Request("Tell me about doctors")], chat=True)
+
+    assert generation.text == "reply to Tell me about doctors"
+    [call] = server.calls
+    assert call["path"] == "/v1/chat/completions"
+    assert call["body"]["messages"] == [{"role": "user", "content": "Tell me about doctors"}]
+    assert call["body"]["max_tokens"] == 12
+    assert call["body"]["seed"] == Request("Tell me about doctors").rng_seed()
+
+
+def test_greedy_sends_temperature_zero_and_top_k_only_when_sampling(server):
+    greedy = OpenAIBackend(make_spec(server.base_url, decoding=Decoding(do_sample=False, top_k=40)))
+    greedy.generate([Request("a")])
+    sampled = OpenAIBackend(make_spec(server.base_url, decoding=Decoding(top_k=40)))
+    sampled.generate([Request("b")])
+
+    assert server.calls[0]["body"]["temperature"] == 0
+    assert "top_k" not in server.calls[0]["body"]
+    assert server.calls[1]["body"]["top_k"] == 40
+
+
+def test_seed_differs_per_request_and_is_stable():
+    decoding = Decoding()
+    a = request_params(decoding, Request("x", seed=0, sample=0))["seed"]
+    assert a == request_params(decoding, Request("x", seed=0, sample=0))["seed"]
+    assert a != request_params(decoding, Request("x", seed=0, sample=1))["seed"]
+    assert a != request_params(decoding, Request("x", seed=1, sample=0))["seed"]
+
+
+def test_order_is_preserved_under_concurrency(server):
+    backend = OpenAIBackend(make_spec(server.base_url, max_concurrency=4))
+    requests = [Request(f"p{i}") for i in range(8)]
+    finished = []
+
+    generations = backend.generate(requests, progress=finished.append)
+
+    assert [g.text for g in generations] == [f" after p{i}" for i in range(8)]
+    assert server.max_in_flight > 1
+    assert sum(finished) == 8
+
+
+def test_missing_usage_falls_back_to_whitespace_count(server):
+    backend = OpenAIBackend(make_spec(server.base_url, model="no-usage"))
+
+    [generation] = backend.generate([Request("one two")])
+
+    assert generation.text == " after one two"
+    assert generation.n_tokens == 3
+
+
+def test_key_is_sent_as_bearer_but_never_shown(server):
+    backend = OpenAIBackend(make_spec(server.base_url))
+    backend.generate([Request("hello")])
+
+    assert server.calls[0]["auth"] == f"Bearer {KEY}"
+    assert KEY not in repr(backend)
+    assert KEY not in str(backend)
+
+
+def test_rejected_key_is_a_biasflow_error_without_the_key(server):
+    server.key = "the-key-the-server-wants"
+    backend = OpenAIBackend(make_spec(server.base_url))
+
+    with pytest.raises(BiasflowError) as info:
+        backend.generate([Request("hello")])
+
+    message = str(info.value)
+    assert "fake-model" in message and server.base_url in message
+    assert "OPENAI_API_KEY" in message
+    assert KEY not in message
+    assert KEY not in repr(info.value)
+
+
+def test_unknown_model_is_a_biasflow_error_naming_model_and_server(server):
+    backend = OpenAIBackend(make_spec(server.base_url, model="missing-model"))
+
+    with pytest.raises(BiasflowError) as info:
+        backend.generate([Request("hello")])
+
+    message = str(info.value)
+    assert "missing-model" in message and server.base_url in message
+    assert KEY not in message
+
+
+def test_unreachable_server_is_a_biasflow_error(env):
+    with FakeServer() as fake:
+        base_url = fake.base_url
+    backend = OpenAIBackend(make_spec(base_url, timeout=2))
+
+    with pytest.raises(BiasflowError, match="Could not reach") as info:
+        backend.generate([Request("hello")])
+    assert KEY not in str(info.value)
+
+
+def test_missing_key_variable_is_named(env):
+    env.delenv("MY_SERVER_KEY", raising=False)
+
+    with pytest.raises(BiasflowError, match="MY_SERVER_KEY"):
+        OpenAIBackend(make_spec("http://127.0.0.1:9/v1", api_key_env="MY_SERVER_KEY"))
+
+
+def test_base_url_defaults_to_environment(env):
+    env.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    spec = ModelSpec(name="fake", backend="openai", model="m")
+
+    assert OpenAIBackend(spec).base_url == "http://127.0.0.1:9/v1"
+    env.delenv("OPENAI_BASE_URL")
+    assert OpenAIBackend(spec).base_url == "https://api.openai.com/v1"
+
+
+def test_missing_openai_package_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "openai", None)
+
+    with pytest.raises(BiasflowError, match=r"biasflow\[openai\]"):
+        OpenAIBackend(make_spec("http://127.0.0.1:9/v1"))

