@@ -11,7 +11,6 @@ CORES ?= 2
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --upgrade pip
 
 setup: $(BIN)/python
 	$(BIN)/pip install "$(TORCH_SPEC)"

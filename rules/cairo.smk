@@ -7,6 +7,7 @@ rule cairo_stats:
     output:
         stats="results/cairo/stats/{axis}.parquet",
         bias="results/cairo/bias/{axis}.csv",
+        plot=report("results/cairo/bias/{axis}.png", caption="../workflow/report/bias.rst", category="CAIRO"),
     params:
         scorer=SCORER,
         normalise=config["bias"]["normalise"],

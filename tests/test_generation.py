@@ -87,7 +87,7 @@ def test_filter_flat_distributions_take_the_full_sort_path(top_k):
     logits = torch.cat([flat, peaked])  # one peaked row must not fool the shortcut either
     for row in flat:
         assert top1024_mass(row.numpy()) < 0.5
-    for top_p in (0.6, 0.9):
+    for top_p in (0.75, 0.9):
         assert_filter_matches_reference(logits, top_k, top_p)
         out = _filter(torch, logits.clone(), Decoding(top_k=top_k, top_p=top_p))
         assert torch.isfinite(out[0]).sum() > 1024, "a flat row's nucleus is wider than the shortcut"
@@ -157,7 +157,7 @@ def test_same_requests_twice_give_identical_generations(tiny_model_dir, tmp_path
 
 
 def test_result_of_a_request_does_not_depend_on_its_batch(tiny_model_dir, tmp_path):
-    requests = requests_grid()
+    requests = [r for r in requests_grid() if r.sample == 0]  # 12 requests, prompts of 6 lengths
     alone = backend(tiny_model_dir, tmp_path, batch_size=1).generate(requests)
     by_four = backend(tiny_model_dir, tmp_path, batch_size=4).generate(requests)
     assert by_four == alone

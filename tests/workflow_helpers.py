@@ -29,7 +29,15 @@ def tiny_config(models: dict[str, Path], workdir: Path) -> dict:
                 "HONEST": {"female": "female", "male": "male"},
             }
         },
-        "paraphrase": {"seeds": [0], "max_attempts": 2, "templates": str(REPO / "resources/templates/paraphrase")},
+        # Random tiny models never keep identity terms; relax validation so paraphrase sets exist.
+        "paraphrase": {
+            "seeds": [0],
+            "max_attempts": 2,
+            "keep_identity_term": False,
+            "min_ratio": 0.2,
+            "max_ratio": 5.0,
+            "templates": str(REPO / "resources/templates/paraphrase"),
+        },
         "paraphrasers": {
             "tinychat": {"model": str(models["tiny-chat"]), "chat": True, "decoding": {"max_new_tokens": 12}},
             "tinycomp": {"model": str(models["tiny-a"]), "decoding": {"max_new_tokens": 12}},

