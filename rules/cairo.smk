@@ -18,3 +18,27 @@ rule cairo_stats:
         "logs/cairo/stats_{axis}.log",
     script:
         "../workflow/scripts/cairo_stats.py"
+
+
+rule cairo_select:
+    input:
+        stats="results/cairo/stats/{axis}.parquet",
+    output:
+        table="results/cairo/{axis}.csv",
+        curve="results/cairo/{axis}_curve.csv",
+        summary="results/cairo/{axis}.json",
+        curve_plot=report("results/cairo/{axis}_curve.png", caption="../workflow/report/curve.rst", category="CAIRO"),
+        bias_plot=report("results/cairo/{axis}_bias.png", caption="../workflow/report/before_after.rst", category="CAIRO"),
+        shares_plot=report(
+            "results/cairo/{axis}_paraphrasers.png", caption="../workflow/report/shares.rst", category="CAIRO"
+        ),
+    params:
+        selection=selection_settings,
+    conda:
+        "../environment.yml"
+    log:
+        "logs/cairo/select_{axis}.log",
+    benchmark:
+        "benchmarks/out/cairo_select/{axis}.tsv"
+    script:
+        "../workflow/scripts/cairo_select.py"

@@ -1,8 +1,10 @@
 # Helpers shared by the rule files (config checks, lookups, target lists). No work here.
 import re
 import sys
+from pathlib import Path
 
 from biasflow.config import check_config, dataset_dir, used_metrics, validate_config
+from biasflow.datasets import DATASET_FILES
 from biasflow.errors import BiasflowError
 
 try:
@@ -28,6 +30,14 @@ def metrics_of(axis):
 
 def data_dir(wildcards):
     return dataset_dir(config, wildcards.metric)
+
+
+def dataset_inputs(wildcards):
+    """The metric's files (so editing one reruns its prompts), or the download rule's folder."""
+    if config["datasets"][wildcards.metric].get("url"):
+        return [data_dir(wildcards)]
+    folder = Path(data_dir(wildcards))
+    return [str(folder / name) for name in DATASET_FILES[wildcards.metric] if (folder / name).exists()]
 
 
 def dataset_url(wildcards):
@@ -88,8 +98,12 @@ def scored_inputs(wildcards):
     }
 
 
+def selection_settings(wildcards):
+    return {**config["selection"], "normalise": config["bias"]["normalise"]}
+
+
 def final_outputs():
-    outputs = expand("results/cairo/stats/{axis}.parquet", axis=AXES)
+    outputs = expand("results/cairo/{axis}.csv", axis=AXES)
     outputs += expand("results/cairo/bias/{axis}.csv", axis=AXES)
     if PARAPHRASERS:
         outputs.append("results/prompts/rejections.csv")

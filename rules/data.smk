@@ -16,10 +16,11 @@ rule download_dataset:
 
 rule original_prompts:
     input:
-        data=data_dir,
+        dataset_inputs,
     output:
         prompts="results/prompts/original/{metric}/{axis}.parquet",
     params:
+        data_dir=data_dir,
         loader=loader_params,
     conda:
         "../environment.yml"

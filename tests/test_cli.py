@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -51,3 +52,57 @@ def test_unknown_metric_is_one_line_and_exit_2(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith("biasflow: ") and "StereoSet" in result.stderr
     assert not (tmp_path / "x.csv").exists()
+
+
+def _synthetic_stats(tmp_path, axes=("gender",), **drop):
+    sys.path.insert(0, str(REPO))
+    from benchmarks.synthetic import paper_sized_stats
+
+    tables = [
+        paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=2, n_gen_seeds=2, subgroups=3, axis=a)
+        for a in axes
+    ]
+    stats = pd.concat(tables, ignore_index=True).drop(columns=list(drop))
+    path = tmp_path / "stats.parquet"
+    stats.to_parquet(path)
+    return path
+
+
+def test_cairo_select_writes_the_curve_and_the_summary(tmp_path):
+    stats = _synthetic_stats(tmp_path)
+    out = tmp_path / "out"
+    result = biasflow(
+        "cairo-select", "--stats", str(stats), "--out-dir", str(out), "--max-sets", "3", "--permutations", "99",
+    )
+    assert result.returncode == 0, result.stderr
+    curve = pd.read_csv(out / "curve.csv")
+    assert list(curve.columns) == [
+        "axis", "pair", "k", "best_r", "best_p", "perm_p", "best_rho", "mean_r", "test_r", "n_combinations",
+        "n_skipped", "selection",
+    ]
+    assert set(curve["pair"]) == {"BOLD~HONEST", "BOLD~HolisticBias", "HONEST~HolisticBias"}
+    # 4 paraphrase sets, multisets: k=1 -> 1, k=2 -> 4, k=3 -> 10 combinations.
+    assert curve.groupby("k")["n_combinations"].first().to_dict() == {1: 1, 2: 4, 3: 10}
+    assert curve["perm_p"].between(1 / 100, 1).all()
+    summary = json.loads((out / "selection.json").read_text())
+    assert summary["settings"]["max_sets"] == 3 and len(summary["pairs"]) == 3
+
+
+def test_cairo_select_writes_one_curve_per_axis(tmp_path):
+    stats = _synthetic_stats(tmp_path, axes=("gender", "religion"))
+    out = tmp_path / "out"
+    result = biasflow("cairo-select", "--stats", str(stats), "--out-dir", str(out), "--max-sets", "2",
+                      "--permutations", "0", "--mode", "independent")
+    assert result.returncode == 0, result.stderr
+    assert set(pd.read_csv(out / "religion_curve.csv")["axis"]) == {"religion"}
+    gender = pd.read_csv(out / "gender_curve.csv")
+    assert gender["perm_p"].isna().all(), "0 permutations turns the p-value off"
+    assert gender["selection"].str.contains(r" \| ").all(), "independent mode names each metric's combination"
+
+
+def test_cairo_select_rejects_a_table_without_counts(tmp_path):
+    stats = _synthetic_stats(tmp_path, n=None)
+    result = biasflow("cairo-select", "--stats", str(stats), "--out-dir", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert "lacks the column(s) n" in result.stderr
+    assert not (tmp_path / "out").exists()

@@ -22,6 +22,7 @@ from workflow_helpers import planned_jobs, snakemake, tiny_config, write_config
 pytestmark = pytest.mark.slow
 
 TARGET = "results/cairo/stats/gender.parquet"
+MAIN_JOB = "results/cairo/gender.csv"
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,7 @@ def run(tiny_models, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("run")
     config = tiny_config(tiny_models, workdir)
     write_config(config, workdir)
-    snakemake(workdir, TARGET, "results/cairo/bias/gender.csv", "results/prompts/rejections.csv")
+    snakemake(workdir, MAIN_JOB, "results/cairo/bias/gender.csv", "results/prompts/rejections.csv")
     return workdir, config
 
 
@@ -53,6 +54,29 @@ def test_outputs_have_the_documented_columns(run):
     continuations = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
     assert len(continuations) == len(sets) * 2 * 2, "prompts x seeds x samples"
     assert (continuations["n_tokens"] <= 6).all()
+
+
+def test_main_job_writes_every_selection_output(run):
+    workdir, config = run
+    table = pd.read_csv(workdir / MAIN_JOB)
+    assert list(table.columns) == ["axis", "pair", "model", "metric", "split", "prompts", "bias", "rank", "k", "combination"]
+    assert set(table["pair"]) <= {"BOLD~HolisticBias", "BOLD~HONEST", "HONEST~HolisticBias"}
+    assert set(table["prompts"]) == {"original", "cairo"} and set(table["split"]) == {"valid", "test"}
+    ranks = table.groupby(["pair", "metric", "split", "prompts"])["rank"].agg(["min", "max"])
+    assert (ranks["min"] == 1).all() and (ranks["max"] <= len(config["models"])).all()
+    curve = pd.read_csv(workdir / "results/cairo/gender_curve.csv")
+    assert list(curve.columns) == [
+        "axis", "pair", "k", "best_r", "best_p", "perm_p", "best_rho", "mean_r", "test_r", "n_combinations",
+        "n_skipped", "selection",
+    ]
+    assert set(curve["k"]) == {1, 2, 3}
+    assert (curve.loc[curve["k"] == 1, "selection"] == "original").all()
+    assert curve["perm_p"].dropna().between(1 / 51, 1).all()
+    summary = json.loads((workdir / "results/cairo/gender.json").read_text())
+    assert {p["pair"] for p in summary["pairs"]} == set(table["pair"])
+    assert {"r_original", "r_selected", "permutation_p", "selection"} <= set(summary["pairs"][0])
+    for figure in ("gender_curve.png", "gender_bias.png", "gender_paraphrasers.png", "bias/gender.png"):
+        assert (workdir / "results/cairo" / figure).read_bytes()[:4] == b"\x89PNG"
 
 
 def test_stats_equal_a_per_row_recomputation(run):
@@ -80,7 +104,7 @@ def test_stats_equal_a_per_row_recomputation(run):
 
 def test_a_finished_run_has_nothing_left_to_do(run):
     workdir, _ = run
-    assert planned_jobs(workdir, TARGET) == {}
+    assert planned_jobs(workdir, MAIN_JOB) == {}
 
 
 def test_same_config_twice_gives_identical_continuations(run, tmp_path):

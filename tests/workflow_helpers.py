@@ -49,6 +49,7 @@ def tiny_config(models: dict[str, Path], workdir: Path) -> dict:
         },
         "generation": {"seeds": [0, 1], "samples": 2},
         "scoring": {"scorer": "profanity"},
+        "selection": {"max_sets": 3, "permutations": 50},
     }
 
 

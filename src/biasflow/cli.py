@@ -39,6 +39,18 @@ def main(argv: list[str] | None = None) -> int:
     stats.add_argument("--normalise", choices=["none", "mean"], default="none")
     stats.add_argument("--out-dir", required=True)
 
+    select = commands.add_parser(
+        "cairo-select", help="CAIRO selection on a statistics table (the workflow's cairo_select step)"
+    )
+    select.add_argument("--stats", nargs="+", required=True, help="CAIRO statistics table(s), one or several axes")
+    select.add_argument("--out-dir", required=True)
+    select.add_argument("--mode", choices=["shared", "independent"], default="shared")
+    select.add_argument("--combinations", choices=["subsets", "multisets"], default="multisets")
+    select.add_argument("--max-sets", type=int, default=4, help="largest combination size K")
+    select.add_argument("--permutations", type=int, default=1000, help="B for the permutation p-value (0: off)")
+    select.add_argument("--seed", type=int, default=0)
+    select.add_argument("--normalise", choices=["none", "mean"], default="none")
+
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     try:
@@ -66,6 +78,12 @@ def _dispatch(args) -> None:
             args.continuations, args.scores, args.scorer, args.normalise, "as given",
             str(out / "stats.parquet"), str(out / "bias.csv"), str(out / "bias.png"),
         )
+    elif args.command == "cairo-select":
+        settings = {
+            "mode": args.mode, "combinations": args.combinations, "max_sets": args.max_sets,
+            "permutations": args.permutations, "seed": args.seed, "normalise": args.normalise,
+        }
+        pipeline.select_to_directory(args.stats, settings, args.out_dir)
 
 
 if __name__ == "__main__":

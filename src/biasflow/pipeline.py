@@ -13,14 +13,15 @@ from typing import Sequence
 
 import pandas as pd
 
-from biasflow import cairo
+from biasflow import cairo, cairo_report
 from biasflow.datasets import PROMPT_COLUMNS, download_dataset, load_prompts
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, continuation_table
 from biasflow.models import model_spec
 from biasflow.paraphrase import load_templates, paraphrase_prompts
-from biasflow.plots import plot_bias
+from biasflow.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares
 from biasflow.scorers import get_scorer, score_texts
+from biasflow.selection import SearchSettings, select
 from biasflow.tables import read_table, write_table
 
 log = logging.getLogger("biasflow")
@@ -146,3 +147,52 @@ def cairo_stats(
     write_table(bias, bias_out)
     if plot_out:
         plot_bias(bias, plot_out)
+
+
+def cairo_select(
+    stats_paths: Sequence[str],
+    settings: dict,
+    outputs: dict[str, str],
+) -> None:
+    """CAIRO selection (METHODS §1) on statistics tables, with its tables, summary and figures.
+
+    ``outputs`` maps ``table``, ``curve``, ``summary`` (JSON) and, optionally,
+    ``curve_plot``, ``bias_plot`` and ``shares_plot`` to paths; ``settings`` holds the
+    :class:`~biasflow.selection.SearchSettings` fields.
+    """
+    stats, search, result = _selection(stats_paths, settings)
+    table = cairo_report.bias_table(stats, result, search)
+    write_table(result.curve, outputs["curve"])
+    write_table(table, outputs["table"])
+    cairo_report.write_json(cairo_report.summary(result, search, stats), outputs["summary"])
+    if "curve_plot" in outputs:
+        plot_curve(result.curve, outputs["curve_plot"])
+        plot_before_after(table, outputs["bias_plot"], split=search.test_split)
+        plot_paraphraser_shares(result.choices, outputs["shares_plot"])
+    for row in cairo_report.headline_k(result.curve).itertuples(index=False):
+        log.info("%s %s: best k=%d valid r=%.3f test r=%.3f permutation p=%.4g", row.axis, row.pair, row.k,
+                 row.best_r, row.test_r, row.perm_p)
+
+
+def select_to_directory(stats_paths: Sequence[str], settings: dict, out_dir: str) -> None:
+    """``biasflow cairo-select``: the selection step on statistics a user brings.
+
+    Writes ``curve.csv`` (``<axis>_curve.csv`` per axis when the tables hold several),
+    ``selection.json`` and the per-model bias table ``bias.csv``; same code path as the rule.
+    """
+    stats, search, result = _selection(stats_paths, settings)
+    out = Path(out_dir)
+    axes = sorted(result.curve["axis"].unique())
+    if len(axes) == 1:
+        write_table(result.curve, out / "curve.csv")
+    else:
+        for axis in axes:
+            write_table(result.curve[result.curve["axis"] == axis], out / f"{axis}_curve.csv")
+    write_table(cairo_report.bias_table(stats, result, search), out / "bias.csv")
+    cairo_report.write_json(cairo_report.summary(result, search, stats), out / "selection.json")
+
+
+def _selection(stats_paths: Sequence[str], settings: dict):
+    stats = pd.concat([read_table(p, cairo.STATS_COLUMNS, "CAIRO statistics") for p in stats_paths], ignore_index=True)
+    search = SearchSettings(**settings)
+    return stats, search, select(stats, search, progress=log.info)

@@ -19,11 +19,13 @@ from biasflow.datasets.files import WHERE_TO_GET
 from biasflow.datasets.prompts import PROMPT_COLUMNS, check_valid_fraction, finalise
 from biasflow.errors import BiasflowError
 
-__all__ = ["AXES", "METRICS", "PROMPT_COLUMNS", "download_dataset", "load_prompts"]
+__all__ = ["AXES", "DATASET_FILES", "METRICS", "PROMPT_COLUMNS", "download_dataset", "load_prompts"]
 
 METRICS = ("BOLD", "HolisticBias", "HONEST")
 AXES = ("gender", "religion", "race")
 LOADERS = {"BOLD": bold, "HolisticBias": holisticbias, "HONEST": honest}
+# The official files of each metric, relative to its data folder.
+DATASET_FILES = {metric: loader.FILES for metric, loader in LOADERS.items()}
 
 
 def load_prompts(

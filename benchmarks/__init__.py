@@ -1,0 +1,1 @@
+"""Performance measurements with their baselines, run side by side (see README.md)."""
