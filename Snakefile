@@ -18,6 +18,7 @@ include: "rules/paraphrase.smk"
 include: "rules/generate.smk"
 include: "rules/score.smk"
 include: "rules/cairo.smk"
+include: "rules/fairpair.smk"
 
 
 wildcard_constraints:

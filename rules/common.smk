@@ -17,6 +17,7 @@ AXES = list(config["axes"])
 PARAPHRASERS = list(config["paraphrasers"])
 MODELS = list(config["models"])
 SCORER = config["scoring"]["scorer"]
+FAIRPAIR_MODELS = config["fairpair"]["models"] or MODELS
 
 
 def alternatives(names):
@@ -98,6 +99,25 @@ def scored_inputs(wildcards):
     }
 
 
+def fairpair_prompt_settings(wildcards):
+    keys = ("pairs", "extra_descriptors", "occupations", "occupations_file", "file")
+    return {**{key: config["fairpair"][key] for key in keys}, "swaps": config["fairpair"]["perturbation"]["swaps"]}
+
+
+def fairpair_generation_settings(wildcards):
+    return {key: config["fairpair"][key] for key in ("samples", "seed", "decoding")}
+
+
+def fairpair_perturbation(wildcards):
+    """The perturbation settings, with the LLM's own model entry when the method is llm."""
+    settings = dict(config["fairpair"]["perturbation"])
+    if settings["method"] == "llm":
+        name = settings["model"]
+        section = "paraphrasers" if name in config["paraphrasers"] else "models"
+        settings["model"] = {"name": name, **config[section][name]}
+    return settings
+
+
 def selection_settings(wildcards):
     return {**config["selection"], "normalise": config["bias"]["normalise"]}
 
@@ -107,4 +127,5 @@ def final_outputs():
     outputs += expand("results/cairo/bias/{axis}.csv", axis=AXES)
     if PARAPHRASERS:
         outputs.append("results/prompts/rejections.csv")
+    outputs.append("results/fairpair/summary.csv")
     return outputs

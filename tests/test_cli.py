@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import yaml
 
@@ -106,3 +107,39 @@ def test_cairo_select_rejects_a_table_without_counts(tmp_path):
     assert result.returncode == 2
     assert "lacks the column(s) n" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def _continuations(tmp_path, rows):
+    path = tmp_path / "continuations.csv"
+    pd.DataFrame(rows, columns=["prompt_id", "side", "sample", "text"]).to_csv(path, index=False)
+    return path
+
+
+def test_fairpair_score_writes_one_row_per_prompt_and_scorer(tmp_path):
+    rows = [
+        ("p1", "perturbed_original", 0, "she was a kind nurse"),
+        ("p1", "perturbed_original", 1, "she was a strict nurse"),
+        ("p1", "counterfactual", 0, "she was a kind nurse"),
+        ("p1", "counterfactual", 1, "she liked her job"),
+    ]
+    out = tmp_path / "scores.csv"
+    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, rows)), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    scores = pd.read_csv(out).set_index("scorer")
+    assert list(scores.columns[:5]) == ["prompt_id", "B", "V_pg", "V_gp", "F"]
+    # Jaccard by hand: token sets a0={she,was,a,kind,nurse}, a1={she,was,a,strict,nurse},
+    # b0=a0, b1={she,liked,her,job}. d(a0,b0)=0, d(a0,b1)=7/8, d(a1,b0)=2/6, d(a1,b1)=7/8.
+    assert np.isclose(scores.loc["jaccard", "B"], (0 + 7 / 8 + 2 / 6 + 7 / 8) / 4)
+    assert np.isclose(scores.loc["jaccard", "V_pg"], 2 / 6) and np.isclose(scores.loc["jaccard", "V_gp"], 7 / 8)
+
+
+def test_fairpair_score_needs_both_sides_and_two_samples(tmp_path):
+    one_side = [("p1", "perturbed_original", 0, "a"), ("p1", "perturbed_original", 1, "b")]
+    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, one_side)), "--out",
+                      str(tmp_path / "x.csv"))
+    assert result.returncode == 2 and "one side only" in result.stderr
+    single = [("p1", "perturbed_original", 0, "a"), ("p1", "counterfactual", 0, "b")]
+    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, single)), "--out",
+                      str(tmp_path / "x.csv"))
+    assert result.returncode == 2 and "fewer than 2 samples per side" in result.stderr
+    assert not (tmp_path / "x.csv").exists()

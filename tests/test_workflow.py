@@ -107,6 +107,34 @@ def test_a_finished_run_has_nothing_left_to_do(run):
     assert planned_jobs(workdir, MAIN_JOB) == {}
 
 
+def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
+    workdir, config = run
+    snakemake(workdir, "results/fairpair/summary.csv")
+    summary = pd.read_csv(workdir / "results/fairpair/summary.csv")
+    assert list(summary.columns) == [
+        "model", "scorer", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "mean_B", "mean_V_pg", "mean_V_gp",
+        "welch_t", "welch_p",
+    ]
+    assert set(summary["model"]) == {"a-t1.0", "b-t1.0"} and set(summary["scorer"]) == {"jaccard", "sentiment"}
+    per_prompt = pd.read_csv(workdir / "results/fairpair/a-t1.0.csv")
+    assert {"prompt_id", "scorer", "B", "V_pg", "V_gp", "F"} <= set(per_prompt.columns)
+    assert per_prompt["prompt_id"].nunique() == 4, "one row per occupation and scorer"
+    finite = per_prompt.dropna(subset=["F"])
+    finite = finite[np.isfinite(finite["F"])]
+    assert np.allclose(finite["F"], finite["B"] ** 2 / (finite["V_pg"] * finite["V_gp"]))
+    pairs = pd.read_parquet(workdir / "results/fairpair/pairs/a-t1.0.parquet")
+    assert set(pairs["side"]) == {"perturbed_original", "counterfactual"}
+    generated = pd.read_parquet(workdir / "results/fairpair/continuations/a-t1.0.parquet")
+    male = r"\b(?:he|man|his)\b"
+    assert generated.loc[generated["side"] == "original", "text"].str.contains(male).any(), "a male word to swap"
+    assert not pairs.loc[pairs["side"] == "perturbed_original", "text"].str.contains(male).any()
+    rejections = pd.read_csv(workdir / "results/fairpair/perturbation_rejections.csv")
+    assert (rejections["rejection_rate"] == 0).all(), "the rule-based swapper never rejects"
+    assert (workdir / "results/fairpair/a-t1.0_ngrams.csv").exists()
+    for figure in ("summary.png", "a-t1.0_ngrams.png"):
+        assert (workdir / "results/fairpair" / figure).read_bytes()[:4] == b"\x89PNG"
+
+
 def test_same_config_twice_gives_identical_continuations(run, tmp_path):
     """A fresh workdir and cache with the same config reproduces the continuation table."""
     workdir, config = run

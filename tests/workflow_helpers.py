@@ -50,6 +50,12 @@ def tiny_config(models: dict[str, Path], workdir: Path) -> dict:
         "generation": {"seeds": [0, 1], "samples": 2},
         "scoring": {"scorer": "profanity"},
         "selection": {"max_sets": 3, "permutations": 50},
+        "fairpair": {
+            "occupations": ["doctor", "nurse", "engineer", "teacher"],
+            "samples": 3,
+            "decoding": {"max_new_tokens": 6},
+            "models": ["a-t1.0", "b-t1.0"],
+        },
     }
 
 

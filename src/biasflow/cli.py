@@ -51,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     select.add_argument("--seed", type=int, default=0)
     select.add_argument("--normalise", choices=["none", "mean"], default="none")
 
+    fair = commands.add_parser("fairpair-score", help="FairPair B, V and F of a continuation table you bring")
+    fair.add_argument("--continuations", required=True, help="table with prompt_id, side, sample, text")
+    fair.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
+    fair.add_argument("--folds", type=int, default=None, help="k-fold variant: compute over k folds of the samples")
+
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     try:
@@ -84,6 +89,10 @@ def _dispatch(args) -> None:
             "permutations": args.permutations, "seed": args.seed, "normalise": args.normalise,
         }
         pipeline.select_to_directory(args.stats, settings, args.out_dir)
+    elif args.command == "fairpair-score":
+        from biasflow.fairpair_steps import score_file
+
+        score_file(args.continuations, args.out, args.folds)
 
 
 if __name__ == "__main__":

@@ -50,11 +50,30 @@ def check_config(config: dict, workdir: str | Path = ".") -> None:
                 )
     if len(config["models"]) < 1:
         raise BiasflowError("config models: no evaluated model; add at least one.")
+    _check_fairpair(config, workdir)
     for section in ("paraphrasers", "models"):
         for name in config[section]:
             spec = spec_for(config, section, name)
             if spec.backend in ("transformers", "vllm"):
                 resolve_source(spec.model, workdir / config["cache_dir"])
+
+
+def _check_fairpair(config: dict, workdir: Path) -> None:
+    settings = config["fairpair"]
+    for name in settings["models"] or []:
+        if name not in config["models"]:
+            raise BiasflowError(f"config fairpair.models: {name!r} is not an entry of models:; use one of {', '.join(config['models'])}.")
+    perturbation = settings["perturbation"]
+    if perturbation["method"] == "llm":
+        name = perturbation["model"]
+        if name not in config["paraphrasers"] and name not in config["models"]:
+            raise BiasflowError(
+                "config fairpair.perturbation.model: with method llm, name a model of paraphrasers: or models: "
+                f"(got {name!r})."
+            )
+    for key in ("file", "occupations_file"):
+        if settings[key] and not (workdir / settings[key]).is_file():
+            raise BiasflowError(f"config fairpair.{key}: file {settings[key]} does not exist.")
 
 
 def used_metrics(config: dict) -> list[str]:

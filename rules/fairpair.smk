@@ -1,0 +1,90 @@
+# FairPair (paper 001, METHODS.md section 2): prompts -> continuations of x and phi(x) ->
+# perturbed pairs -> B, V, F per prompt -> summary per model.
+
+
+rule fairpair_prompts:
+    output:
+        prompts="results/fairpair/prompts.parquet",
+    params:
+        settings=fairpair_prompt_settings,
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fairpair/prompts.log",
+    script:
+        "../workflow/scripts/fairpair_prompts.py"
+
+
+rule fairpair_generate:
+    input:
+        prompts="results/fairpair/prompts.parquet",
+    output:
+        continuations="results/fairpair/continuations/{model}.parquet",
+    params:
+        model=model_entry("models"),
+        settings=fairpair_generation_settings,
+        cache_dir=config["cache_dir"],
+    threads: model_resource("models", "threads")
+    resources:
+        mem_mb=model_resource("models", "mem_mb"),
+        gpu=model_resource("models", "gpu"),
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fairpair/generate/{model}.log",
+    benchmark:
+        "benchmarks/out/fairpair_generate/{model}.tsv"
+    script:
+        "../workflow/scripts/fairpair_generate.py"
+
+
+rule fairpair_pairs:
+    input:
+        prompts="results/fairpair/prompts.parquet",
+        continuations="results/fairpair/continuations/{model}.parquet",
+    output:
+        pairs="results/fairpair/pairs/{model}.parquet",
+        rejections="results/fairpair/pairs/{model}_rejections.csv",
+    params:
+        perturbation=fairpair_perturbation,
+        cache_dir=config["cache_dir"],
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fairpair/pairs/{model}.log",
+    script:
+        "../workflow/scripts/fairpair_pairs.py"
+
+
+rule fairpair_score:
+    input:
+        pairs="results/fairpair/pairs/{model}.parquet",
+    output:
+        scores="results/fairpair/{model}.csv",
+        ngrams="results/fairpair/{model}_ngrams.csv",
+        ngrams_plot=report("results/fairpair/{model}_ngrams.png", caption="../workflow/report/ngrams.rst", category="FairPair"),
+    params:
+        settings=config["fairpair"],
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fairpair/score/{model}.log",
+    script:
+        "../workflow/scripts/fairpair_score.py"
+
+
+rule fairpair_summary:
+    input:
+        pairs=expand("results/fairpair/pairs/{model}.parquet", model=FAIRPAIR_MODELS),
+        scores=expand("results/fairpair/{model}.csv", model=FAIRPAIR_MODELS),
+        rejections=expand("results/fairpair/pairs/{model}_rejections.csv", model=FAIRPAIR_MODELS),
+    output:
+        summary="results/fairpair/summary.csv",
+        plot=report("results/fairpair/summary.png", caption="../workflow/report/fairpair.rst", category="FairPair"),
+        rejections="results/fairpair/perturbation_rejections.csv",
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fairpair/summary.log",
+    script:
+        "../workflow/scripts/fairpair_summary.py"
