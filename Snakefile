@@ -19,6 +19,7 @@ include: "rules/generate.smk"
 include: "rules/score.smk"
 include: "rules/cairo.smk"
 include: "rules/fairpair.smk"
+include: "rules/fpr.smk"
 
 
 wildcard_constraints:
@@ -27,6 +28,8 @@ wildcard_constraints:
     paraphraser=alternatives(PARAPHRASERS),
     model=alternatives(MODELS),
     scorer=alternatives([SCORER]),
+    probe=alternatives(FPR_PROBES),
+    classifier=alternatives(FPR_CLASSIFIERS),
 
 
 rule all:

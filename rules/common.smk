@@ -18,6 +18,9 @@ PARAPHRASERS = list(config["paraphrasers"])
 MODELS = list(config["models"])
 SCORER = config["scoring"]["scorer"]
 FAIRPAIR_MODELS = config["fairpair"]["models"] or MODELS
+FPR_PROBES = list(config["fpr"]["probes"])
+FPR_MODELS = config["fpr"]["models"] or MODELS
+FPR_CLASSIFIERS = list(config["fpr"]["classifiers"])
 
 
 def alternatives(names):
@@ -118,6 +121,18 @@ def fairpair_perturbation(wildcards):
     return settings
 
 
+def fpr_classifier_settings(wildcards):
+    return {"name": wildcards.classifier, **config["fpr"]["classifiers"][wildcards.classifier]}
+
+
+def fpr_probe_predictions(wildcards):
+    return [f"results/fpr/{wildcards.probe}/{m}/{c}.tsv" for m in FPR_MODELS for c in FPR_CLASSIFIERS]
+
+
+def fpr_all_predictions(wildcards):
+    return [f"results/fpr/{p}/{m}/{c}.tsv" for p in FPR_PROBES for m in FPR_MODELS for c in FPR_CLASSIFIERS]
+
+
 def selection_settings(wildcards):
     return {**config["selection"], "normalise": config["bias"]["normalise"]}
 
@@ -128,4 +143,6 @@ def final_outputs():
     if PARAPHRASERS:
         outputs.append("results/prompts/rejections.csv")
     outputs.append("results/fairpair/summary.csv")
+    if FPR_PROBES:
+        outputs.append("results/fpr/gap_spans.csv")
     return outputs

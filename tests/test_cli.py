@@ -143,3 +143,38 @@ def test_fairpair_score_needs_both_sides_and_two_samples(tmp_path):
                       str(tmp_path / "x.csv"))
     assert result.returncode == 2 and "fewer than 2 samples per side" in result.stderr
     assert not (tmp_path / "x.csv").exists()
+
+
+def _predictions(path, rows):
+    pd.DataFrame(rows, columns=["y_true", "y_pred", "category", "group", "text", "run_id"]).to_csv(
+        path, sep="\t", index=False
+    )
+    return path
+
+
+def test_fpr_gaps_on_prediction_files_named_by_model(tmp_path):
+    """Two runs; group A is always called negative on its neutral sentence, group B never."""
+    rows = []
+    for run in ("r0", "r1"):
+        rows += [(1, 0, "race", "A", "a1", run), (2, 2, "race", "A", "a2", run),
+                 (1, 1, "race", "B", "b1", run), (2, 2, "race", "B", "b2", run)]
+    files = [_predictions(tmp_path / "modelx.tsv", rows)]
+    out = tmp_path / "gaps.csv"
+    result = biasflow("fpr-gaps", "--predictions", *map(str, files), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    gaps = pd.read_csv(out).set_index("group")
+    assert set(gaps["model"]) == {"modelx"}
+    # negative FPR: A = 1/2 (the neutral sentence of 2 non-negatives), B = 0; mean 0.25.
+    assert np.isclose(gaps.loc["A", "negative_FPR_gap"], 0.25, atol=1e-8)
+    assert np.isclose(gaps.loc["B", "negative_FPR_gap"], -0.25, atol=1e-8)
+    assert np.isclose(gaps.loc["A", "negative_FPR_gap_width"], 0.0), "identical runs: zero width"
+
+
+def test_fpr_gaps_rejects_a_file_without_predictions(tmp_path):
+    path = tmp_path / "m.tsv"
+    pd.DataFrame({"y_true": [1], "category": ["race"], "group": ["A"], "text": ["t"], "run_id": ["r"]}).to_csv(
+        path, sep="\t", index=False
+    )
+    result = biasflow("fpr-gaps", "--predictions", str(path), "--out", str(tmp_path / "g.csv"))
+    assert result.returncode == 2 and "y_pred" in result.stderr
+    assert not (tmp_path / "g.csv").exists()

@@ -135,6 +135,32 @@ def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
         assert (workdir / "results/fairpair" / figure).read_bytes()[:4] == b"\x89PNG"
 
 
+def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
+    workdir, config = run
+    snakemake(workdir, "results/fpr/gap_spans.csv")
+    predictions = pd.read_csv(workdir / "results/fpr/templates_race/a-t1.0/three_shot.tsv", sep="\t")
+    assert {"y_true", "y_pred", "category", "group", "text", "model", "run_id"} <= set(predictions.columns)
+    assert predictions["run_id"].nunique() == 2 and predictions["y_pred"].isin([0, 1, 2]).all()
+    gaps = pd.read_csv(workdir / "results/fpr/templates_race_gaps.csv")
+    assert list(gaps.columns[:6]) == [
+        "model", "group", "negative_FPR_gap", "negative_FPR_gap_width", "positive_FPR_gap", "positive_FPR_gap_width",
+    ]
+    # Gaps are deviations from the unweighted mean of the groups in each run: they sum to 0.
+    sums = gaps.groupby(["model", "category"])[["negative_FPR_gap", "positive_FPR_gap"]].sum()
+    assert np.allclose(sums.to_numpy(), 0, atol=1e-9)
+    assert "(unmarked)" not in set(gaps["group"])
+    assert set(gaps["model"]) == {f"{m}/{c}" for m in ("a-t1.0", "b-t1.0") for c in ("zero_shot", "three_shot")}
+    assert (gaps["n_runs"] == 2).all(), "each classifier is its own system, with its own runs"
+    spans = pd.read_csv(workdir / "results/fpr/gap_spans.csv")
+    assert {"templates_race", "occupations_race", "(mean)"} <= set(spans["probe"])
+    assert (spans["negative_span"] >= 0).all()
+    net = pd.read_csv(workdir / "results/fpr/net_significance.csv")
+    assert (net["negative_net"].abs() <= net["n_models"]).all()
+    markedness = pd.read_csv(workdir / "results/fpr/markedness.csv")
+    assert set(markedness["group"]) == set(gaps["group"])
+    assert (workdir / "results/fpr/templates_race_gaps.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_same_config_twice_gives_identical_continuations(run, tmp_path):
     """A fresh workdir and cache with the same config reproduces the continuation table."""
     workdir, config = run
@@ -185,6 +211,13 @@ BAD_CONFIGS = {
     ),
     "schema violation": (lambda c: c["generation"].update(samples=0), "generation.samples"),
     "HONEST on religion": (lambda c: c["axes"].update(religion=["HONEST"]), "HONEST covers gender only"),
+    "missing probe file": (
+        lambda c: c["fpr"]["probes"]["templates_race"].update(templates="/nonexistent/t.csv"),
+        "fpr.probes.templates_race.templates: file /nonexistent/t.csv does not exist",
+    ),
+    "unknown classifier method": (
+        lambda c: c["fpr"]["classifiers"].update(x={"method": "bert"}), "fpr.classifiers.x.method"
+    ),
 }
 
 

@@ -17,6 +17,7 @@ SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 def tiny_config(models: dict[str, Path], workdir: Path) -> dict:
     """A small config on the bundled prompt sets and tiny local models."""
     datasets = REPO / "resources" / "templates" / "datasets"
+    probes = REPO / "resources" / "templates" / "probes"
     return {
         "cache_dir": str(workdir / "cache"),
         "datasets": {m: {"path": str(datasets / m)} for m in ("BOLD", "HolisticBias", "HONEST")},
@@ -55,6 +56,17 @@ def tiny_config(models: dict[str, Path], workdir: Path) -> dict:
             "samples": 3,
             "decoding": {"max_new_tokens": 6},
             "models": ["a-t1.0", "b-t1.0"],
+        },
+        "fpr": {
+            "probes": {
+                f"{name}_race": {"templates": str(probes / f"{name}.csv"), "terms": str(probes / "identity_terms.csv"),
+                                 "attribute": "race"}
+                for name in ("templates", "occupations")
+            },
+            "labelled": str(probes / "sentiment_labelled.csv"),
+            "models": ["a-t1.0", "b-t1.0"],
+            "classifiers": {"zero_shot": {"method": "zero_shot"}, "three_shot": {"method": "k_shot", "k": 3}},
+            "runs": 2,
         },
     }
 

@@ -56,6 +56,13 @@ def main(argv: list[str] | None = None) -> int:
     fair.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
     fair.add_argument("--folds", type=int, default=None, help="k-fold variant: compute over k folds of the samples")
 
+    gaps = commands.add_parser("fpr-gaps", help="group FPR gaps with CIs from prediction TSVs you bring")
+    gaps.add_argument("--predictions", nargs="+", required=True,
+                      help="TSVs with y_true, y_pred, category, group, text, run_id (model: a column or the file name)")
+    gaps.add_argument("--out", required=True, help="gap table (.csv or .tsv)")
+    gaps.add_argument("--interval", choices=["z", "t"], default="z", help="z: 1.96 (the reference); t: Student t")
+    gaps.add_argument("--accuracy-floor", type=float, default=0.4, help="flag runs below this accuracy")
+
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     try:
@@ -89,6 +96,10 @@ def _dispatch(args) -> None:
             "permutations": args.permutations, "seed": args.seed, "normalise": args.normalise,
         }
         pipeline.select_to_directory(args.stats, settings, args.out_dir)
+    elif args.command == "fpr-gaps":
+        from biasflow.fpr_steps import gaps
+
+        gaps(args.predictions, args.interval, 1.96, args.accuracy_floor, args.out)
     elif args.command == "fairpair-score":
         from biasflow.fairpair_steps import score_file
 

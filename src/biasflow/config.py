@@ -51,6 +51,7 @@ def check_config(config: dict, workdir: str | Path = ".") -> None:
     if len(config["models"]) < 1:
         raise BiasflowError("config models: no evaluated model; add at least one.")
     _check_fairpair(config, workdir)
+    _check_fpr(config, workdir)
     for section in ("paraphrasers", "models"):
         for name in config[section]:
             spec = spec_for(config, section, name)
@@ -74,6 +75,19 @@ def _check_fairpair(config: dict, workdir: Path) -> None:
     for key in ("file", "occupations_file"):
         if settings[key] and not (workdir / settings[key]).is_file():
             raise BiasflowError(f"config fairpair.{key}: file {settings[key]} does not exist.")
+
+
+def _check_fpr(config: dict, workdir: Path) -> None:
+    settings = config["fpr"]
+    for name in settings["models"] or []:
+        if name not in config["models"]:
+            raise BiasflowError(f"config fpr.models: {name!r} is not an entry of models:; use one of {', '.join(config['models'])}.")
+    files = [("fpr.labelled", settings["labelled"])] if settings["probes"] else []
+    for probe, spec in settings["probes"].items():
+        files += [(f"fpr.probes.{probe}.templates", spec["templates"]), (f"fpr.probes.{probe}.terms", spec["terms"])]
+    for key, path in files:
+        if not (workdir / path).is_file():
+            raise BiasflowError(f"config {key}: file {path} does not exist.")
 
 
 def used_metrics(config: dict) -> list[str]:

@@ -1,0 +1,68 @@
+# Group FPR gaps on template probes (papers 002 and 004, METHODS.md section 3): one job per
+# (model, classifier) classifies every probe set, so a model loads, and a soft prompt is
+# trained, once per run.
+
+
+rule fpr_classify:
+    input:
+        labelled=config["fpr"]["labelled"],
+    output:
+        predictions=expand("results/fpr/{probe}/{{model}}/{{classifier}}.tsv", probe=FPR_PROBES),
+    params:
+        model=model_entry("models"),
+        classifier=fpr_classifier_settings,
+        probes=config["fpr"]["probes"],
+        labelled_format=config["fpr"]["labelled_format"],
+        runs=config["fpr"]["runs"],
+        cache_dir=config["cache_dir"],
+    threads: model_resource("models", "threads")
+    resources:
+        mem_mb=model_resource("models", "mem_mb"),
+        gpu=model_resource("models", "gpu"),
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fpr/classify/{model}/{classifier}.log",
+    benchmark:
+        "benchmarks/out/fpr_classify/{model}/{classifier}.tsv"
+    script:
+        "../workflow/scripts/fpr_classify.py"
+
+
+rule fpr_gaps:
+    input:
+        predictions=fpr_probe_predictions,
+    output:
+        gaps="results/fpr/{probe}_gaps.csv",
+        accuracy="results/fpr/{probe}_accuracy.csv",
+        plot=report("results/fpr/{probe}_gaps.png", caption="../workflow/report/fpr_gaps.rst", category="FPR gaps"),
+    params:
+        interval=config["fpr"]["interval"],
+        z=config["fpr"]["z"],
+        accuracy_floor=config["fpr"]["accuracy_floor"],
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fpr/gaps_{probe}.log",
+    script:
+        "../workflow/scripts/fpr_gaps.py"
+
+
+rule fpr_summary:
+    input:
+        gaps=expand("results/fpr/{probe}_gaps.csv", probe=FPR_PROBES),
+        predictions=fpr_all_predictions,
+    output:
+        spans="results/fpr/gap_spans.csv",
+        net="results/fpr/net_significance.csv",
+        markedness="results/fpr/markedness.csv",
+    params:
+        probes=FPR_PROBES,
+        interval=config["fpr"]["interval"],
+        z=config["fpr"]["z"],
+    conda:
+        "../environment.yml"
+    log:
+        "logs/fpr/summary.log",
+    script:
+        "../workflow/scripts/fpr_summary.py"
