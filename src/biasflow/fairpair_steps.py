@@ -18,7 +18,7 @@ from biasflow import fairpair
 from biasflow.errors import BiasflowError
 from biasflow.fairpair_prompts import PROMPT_COLUMNS, common_sents, load_occupations, load_prompt_file
 from biasflow.generation import CachedGenerator
-from biasflow.models import Decoding, Request, model_spec
+from biasflow.models import Decoding, Request, spec_from_entry
 from biasflow.perturb import Swapper, llm_perturb
 from biasflow.plots import plot_fairpair_summary, plot_ngrams
 from biasflow.tables import read_table, write_table
@@ -41,8 +41,8 @@ def prompts(settings: dict, out: str) -> None:
 
 def generate(prompts_path: str, entry: dict, settings: dict, cache_dir: str, out: str) -> None:
     """``samples`` continuations of every prompt x ("original") and of φ(x) ("counterfactual")."""
-    name, fields = entry["name"], {k: v for k, v in entry.items() if k != "name"}
-    spec = model_spec(name, fields)
+    spec = spec_from_entry(entry)
+    name = spec.name
     spec = replace(spec, decoding=Decoding(**{**spec.decoding.as_dict(), **settings["decoding"]}))
     table = read_table(prompts_path, PROMPT_COLUMNS, "FairPair prompt table")
     generator = CachedGenerator(spec, cache_dir, description=f"fairpair {name}")
@@ -85,9 +85,8 @@ def pairs(
         rejections = original.groupby("prompt_id", as_index=False).size().rename(columns={"size": "n"})
         rejections["n_accepted"] = rejections["n"]  # the swapper never fails
     else:
-        entry = dict(perturbation["model"])
-        name = entry.pop("name")
-        generator = CachedGenerator(model_spec(name, entry), cache_dir, description=f"perturb with {name}")
+        perturber = spec_from_entry(perturbation["model"])
+        generator = CachedGenerator(perturber, cache_dir, description=f"perturb with {perturber.name}")
         perturbed, rejections = llm_perturb(
             table, original[["prompt_id", "sample", "text"]], lambda rs: [g.text for g in generator(rs)],
             entity_gender=perturbation["entity_gender"], counterpart_gender=perturbation["counterpart_gender"],

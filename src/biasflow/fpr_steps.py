@@ -19,7 +19,7 @@ from biasflow import fpr
 from biasflow.classify import ANSWER_DECODING, REASONING_DECODING, load_prompt_templates, prompt_classify
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator
-from biasflow.models import model_spec
+from biasflow.models import spec_from_entry
 from biasflow.models.sources import materialise, resolve_source
 from biasflow.plots import plot_fpr_gaps
 from biasflow.probes import load_labelled, probe_samples
@@ -47,24 +47,23 @@ def classify(labelled: tuple[str, str], entry: dict, classifier: dict, probes: d
     by the demonstrations drawn); tuned classifiers are trained once per run on the
     labelled set, with the run as seed, and applied to every probe set.
     """
-    name, fields = entry["name"], {k: v for k, v in entry.items() if k != "name"}
-    spec = model_spec(name, fields)
+    spec = spec_from_entry(entry)
+    name = spec.name
     method = classifier["method"]
     samples = {probe: probe_samples(settings) for probe, settings in probes.items()}
     texts = pd.concat(samples.values(), ignore_index=True)["text"].tolist()
     labelled = load_labelled(*labelled)
-    predictions, fallbacks = [], []
+    answer = CachedGenerator(replace(spec, decoding=ANSWER_DECODING), cache_dir, description=f"{name} answers")
+    reason = CachedGenerator(replace(spec, decoding=REASONING_DECODING), cache_dir, description=f"{name} reasoning")
+    predictions = []
     for run in range(runs):
         if method in PROMPTING:
-            answer = CachedGenerator(replace(spec, decoding=ANSWER_DECODING), cache_dir, description=f"{name} answers")
-            reason = CachedGenerator(replace(spec, decoding=REASONING_DECODING), cache_dir, description=f"{name} reasoning")
             labels, n_fallback = prompt_classify(
                 texts, answer, method, load_prompt_templates(), run_seed=run, labelled=labelled,
                 k=classifier.get("k", 9), reason_generate=reason,
             )
             log.info("%s %s run %d: %d of %d labels were random fallbacks", name, classifier["name"], run,
                      n_fallback, len(texts))
-            fallbacks.append(n_fallback)
         else:
             model_dir = _local_weights(spec, cache_dir)
             options = {key: classifier[key] for key in TUNING_KEYS.get(method, ()) if key in classifier}

@@ -17,7 +17,7 @@ from biasflow import cairo, cairo_report
 from biasflow.datasets import PROMPT_COLUMNS, download_dataset, load_prompts
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, continuation_table
-from biasflow.models import model_spec
+from biasflow.models import spec_from_entry
 from biasflow.paraphrase import load_templates, paraphrase_prompts
 from biasflow.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares
 from biasflow.scorers import get_scorer, score_texts
@@ -49,8 +49,8 @@ def original_prompts(data_dir: str, metric: str, axis: str, loader: dict, out: s
 
 def paraphrase(prompts_path: str, entry: dict, settings: dict, cache_dir: str, out: str, rejections_out: str) -> None:
     """Paraphrase every original prompt once per paraphrase seed (one prompt set per seed)."""
-    name, fields = entry["name"], {k: v for k, v in entry.items() if k != "name"}
-    spec = model_spec(name, fields)
+    spec = spec_from_entry(entry)
+    name = spec.name
     original = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
     generator = CachedGenerator(spec, cache_dir, description=f"paraphrase {name}")
     paraphrases, rejections = paraphrase_prompts(
@@ -89,8 +89,8 @@ def collect_rejections(paths: Sequence[str], out: str) -> None:
 
 def generate(prompts_path: str, entry: dict, generation: dict, cache_dir: str, out: str) -> None:
     """Sample continuations of every prompt set from one evaluated model."""
-    name, fields = entry["name"], {k: v for k, v in entry.items() if k != "name"}
-    spec = model_spec(name, fields)
+    spec = spec_from_entry(entry)
+    name = spec.name
     prompts = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
     generator = CachedGenerator(spec, cache_dir, description=f"generate {name}")
     table = continuation_table(prompts, generator, generation["seeds"], generation["samples"])

@@ -13,7 +13,10 @@ from biasflow.models.base import Backend, Decoding, Generation, ModelSpec, Reque
 
 BACKENDS = ("transformers", "vllm", "openai")
 
-__all__ = ["BACKENDS", "Backend", "Decoding", "Generation", "ModelSpec", "Request", "load_backend", "model_spec"]
+__all__ = [
+    "BACKENDS", "Backend", "Decoding", "Generation", "ModelSpec", "Request", "load_backend", "model_spec",
+    "spec_from_entry",
+]
 
 
 def model_spec(name: str, entry: dict) -> ModelSpec:
@@ -41,6 +44,11 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
         dtype=str(entry.get("dtype", "auto")),
         options=dict(entry.get("options", {})),
     )
+
+
+def spec_from_entry(entry: dict) -> ModelSpec:
+    """The :class:`ModelSpec` of a workflow params entry: the config entry plus its ``name``."""
+    return model_spec(entry["name"], {key: value for key, value in entry.items() if key != "name"})
 
 
 def load_backend(spec: ModelSpec, cache_dir: str = ".cache/biasflow") -> Backend:
