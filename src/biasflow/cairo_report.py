@@ -15,7 +15,7 @@ from dataclasses import asdict
 
 import pandas as pd
 
-from biasflow.selection import SearchSettings, Selection, combination_bias
+from biasflow.selection import SearchSettings, Selection, combination_bias, combination_label
 from biasflow.tables import atomic_path
 
 HEADLINE_COLUMNS = ["axis", "pair", "model", "metric", "split", "prompts", "bias", "rank", "k", "combination"]
@@ -55,11 +55,6 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
         table.groupby(["axis", "pair", "metric", "split", "prompts"])["bias"].rank(method="min").astype("int64")
     )
     return table[HEADLINE_COLUMNS]
-
-
-def combination_label(combination: dict[str, int]) -> str:
-    """Prompt-set names joined by '+', sorted, a repeated set repeated (the curve's format)."""
-    return "+".join(sorted(name for name, mult in combination.items() for _ in range(int(mult))))
 
 
 def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame) -> dict:

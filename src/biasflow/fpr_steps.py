@@ -55,6 +55,7 @@ def classify(labelled: tuple[str, str], entry: dict, classifier: dict, probes: d
     labelled = load_labelled(*labelled)
     answer = CachedGenerator(replace(spec, decoding=ANSWER_DECODING), cache_dir, description=f"{name} answers")
     reason = CachedGenerator(replace(spec, decoding=REASONING_DECODING), cache_dir, description=f"{name} reasoning")
+    model_dir = None if method in PROMPTING else _local_weights(spec, cache_dir)
     predictions = []
     for run in range(runs):
         if method in PROMPTING:
@@ -65,7 +66,6 @@ def classify(labelled: tuple[str, str], entry: dict, classifier: dict, probes: d
             log.info("%s %s run %d: %d of %d labels were random fallbacks", name, classifier["name"], run,
                      n_fallback, len(texts))
         else:
-            model_dir = _local_weights(spec, cache_dir)
             options = {key: classifier[key] for key in TUNING_KEYS.get(method, ()) if key in classifier}
             if method == "soft_prompt":
                 trained = soft_prompt_train(model_dir, labelled["text"], labelled["label"], seed=run, **options)

@@ -46,6 +46,7 @@ __all__ = [
     "bias_matrix",
     "combination_bias",
     "combination_counts",
+    "combination_label",
     "metric_pairs",
     "select",
 ]
@@ -395,5 +396,9 @@ def _held_out_r(chosen: list[np.ndarray], test: list[PooledStats], normalise: st
 
 
 def _label(counts: np.ndarray, promptsets: list[str]) -> str:
-    """Prompt-set names of a combination, sorted, each repeated by its multiplicity."""
-    return "+".join(sorted(name for name, m in zip(promptsets, counts) for _ in range(int(m))))
+    return combination_label(dict(zip(promptsets, counts)))
+
+
+def combination_label(combination: dict[str, int]) -> str:
+    """Prompt-set names of a combination, sorted, each repeated by its multiplicity (the curve's format)."""
+    return "+".join(sorted(name for name, mult in combination.items() for _ in range(int(mult))))
