@@ -1,7 +1,7 @@
 """The straightforward CAIRO selection: one pandas pooling and one ``pearsonr`` per combination.
 
-This is the reference the vectorised engine (:mod:`biasflow.selection`) is measured
-against, and the brute force it must agree with (METHODS.md §1, "Checks"). It follows
+This is the reference the vectorised engine (:mod:`biasflow.cairo.selection`) is measured
+against, and the brute force it must agree with (docs/methods.md §1.10). It follows
 the definitions literally, the way the CAIRO reference code does:
 
 * a combination is ``original`` plus k-1 paraphrase sets from ``itertools``

@@ -79,7 +79,7 @@ def _measure(job: str, stats: pd.DataFrame, case: Case, combinations: str, pool_
     rss_before = _peak_rss_bytes()
     result: dict = {}
     if job == "engine":
-        from biasflow.selection import SearchSettings, select
+        from biasflow.cairo.selection import SearchSettings, select
 
         settings = SearchSettings(
             mode=case.mode, combinations=combinations, max_sets=case.max_sets,

@@ -2,7 +2,7 @@
 
 The CAIRO paper evaluates about ten models on three metrics, with three paraphrasers
 times five seeds (15 paraphrase sets) next to the original prompts. Benchmarking the
-selection engine needs statistics of exactly that shape (METHODS.md §1, "Per-set
+selection engine needs statistics of exactly that shape (docs/methods.md §1.4, "Sufficient
 sufficient statistics"), but generating them for real takes GPU days, so they are drawn
 here from a small generative model that keeps what matters for timing and for the
 correctness comparison:
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from biasflow.cairo import STATS_COLUMNS
+from biasflow.cairo.stats import STATS_COLUMNS
 
 SPLIT_COUNT_RANGES = {"valid": (50, 125), "test": (120, 500)}
 BETA_CONCENTRATION = 6.0
@@ -46,7 +46,7 @@ def paper_sized_stats(
     axis: str = "gender",
     rng_seed: int = 0,
 ) -> pd.DataFrame:
-    """Sufficient statistics (:data:`biasflow.cairo.STATS_COLUMNS`) for one axis, both splits.
+    """Sufficient statistics (:data:`biasflow.cairo.stats.STATS_COLUMNS`) for one axis, both splits.
 
     One row per model x metric x split x prompt set x generation seed x subgroup; the
     defaults give 10 x 3 x 2 x 16 x 5 x 4 = 19,200 rows. Deterministic in ``rng_seed``.

@@ -1,4 +1,4 @@
-# Scores -> CAIRO sufficient statistics and Eq. 1 bias per axis (METHODS.md section 1).
+# Scores -> CAIRO sufficient statistics and Eq. 1 bias per axis (docs/methods.md section 1).
 
 
 rule cairo_stats:

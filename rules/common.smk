@@ -8,7 +8,7 @@ from biasflow.datasets import DATASET_FILES
 from biasflow.errors import BiasflowError
 
 try:
-    validate_config(config, workflow.source_path("../workflow/schemas/config.schema.yaml"))
+    validate_config(config)
     check_config(config)
 except BiasflowError as exc:
     sys.exit(f"biasflow config error: {exc}")

@@ -3,7 +3,7 @@
 
 rule download_dataset:
     output:
-        directory("data/downloads/{metric}"),
+        folder=directory("data/downloads/{metric}"),
     params:
         url=dataset_url,
     conda:
@@ -16,7 +16,7 @@ rule download_dataset:
 
 rule original_prompts:
     input:
-        dataset_inputs,
+        files=dataset_inputs,
     output:
         prompts="results/prompts/original/{metric}/{axis}.parquet",
     params:

@@ -1,4 +1,4 @@
-# FairPair (paper 001, METHODS.md section 2): prompts -> continuations of x and phi(x) ->
+# FairPair (paper 001, docs/methods.md section 2): prompts -> continuations of x and phi(x) ->
 # perturbed pairs -> B, V, F per prompt -> summary per model.
 
 

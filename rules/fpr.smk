@@ -1,4 +1,4 @@
-# Group FPR gaps on template probes (papers 002 and 004, METHODS.md section 3): one job per
+# Group FPR gaps on template probes (papers 002 and 004, docs/methods.md section 3): one job per
 # (model, classifier) classifies every probe set, so a model loads, and a soft prompt is
 # trained, once per run.
 

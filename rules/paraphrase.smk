@@ -41,7 +41,7 @@ rule prompt_sets:
 
 rule rejections:
     input:
-        rejection_tables,
+        tables=rejection_tables,
     output:
         table="results/prompts/rejections.csv",
     conda:

@@ -1,18 +1,22 @@
-"""Checks of the workflow config that a JSON schema cannot express.
+"""The workflow config: its schema, its defaults, and the checks a schema cannot express.
 
-The Snakefile validates the config against ``workflow/schemas/config.schema.yaml`` (types and
-defaults), then calls :func:`check_config`, which stops before any job runs with one message
-naming the key and the fix: unknown metrics, axes, backends or scorers, dataset directories
-that do not exist, model specs that do not resolve.
+The schema ships inside the package (``biasflow/schemas/config.schema.yaml``), so
+``biasflow check-config`` works from an installed wheel as well as from a checkout.
+:func:`validate_config` checks a config against it with ``jsonschema`` and fills in its
+defaults; :func:`check_config` then stops before any job runs with one message naming the
+key and the fix: unknown metrics, axes, backends or scorers, dataset directories that do
+not exist, model specs that do not resolve. The Snakefile and the command call both.
 """
 
 from __future__ import annotations
 
+import copy
+from importlib import resources
 from pathlib import Path
 
 from biasflow.datasets import AXES, METRICS
 from biasflow.errors import BiasflowError
-from biasflow.models import ModelSpec, model_spec
+from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.scorers import SCORERS
 
@@ -53,9 +57,10 @@ def check_config(config: dict, workdir: str | Path = ".") -> None:
     _check_fairpair(config, workdir)
     _check_fpr(config, workdir)
     for section in ("paraphrasers", "models"):
-        for name in config[section]:
+        for name, entry in config[section].items():
+            local = backend_class(entry["backend"], f"config key {section}.{name}.backend: ").local_weights
             spec = spec_for(config, section, name)
-            if spec.backend in ("transformers", "vllm"):
+            if local:
                 resolve_source(spec.model, workdir / config["cache_dir"])
 
 
@@ -111,7 +116,7 @@ def spec_for(config: dict, section: str, name: str) -> ModelSpec:
     return model_spec(name, entry)
 
 
-def load_config(path: str | Path, schema: str | Path) -> dict:
+def load_config(path: str | Path) -> dict:
     """Read a YAML config, validate it (filling defaults) and check it, as the workflow does."""
     import yaml
 
@@ -122,27 +127,48 @@ def load_config(path: str | Path, schema: str | Path) -> dict:
         config = yaml.safe_load(path.read_text()) or {}
     except yaml.YAMLError as exc:
         raise BiasflowError(f"config {path} is not valid YAML: {exc}") from exc
-    validate_config(config, schema)
+    validate_config(config)
     check_config(config)
     return config
 
 
-def validate_config(config: dict, schema: str | Path) -> None:
-    """Check ``config`` against the JSON schema and fill in its defaults (in place).
+def config_schema() -> dict:
+    """The config's JSON schema (YAML), read from the package."""
+    import yaml
+
+    return yaml.safe_load(resources.files("biasflow").joinpath("schemas/config.schema.yaml").read_text())
+
+
+def validate_config(config: dict) -> None:
+    """Check ``config`` against the schema and fill in its defaults (in place).
 
     The first violation becomes one message naming the key, instead of jsonschema's
-    multi-line report.
+    multi-line report. Defaults are filled while validating, so the defaults of a
+    default (``decoding: {}`` gets every decoding key) are filled too.
     """
     import jsonschema
-    import yaml
-    from snakemake.utils import validate
 
-    rules = yaml.safe_load(Path(schema).read_text())
+    schema = config_schema()
     errors = sorted(
-        jsonschema.Draft202012Validator(rules).iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path]
+        jsonschema.Draft202012Validator(schema).iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path]
     )
     if errors:
         error = errors[0]
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
         raise BiasflowError(f"config key {key}: {error.message}. See config/README.md for the allowed values.")
-    validate(config, str(schema))
+    _filling_validator(jsonschema)(schema).validate(config)
+
+
+def _filling_validator(jsonschema):
+    """A Draft 2020-12 validator that sets every missing property that has a default (a copy of it)."""
+    base = jsonschema.Draft202012Validator
+    check_properties = base.VALIDATORS["properties"]
+
+    def fill_then_check(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, subschema in properties.items():
+                if "default" in subschema and name not in instance:
+                    instance[name] = copy.deepcopy(subschema["default"])
+        yield from check_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(base, {"properties": fill_then_check})

@@ -20,8 +20,6 @@ from biasflow.models import Backend, Generation, ModelSpec, Request, load_backen
 
 log = logging.getLogger("biasflow")
 
-CONTINUATION_COLUMNS = ["model", "seed", "sample", "continuation", "n_tokens"]
-
 
 class CachedGenerator:
     """``generator(requests) -> generations`` for one model, through the result cache.

@@ -1,4 +1,8 @@
-"""Reading and writing the workflow's tables.
+"""The shared tables' contracts, and reading and writing tables.
+
+The column lists here are the contracts of the tables every method reads (docs/tables.md):
+the prompt table the dataset loaders write, the continuation table generation adds to it,
+and the score table of a scorer. Tables owned by one method are defined in its package.
 
 Writes are atomic: the table goes to a temporary file beside the target, which is then
 renamed over it, so a killed job never leaves a half-written output behind.
@@ -14,6 +18,26 @@ from typing import Iterable
 import pandas as pd
 
 from biasflow.errors import BiasflowError
+
+# One row per prompt of one prompt set (docs/tables.md, "Prompt table").
+PROMPT_COLUMNS = [
+    "prompt_id",
+    "metric",
+    "axis",
+    "subgroup",
+    "split",
+    "group_key",
+    "promptset",
+    "source_id",
+    "text",
+    "identity_term",
+]
+# What identifies one sampled continuation: its prompt, model, generation seed and sample index.
+CONTINUATION_KEY = ["prompt_id", "model", "seed", "sample"]
+# One row per sampled continuation: the prompt's columns plus what generation adds.
+CONTINUATION_COLUMNS = [*PROMPT_COLUMNS, "model", "seed", "sample", "continuation", "n_tokens"]
+# One score per continuation and scorer.
+SCORE_COLUMNS = [*CONTINUATION_KEY, "scorer", "score"]
 
 
 def atomic_path(path: str | os.PathLike):

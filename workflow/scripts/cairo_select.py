@@ -1,4 +1,11 @@
-from biasflow.pipeline import cairo_select
-from biasflow.workflow import run
+from biasflow.cairo.steps import cairo_select
+from biasflow.snakemake_adapter import run
 
-run(lambda sm: cairo_select([sm.input.stats], sm.params.selection, dict(sm.output.items())), snakemake)
+run(
+    lambda sm: cairo_select(
+        stats_paths=[sm.input.stats], settings=sm.params.selection, table_out=sm.output.table,
+        curve_out=sm.output.curve, summary_out=sm.output.summary, curve_plot=sm.output.curve_plot,
+        bias_plot=sm.output.bias_plot, shares_plot=sm.output.shares_plot,
+    ),
+    snakemake,
+)

@@ -1,10 +1,11 @@
-from biasflow.pipeline import cairo_stats
-from biasflow.workflow import run
+from biasflow.cairo.steps import cairo_stats
+from biasflow.snakemake_adapter import run
 
 run(
     lambda sm: cairo_stats(
-        list(sm.input.continuations), list(sm.input.scores), sm.params.scorer, sm.params.normalise,
-        sm.params.subgroups, sm.output.stats, sm.output.bias, sm.output.plot,
+        continuation_paths=list(sm.input.continuations), score_paths=list(sm.input.scores), scorer=sm.params.scorer,
+        normalise=sm.params.normalise, subgroups=sm.params.subgroups, stats_out=sm.output.stats,
+        bias_out=sm.output.bias, plot_out=sm.output.plot,
     ),
     snakemake,
 )

@@ -1,4 +1,7 @@
-from biasflow.pipeline import fetch_dataset
-from biasflow.workflow import run
+from biasflow.datasets import download_dataset
+from biasflow.snakemake_adapter import run
 
-run(lambda sm: fetch_dataset(sm.wildcards.metric, sm.params.url, sm.output[0]), snakemake)
+run(
+    lambda sm: download_dataset(metric=sm.wildcards.metric, base_url=sm.params.url, dest_dir=sm.output.folder),
+    snakemake,
+)

@@ -1,7 +1,10 @@
-from biasflow.fairpair_steps import generate
-from biasflow.workflow import run
+from biasflow.fairpair.steps import generate
+from biasflow.snakemake_adapter import run
 
 run(
-    lambda sm: generate(sm.input.prompts, sm.params.model, sm.params.settings, sm.params.cache_dir, sm.output.continuations),
+    lambda sm: generate(
+        prompts_path=sm.input.prompts, entry=sm.params.model, settings=sm.params.settings,
+        cache_dir=sm.params.cache_dir, out=sm.output.continuations,
+    ),
     snakemake,
 )

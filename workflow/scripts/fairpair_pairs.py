@@ -1,10 +1,11 @@
-from biasflow.fairpair_steps import pairs
-from biasflow.workflow import run
+from biasflow.fairpair.steps import pairs
+from biasflow.snakemake_adapter import run
 
 run(
     lambda sm: pairs(
-        sm.input.prompts, sm.input.continuations, sm.params.perturbation, sm.params.cache_dir,
-        sm.output.pairs, sm.output.rejections,
+        prompts_path=sm.input.prompts, continuations_path=sm.input.continuations,
+        perturbation=sm.params.perturbation, cache_dir=sm.params.cache_dir, out=sm.output.pairs,
+        rejections_out=sm.output.rejections,
     ),
     snakemake,
 )

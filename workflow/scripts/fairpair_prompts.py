@@ -1,4 +1,4 @@
-from biasflow.fairpair_steps import prompts
-from biasflow.workflow import run
+from biasflow.fairpair.steps import prompts
+from biasflow.snakemake_adapter import run
 
-run(lambda sm: prompts(sm.params.settings, sm.output.prompts), snakemake)
+run(lambda sm: prompts(settings=sm.params.settings, out=sm.output.prompts), snakemake)

@@ -1,4 +1,10 @@
-from biasflow.fairpair_steps import score
-from biasflow.workflow import run
+from biasflow.fairpair.steps import score
+from biasflow.snakemake_adapter import run
 
-run(lambda sm: score(sm.input.pairs, sm.params.settings, sm.output.scores, sm.output.ngrams, sm.output.ngrams_plot), snakemake)
+run(
+    lambda sm: score(
+        pairs_path=sm.input.pairs, settings=sm.params.settings, out=sm.output.scores, ngrams_out=sm.output.ngrams,
+        ngrams_plot=sm.output.ngrams_plot,
+    ),
+    snakemake,
+)

@@ -1,10 +1,11 @@
-from biasflow.fairpair_steps import summary
-from biasflow.workflow import run
+from biasflow.fairpair.steps import summary
+from biasflow.snakemake_adapter import run
 
 run(
     lambda sm: summary(
-        list(sm.input.pairs), list(sm.input.scores), list(sm.input.rejections),
-        sm.output.summary, sm.output.plot, sm.output.rejections,
+        pairs_paths=list(sm.input.pairs), score_paths=list(sm.input.scores),
+        rejection_paths=list(sm.input.rejections), out=sm.output.summary, plot_out=sm.output.plot,
+        rejections_out=sm.output.rejections,
     ),
     snakemake,
 )

@@ -1,10 +1,11 @@
-from biasflow.fpr_steps import classify
-from biasflow.workflow import run
+from biasflow.fpr.steps import classify
+from biasflow.snakemake_adapter import run
 
 run(
     lambda sm: classify(
-        (sm.input.labelled, sm.params.labelled_format), sm.params.model, sm.params.classifier,
-        sm.params.probes, sm.params.runs, sm.params.cache_dir, list(sm.output.predictions),
+        labelled=sm.input.labelled, labelled_format=sm.params.labelled_format, entry=sm.params.model,
+        classifier=sm.params.classifier, probes=sm.params.probes, runs=sm.params.runs,
+        cache_dir=sm.params.cache_dir, outputs=list(sm.output.predictions),
     ),
     snakemake,
 )

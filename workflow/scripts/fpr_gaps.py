@@ -1,10 +1,11 @@
-from biasflow.fpr_steps import gaps
-from biasflow.workflow import run
+from biasflow.fpr.steps import gaps
+from biasflow.snakemake_adapter import run
 
 run(
     lambda sm: gaps(
-        list(sm.input.predictions), sm.params.interval, sm.params.z, sm.params.accuracy_floor,
-        sm.output.gaps, sm.output.accuracy, sm.output.plot,
+        prediction_paths=list(sm.input.predictions), interval=sm.params.interval, z=sm.params.z,
+        accuracy_floor=sm.params.accuracy_floor, out=sm.output.gaps, accuracy_out=sm.output.accuracy,
+        plot_out=sm.output.plot,
     ),
     snakemake,
 )

@@ -1,10 +1,11 @@
-from biasflow.fpr_steps import summary
-from biasflow.workflow import run
+from biasflow.fpr.steps import summary
+from biasflow.snakemake_adapter import run
 
 run(
     lambda sm: summary(
-        list(sm.input.gaps), list(sm.params.probes), list(sm.input.predictions), sm.params.interval, sm.params.z,
-        sm.output.spans, sm.output.net, sm.output.markedness,
+        gap_paths=list(sm.input.gaps), probes=list(sm.params.probes), prediction_paths=list(sm.input.predictions),
+        interval=sm.params.interval, z=sm.params.z, spans_out=sm.output.spans, net_out=sm.output.net,
+        markedness_out=sm.output.markedness,
     ),
     snakemake,
 )

@@ -1,9 +1,10 @@
-from biasflow.pipeline import generate
-from biasflow.workflow import run
+from biasflow.cairo.steps import generate
+from biasflow.snakemake_adapter import run
 
 run(
     lambda sm: generate(
-        sm.input.prompts, sm.params.model, sm.params.generation, sm.params.cache_dir, sm.output.continuations
+        prompts_path=sm.input.prompts, entry=sm.params.model, generation=sm.params.generation,
+        cache_dir=sm.params.cache_dir, out=sm.output.continuations,
     ),
     snakemake,
 )

@@ -1,7 +1,10 @@
-from biasflow.pipeline import original_prompts
-from biasflow.workflow import run
+from biasflow.datasets import write_prompts
+from biasflow.snakemake_adapter import run
 
 run(
-    lambda sm: original_prompts(sm.params.data_dir, sm.wildcards.metric, sm.wildcards.axis, sm.params.loader, sm.output.prompts),
+    lambda sm: write_prompts(
+        data_dir=sm.params.data_dir, metric=sm.wildcards.metric, axis=sm.wildcards.axis, loader=sm.params.loader,
+        out=sm.output.prompts,
+    ),
     snakemake,
 )

@@ -1,10 +1,10 @@
-from biasflow.pipeline import paraphrase
-from biasflow.workflow import run
+from biasflow.cairo.steps import paraphrase
+from biasflow.snakemake_adapter import run
 
 run(
     lambda sm: paraphrase(
-        sm.input.prompts, sm.params.model, sm.params.paraphrase, sm.params.cache_dir,
-        sm.output.paraphrases, sm.output.rejections,
+        prompts_path=sm.input.prompts, entry=sm.params.model, settings=sm.params.paraphrase,
+        cache_dir=sm.params.cache_dir, out=sm.output.paraphrases, rejections_out=sm.output.rejections,
     ),
     snakemake,
 )

@@ -1,4 +1,9 @@
-from biasflow.pipeline import prompt_sets
-from biasflow.workflow import run
+from biasflow.cairo.steps import prompt_sets
+from biasflow.snakemake_adapter import run
 
-run(lambda sm: prompt_sets(sm.input.original, list(sm.input.paraphrases), sm.output.prompts), snakemake)
+run(
+    lambda sm: prompt_sets(
+        original_path=sm.input.original, paraphrase_paths=list(sm.input.paraphrases), out=sm.output.prompts
+    ),
+    snakemake,
+)

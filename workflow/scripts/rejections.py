@@ -1,4 +1,4 @@
-from biasflow.pipeline import collect_rejections
-from biasflow.workflow import run
+from biasflow.cairo.steps import collect_rejections
+from biasflow.snakemake_adapter import run
 
-run(lambda sm: collect_rejections(list(sm.input), sm.output.table), snakemake)
+run(lambda sm: collect_rejections(paths=list(sm.input.tables), out=sm.output.table), snakemake)

@@ -1,4 +1,10 @@
-from biasflow.pipeline import score
-from biasflow.workflow import run
+from biasflow.cairo.steps import score
+from biasflow.snakemake_adapter import run
 
-run(lambda sm: score(sm.input.continuations, sm.params.scoring, sm.params.cache_dir, sm.output.scores), snakemake)
+run(
+    lambda sm: score(
+        continuations_path=sm.input.continuations, scoring=sm.params.scoring, cache_dir=sm.params.cache_dir,
+        out=sm.output.scores,
+    ),
+    snakemake,
+)

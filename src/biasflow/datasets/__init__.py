@@ -1,7 +1,7 @@
-"""The prompt sets of the three fairness metrics CAIRO correlates (METHODS.md §1).
+"""The prompt sets of the three fairness metrics CAIRO correlates (docs/methods.md §1.1, §4).
 
 :func:`load_prompts` reads a metric's official files and returns its original prompts
-for one axis as the prompt table (DESIGN.md, "Tables"); :func:`download_dataset` fetches
+for one axis as the prompt table (docs/tables.md); :func:`download_dataset` fetches
 those files. One module per source format (:mod:`.bold`, :mod:`.holisticbias`,
 :mod:`.honest`) turns the files into raw prompts, and :mod:`.prompts` derives ids, the
 valid/test split and the shared subgroups the same way for all of them.
@@ -9,6 +9,7 @@ valid/test split and the shared subgroups the same way for all of them.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pandas as pd
@@ -16,10 +17,11 @@ import pandas as pd
 from biasflow.datasets import bold, holisticbias, honest
 from biasflow.datasets.download import download_files
 from biasflow.datasets.files import WHERE_TO_GET
-from biasflow.datasets.prompts import PROMPT_COLUMNS, check_valid_fraction, finalise
+from biasflow.datasets.prompts import check_valid_fraction, finalise
 from biasflow.errors import BiasflowError
+from biasflow.tables import write_table
 
-__all__ = ["AXES", "DATASET_FILES", "METRICS", "PROMPT_COLUMNS", "download_dataset", "load_prompts"]
+__all__ = ["AXES", "DATASET_FILES", "METRICS", "download_dataset", "load_prompts", "write_prompts"]
 
 METRICS = ("BOLD", "HolisticBias", "HONEST")
 AXES = ("gender", "religion", "race")
@@ -39,7 +41,7 @@ def load_prompts(
 ) -> pd.DataFrame:
     """The original prompts of ``metric`` on ``axis`` read from ``data_dir``.
 
-    Columns are :data:`PROMPT_COLUMNS`; ``split`` is "valid" for group keys whose stable
+    Columns are :data:`biasflow.tables.PROMPT_COLUMNS`; ``split`` is "valid" for group keys whose stable
     hash falls below ``valid_fraction``. ``subgroup_map`` (native label → shared label)
     relabels the rows and drops those it does not map; ``options`` are the metric's
     settings (HolisticBias ``buckets``, HONEST ``sets``; see their modules).
@@ -54,6 +56,25 @@ def load_prompts(
         )
     raw = loader.load(axis, data_dir, options)
     return finalise(raw, metric, axis, valid_fraction, subgroup_map)
+
+
+def write_prompts(*, data_dir: str | Path, metric: str, axis: str, loader: dict, out: str | Path) -> None:
+    """The prompt table of ``metric`` on ``axis``, written to ``out`` (the ``original_prompts`` step).
+
+    ``loader`` holds :func:`load_prompts`'s ``valid_fraction``, ``subgroup_map`` and ``options``.
+    """
+    prompts = load_prompts(
+        metric,
+        axis,
+        data_dir,
+        valid_fraction=loader["valid_fraction"],
+        subgroup_map=loader["subgroup_map"],
+        options=loader["options"],
+    )
+    logging.getLogger("biasflow").info(
+        "%s %s: %d prompts in %d subgroups", metric, axis, len(prompts), prompts["subgroup"].nunique()
+    )
+    write_table(prompts, out)
 
 
 def download_dataset(metric: str, base_url: str, dest_dir: str | Path) -> list[Path]:

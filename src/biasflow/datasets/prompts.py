@@ -5,7 +5,7 @@ Every loader hands over the same *raw* frame — one row per original prompt wit
 - ``subgroup``: the metric's own label for the row's group,
 - ``labels``: the labels a ``subgroup_map`` may match, most specific first (HolisticBias
   offers the descriptor before its bucket; the other metrics offer their one label),
-- ``group_key``: what keeps related prompts in one split (METHODS.md §1, held-out check),
+- ``group_key``: what keeps related prompts in one split (docs/methods.md §1.3),
 - ``key``: the prompt's natural key inside the metric's files,
 - ``text`` and ``term``: the prompt and the words that name its group.
 
@@ -21,19 +21,8 @@ import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.hashing import stable_hash, unit_interval
+from biasflow.tables import PROMPT_COLUMNS
 
-PROMPT_COLUMNS = [
-    "prompt_id",
-    "metric",
-    "axis",
-    "subgroup",
-    "split",
-    "group_key",
-    "promptset",
-    "source_id",
-    "text",
-    "identity_term",
-]
 RAW_COLUMNS = ["subgroup", "labels", "group_key", "key", "text", "term"]
 
 

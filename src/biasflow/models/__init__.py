@@ -1,29 +1,47 @@
-"""Generation backends behind one interface (see :mod:`biasflow.models.base`).
+"""Generation backends behind one interface (see :mod:`biasflow.models.base`), chosen by name.
 
-Backends are chosen by name; each imports its heavy dependencies only when constructed,
-so ``import biasflow`` never pulls torch, vLLM or the OpenAI client.
+Every backend class names itself (``name``) and says what its ``model`` field refers to
+(``local_weights``: weights this process loads, checked before any job runs) and whether
+tuning can train it (``trainable``); :data:`BACKENDS` is the one list of them, as the
+scorer registry is for scorers. Each backend imports its heavy dependencies only when
+constructed, so ``import biasflow`` never pulls torch, vLLM or the OpenAI client.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import difflib
 
 from biasflow.errors import BiasflowError
 from biasflow.models.base import Backend, Decoding, Generation, ModelSpec, Request
+from biasflow.models.openai_backend import OpenAIBackend
+from biasflow.models.transformers_backend import TransformersBackend
+from biasflow.models.vllm_backend import VLLMBackend
 
-BACKENDS = ("transformers", "vllm", "openai")
+_REGISTRY = {cls.name: cls for cls in (TransformersBackend, VLLMBackend, OpenAIBackend)}
+BACKENDS = tuple(_REGISTRY)
 
 __all__ = [
-    "BACKENDS", "Backend", "Decoding", "Generation", "ModelSpec", "Request", "load_backend", "model_spec",
-    "spec_from_entry",
+    "BACKENDS", "Backend", "Decoding", "Generation", "ModelSpec", "Request", "backend_class", "load_backend",
+    "load_for_training", "model_spec", "spec_from_entry",
 ]
+
+
+def backend_class(name: str, where: str = "") -> type:
+    """The backend class registered as ``name``; an unknown name is a :class:`BiasflowError`.
+
+    ``where`` starts the message (say, the config key that named the backend).
+    """
+    if name not in _REGISTRY:
+        close = difflib.get_close_matches(name, BACKENDS, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise BiasflowError(f"{where}unknown backend {name!r}{hint}; use one of {', '.join(BACKENDS)}.")
+    return _REGISTRY[name]
 
 
 def model_spec(name: str, entry: dict) -> ModelSpec:
     """Build a :class:`ModelSpec` from a config entry (already schema-validated)."""
     backend = entry.get("backend", "transformers")
-    if backend not in BACKENDS:
-        raise BiasflowError(f"model {name}: unknown backend {backend!r}; use one of {', '.join(BACKENDS)}.")
+    backend_class(backend, f"model {name}: ")
     if not entry.get("model"):
         raise BiasflowError(f"model {name}: no `model` given (a hub id, directory, .gguf file or pkg:...).")
     decoding_keys = set(Decoding.__dataclass_fields__)
@@ -53,18 +71,19 @@ def spec_from_entry(entry: dict) -> ModelSpec:
 
 def load_backend(spec: ModelSpec, cache_dir: str = ".cache/biasflow") -> Backend:
     """Construct the backend named by ``spec.backend`` (loads the model)."""
-    if spec.backend == "transformers":
-        from biasflow.models.transformers_backend import TransformersBackend
+    return backend_class(spec.backend, f"model {spec.name}: ")(spec, cache_dir=cache_dir)
 
-        return TransformersBackend(spec, cache_dir=cache_dir)
-    if spec.backend == "vllm":
-        from biasflow.models.sources import resolve_source
-        from biasflow.models.vllm_backend import VLLMBackend
 
-        # vLLM loads hub ids, directories and .gguf files itself; pkg: specs become file paths.
-        return VLLMBackend(replace(spec, model=resolve_source(spec.model, cache_dir).location))
-    if spec.backend == "openai":
-        from biasflow.models.openai_backend import OpenAIBackend
+def load_for_training(spec: ModelSpec, cache_dir: str):
+    """``(tokenizer, model)`` in float32 on the CPU, for soft-prompt tuning and fine-tuning.
 
-        return OpenAIBackend(spec)
-    raise BiasflowError(f"model {spec.name}: unknown backend {spec.backend!r}; use one of {', '.join(BACKENDS)}.")
+    Only a backend whose weights are local and in the transformers layout can be trained.
+    """
+    cls = backend_class(spec.backend, f"model {spec.name}: ")
+    if not cls.trainable:
+        trainable = ", ".join(name for name, c in _REGISTRY.items() if c.trainable)
+        raise BiasflowError(
+            f"model {spec.name}: soft-prompt tuning and fine-tuning need local weights (backend {trainable}), "
+            f"not backend {spec.backend}."
+        )
+    return cls.load_pretrained(spec, cache_dir, dtype="float32")

@@ -82,7 +82,12 @@ class OpenAIBackend:
     results are the record, not something a rerun reproduces.
     """
 
-    def __init__(self, spec: ModelSpec):
+    name = "openai"
+    # `model` names what the server serves; no weights are loaded here.
+    local_weights = False
+    trainable = False
+
+    def __init__(self, spec: ModelSpec, cache_dir: str | None = None):
         openai = _import_openai()
         self.spec = spec
         options = spec.options

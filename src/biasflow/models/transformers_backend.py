@@ -24,26 +24,52 @@ from biasflow.models.sources import materialise, resolve_source
 log = logging.getLogger("biasflow")
 
 
+def default_device() -> str:
+    """The first GPU when there is one, else the CPU."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def load_pretrained(spec: ModelSpec, cache_dir: str, dtype: str | None = None):
+    """``(tokenizer, model)`` of ``spec.model`` from local weights (GGUF converted once), on the CPU.
+
+    ``dtype`` overrides the entry's own (tuning trains in float32 whatever the entry says).
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    source = materialise(resolve_source(spec.model, cache_dir), cache_dir)
+    kwargs = {"trust_remote_code": spec.trust_remote_code}
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
+        model = AutoModelForCausalLM.from_pretrained(
+            source.location, dtype=_torch_dtype(torch, dtype or spec.dtype), **kwargs
+        )
+    except OSError as exc:
+        raise BiasflowError(
+            f"cannot load model {spec.model!r} for {spec.name}: {exc}. A hub id needs the internet on first "
+            "use; offline, point `model` at a local directory, a .gguf file or 'pkg:<distribution>/<file>'."
+        ) from exc
+    return tokenizer, model
+
+
 class TransformersBackend:
+    """In-process generation with transformers; its weights also serve tuning (:func:`load_pretrained`)."""
+
+    name = "transformers"
+    # The `model` field names weights this process loads (checked before any job runs).
+    local_weights = True
+    # Soft-prompt tuning and fine-tuning can train these weights.
+    trainable = True
+
     def __init__(self, spec: ModelSpec, cache_dir: str = ".cache/biasflow", device: str | None = None):
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.spec = spec
         self.torch = torch
-        source = materialise(resolve_source(spec.model, cache_dir), cache_dir)
-        kwargs = {"trust_remote_code": spec.trust_remote_code}
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
-            self.model = AutoModelForCausalLM.from_pretrained(
-                source.location, dtype=_torch_dtype(torch, spec.dtype), **kwargs
-            )
-        except OSError as exc:
-            raise BiasflowError(
-                f"cannot load model {spec.model!r} for {spec.name}: {exc}. A hub id needs the internet on first "
-                "use; offline, point `model` at a local directory, a .gguf file or 'pkg:<distribution>/<file>'."
-            ) from exc
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.tokenizer, self.model = load_pretrained(spec, cache_dir)
+        self.device = device or default_device()
         self.model.to(self.device).eval()
         self.tokenizer.padding_side = "left"
         self.tokenizer.truncation_side = "left"
@@ -51,6 +77,8 @@ class TransformersBackend:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         if self.tokenizer.pad_token_id is None:
             raise BiasflowError(f"model {spec.name}: its tokenizer has neither a pad nor an eos token.")
+
+    load_pretrained = staticmethod(load_pretrained)
 
     def generate(
         self, requests: Sequence[Request], chat: bool = False, progress: ProgressCallback | None = None

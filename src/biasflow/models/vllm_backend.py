@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
+from dataclasses import replace
 
 from biasflow.errors import BiasflowError
 from biasflow.models.base import Decoding, Generation, ModelSpec, ProgressCallback, Request
+from biasflow.models.sources import resolve_source
 
 # Requests handed to vLLM per call. vLLM batches continuously within a call, so a call
 # this large keeps the GPU busy, while still reporting progress several times in a
@@ -115,11 +117,17 @@ class VLLMBackend:
     """Continuations from a model loaded once into a vLLM engine.
 
     ``chat=True`` sends each prompt as one user message through ``LLM.chat``, which
-    applies the tokenizer's chat template with the generation prompt added.
+    applies the tokenizer's chat template with the generation prompt added. vLLM loads
+    hub ids, directories and ``.gguf`` files itself; ``pkg:`` specs become file paths.
     """
 
-    def __init__(self, spec: ModelSpec):
+    name = "vllm"
+    local_weights = True
+    trainable = False
+
+    def __init__(self, spec: ModelSpec, cache_dir: str = ".cache/biasflow"):
         vllm = _import_vllm()
+        spec = replace(spec, model=resolve_source(spec.model, cache_dir).location)
         self.spec = spec
         self._sampling_params_cls = vllm.SamplingParams
         self._llm = vllm.LLM(**engine_kwargs(spec))

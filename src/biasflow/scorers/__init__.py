@@ -1,7 +1,7 @@
 """Scorers: one float per continuation (toxicity, profanity, sentiment).
 
 The scorer's name is part of every cache key, path and column, so results of two
-scorers never mix (DESIGN.md, Scorers). Use :func:`get_scorer` to build one by name and
+scorers never mix (docs/methods.md §5). Use :func:`get_scorer` to build one by name and
 :func:`score_texts` to score through the on-disk cache.
 """
 

@@ -1,6 +1,6 @@
 """The scorer interface: one float per continuation text.
 
-CAIRO's bias (METHODS.md §1) is built from one score per sampled continuation
+CAIRO's bias (docs/methods.md §1.4) is built from one score per sampled continuation
 (toxicity probability by default). Every scorer takes texts in batches and returns a
 float array in input order; the base class turns missing texts into "" so a scorer
 never sees ``None``/NaN from a table with empty continuations.

@@ -1,6 +1,6 @@
 """A content-addressed score cache, so reruns score only new continuations.
 
-DESIGN.md (Caching and reruns): adding paraphrases or prompts must recompute only the
+docs/methods.md §5 (caching): adding paraphrases or prompts must recompute only the
 new rows. Scores are keyed by ``stable_hash(scorer name, text)`` and stored as parquet
 shards under ``cache_dir/<scorer>/``. Each call adds at most one shard holding the rows
 it computed, written atomically (temporary file, then ``os.replace``), so a killed job

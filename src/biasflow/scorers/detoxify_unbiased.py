@@ -1,7 +1,7 @@
 """The CAIRO paper's toxicity classifier: Detoxify's ``unbiased`` checkpoint.
 
 The paper scores every continuation with Detoxify (appendix A) and uses the toxicity
-probability as the bias proxy (METHODS.md §1). The checkpoint is downloaded on first
+probability as the bias proxy (docs/methods.md §1.4). The checkpoint is downloaded on first
 use, so this scorer needs the internet once; offline runs use ``profanity`` instead.
 The model is loaded on the first batch, not at construction, so a fully cached rerun
 never loads it.

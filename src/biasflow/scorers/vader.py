@@ -1,7 +1,7 @@
 """Sentiment scorer: VADER compound score in [-1, 1].
 
 Used as an alternative CAIRO proxy and by FairPair's sentiment dissimilarity
-(METHODS.md §2); vaderSentiment ships its lexicon, so it works offline.
+(docs/methods.md §2.2); vaderSentiment ships its lexicon, so it works offline.
 """
 
 from __future__ import annotations

@@ -1,0 +1,212 @@
+"""Prompt-set combinations and their pooled Eq. 1 bias, for all combinations at once (docs/methods.md §1.5).
+
+A combination is ``original`` once plus a multiset of paraphrase sets. Pooling is exact
+addition of the per-set sufficient statistics of :mod:`biasflow.cairo.stats`,
+so the pooled ``S`` and ``N`` of every combination are one matrix product of a
+(combinations x sets) count matrix with the (sets x models·subgroups) statistics, per
+generation seed; Eq. 1 (§1.6) follows elementwise. A per-combination loop would not scale
+to the 15,504 multisets of 15 sets.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from biasflow.cairo.stats import NORMALISE, STATS_COLUMNS, STATS_KEYS
+from biasflow.errors import BiasflowError
+from biasflow.tables import require_columns
+
+ORIGINAL = "original"
+COMBINATION_MODES = ("subsets", "multisets")
+
+
+def combination_counts(n_paraphrase_sets: int, k: int, combinations: str) -> np.ndarray:
+    """Multiplicity of each prompt set in every combination of size ``k``.
+
+    Returns an int array (n_combinations, 1 + n_paraphrase_sets): column 0 is ``original``
+    (always 1), column 1 + i paraphrase set i. Rows follow itertools order of the k - 1
+    paraphrase sets: ``combinations`` (``subsets``, the paper's text: distinct sets) or
+    ``combinations_with_replacement`` (``multisets``, the CAIRO reference code).
+    """
+    if combinations not in COMBINATION_MODES:
+        raise BiasflowError(
+            f"unknown combination enumeration {combinations!r}; choose one of: {', '.join(COMBINATION_MODES)}."
+        )
+    if k < 1:
+        raise BiasflowError(f"a combination has at least 1 prompt set (original); got size k={k}.")
+    picked = k - 1
+    if picked == 0:
+        n_rows = 1
+    elif combinations == "subsets":
+        n_rows = math.comb(n_paraphrase_sets, picked)
+    else:
+        n_rows = math.comb(n_paraphrase_sets + picked - 1, picked) if n_paraphrase_sets else 0
+    counts = np.zeros((n_rows, 1 + n_paraphrase_sets), dtype=np.int64)
+    counts[:, 0] = 1
+    if picked and n_rows:
+        enumerate_sets = itertools.combinations if combinations == "subsets" else itertools.combinations_with_replacement
+        flat = itertools.chain.from_iterable(enumerate_sets(range(n_paraphrase_sets), picked))
+        chosen = np.fromiter(flat, dtype=np.int64, count=n_rows * picked).reshape(n_rows, picked)
+        np.add.at(counts, (np.repeat(np.arange(n_rows), picked), chosen.ravel() + 1), 1)
+    return counts
+
+
+@dataclass(frozen=True)
+class PooledStats:
+    """``S`` and ``N`` of one metric, axis and split as arrays (sets x models x seeds x subgroups).
+
+    A (set, subgroup) cell without rows holds S = N = 0, so it adds nothing when pooled;
+    ``original`` (index 0) is complete, so every pooled subgroup has N > 0. ``scale`` is
+    the largest |subgroup mean| of ``original``: the unit in which a bias vector is judged
+    constant across models.
+    """
+
+    score_sum: np.ndarray
+    n: np.ndarray
+    scale: float
+
+
+def resolve_axis(stats: pd.DataFrame, metric: str, axis: str | None) -> str:
+    """The axis of ``metric``: ``axis`` itself if the metric has it, else the metric's only axis."""
+    axes = sorted(stats.loc[stats["metric"] == metric, "axis"].unique())
+    if not axes:
+        raise BiasflowError(
+            f"CAIRO statistics have no rows for metric {metric!r}; metrics present: "
+            f"{', '.join(map(str, sorted(stats['metric'].unique())))}."
+        )
+    if axis is None and len(axes) == 1:
+        return axes[0]
+    if axis not in axes:
+        raise BiasflowError(
+            f"metric {metric!r} has the axes {', '.join(map(str, axes))}; pass axis= one of them."
+        )
+    return axis
+
+
+def pooled_stats(
+    stats: pd.DataFrame, metric: str, axis: str, split: str, promptsets: list[str], models: list[str]
+) -> PooledStats:
+    """Arrange the statistics of ``metric`` on ``axis`` in ``split`` for pooling.
+
+    Subgroups are those of the metric and axis in any split; seeds are those the models
+    have in this split. ``original`` must have every (model, seed, subgroup) with n > 0:
+    it is what guarantees every pooled subgroup mean exists (docs/methods.md §1.5).
+    """
+    require_columns(stats, STATS_COLUMNS, "CAIRO statistics")
+    if not promptsets or promptsets[0] != ORIGINAL:
+        raise BiasflowError(f"the first prompt set must be {ORIGINAL!r}; got {promptsets[:1]}.")
+    on_axis = stats[(stats["metric"] == metric) & (stats["axis"] == axis)]
+    subgroups = sorted(on_axis["subgroup"].unique())
+    rows = on_axis[(on_axis["split"] == split) & on_axis["model"].isin(models)]
+    if rows.empty:
+        raise BiasflowError(
+            f"CAIRO statistics have no rows for metric {metric}, axis {axis}, split {split!r} and models "
+            f"{', '.join(models)}; splits present: {', '.join(map(str, sorted(on_axis['split'].unique())))}. "
+            "Choose a split that exists (select_split / test_split) or compute its statistics."
+        )
+    duplicated = rows.duplicated(STATS_KEYS)
+    if duplicated.any():
+        first = rows.loc[duplicated, STATS_KEYS].iloc[0].to_dict()
+        raise BiasflowError(
+            f"CAIRO statistics have duplicate rows, e.g. {first}; each (model, metric, axis, split, "
+            "promptset, seed, subgroup) must appear once. Were statistics files concatenated twice?"
+        )
+    seeds = sorted(rows["seed"].unique())
+    rows = rows[rows["promptset"].isin(promptsets)]
+    shape = (len(promptsets), len(models), len(seeds), len(subgroups))
+    where = tuple(
+        pd.Index(values).get_indexer(rows[column])
+        for values, column in ((promptsets, "promptset"), (models, "model"), (seeds, "seed"), (subgroups, "subgroup"))
+    )
+    score_sum, n = np.zeros(shape), np.zeros(shape)
+    score_sum[where] = rows["score_sum"].to_numpy(dtype=np.float64)
+    n[where] = rows["n"].to_numpy(dtype=np.float64)
+    _check_original(n[0], metric, axis, split, models, seeds, subgroups)
+    scale = float(np.max(np.abs(score_sum[0] / n[0])))
+    return PooledStats(score_sum, n, scale)
+
+
+def _check_original(n, metric, axis, split, models, seeds, subgroups) -> None:
+    """Every (model, seed, subgroup) of ``original`` needs rows, or some pooled mean is 0/0."""
+    missing = np.argwhere(~(n > 0))
+    if len(missing):
+        examples = "; ".join(
+            f"model={models[m]}, seed={seeds[s]}, subgroup={subgroups[g]}" for m, s, g in missing[:3]
+        )
+        raise BiasflowError(
+            f"the original prompt set of metric {metric}, axis {axis}, split {split!r} has no rows for "
+            f"{len(missing)} (model, seed, subgroup) cell(s): {examples}. Every combination pools original, "
+            "so it needs every subgroup for every model and seed: generate and score the missing ones, "
+            "or drop that subgroup or seed everywhere."
+        )
+
+
+def pooled_bias(counts: np.ndarray, pooled: PooledStats, normalise: str = "none") -> np.ndarray:
+    """Eq. 1 (pooled form) for every row of ``counts``, averaged over seeds: (combinations, models).
+
+    Per seed, ``counts @ S`` gives ``S_g(C)`` for all combinations, models and subgroups at
+    once; ``mu_all = sum_g S_g / sum_g N_g`` and ``bias = sum_g |mu_all - S_g / N_g|``.
+    """
+    if normalise not in NORMALISE:
+        raise BiasflowError(f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(NORMALISE)}.")
+    n_sets, n_models, n_seeds, n_groups = pooled.score_sum.shape
+    weights = np.asarray(counts, dtype=np.float64)
+    bias = np.zeros((len(weights), n_models))
+    for seed in range(n_seeds):
+        shape = (len(weights), n_models, n_groups)
+        group_sum = (weights @ pooled.score_sum[:, :, seed, :].reshape(n_sets, -1)).reshape(shape)
+        group_n = (weights @ pooled.n[:, :, seed, :].reshape(n_sets, -1)).reshape(shape)
+        mu_all = group_sum.sum(axis=2) / group_n.sum(axis=2)
+        bias += np.abs(mu_all[:, :, None] - group_sum / group_n).sum(axis=2)
+    bias /= n_seeds
+    if normalise == "mean":
+        bias /= n_groups
+    return bias
+
+
+def bias_matrix(
+    stats: pd.DataFrame,
+    metric: str,
+    split: str,
+    promptsets: list[str],
+    counts: np.ndarray,
+    models: list[str],
+    normalise: str = "none",
+    axis: str | None = None,
+) -> np.ndarray:
+    """Bias of every combination in ``counts`` (columns follow ``promptsets``, ``original`` first).
+
+    Returns (n_combinations, n_models). ``axis`` may be left out when the metric has one.
+    """
+    if np.shape(counts)[1:] != (len(promptsets),):
+        raise BiasflowError(
+            f"counts have {np.shape(counts)[1:]} columns but {len(promptsets)} prompt sets were named; "
+            "give one column per prompt set."
+        )
+    axis = resolve_axis(stats, metric, axis)
+    return pooled_bias(counts, pooled_stats(stats, metric, axis, split, list(promptsets), list(models)), normalise)
+
+
+def combination_bias(
+    stats: pd.DataFrame,
+    metric: str,
+    split: str,
+    combination: dict[str, int],
+    models: list[str],
+    normalise: str = "none",
+    axis: str | None = None,
+) -> pd.Series:
+    """Bias per model of one combination ``{prompt set: multiplicity}``; ``original`` is added once if absent."""
+    combination = {ORIGINAL: 1, **combination}
+    bad = {name: mult for name, mult in combination.items() if int(mult) != mult or mult < 0}
+    if bad:
+        raise BiasflowError(f"multiplicities must be non-negative integers; got {bad}.")
+    promptsets = [ORIGINAL, *(name for name in combination if name != ORIGINAL)]
+    counts = np.array([[combination[name] for name in promptsets]])
+    bias = bias_matrix(stats, metric, split, promptsets, counts, models, normalise, axis)
+    return pd.Series(bias[0], index=pd.Index(list(models), name="model"), name="bias")

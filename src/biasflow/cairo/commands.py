@@ -1,0 +1,50 @@
+"""CAIRO's ``biasflow`` subcommands: ``cairo-stats`` and ``cairo-select`` on files a user brings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def register(commands) -> None:
+    """Add CAIRO's subcommands to the ``biasflow`` parser (entry point ``biasflow.commands``)."""
+    stats = commands.add_parser("cairo-stats", help="sufficient statistics and Eq. 1 bias from scored continuations")
+    stats.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
+    stats.add_argument("--scores", nargs="+", required=True, help="score tables")
+    stats.add_argument("--scorer", required=True, help="which scorer's scores to use")
+    stats.add_argument("--normalise", choices=["none", "mean"], default="none")
+    stats.add_argument("--out-dir", required=True)
+    stats.set_defaults(run=_stats)
+
+    select = commands.add_parser(
+        "cairo-select", help="CAIRO selection on a statistics table (the workflow's cairo_select step)"
+    )
+    select.add_argument("--stats", nargs="+", required=True, help="CAIRO statistics table(s), one or several axes")
+    select.add_argument("--out-dir", required=True)
+    select.add_argument("--mode", choices=["shared", "independent"], default="shared")
+    select.add_argument("--combinations", choices=["subsets", "multisets"], default="multisets")
+    select.add_argument("--max-sets", type=int, default=4, help="largest combination size K")
+    select.add_argument("--permutations", type=int, default=1000, help="B for the permutation p-value (0: off)")
+    select.add_argument("--seed", type=int, default=0)
+    select.add_argument("--normalise", choices=["none", "mean"], default="none")
+    select.set_defaults(run=_select)
+
+
+def _stats(args) -> None:
+    from biasflow.cairo.steps import cairo_stats
+
+    out = Path(args.out_dir)
+    cairo_stats(
+        continuation_paths=args.continuations, score_paths=args.scores, scorer=args.scorer,
+        normalise=args.normalise, subgroups="as given", stats_out=str(out / "stats.parquet"),
+        bias_out=str(out / "bias.csv"), plot_out=str(out / "bias.png"),
+    )
+
+
+def _select(args) -> None:
+    from biasflow.cairo.steps import select_to_directory
+
+    settings = {
+        "mode": args.mode, "combinations": args.combinations, "max_sets": args.max_sets,
+        "permutations": args.permutations, "seed": args.seed, "normalise": args.normalise,
+    }
+    select_to_directory(stats_paths=args.stats, settings=settings, out_dir=args.out_dir)

@@ -1,0 +1,330 @@
+"""Prompt augmentation by paraphrasing (CAIRO paper §3.2 and appendix A.4).
+
+CAIRO pools bias over prompt sets written by several paraphrasers with several seeds
+(docs/methods.md §1.2): each set ``<paraphraser>-s<seed>`` holds one paraphrase per original
+prompt, keeping its subgroup. Prompts of BOLD, HolisticBias and HONEST are sentence
+*beginnings* ("the woman should work as"), so a paraphrase is kept as text for the
+evaluated model to continue: cleaning drops a trailing period the original lacks, and
+validation never asks for a full sentence.
+
+Raw paraphraser output is messy (quotes, numbered lists, "Paraphrase:" labels, several
+alternatives); :func:`clean_paraphrase` keeps the first candidate and
+:func:`validate_paraphrase` rejects copies, length outliers and paraphrases that lost the
+identity term, so a set never silently measures a different subgroup.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+import pandas as pd
+
+from biasflow.bundled import TEMPLATES
+from biasflow.errors import BiasflowError
+from biasflow.hashing import stable_hash
+from biasflow.models.base import ProgressCallback, Request
+from biasflow.tables import PROMPT_COLUMNS, require_columns
+
+REASONS = ("empty", "copy", "too_short", "too_long", "identity_missing")
+REJECTION_COUNTS = ["n_prompts", "n_accepted", "n_dropped", "n_retried", *REASONS]
+PARAPHRASE_REJECTION_COLUMNS = ["paraphraser", "seed", "metric", "axis", *REJECTION_COUNTS]
+TEMPLATE_NAMES = ("chat", "completion")
+DEFAULT_TEMPLATE_DIR = TEMPLATES / "paraphrase"
+
+Generate = Callable[[list[Request]], list[str]]
+
+
+# --- templates -----------------------------------------------------------------------
+
+
+def load_templates(directory: str | Path | None = None) -> dict[str, str]:
+    """Read ``chat.txt`` and ``completion.txt`` (each with a ``{prompt}`` slot) from ``directory``.
+
+    Defaults to the repository's ``resources/templates/paraphrase``, which holds the
+    paper's two prompts (appendix A.4): an instruction for chat models and
+    "{prompt} can be paraphrased as" for completion models.
+    """
+    directory = Path(directory) if directory is not None else DEFAULT_TEMPLATE_DIR
+    return {name: _read_template(directory / f"{name}.txt") for name in TEMPLATE_NAMES}
+
+
+def _read_template(path: Path) -> str:
+    if not path.is_file():
+        raise BiasflowError(
+            f"paraphrase template not found: {path}. Create it, or point the config at a folder that has it."
+        )
+    text = path.read_text(encoding="utf-8").rstrip("\n")
+    if "{prompt}" not in text:
+        raise BiasflowError(
+            f"paraphrase template {path} has no {{prompt}} placeholder; add one where the original goes."
+        )
+    return text
+
+
+def build_request_text(original: str, chat: bool, templates: dict[str, str]) -> str:
+    """The paraphraser's input: the chat or completion template with ``{prompt}`` filled.
+
+    Plain replacement rather than ``str.format``, so braces in a prompt are kept as is.
+    """
+    return templates["chat" if chat else "completion"].replace("{prompt}", original)
+
+
+# --- cleaning ------------------------------------------------------------------------
+
+_BULLET = re.compile(r"^\s*(?:[-*•·:>#]+|\(?\d{1,3}[.):])\s*")
+_FILLER = re.compile(r"^(?:sure|certainly|of course|okay|ok|here you go)\b[!,.]*\s*", re.IGNORECASE)
+_LABEL = re.compile(r"^([^:\n]{1,80}):\s*")
+_LABEL_WORDS = ("paraphras", "rephras", "rewrit", "reword", "answer", "output", "response", "version", "follows")
+_QUOTES = {'"': '"', "“": "”", "„": "“", "‘": "’", "'": "'", "«": "»", "`": "`"}
+_SENTENCE_END = re.compile(r"[.!?…]+[\"'”’»]?\s+")
+_ABBREVIATIONS = {
+    "mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "rev", "gen", "col", "lt", "sgt", "capt", "mt", "ft",
+    "vs", "no", "inc", "ltd", "co", "e.g", "i.e", "approx",
+}
+
+
+def clean_paraphrase(raw: str, original: str = "") -> str:
+    """Reduce a paraphraser's raw output to one paraphrase to be continued.
+
+    Keeps the first content line (skipping "Original: …" lines and "Here are …:"
+    preambles), strips bullets, numbering, "Sure!" openers and labels such as
+    "Paraphrase:", takes the first quoted span or else the first sentence, collapses
+    whitespace, and drops a trailing period or ellipsis unless ``original`` ends with one
+    (prompts are sentence beginnings; a closing period would stop the evaluated model
+    from continuing). With no ``original`` the trailing period is always dropped.
+    """
+    text = _first_content_line(raw if isinstance(raw, str) else "")
+    text = _unquote(text)
+    text = _first_sentence(text)
+    text = _unquote(text).strip("\"“”«»` ")
+    text = " ".join(text.split())
+    if not original.rstrip().endswith((".", "…")):
+        text = text.rstrip(".… ")
+    return text
+
+
+def _first_content_line(raw: str) -> str:
+    lines = [line.strip() for line in raw.splitlines()]
+    lines = [line for line in lines if line]
+    for i, line in enumerate(lines):
+        if line.endswith(":") and i < len(lines) - 1:
+            continue  # a preamble such as "Here are three alternatives:"
+        stripped, is_original = _strip_prefixes(line)
+        if stripped and not is_original:
+            return stripped
+    return ""
+
+
+def _strip_prefixes(line: str) -> tuple[str, bool]:
+    """Strip bullets, openers and labels repeatedly; also say whether it was an "Original:" line."""
+    previous = None
+    while line != previous:
+        previous = line
+        line = _BULLET.sub("", line)
+        line = _FILLER.sub("", line)
+        label = _LABEL.match(line)
+        if label and len(label.group(1).split()) <= 8:
+            words = label.group(1).lower()
+            if "original" in words:
+                return "", True
+            if any(w in words for w in _LABEL_WORDS):
+                line = line[label.end():]
+    return line.strip(), False
+
+
+def _unquote(text: str) -> str:
+    """If ``text`` opens with a quote, return the quoted span (or drop an unclosed quote)."""
+    text = text.strip()
+    if not text or text[0] not in _QUOTES:
+        return text
+    close = re.escape(_QUOTES[text[0]])
+    closed = re.match(rf"^.(.+?){close}(?=$|[\s.,;:!?)])", text, re.DOTALL)
+    return closed.group(1).strip() if closed else text[1:].strip()
+
+
+def _first_sentence(text: str) -> str:
+    """Cut ``text`` after its first sentence end that does not follow an abbreviation or initial."""
+    for end in _SENTENCE_END.finditer(text):
+        before = text[: end.start()].split()
+        if before and not _is_abbreviation(before[-1]):
+            return text[: end.end()].strip()
+    return text
+
+
+def _is_abbreviation(word: str) -> bool:
+    """Titles ("Dr"), dotted forms ("U.S", "e.g") and capital initials ("J"); not the article "a"."""
+    word = word.strip("\"'(“‘")
+    if len(word) == 1:
+        return word.isupper()
+    word = word.lower()
+    return word in _ABBREVIATIONS or re.fullmatch(r"(?:[a-z]\.)+[a-z]", word) is not None
+
+
+# --- validation ----------------------------------------------------------------------
+
+
+def validate_paraphrase(
+    original: str, paraphrase: str, identity_term: str = "", min_ratio: float = 0.5, max_ratio: float = 2.0
+) -> str | None:
+    """``None`` if ``paraphrase`` is usable, else the first failing reason of :data:`REASONS`.
+
+    Length ratio = words of paraphrase / words of original. "copy" compares the texts
+    lower-cased with punctuation removed (the paper asks for paraphrases "while not
+    writing the original sentences"). ``identity_term`` (e.g. "the woman"), when given,
+    must appear as whole words, ignoring case, so the paraphrase still targets the
+    prompt's subgroup.
+    """
+    words = paraphrase.split()
+    if not words:
+        return "empty"
+    if _comparable(paraphrase) == _comparable(original):
+        return "copy"
+    ratio = len(words) / max(len(original.split()), 1)
+    if ratio < min_ratio:
+        return "too_short"
+    if ratio > max_ratio:
+        return "too_long"
+    if identity_term and not _mentions(paraphrase, identity_term):
+        return "identity_missing"
+    return None
+
+
+def _comparable(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", "", text.lower()).split())
+
+
+def _mentions(text: str, term: str) -> bool:
+    pattern = r"\s+".join(re.escape(part) for part in term.split())
+    return re.search(rf"(?<!\w){pattern}(?!\w)", text, re.IGNORECASE) is not None
+
+
+# --- the paraphrasing loop -----------------------------------------------------------
+
+
+def paraphrase_prompts(
+    original: pd.DataFrame,
+    generate: Generate,
+    *,
+    paraphraser: str,
+    seeds: list[int],
+    chat: bool,
+    templates: dict[str, str],
+    max_attempts: int = 3,
+    min_ratio: float = 0.5,
+    max_ratio: float = 2.0,
+    keep_identity: bool = True,
+    progress: ProgressCallback | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Paraphrase every original prompt once per seed; return (paraphrase rows, rejections).
+
+    For each attempt round a = 0..max_attempts-1, one ``generate`` call receives
+    ``Request(prompt=<template filled>, seed=s, sample=a)`` for every (prompt, seed) still
+    without a valid paraphrase; the first valid cleaned output is kept. Prompts still
+    invalid after ``max_attempts`` are dropped. ``min_ratio``/``max_ratio`` go to
+    :func:`validate_paraphrase`; ``keep_identity`` false drops the identity-term check
+    (for metrics whose subgroup does not hinge on the literal words, or other languages);
+    ``progress`` gets the number of requests per round.
+    The request carries seed and attempt, so the same inputs give the same outputs
+    whatever the batch.
+
+    Paraphrase rows copy the original's columns, with ``promptset`` =
+    ``<paraphraser>-s<seed>``, the paraphrase as ``text`` and a new ``prompt_id``;
+    ``source_id`` links back. The rejections table (:data:`PARAPHRASE_REJECTION_COLUMNS`) has one
+    row per (seed, metric, axis): reason counts over all attempts, ``n_dropped`` =
+    prompts with no valid paraphrase, ``n_retried`` = prompts whose first attempt was
+    rejected (accepted later or dropped).
+    """
+    _check_original(original)
+    if max_attempts < 1:
+        raise BiasflowError(f"paraphrase max_attempts must be at least 1, got {max_attempts}.")
+    prompts = original.reset_index(drop=True)
+    seeds = list(dict.fromkeys(int(s) for s in seeds))
+    texts = prompts["text"].astype(str).tolist()
+    terms = [t if isinstance(t, str) and keep_identity else "" for t in prompts["identity_term"].tolist()]
+    requests = [build_request_text(t, chat, templates) for t in texts]
+
+    accepted: dict[tuple[int, int], str] = {}
+    outcomes: list[dict] = []
+    pending = [(seed, i) for seed in seeds for i in range(len(prompts))]
+    for attempt in range(max_attempts):
+        if not pending:
+            break
+        batch = [Request(prompt=requests[i], seed=seed, sample=attempt) for seed, i in pending]
+        raws = _generate_unique(generate, batch)
+        if progress is not None:
+            progress(len(batch))
+        still = []
+        for (seed, i), raw in zip(pending, raws):
+            candidate = clean_paraphrase(raw, texts[i])
+            reason = validate_paraphrase(texts[i], candidate, terms[i], min_ratio, max_ratio)
+            outcomes.append({"seed": seed, "row": i, "attempt": attempt, "reason": reason})
+            if reason is None:
+                accepted[(seed, i)] = candidate
+            else:
+                still.append((seed, i))
+        pending = still
+
+    rows = _paraphrase_rows(prompts, accepted, paraphraser, seeds)
+    rejections = _rejection_table(prompts, outcomes, accepted, paraphraser, seeds)
+    return rows, rejections
+
+
+def _check_original(original: pd.DataFrame) -> None:
+    require_columns(original, PROMPT_COLUMNS, "prompt table to paraphrase")
+    other = sorted(set(original["promptset"].astype(str)) - {"original"})
+    if other:
+        raise BiasflowError(
+            f"only original prompts can be paraphrased, but the table has prompt set(s) {', '.join(other)}; "
+            "filter it to promptset == 'original'."
+        )
+
+
+def _generate_unique(generate: Generate, batch: list[Request]) -> list[str]:
+    """Call ``generate`` once with each distinct request (duplicate originals share one)."""
+    unique = list(dict.fromkeys(batch))
+    outputs = generate(unique)
+    if len(outputs) != len(unique):
+        raise RuntimeError(f"paraphraser returned {len(outputs)} outputs for {len(unique)} requests")
+    by_request = dict(zip(unique, outputs))
+    return [by_request[r] for r in batch]
+
+
+def _paraphrase_rows(
+    prompts: pd.DataFrame, accepted: dict[tuple[int, int], str], paraphraser: str, seeds: list[int]
+) -> pd.DataFrame:
+    keys = [(seed, i) for seed in seeds for i in range(len(prompts)) if (seed, i) in accepted]
+    rows = prompts.iloc[[i for _, i in keys]].reset_index(drop=True)
+    rows["promptset"] = [f"{paraphraser}-s{seed}" for seed, _ in keys]
+    rows["text"] = [accepted[k] for k in keys]
+    rows["prompt_id"] = [
+        stable_hash(m, a, s, p, t)
+        for m, a, s, p, t in zip(rows["metric"], rows["axis"], rows["source_id"], rows["promptset"], rows["text"])
+    ]
+    return rows
+
+
+def _rejection_table(
+    prompts: pd.DataFrame, outcomes: list[dict], accepted: dict, paraphraser: str, seeds: list[int]
+) -> pd.DataFrame:
+    """Per (seed, metric, axis): prompts, accepted, dropped, retried and reason counts."""
+    groups = list(zip(prompts["metric"], prompts["axis"]))
+    counts = {}
+    for seed in seeds:
+        for i, group in enumerate(groups):
+            row = counts.setdefault((seed, *group), dict.fromkeys(REJECTION_COUNTS, 0))
+            row["n_prompts"] += 1
+            row["n_accepted"] += (seed, i) in accepted
+    for event in outcomes:
+        row = counts[(event["seed"], *groups[event["row"]])]
+        row["n_retried"] += event["attempt"] == 1  # a prompt reaches attempt 1 once, if at all
+        if event["reason"] is not None:
+            row[event["reason"]] += 1
+    table = pd.DataFrame(
+        [{"paraphraser": paraphraser, "seed": s, "metric": m, "axis": a, **row} for (s, m, a), row in counts.items()],
+        columns=PARAPHRASE_REJECTION_COLUMNS,
+    )
+    table["n_dropped"] = table["n_prompts"] - table["n_accepted"]
+    table = table.astype({c: "int64" for c in ["seed", *REJECTION_COUNTS]})
+    return table.sort_values(["seed", "metric", "axis"], kind="stable").reset_index(drop=True)

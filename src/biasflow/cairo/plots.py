@@ -1,0 +1,121 @@
+"""CAIRO's figures: bias per prompt set, the correlation curve, before/after, paraphraser shares."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from biasflow.plotting import pyplot, save_png
+
+
+def plot_bias(bias: pd.DataFrame, path: str | Path) -> None:
+    """Eq. 1 bias of every model under each metric: one panel per metric, one marker per prompt set.
+
+    Original prompts are drawn as large black markers, paraphrase sets as small coloured
+    ones, so the spread that paraphrasing alone causes (paper 000, Figure 2) is visible.
+    Both splits are pooled in the mean of the two split values.
+    """
+    plt = pyplot()
+    metrics = sorted(bias["metric"].unique())
+    models = sorted(bias["model"].unique())
+    mean = bias.groupby(["metric", "model", "promptset"], as_index=False)["bias"].mean()
+    fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.5), squeeze=False, sharey=False)
+    for ax, metric in zip(axes[0], metrics):
+        rows = mean[mean["metric"] == metric]
+        for promptset, part in rows.groupby("promptset"):
+            x = [models.index(m) for m in part["model"]]
+            original = promptset == "original"
+            ax.scatter(
+                x, part["bias"], s=60 if original else 18, marker="D" if original else "o",
+                color="black" if original else None, label=promptset, zorder=3 if original else 2, alpha=0.9,
+            )
+        ax.set_title(metric)
+        ax.set_xticks(range(len(models)), models, rotation=45, ha="right", fontsize=8)
+        ax.set_ylabel("bias (Eq. 1, lower is fairer)")
+        ax.grid(axis="y", alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper right", fontsize=7, title="prompt set")
+    fig.tight_layout(rect=(0, 0, 0.85, 1))
+    save_png(fig, path)
+
+
+def plot_curve(curve: pd.DataFrame, path: str | Path) -> None:
+    """Correlation versus combination size (paper 000, Figure 6).
+
+    Per metric pair: the best valid r found by CAIRO, the same combination's r on the
+    held-out test split, and the mean r over all combinations of that size (the paper's
+    "average" baseline). k = 1 is the original prompts alone.
+    """
+    plt = pyplot()
+    panels = list(curve.groupby(["axis", "pair"], sort=True))
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
+    for ax, ((axis, pair), rows) in zip(axes[0], panels):
+        rows = rows.sort_values("k")
+        ax.plot(rows["k"], rows["best_r"], "o-", color="tab:blue", label="CAIRO (valid)")
+        ax.plot(rows["k"], rows["test_r"], "s--", color="tab:green", label="CAIRO selection on test")
+        ax.plot(rows["k"], rows["mean_r"], "^:", color="tab:gray", label="average over combinations")
+        ax.set_title(f"{pair} ({axis})", fontsize=10)
+        ax.set_xlabel("prompt sets in the combination (k)")
+        ax.set_ylabel("Pearson r across models")
+        ax.set_xticks(rows["k"])
+        ax.set_ylim(-1.05, 1.05)
+        ax.axhline(0, color="black", lw=0.5)
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    save_png(fig, path)
+
+
+def plot_before_after(table: pd.DataFrame, path: str | Path, split: str = "test") -> None:
+    """Each model's bias under the two metrics of a pair, original prompts vs CAIRO (Figures 10-11).
+
+    One row of two panels per pair; points are models. Drawn on the held-out ``split`` so
+    the picture shows whether the agreement found on the valid split carries over.
+    """
+    plt = pyplot()
+    rows = table[table["split"] == split]
+    pairs = sorted(rows[["axis", "pair"]].drop_duplicates().itertuples(index=False, name=None))
+    fig, axes = plt.subplots(len(pairs), 2, figsize=(8, 3.6 * len(pairs)), squeeze=False)
+    for (axis, pair), panel_row in zip(pairs, axes):
+        metric_x, metric_y = pair.split("~")
+        for ax, prompts in zip(panel_row, ("original", "cairo")):
+            part = rows[(rows["axis"] == axis) & (rows["pair"] == pair) & (rows["prompts"] == prompts)]
+            wide = part.pivot_table(index="model", columns="metric", values="bias")
+            ax.scatter(wide[metric_x], wide[metric_y], color="tab:blue" if prompts == "cairo" else "black")
+            for model, point in wide.iterrows():
+                ax.annotate(model, (point[metric_x], point[metric_y]), fontsize=7, xytext=(3, 3), textcoords="offset points")
+            r = np.corrcoef(wide[metric_x], wide[metric_y])[0, 1] if len(wide) > 2 else float("nan")
+            combination = part["combination"].iloc[0] if prompts == "cairo" and len(part) else "original"
+            ax.set_title(f"{axis}, {prompts} prompts: r = {r:.2f}\n{combination}", fontsize=8)
+            ax.set_xlabel(f"{metric_x} bias")
+            ax.set_ylabel(f"{metric_y} bias")
+            ax.grid(alpha=0.3)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
+def plot_paraphraser_shares(choices: pd.DataFrame, path: str | Path) -> None:
+    """Share of each paraphraser among the paraphrase sets of the best combinations (Figure 7).
+
+    Prompt sets are named ``<paraphraser>-s<seed>``; ``original`` is left out (it is in
+    every combination).
+    """
+    plt = pyplot()
+    paraphrased = choices[choices["promptset"] != "original"].copy()
+    paraphrased["paraphraser"] = paraphrased["promptset"].str.rsplit("-s", n=1).str[0]
+    panels = sorted(choices[["axis", "pair"]].drop_duplicates().itertuples(index=False, name=None))
+    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(4.2 * max(1, len(panels)), 3.4), squeeze=False)
+    for ax, (axis, pair) in zip(axes[0], panels):
+        part = paraphrased[(paraphrased["axis"] == axis) & (paraphrased["pair"] == pair)]
+        shares = part.pivot_table(index="k", columns="paraphraser", values="multiplicity", aggfunc="sum", fill_value=0)
+        if len(shares):
+            shares = shares.div(shares.sum(axis=1), axis=0)
+            shares.plot.bar(stacked=True, ax=ax, width=0.7, legend=ax is axes[0][0])
+        ax.set_title(f"{pair} ({axis})", fontsize=10)
+        ax.set_xlabel("prompt sets in the combination (k)")
+        ax.set_ylabel("share of paraphrased sets")
+        ax.set_ylim(0, 1)
+    fig.tight_layout()
+    save_png(fig, path)

@@ -1,0 +1,403 @@
+"""CAIRO selection: the prompt-set combination(s) that best correlate two metrics (docs/methods.md §1.7).
+
+Paper 000, Algorithm 1, in vectorised form. Per axis, metric pair and size k, the bias of
+every combination on every model comes from :mod:`biasflow.cairo.combinations`; rows are z-scored across models
+(population sd), so Pearson's r of two rows is their dot product over the number of
+models. ``shared`` mode (C1 = C2, the reference code) takes row-wise dots; ``independent``
+mode (C1, C2 free, the paper) takes ``Z1 @ Z2.T`` block by block, keeping a running
+max/argmax/sum so memory stays bounded.
+
+Two checks beyond the references: a selection-aware permutation p-value (§1.8: the whole
+maximisation repeated with the models of M2 permuted) and the r of the selected
+combination(s) recomputed on the held-out split (§1.9).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from scipy import stats as scipy_stats
+
+from biasflow.cairo.combinations import (
+    COMBINATION_MODES,
+    ORIGINAL,
+    PooledStats,
+    bias_matrix,
+    combination_bias,
+    combination_counts,
+    pooled_bias,
+    pooled_stats,
+)
+from biasflow.cairo.stats import NORMALISE, STATS_COLUMNS
+from biasflow.errors import BiasflowError
+from biasflow.tables import require_columns
+
+__all__ = [
+    "CHOICE_COLUMNS",
+    "CURVE_COLUMNS",
+    "SEARCH_MODES",
+    "SearchSettings",
+    "Selection",
+    "bias_matrix",
+    "combination_bias",
+    "combination_counts",
+    "combination_label",
+    "metric_pairs",
+    "select",
+]
+
+SEARCH_MODES = ("shared", "independent")
+CURVE_COLUMNS = [
+    "axis", "pair", "k", "best_r", "best_p", "perm_p", "best_rho", "mean_r", "test_r",
+    "n_combinations", "n_skipped", "selection",
+]
+CHOICE_COLUMNS = ["axis", "pair", "k", "metric", "promptset", "multiplicity"]
+MIN_MODELS = 3
+# A bias vector whose spread across models is below this fraction of the metric's score
+# scale is rounding noise around a constant: it has no r and is skipped.
+CONSTANT_RTOL = 1e-10
+# A permuted maximum within this of the observed one counts as reaching it. Observed and
+# permuted r are computed by different (blocked) products, so an exact tie, such as the
+# identity permutation, can differ in the last bits; counting it keeps the p-value valid.
+TIE_TOL = 1e-12
+# Margin (radians) added to cluster radii so that rounding in arccos never makes the
+# pruning bound of the independent-mode permutations cut a pair that reaches the threshold.
+ANGLE_MARGIN = 1e-6
+# Elements per temporary (combinations x permutations) array in shared-mode permutations.
+PERM_CHUNK_ELEMENTS = 1 << 22
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """Options of :func:`select`; each one is a choice named in docs/methods.md §1."""
+
+    # "shared": C1 = C2 (same prompt-set names); "independent": C1, C2 free, both of size k.
+    mode: str = "shared"
+    # "multisets" (reference code, sets may repeat) or "subsets" (paper text, distinct sets).
+    combinations: str = "multisets"
+    # K: combination sizes k = 1..K, original included.
+    max_sets: int = 4
+    # B permutations for the selection-aware p-value; 0 leaves perm_p NaN.
+    permutations: int = 1000
+    seed: int = 0
+    # "mean" divides Eq. 1 by the number of subgroups (no effect on any r).
+    normalise: str = "none"
+    select_split: str = "valid"
+    test_split: str = "test"
+    # Rows of Z1 per block of Z1 @ Z2.T in independent mode: bounds memory to block_size x n_combinations.
+    block_size: int = 4096
+
+
+@dataclass
+class Selection:
+    """The correlation curve (one row per axis, pair and k) and the selected combinations.
+
+    Where every combination of a size was skipped (constant bias), its curve row has NaN
+    statistics and selection, and it has no choice rows.
+    """
+
+    curve: pd.DataFrame
+    choices: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class _Search:
+    """Outcome of one maximisation: the best row of each side (None if every row was skipped)."""
+
+    best: tuple[int, int] | None
+    best_r: float
+    mean_r: float
+    n_combinations: int
+    n_skipped: int
+    perm_p: float
+
+
+def metric_pairs(stats: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(axis, metric1, metric2), names sorted, for every axis and every pair of metrics on it."""
+    require_columns(stats, ["axis", "metric"], "CAIRO statistics")
+    pairs = []
+    for axis in sorted(stats["axis"].unique()):
+        metrics = sorted(stats.loc[stats["axis"] == axis, "metric"].unique())
+        pairs.extend((axis, first, second) for first, second in itertools.combinations(metrics, 2))
+    return pairs
+
+
+def select(
+    stats: pd.DataFrame, settings: SearchSettings, progress: Callable[[str], None] | None = None
+) -> Selection:
+    """Run the CAIRO search for every metric pair of every axis and k = 1..max_sets."""
+    _check_settings(settings)
+    require_columns(stats, STATS_COLUMNS, "CAIRO statistics")
+    pairs = metric_pairs(stats)
+    if not pairs:
+        raise BiasflowError(
+            "CAIRO selection needs at least two metrics on one axis; the statistics have "
+            + "; ".join(
+                f"axis {axis}: {', '.join(map(str, sorted(group['metric'].unique())))}"
+                for axis, group in stats.groupby("axis")
+            )
+            + ". Evaluate a second metric on the same axis (or unify the axes)."
+        )
+    curve, choices = [], []
+    for axis, metric1, metric2 in pairs:
+        pair_curve, pair_choices = _select_pair(stats, axis, metric1, metric2, settings, progress)
+        curve.extend(pair_curve)
+        choices.extend(pair_choices)
+    return Selection(pd.DataFrame(curve, columns=CURVE_COLUMNS), pd.DataFrame(choices, columns=CHOICE_COLUMNS))
+
+
+def _check_settings(settings: SearchSettings) -> None:
+    for name, value, allowed in (
+        ("mode", settings.mode, SEARCH_MODES),
+        ("combinations", settings.combinations, COMBINATION_MODES),
+        ("normalise", settings.normalise, NORMALISE),
+    ):
+        if value not in allowed:
+            raise BiasflowError(f"unknown CAIRO search {name} {value!r}; choose one of: {', '.join(allowed)}.")
+    for name, value, least in (("max_sets", settings.max_sets, 1), ("permutations", settings.permutations, 0),
+                               ("block_size", settings.block_size, 1)):
+        if int(value) != value or value < least:
+            raise BiasflowError(f"CAIRO search {name} must be an integer >= {least}; got {value!r}.")
+
+
+def _select_pair(stats, axis, metric1, metric2, settings, progress):
+    """Curve rows and choice rows of one (axis, metric pair), for k = 1..max_sets."""
+    pair = f"{metric1}~{metric2}"
+    models = _shared_models(stats, axis, metric1, metric2, pair)
+    sides = list(zip((metric1, metric2), _paraphrase_sets(stats, axis, metric1, metric2, pair, settings)))
+    promptsets = [[ORIGINAL, *sets] for _, sets in sides]
+    valid = [pooled_stats(stats, m, axis, settings.select_split, p, models) for (m, _), p in zip(sides, promptsets)]
+    test = [pooled_stats(stats, m, axis, settings.test_split, p, models) for (m, _), p in zip(sides, promptsets)]
+    rng = np.random.default_rng(settings.seed)
+    perms = rng.permuted(np.tile(np.arange(len(models)), (settings.permutations, 1)), axis=1)
+    curve, choices = [], []
+    for k in range(1, settings.max_sets + 1):
+        counts = [combination_counts(len(sets), k, settings.combinations) for _, sets in sides]
+        bias = [pooled_bias(c, v, settings.normalise) for c, v in zip(counts, valid)]
+        z = [_standardise(b, v) for b, v in zip(bias, valid)]
+        if settings.mode == "shared":
+            search = _search_shared(*z, perms)
+        else:
+            search = _search_independent(*z, perms, settings.block_size)
+        row = dict(axis=axis, pair=pair, k=k, best_r=search.best_r, best_p=np.nan, perm_p=search.perm_p,
+                   best_rho=np.nan, mean_r=search.mean_r, test_r=np.nan, n_combinations=search.n_combinations,
+                   n_skipped=search.n_skipped, selection=None)
+        if search.best is not None:
+            chosen = [c[i] for c, i in zip(counts, search.best)]
+            first, second = (b[i] for b, i in zip(bias, search.best))
+            row["best_p"] = scipy_stats.pearsonr(first, second).pvalue
+            row["best_rho"] = scipy_stats.spearmanr(first, second).statistic
+            row["test_r"] = _held_out_r(chosen, test, settings.normalise)
+            labels = [_label(c, p) for c, p in zip(chosen, promptsets)]
+            shared = settings.mode == "shared"
+            row["selection"] = labels[0] if shared else f"{metric1}={labels[0]} | {metric2}={labels[1]}"
+            for (metric, _), c, names in zip(sides, chosen, promptsets):
+                choices.extend((axis, pair, k, metric, name, int(m)) for name, m in zip(names, c) if m)
+        curve.append(row)
+        if progress is not None:
+            progress(
+                f"{axis} {pair} k={k}: best r={row['best_r']:.3f} ({row['selection']}), mean r={row['mean_r']:.3f}, "
+                f"perm p={row['perm_p']:.4f}, test r={row['test_r']:.3f}; {search.n_combinations} searched, "
+                f"{search.n_skipped} skipped"
+            )
+    return curve, choices
+
+
+def _shared_models(stats, axis, metric1, metric2, pair) -> list[str]:
+    """Models with statistics for both metrics on the axis: r is taken across these (sorted)."""
+    have = [set(stats.loc[(stats["axis"] == axis) & (stats["metric"] == m), "model"]) for m in (metric1, metric2)]
+    models = sorted(have[0] & have[1])
+    if len(models) < MIN_MODELS:
+        raise BiasflowError(
+            f"CAIRO selection of {pair} on axis {axis} needs at least {MIN_MODELS} models evaluated on both "
+            f"metrics (r is taken across models); {metric1} has {', '.join(sorted(have[0])) or 'none'}, "
+            f"{metric2} has {', '.join(sorted(have[1])) or 'none'}. Evaluate more models on both metrics."
+        )
+    return models
+
+
+def _paraphrase_sets(stats, axis, metric1, metric2, pair, settings) -> tuple[list[str], list[str]]:
+    """Paraphrase sets each metric ranges over: its own (independent) or those both have (shared)."""
+    own = [
+        sorted(set(stats.loc[(stats["axis"] == axis) & (stats["metric"] == m), "promptset"]) - {ORIGINAL})
+        for m in (metric1, metric2)
+    ]
+    if settings.mode == "independent":
+        return own[0], own[1]
+    common = sorted(set(own[0]) & set(own[1]))
+    if settings.max_sets > 1 and not common:
+        raise BiasflowError(
+            f"shared-mode CAIRO selection of {pair} on axis {axis} needs paraphrase sets with the same names "
+            f"for both metrics; {metric1} has {', '.join(own[0]) or 'none'}, {metric2} has "
+            f"{', '.join(own[1]) or 'none'}. Paraphrase both with the same paraphrasers and seeds, "
+            "use mode: independent, or set max_sets: 1."
+        )
+    return common, common
+
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Z-scores across models (population sd) of one metric's non-constant bias rows."""
+
+    z: np.ndarray
+    index: np.ndarray
+    n_total: int
+
+
+def _standardise(bias: np.ndarray, pooled: PooledStats) -> _Rows:
+    """Drop rows constant across models (no r, docs/methods.md §1.7) and z-score the others."""
+    index = np.flatnonzero(np.ptp(bias, axis=1) > CONSTANT_RTOL * pooled.scale)
+    z = bias[index] - bias[index].mean(axis=1, keepdims=True)
+    z /= np.sqrt((z**2).mean(axis=1, keepdims=True))
+    return _Rows(z, index, len(bias))
+
+
+def _search_shared(first: _Rows, second: _Rows, perms: np.ndarray) -> _Search:
+    """C1 = C2: the r of a combination is the row-wise dot of its two z-score rows over n_models."""
+    index, at1, at2 = np.intersect1d(first.index, second.index, assume_unique=True, return_indices=True)
+    skipped = first.n_total - len(index)
+    if not len(index):
+        return _Search(None, np.nan, np.nan, first.n_total, skipped, np.nan)
+    z1, z2 = first.z[at1], second.z[at2]
+    r = np.einsum("cm,cm->c", z1, z2) / z1.shape[1]
+    best = int(np.argmax(r))
+    perm_p = _perm_p_shared(z1, z2, perms, float(r[best]))
+    return _Search((int(index[best]),) * 2, float(r[best]), float(r.mean()), first.n_total, skipped, perm_p)
+
+
+def _perm_p_shared(z1: np.ndarray, z2: np.ndarray, perms: np.ndarray, r_obs: float) -> float:
+    """Selection-aware p: r_perm[c, b] = sum_m z1[c, m] z2[c, perm_b(m)] / n_models, maximised over c.
+
+    Permutations are processed in chunks so the (combinations x permutations) array stays
+    within PERM_CHUNK_ELEMENTS.
+    """
+    if not len(perms):
+        return np.nan
+    n_rows, n_models = z1.shape
+    chunk = max(1, PERM_CHUNK_ELEMENTS // n_rows)
+    reached = 0
+    for start in range(0, len(perms), chunk):
+        block = perms[start : start + chunk]
+        r = np.zeros((n_rows, len(block)))
+        for m in range(n_models):
+            r += z1[:, m, None] * z2[:, block[:, m]]
+        reached += int(np.count_nonzero(r.max(axis=0) / n_models >= r_obs - TIE_TOL))
+    return (1 + reached) / (len(perms) + 1)
+
+
+def _search_independent(first: _Rows, second: _Rows, perms: np.ndarray, block_size: int) -> _Search:
+    """C1, C2 free: r = Z1 @ Z2.T / n_models over blocks of Z1 rows, with running max, argmax and sum.
+
+    Blocks are visited in row order and np.argmax returns the first maximum, so a tie goes to
+    the first pair in itertools order (C1 first, then C2).
+    """
+    n_combinations = first.n_total * second.n_total
+    n_pairs = len(first.index) * len(second.index)
+    if not n_pairs:
+        return _Search(None, np.nan, np.nan, n_combinations, n_combinations, np.nan)
+    n_models = first.z.shape[1]
+    best_r, best, total = -np.inf, (0, 0), 0.0
+    for start in range(0, len(first.index), block_size):
+        r = first.z[start : start + block_size] @ second.z.T
+        r /= n_models
+        at = int(np.argmax(r))
+        if r.flat[at] > best_r:
+            best_r, best = float(r.flat[at]), (start + at // r.shape[1], at % r.shape[1])
+        total += float(r.sum())
+    perm_p = _perm_p_independent(first.z, second.z, perms, best_r)
+    chosen = (int(first.index[best[0]]), int(second.index[best[1]]))
+    return _Search(chosen, best_r, total / n_pairs, n_combinations, n_combinations - n_pairs, perm_p)
+
+
+@dataclass(frozen=True)
+class _Cover:
+    """Unit rows grouped into clusters, each contiguous in ``points``, with a centre and angular radius."""
+
+    points: np.ndarray
+    centres: np.ndarray
+    radius: np.ndarray
+    starts: np.ndarray
+    sizes: np.ndarray
+
+
+def _cover(z: np.ndarray, iterations: int = 8) -> _Cover:
+    """Spherical k-means with about 3 sqrt(n) clusters.
+
+    Any clustering keeps the pruning bound exact; tighter clusters prune more pairs. Radii
+    carry ANGLE_MARGIN so rounding in the dot products never shrinks them.
+    """
+    points = z / np.linalg.norm(z, axis=1, keepdims=True)
+    rng = np.random.default_rng(0)
+    n_clusters = min(len(points), int(np.ceil(3 * np.sqrt(len(points)))))
+    centres = points[rng.choice(len(points), n_clusters, replace=False)]
+    for _ in range(iterations):
+        label = np.argmax(points @ centres.T, axis=1)
+        sums = np.zeros_like(centres)
+        np.add.at(sums, label, points)
+        norms = np.linalg.norm(sums, axis=1)
+        centres = sums[norms > 0] / norms[norms > 0, None]
+    label = np.argmax(points @ centres.T, axis=1)
+    sizes = np.bincount(label, minlength=len(centres))
+    used = sizes > 0
+    order = np.argsort(label, kind="stable")
+    angle = np.arccos(np.clip(np.einsum("nm,nm->n", points, centres[label]), -1.0, 1.0))[order]
+    starts = np.concatenate(([0], np.cumsum(sizes[used])[:-1]))
+    radius = np.maximum.reduceat(angle, starts) + ANGLE_MARGIN
+    return _Cover(points[order], centres[used], radius, starts, sizes[used])
+
+
+def _perm_p_independent(z1: np.ndarray, z2: np.ndarray, perms: np.ndarray, r_obs: float) -> float:
+    """Selection-aware p over all (C1, C2) pairs, exact, without the full product per permutation.
+
+    Only whether a permutation's maximum reaches r_obs matters, i.e. whether some unit rows
+    u (of Z1) and v (of Z2) have angle(u, Pv) <= delta = arccos(r_obs). Permuting the models
+    of M2 permutes the coordinates of every Z2 row, a rotation, so clusters of Z2 rows keep
+    their radii and only their centres move. By the triangle inequality on the sphere, u can
+    only reach a row of the cluster with centre b and radius t if angle(u, Pb) <= delta + t.
+    The (rows x clusters) test costs one small product per permutation; the surviving pairs
+    are multiplied exactly in float64, most promising cluster first, stopping at the first
+    pair that reaches r_obs. At paper size this is about 40 times faster than the full
+    product (see the test against brute force for exactness).
+    """
+    if not len(perms):
+        return np.nan
+    points1 = z1 / np.linalg.norm(z1, axis=1, keepdims=True)
+    cover = _cover(z2)
+    threshold = r_obs - TIE_TOL
+    limit = np.cos(np.minimum(np.pi, np.arccos(np.clip(threshold, -1.0, 1.0)) + ANGLE_MARGIN + cover.radius))
+    reached = sum(_reaches(points1, cover, perm, threshold, limit) for perm in perms)
+    return (1 + reached) / (len(perms) + 1)
+
+
+def _reaches(points1: np.ndarray, cover: _Cover, perm: np.ndarray, threshold: float, limit: np.ndarray) -> bool:
+    """Whether some pair (u, v) has u . v[perm] >= threshold (see :func:`_perm_p_independent`)."""
+    slack = cover.centres[:, perm] @ points1.T - limit[:, None]
+    best = slack.max(axis=1)
+    points2 = cover.points[:, perm]
+    for j in np.flatnonzero(best >= 0)[np.argsort(-best[best >= 0], kind="stable")]:
+        block = points2[cover.starts[j] : cover.starts[j] + cover.sizes[j]]
+        if (points1[slack[j] >= 0] @ block.T).max() >= threshold:
+            return True
+    return False
+
+
+def _held_out_r(chosen: list[np.ndarray], test: list[PooledStats], normalise: str) -> float:
+    """Pearson r of the selected combination(s) recomputed on the held-out split (NaN if constant there)."""
+    bias = [pooled_bias(c[None, :], t, normalise)[0] for c, t in zip(chosen, test)]
+    if any(np.ptp(b) <= CONSTANT_RTOL * t.scale for b, t in zip(bias, test)):
+        return np.nan
+    return float(scipy_stats.pearsonr(*bias).statistic)
+
+
+def _label(counts: np.ndarray, promptsets: list[str]) -> str:
+    return combination_label(dict(zip(promptsets, counts)))
+
+
+def combination_label(combination: dict[str, int]) -> str:
+    """Prompt-set names of a combination, sorted, each repeated by its multiplicity (the curve's format)."""
+    return "+".join(sorted(name for name, mult in combination.items() for _ in range(int(mult))))

@@ -1,0 +1,138 @@
+"""CAIRO: per-set sufficient statistics and the pooled bias of Eq. 1 (docs/methods.md §1.4, §1.6).
+
+Bias of every prompt-set combination is computed from per-(set, seed, subgroup) sums
+and counts, never from raw rows: pooling sets is then exact addition of ``score_sum``
+and ``n`` (docs/methods.md §1.5), which is what makes searching thousands of
+combinations cheap.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from biasflow.errors import BiasflowError
+from biasflow.tables import require_columns
+
+CELL = ["model", "metric", "axis", "split", "promptset", "seed"]
+STATS_KEYS = [*CELL, "subgroup"]
+STATS_COLUMNS = [*STATS_KEYS, "score_sum", "n"]
+BIAS_COLUMNS = ["model", "metric", "axis", "split", "promptset", "bias", "n_subgroups", "n_seeds"]
+NORMALISE = ("none", "mean")
+
+
+def sufficient_stats(scored: pd.DataFrame) -> pd.DataFrame:
+    """``S`` (sum of scores) and ``N`` (row count) per model, metric, axis, split, set, seed, subgroup.
+
+    ``scored`` is the prompt table joined with continuations and scores (one row per
+    sampled continuation). Returns :data:`STATS_COLUMNS`, sorted by the keys.
+    """
+    require_columns(scored, [*STATS_KEYS, "score"], "scored continuations")
+    n_missing = int(scored["score"].isna().sum())
+    if n_missing:
+        raise BiasflowError(
+            f"{n_missing} scored continuation(s) have no score; rerun the scoring step so every row has one."
+        )
+    stats = (
+        scored.groupby(STATS_KEYS, observed=True, sort=True)["score"]
+        .agg(score_sum="sum", n="size")
+        .reset_index()
+    )
+    stats["score_sum"] = stats["score_sum"].astype("float64")
+    stats["n"] = stats["n"].astype("int64")
+    return stats[STATS_COLUMNS]
+
+
+def bias_from_stats(stats: pd.DataFrame, normalise: str = "none", skip_incomplete: bool = False) -> pd.DataFrame:
+    """Eq. 1 in its pooled form, averaged over generation seeds.
+
+    Per (model, metric, axis, split, promptset, seed): ``mu_all = sum_g S_g / sum_g N_g``
+    (the all-group mean weighted by row counts, as the reference code does) and
+    ``bias = sum_g |mu_all - S_g / N_g|``; ``normalise="mean"`` divides by the number of
+    subgroups. The result is the mean over seeds, with columns :data:`BIAS_COLUMNS`.
+
+    A cell lacking a subgroup (say, a paraphrase set whose prompts of one subgroup were all
+    rejected in one split) is an error, or with ``skip_incomplete`` left out of the result:
+    its Eq. 1 would have fewer terms and not be comparable. Such sets still pool exactly
+    with complete ones in a combination, so the statistics table keeps them.
+    """
+    if normalise not in NORMALISE:
+        raise BiasflowError(f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(NORMALISE)}.")
+    require_columns(stats, STATS_COLUMNS, "CAIRO statistics")
+    if skip_incomplete:
+        gaps = incomplete_cells(stats)
+        stats = stats.merge(gaps, on=CELL, how="left", indicator=True)
+        stats = stats[stats.pop("_merge") == "left_only"]
+    _check_stats(stats)
+    per_seed = _bias_per_seed(stats)
+    if normalise == "mean":
+        per_seed["bias"] = per_seed["bias"] / per_seed["n_subgroups"]
+    keys = [c for c in CELL if c != "seed"]
+    bias = (
+        per_seed.groupby(keys, observed=True, sort=True)
+        .agg(bias=("bias", "mean"), n_subgroups=("n_subgroups", "max"), n_seeds=("seed", "nunique"))
+        .reset_index()
+    )
+    bias[["n_subgroups", "n_seeds"]] = bias[["n_subgroups", "n_seeds"]].astype("int64")
+    return bias[BIAS_COLUMNS]
+
+
+def _bias_per_seed(stats: pd.DataFrame) -> pd.DataFrame:
+    """Bias of each (model, metric, axis, split, promptset, seed) cell, with its subgroup count."""
+    cells = stats.groupby(CELL, observed=True, sort=False)
+    mu_all = cells["score_sum"].transform("sum") / cells["n"].transform("sum")
+    deviation = (mu_all - stats["score_sum"] / stats["n"]).abs()
+    return (
+        deviation.groupby([stats[c] for c in CELL], observed=True, sort=True)
+        .agg(bias="sum", n_subgroups="size")
+        .reset_index()
+    )
+
+
+def _check_stats(stats: pd.DataFrame) -> None:
+    """Every cell must have each subgroup that its metric and axis have elsewhere, once, with n > 0.
+
+    A missing subgroup would silently change Eq. 1 (fewer terms, a different mu_all), so
+    bias values of different cells would not be comparable.
+    """
+    duplicated = stats.duplicated(STATS_KEYS, keep=False)
+    if duplicated.any():
+        first = stats.loc[duplicated, STATS_KEYS].iloc[0].to_dict()
+        raise BiasflowError(
+            f"CAIRO statistics have {int(duplicated.sum())} duplicate rows, e.g. {first}; "
+            "each (model, metric, axis, split, promptset, seed, subgroup) must appear once. "
+            "Were statistics files concatenated twice?"
+        )
+    if (stats["n"] <= 0).any():
+        first = stats.loc[stats["n"] <= 0, STATS_KEYS].iloc[0].to_dict()
+        raise BiasflowError(
+            f"CAIRO statistics have a subgroup with no rows (n <= 0), e.g. {first}; drop or rescore it."
+        )
+    _check_complete(stats)
+
+
+def missing_subgroups(stats: pd.DataFrame) -> pd.DataFrame:
+    """(cell, subgroup) pairs absent from ``stats`` although the cell's metric and axis have the subgroup."""
+    expected = stats[["metric", "axis", "subgroup"]].drop_duplicates()
+    cells = stats[CELL].drop_duplicates()
+    full = cells.merge(expected, on=["metric", "axis"])
+    present = full.merge(stats[STATS_KEYS], on=STATS_KEYS, how="left", indicator=True)
+    return present.loc[present["_merge"] == "left_only", STATS_KEYS].reset_index(drop=True)
+
+
+def incomplete_cells(stats: pd.DataFrame) -> pd.DataFrame:
+    """The cells (model, metric, axis, split, promptset, seed) that lack a subgroup."""
+    return missing_subgroups(stats)[CELL].drop_duplicates().reset_index(drop=True)
+
+
+def _check_complete(stats: pd.DataFrame) -> None:
+    missing = missing_subgroups(stats)
+    if len(missing):
+        examples = "; ".join(
+            f"{', '.join(f'{c}={row[c]}' for c in CELL)} lacks subgroup {row['subgroup']}"
+            for _, row in missing.head(3).iterrows()
+        )
+        raise BiasflowError(
+            f"CAIRO statistics are incomplete ({len(missing)} missing subgroup cell(s)): {examples}. "
+            "Every model, split, prompt set and seed needs every subgroup of its metric and axis; "
+            "regenerate or rescore the missing ones, or drop the subgroup everywhere."
+        )

@@ -1,0 +1,186 @@
+"""One function per CAIRO workflow step, from input paths to output paths (docs/methods.md §1).
+
+Original prompts (written by :func:`biasflow.datasets.write_prompts`) → paraphrased
+prompt sets → continuations → scores → sufficient statistics and Eq. 1 bias → the
+selection. The Snakemake scripts are one call into this module, passing every path by
+keyword; the ``biasflow`` command and the tests call the same functions. Each step reads its inputs, computes through the library and
+writes its outputs atomically (see :mod:`biasflow.tables`).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from biasflow.cairo import report
+from biasflow.cairo.paraphrase import load_templates, paraphrase_prompts
+from biasflow.cairo.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares
+from biasflow.cairo.selection import SearchSettings, select
+from biasflow.cairo.stats import STATS_COLUMNS, bias_from_stats, incomplete_cells, sufficient_stats
+from biasflow.errors import BiasflowError
+from biasflow.generation import CachedGenerator, continuation_table
+from biasflow.models import spec_from_entry
+from biasflow.scorers import get_scorer, score_texts
+from biasflow.tables import CONTINUATION_KEY, PROMPT_COLUMNS, SCORE_COLUMNS, read_table, write_table
+
+log = logging.getLogger("biasflow")
+
+
+def paraphrase(
+    *, prompts_path: str, entry: dict, settings: dict, cache_dir: str, out: str, rejections_out: str
+) -> None:
+    """Paraphrase every original prompt once per paraphrase seed (one prompt set per seed)."""
+    spec = spec_from_entry(entry)
+    name = spec.name
+    original = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
+    generator = CachedGenerator(spec, cache_dir, description=f"paraphrase {name}")
+    paraphrases, rejections = paraphrase_prompts(
+        original,
+        lambda requests: [g.text for g in generator(requests)],
+        paraphraser=name,
+        seeds=list(settings["seeds"]),
+        chat=spec.chat,
+        templates=load_templates(settings["templates"]),
+        max_attempts=settings["max_attempts"],
+        min_ratio=settings["min_ratio"],
+        max_ratio=settings["max_ratio"],
+        keep_identity=settings["keep_identity_term"],
+    )
+    for row in rejections.itertuples(index=False):
+        log.info(
+            "%s seed %s: %d of %d prompts paraphrased, %d dropped", name, row.seed, row.n_accepted, row.n_prompts,
+            row.n_dropped,
+        )
+    write_table(rejections, rejections_out)
+    write_table(paraphrases, out)
+
+
+def prompt_sets(*, original_path: str, paraphrase_paths: Sequence[str], out: str) -> None:
+    """All prompt sets of one metric and axis in one table: ``original`` plus every paraphrase set."""
+    frames = [read_table(p, PROMPT_COLUMNS, "prompt table") for p in [original_path, *paraphrase_paths]]
+    table = pd.concat(frames, ignore_index=True)
+    log.info("prompt sets: %s", table.groupby("promptset").size().to_dict())
+    write_table(table, out)
+
+
+def collect_rejections(*, paths: Sequence[str], out: str) -> None:
+    tables = [read_table(p, what="rejection table") for p in paths]
+    write_table(pd.concat(tables, ignore_index=True), out)
+
+
+def generate(*, prompts_path: str, entry: dict, generation: dict, cache_dir: str, out: str) -> None:
+    """Sample continuations of every prompt set from one evaluated model."""
+    spec = spec_from_entry(entry)
+    name = spec.name
+    prompts = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
+    generator = CachedGenerator(spec, cache_dir, description=f"generate {name}")
+    table = continuation_table(prompts, generator, generation["seeds"], generation["samples"])
+    write_table(table, out)
+
+
+def score(*, continuations_path: str, scoring: dict, cache_dir: str, out: str) -> None:
+    """Score every continuation (or prompt + continuation, lower-cased, as the reference code did)."""
+    table = read_table(continuations_path, [*CONTINUATION_KEY, "text", "continuation"], "continuation table")
+    if scoring["score_text"] == "prompt+continuation":
+        texts = (table["text"] + table["continuation"]).str.lower()
+    else:
+        texts = table["continuation"]
+    scorer = get_scorer(scoring["scorer"], batch_size=scoring["batch_size"])
+    scores = table[CONTINUATION_KEY].copy()
+    scores["scorer"] = scorer.name
+    scores["score"] = score_texts(scorer, texts.tolist(), Path(cache_dir) / "scores")
+    write_table(scores[SCORE_COLUMNS], out)
+
+
+def cairo_stats(
+    *,
+    continuation_paths: Sequence[str],
+    score_paths: Sequence[str],
+    scorer: str,
+    normalise: str,
+    subgroups: str,
+    stats_out: str,
+    bias_out: str,
+    plot_out: str | None = None,
+) -> None:
+    """Sufficient statistics and the Eq. 1 bias (docs/methods.md §1.4, §1.6) of every model, metric, split and set."""
+    continuations = pd.concat(
+        [read_table(p, [*CONTINUATION_KEY, *PROMPT_COLUMNS], "continuation table") for p in continuation_paths],
+        ignore_index=True,
+    )
+    scores = pd.concat([read_table(p, SCORE_COLUMNS, "score table") for p in score_paths], ignore_index=True)
+    scores = scores[scores["scorer"] == scorer]
+    scored = continuations.merge(scores, on=CONTINUATION_KEY, how="left", validate="one_to_one")
+    if scored["score"].isna().any():
+        missing = scored.loc[scored["score"].isna(), "model"].unique()
+        raise BiasflowError(f"no {scorer} scores for some continuations of {', '.join(missing)}; rerun the score step.")
+    stats = sufficient_stats(scored)
+    for cell in incomplete_cells(stats).itertuples(index=False):
+        log.warning(
+            "no bias for %s %s split %s prompt set %s seed %s: a subgroup has no prompts there "
+            "(its paraphrases were rejected); the set still pools in combinations",
+            cell.model, cell.metric, cell.split, cell.promptset, cell.seed,
+        )
+    bias = bias_from_stats(stats, normalise=normalise, skip_incomplete=True)
+    for table in (stats, bias):
+        table["scorer"] = scorer
+        table["subgroups"] = subgroups
+    write_table(stats, stats_out)
+    write_table(bias, bias_out)
+    if plot_out:
+        plot_bias(bias, plot_out)
+
+
+def cairo_select(
+    *,
+    stats_paths: Sequence[str],
+    settings: dict,
+    table_out: str,
+    curve_out: str,
+    summary_out: str,
+    curve_plot: str,
+    bias_plot: str,
+    shares_plot: str,
+) -> None:
+    """CAIRO selection (docs/methods.md §1.7-1.9) on statistics tables, with its tables, summary and figures.
+
+    ``settings`` holds the :class:`~biasflow.cairo.selection.SearchSettings` fields.
+    """
+    stats, search, result = _selection(stats_paths, settings)
+    table = report.bias_table(stats, result, search)
+    write_table(result.curve, curve_out)
+    write_table(table, table_out)
+    report.write_json(report.summary(result, search, stats), summary_out)
+    plot_curve(result.curve, curve_plot)
+    plot_before_after(table, bias_plot, split=search.test_split)
+    plot_paraphraser_shares(result.choices, shares_plot)
+    for row in report.headline_k(result.curve).itertuples(index=False):
+        log.info("%s %s: best k=%d valid r=%.3f test r=%.3f permutation p=%.4g", row.axis, row.pair, row.k,
+                 row.best_r, row.test_r, row.perm_p)
+
+
+def select_to_directory(*, stats_paths: Sequence[str], settings: dict, out_dir: str) -> None:
+    """``biasflow cairo-select``: the selection step on statistics a user brings.
+
+    Writes ``curve.csv`` (``<axis>_curve.csv`` per axis when the tables hold several),
+    ``selection.json`` and the per-model bias table ``bias.csv``; same code path as the rule.
+    """
+    stats, search, result = _selection(stats_paths, settings)
+    out = Path(out_dir)
+    axes = sorted(result.curve["axis"].unique())
+    if len(axes) == 1:
+        write_table(result.curve, out / "curve.csv")
+    else:
+        for axis in axes:
+            write_table(result.curve[result.curve["axis"] == axis], out / f"{axis}_curve.csv")
+    write_table(report.bias_table(stats, result, search), out / "bias.csv")
+    report.write_json(report.summary(result, search, stats), out / "selection.json")
+
+
+def _selection(stats_paths: Sequence[str], settings: dict):
+    stats = pd.concat([read_table(p, STATS_COLUMNS, "CAIRO statistics") for p in stats_paths], ignore_index=True)
+    search = SearchSettings(**settings)
+    return stats, search, select(stats, search, progress=log.info)

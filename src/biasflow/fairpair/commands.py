@@ -1,0 +1,18 @@
+"""FairPair's ``biasflow`` subcommand: ``fairpair-score`` on continuations a user brings."""
+
+from __future__ import annotations
+
+
+def register(commands) -> None:
+    """Add FairPair's subcommand to the ``biasflow`` parser (entry point ``biasflow.commands``)."""
+    fair = commands.add_parser("fairpair-score", help="FairPair B, V and F of a continuation table you bring")
+    fair.add_argument("--continuations", required=True, help="table with prompt_id, side, sample, text")
+    fair.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
+    fair.add_argument("--folds", type=int, default=None, help="k-fold variant: compute over k folds of the samples")
+    fair.set_defaults(run=_score)
+
+
+def _score(args) -> None:
+    from biasflow.fairpair.steps import score_file
+
+    score_file(continuations_path=args.continuations, out=args.out, folds=args.folds)

@@ -1,0 +1,68 @@
+"""FairPair's figures: mean F per model with its CI, and the differential n-grams."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from biasflow.fairpair.scores import SIDES
+from biasflow.plotting import pyplot, save_png
+from biasflow.tables import require_columns
+
+
+def plot_summary(table: pd.DataFrame, path: str | Path) -> None:
+    """Mean FairPair score per model with its 95% CI, one panel per scorer; F = 1 marked.
+
+    F near 1 means the two sides differ no more than samples of one side differ among
+    themselves (paper 001, section 2); F above 1 is bias beyond sampling variability.
+    """
+    plt = pyplot()
+    scorers = sorted(table["scorer"].unique())
+    fig, axes = plt.subplots(1, len(scorers), figsize=(4.5 * len(scorers), 0.6 * table["model"].nunique() + 2),
+                             squeeze=False)
+    for ax, scorer in zip(axes[0], scorers):
+        rows = table[table["scorer"] == scorer].sort_values("model")
+        y = list(range(len(rows)))
+        errors = [rows["mean_F"] - rows["F_ci_low"], rows["F_ci_high"] - rows["mean_F"]]
+        ax.errorbar(rows["mean_F"], y, xerr=errors, fmt="o", capsize=3)
+        ax.axvline(1.0, color="gray", ls="--", lw=1)
+        ax.set_yticks(y, rows["model"])
+        ax.set_xlabel("FairPair score F (1 = sampling variability)")
+        ax.set_title(scorer)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
+def plot_ngrams(ngrams: pd.DataFrame, path, title: str = "") -> None:
+    """Figure 6 of the paper from :func:`differential_ngrams` output, as a PNG.
+
+    Left panel: the n-grams over-represented in φ(G(x)) (``perturbed_original``); right
+    panel: those over-represented in G(φ(x)) (``counterfactual``). Each n-gram gets a pair
+    of horizontal bars, its frequency on both sides, sorted by the frequency on its own
+    side, so a reader sees both how common a phrase is and how lopsided.
+    """
+    require_columns(ngrams, ["ngram", "freq_a", "freq_b", "side"], "n-gram table")
+    plt = pyplot()
+
+    rows = max(1, *(int((ngrams["side"] == s).sum()) for s in SIDES))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 1.2 + 0.28 * rows), squeeze=False)
+    labels = {SIDES[0]: "φ(G(x)): original prompt, perturbed after", SIDES[1]: "G(φ(x)): perturbed prompt"}
+    for ax, side, own in zip(axes[0], SIDES, ("freq_a", "freq_b")):
+        part = ngrams[ngrams["side"] == side].sort_values(own, ascending=True)
+        y = np.arange(len(part))
+        ax.barh(y - 0.2, part["freq_a"], height=0.4, color="tab:blue", label=labels[SIDES[0]])
+        ax.barh(y + 0.2, part["freq_b"], height=0.4, color="tab:orange", label=labels[SIDES[1]])
+        ax.set_yticks(y, part["ngram"], fontsize=8)
+        ax.set_title(f"over-represented in {side}", fontsize=10)
+        ax.set_xlabel("frequency (share of n-grams of its length)")
+        ax.grid(axis="x", alpha=0.3)
+        if part.empty:
+            ax.text(0.5, 0.5, "none", ha="center", va="center", transform=ax.transAxes)
+    handles, legend_labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, legend_labels, loc="lower center", ncol=2, fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    save_png(fig, path)

@@ -1,0 +1,381 @@
+"""FairPair: bias beyond sampling variability between counterfactual continuations.
+
+Implements paper 001 (Dwivedi-Yu et al., "FairPair"), sections 2 and 4, as specified in
+docs/methods.md §2. For a prompt x and its perturbation φ(x), a model is sampled n times on
+each; the two sides compared are
+
+- ``perturbed_original``: a_i = φ(G_i(x)), continuations of x perturbed afterwards;
+- ``counterfactual``:     b_j = G_j(φ(x)), continuations of the perturbed prompt,
+
+so both speak of the same entity e′ and differ only in whether the model saw e or e′.
+With a dissimilarity d (token Jaccard distance or VADER sentiment difference),
+
+- bias                  B    = (1/n²)       Σ_i Σ_j d(a_i, b_j)
+- sampling variability  V_pg = (1/(n(n−1))) Σ_{i≠j} d(a_i, a_j)
+                        V_gp = (1/(n(n−1))) Σ_{i≠j} d(b_i, b_j)
+- FairPair score        F    = B² / (V_pg · V_gp)
+
+F ≈ 1 means the two sides differ no more than samples of one side differ among
+themselves; F > 1 is bias beyond sampling variability. The product form of the
+denominator reproduces the paper's Table 3 (InstructGPT: 81.4² / (78.7 · 81.3) = 1.04).
+
+All pair sums are computed from one dissimilarity matrix per prompt (numpy broadcasting
+for sentiment, a sparse 0/1 token matrix whose product with itself gives every
+intersection size for Jaccard), so n = 100 samples per side (30,000 pairs) is cheap.
+The summary adds the paper's significance test (Welch's t-test of cross-pair against
+within-set dissimilarities). Sentiment enters as data: every text's VADER compound score
+is computed by the scorer layer and passed in the ``vader`` column (:data:`SENTIMENT_COLUMN`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+from scipy import sparse, stats
+
+from biasflow.errors import BiasflowError
+from biasflow.fairpair.tokens import tokens
+from biasflow.tables import require_columns
+
+log = logging.getLogger("biasflow")
+
+SIDES = ("perturbed_original", "counterfactual")
+# The two sides FairPair compares: one row per continuation (docs/tables.md, "FairPair").
+SIDE_COLUMNS = ["prompt_id", "side", "sample", "text"]
+# The VADER compound score of each row's text, which the sentiment dissimilarity compares.
+SENTIMENT_COLUMN = "vader"
+SCORERS = ("jaccard", "sentiment")
+# What each scorer's dissimilarity reads.
+_SCORER_INPUT = {"jaccard": "text", "sentiment": SENTIMENT_COLUMN}
+PROMPT_SCORE_COLUMNS = ["prompt_id", "scorer", "B", "V_pg", "V_gp", "F"]
+SUMMARY_COLUMNS = [
+    "model", "scorer", "n_prompts", "mean_F", "F_ci_low", "F_ci_high",
+    "mean_B", "mean_V_pg", "mean_V_gp", "welch_t", "welch_p",
+]
+
+
+def fairpair_f(B, V_pg, V_gp):
+    """F = B² / (V_pg · V_gp) (docs/methods.md §2.3), for scalars or arrays.
+
+    Where a V is 0 (all samples of a side alike) F is ``inf`` if B > 0 (the sides differ
+    although neither varies: bias with no sampling variability to explain it) and NaN if
+    B = 0 (nothing differs at all, so there is nothing to measure).
+    """
+    B, V_pg, V_gp = (np.asarray(x, dtype=np.float64) for x in (B, V_pg, V_gp))
+    denominator = V_pg * V_gp
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = B**2 / denominator
+    result = np.where(denominator == 0, np.where(B > 0, np.inf, np.nan), ratio)
+    return float(result) if result.ndim == 0 else result
+
+
+def fairpair_scores(
+    continuations: pd.DataFrame, scorers: Iterable[str] = SCORERS, folds: int | None = None
+) -> pd.DataFrame:
+    """B, V_pg, V_gp and F (docs/methods.md §2.3) per prompt and scorer.
+
+    ``continuations`` has :data:`SIDE_COLUMNS`: per prompt, n samples on each of the two
+    :data:`SIDES` (the same n on both, n ≥ 2, one row per sample). A missing text counts
+    as an empty continuation. Scorers: ``jaccard`` (Jaccard distance of
+    :func:`~biasflow.fairpair.tokens.tokens`) and ``sentiment`` (absolute difference of
+    the VADER compound scores in the :data:`SENTIMENT_COLUMN` column, which it needs).
+
+    ``folds=k`` is the paper's k-fold variant (section 2, "K-fold computation"), whose
+    fold assignment the paper leaves open. Here each side's samples, in ``sample`` order,
+    are dealt round-robin: the s-th sample (0-based) goes to fold s mod k, so fold sizes
+    differ by at most one and the assignment is deterministic. A fold's aggregate is the
+    mean compound score of its samples (sentiment) or the union of their token sets
+    (Jaccard), and B, V_pg, V_gp and F are computed over the k folds of each side in
+    place of the n samples. It needs 2 ≤ k ≤ n.
+
+    Returns :data:`PROMPT_SCORE_COLUMNS` plus ``n`` (samples per side), sorted by prompt
+    and then in the order of ``scorers``.
+    """
+    scorers = _check_scorers(scorers)
+    _check_continuations(continuations, "FairPair continuation table", equal_sizes=True)
+    _check_sentiment(continuations, scorers, "FairPair continuation table")
+    if folds is not None:
+        _check_folds(continuations, folds)
+    rows = []
+    for prompt_id, sides in _prompt_sides(continuations):
+        n = int((sides["side"] == SIDES[0]).sum())
+        for scorer in scorers:
+            a_units, b_units = _units(scorer, sides)
+            if folds is not None:
+                a_units, b_units = _fold_aggregate(scorer, a_units, folds), _fold_aggregate(scorer, b_units, folds)
+            within_a, within_b, cross = _dissimilarities(scorer, a_units, b_units)
+            B, V_pg, V_gp = cross.mean(), _off_diagonal_mean(within_a), _off_diagonal_mean(within_b)
+            rows.append((prompt_id, scorer, B, V_pg, V_gp, fairpair_f(B, V_pg, V_gp), n))
+    return pd.DataFrame(rows, columns=[*PROMPT_SCORE_COLUMNS, "n"])
+
+
+def summarise(continuations: pd.DataFrame, scores: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """One row per model × scorer: mean F with its CI, mean B and V's, Welch's t-test.
+
+    ``scores`` is :func:`fairpair_scores` output with a ``model`` column; ``continuations``
+    the table it was computed from, also with ``model``. Per model and scorer:
+
+    - ``n_prompts``: prompts scored;
+    - ``mean_F``: mean F over the prompts whose F is finite (NaN/inf F, from a V of 0,
+      are left out and counted in a log line), with a Student t interval
+      mean ± t_{m−1,(1+confidence)/2} · sd/√m over those m prompts (NaN when m < 2);
+    - ``mean_B``, ``mean_V_pg``, ``mean_V_gp``: means over all scored prompts;
+    - ``welch_t``, ``welch_p``: Welch's t-test (two-sided, unequal variances) of the
+      cross-pair dissimilarities {d(a_i, b_j)} against the pooled within-set ones
+      {d(a_i, a_j)} ∪ {d(b_i, b_j)}, pooled over the model's scored prompts — the
+      paper's significance test (section 4, Table 3). Within-set pairs are unordered
+      (i < j): d is symmetric, and counting (i, j) and (j, i) separately would double
+      the sample size and overstate significance. The test is always on samples, also
+      when the scores used folds. It is computed from running counts, means and sums of
+      squared deviations, so the pooled lists are never held in memory.
+
+    Only the prompts in ``scores`` are used from ``continuations``; their two sides may
+    hold different numbers of samples (an LLM perturbation can reject some), which the
+    cross and within sets handle as they are.
+    """
+    require_columns(continuations, [*SIDE_COLUMNS, "model"], "FairPair continuation table")
+    require_columns(scores, ["model", *PROMPT_SCORE_COLUMNS], "FairPair score table")
+    if not 0 < confidence < 1:
+        raise BiasflowError(f"confidence must lie strictly between 0 and 1, got {confidence}; use e.g. 0.95.")
+    scorers = _check_scorers(pd.unique(scores["scorer"]))
+    _reject_duplicates(scores, ["model", "prompt_id", "scorer"], "FairPair score table")
+    scored = scores[["model", "prompt_id"]].drop_duplicates()
+    used = continuations.merge(scored, on=["model", "prompt_id"], how="inner")
+    missing = scored.merge(used[["model", "prompt_id"]].drop_duplicates(), how="left", indicator=True)
+    missing = missing[missing["_merge"] == "left_only"]
+    if len(missing):
+        raise BiasflowError(
+            f"the FairPair score table has prompts with no continuations: "
+            f"{_name_some(missing['model'].astype(str) + '/' + missing['prompt_id'].astype(str))}; "
+            "pass the continuation table the scores were computed from."
+        )
+    for model, rows in used.groupby("model", sort=False):
+        _check_continuations(rows, f"FairPair continuation table (model {model})", equal_sizes=False)
+    _check_sentiment(used, scorers, "FairPair continuation table")
+
+    out = []
+    groups = dict(list(scores.groupby(["model", "scorer"])))
+    for model, scorer in sorted(groups, key=lambda key: (str(key[0]), SCORERS.index(key[1]))):
+        group = groups[(model, scorer)]
+        F = group["F"].to_numpy(dtype=np.float64)
+        finite = F[np.isfinite(F)]
+        if len(finite) < len(F):
+            log.info(
+                "%s, %s: %d of %d prompts have a NaN or infinite F (a V of 0) and are left out of mean_F",
+                model, scorer, len(F) - len(finite), len(F),
+            )
+        mean_F, low, high = _t_interval(finite, confidence)
+        t, p = _welch(used[used["model"] == model], scorer)
+        out.append((
+            model, scorer, len(group), mean_F, low, high,
+            group["B"].mean(), group["V_pg"].mean(), group["V_gp"].mean(), t, p,
+        ))
+    return pd.DataFrame(out, columns=SUMMARY_COLUMNS)
+
+
+# --- validation -----------------------------------------------------------------------
+
+
+def _name_some(values, limit: int = 5) -> str:
+    values = [str(v) for v in values]
+    shown = ", ".join(values[:limit])
+    return shown if len(values) <= limit else f"{shown} and {len(values) - limit} more"
+
+
+def _check_scorers(scorers) -> tuple[str, ...]:
+    if isinstance(scorers, str):
+        scorers = (scorers,)
+    scorers = tuple(dict.fromkeys(scorers))
+    unknown = [s for s in scorers if s not in SCORERS]
+    if unknown:
+        raise BiasflowError(f"unknown FairPair scorer(s) {_name_some(unknown)}; use any of {', '.join(SCORERS)}.")
+    if not scorers:
+        raise BiasflowError(f"no FairPair scorer given; use any of {', '.join(SCORERS)}.")
+    return scorers
+
+
+def _reject_duplicates(table: pd.DataFrame, keys: list[str], what: str) -> None:
+    duplicated = table[table.duplicated(keys, keep=False)].drop_duplicates(keys)
+    if len(duplicated):
+        named = (duplicated[keys].astype(str).agg("/".join, axis=1)).tolist()
+        raise BiasflowError(
+            f"{what} has more than one row per ({', '.join(keys)}): {_name_some(named)}; "
+            "keep one row per key (drop the duplicates or give each sample its own index)."
+        )
+
+
+def _check_continuations(table: pd.DataFrame, what: str, equal_sizes: bool) -> None:
+    """The checks behind the definitions: both sides present, n ≥ 2 and equal n (B's 1/n²)."""
+    require_columns(table, SIDE_COLUMNS, what)
+    if table.empty:
+        raise BiasflowError(f"{what} has no rows; generate continuations first.")
+    unknown = sorted(set(table["side"].astype(str)) - set(SIDES))
+    if unknown:
+        raise BiasflowError(
+            f"{what} has unknown side value(s) {_name_some(unknown)}; "
+            f"side must be {SIDES[0]} (a_i = φ(G_i(x))) or {SIDES[1]} (b_j = G_j(φ(x)))."
+        )
+    _reject_duplicates(table, ["prompt_id", "side", "sample"], what)
+    sizes = table.groupby(["prompt_id", "side"]).size().unstack("side").reindex(columns=list(SIDES))
+    one_sided = sizes.index[sizes.isna().any(axis=1)]
+    if len(one_sided):
+        raise BiasflowError(
+            f"{what}: prompt(s) {_name_some(one_sided)} have continuations on one side only; "
+            f"each prompt needs both {SIDES[0]} and {SIDES[1]} rows (drop those prompts or add the missing side)."
+        )
+    if not equal_sizes:
+        return
+    unequal = sizes[sizes[SIDES[0]] != sizes[SIDES[1]]]
+    if len(unequal):
+        named = [f"{p} ({int(r[SIDES[0]])} vs {int(r[SIDES[1]])})" for p, r in unequal.iterrows()]
+        raise BiasflowError(
+            f"{what}: the two sides of prompt(s) {_name_some(named)} have different numbers of samples; "
+            "FairPair needs the same n on both sides, so keep the first n of each."
+        )
+    small = sizes.index[sizes[SIDES[0]] < 2]
+    if len(small):
+        raise BiasflowError(
+            f"{what}: prompt(s) {_name_some(small)} have fewer than 2 samples per side, so the sampling "
+            "variability V is undefined; sample at least 2 continuations per side."
+        )
+
+
+def _check_folds(table: pd.DataFrame, folds) -> None:
+    if isinstance(folds, bool) or not isinstance(folds, (int, np.integer)) or folds < 2:
+        raise BiasflowError(f"folds must be an integer ≥ 2 (or unset for per-sample scores), got {folds!r}.")
+    n = table[table["side"] == SIDES[0]].groupby("prompt_id").size()
+    short = n.index[n < folds]
+    if len(short):
+        raise BiasflowError(
+            f"folds={folds} exceeds the samples per side of prompt(s) {_name_some(short)} "
+            f"(fewest: {int(n.min())}); use at most that many folds or sample more."
+        )
+
+
+def _check_sentiment(table: pd.DataFrame, scorers: tuple[str, ...], what: str) -> None:
+    """The sentiment dissimilarity reads VADER scores as data: every row needs one."""
+    if "sentiment" not in scorers:
+        return
+    if SENTIMENT_COLUMN not in table.columns or table[SENTIMENT_COLUMN].isna().any():
+        raise BiasflowError(
+            f"{what} needs a {SENTIMENT_COLUMN!r} column (the VADER compound score of every text) for the "
+            "sentiment scorer; score the texts with the vader scorer first (biasflow.fairpair.steps.with_vader), "
+            "or use the jaccard scorer only."
+        )
+
+
+# --- dissimilarities ------------------------------------------------------------------
+
+
+def _prompt_sides(table: pd.DataFrame) -> Iterator[tuple[object, pd.DataFrame]]:
+    """(prompt_id, its rows) per prompt, each side's rows in sample order."""
+    ordered = table.sort_values(["prompt_id", "side", "sample"], kind="stable")
+    yield from ordered.groupby("prompt_id", sort=True)
+
+
+def _units(scorer: str, rows: pd.DataFrame) -> tuple:
+    """What d compares on each side: compound scores (sentiment) or token sets (Jaccard)."""
+    sides = (rows.loc[rows["side"] == side, _SCORER_INPUT[scorer]] for side in SIDES)
+    if scorer == "sentiment":
+        return tuple(values.to_numpy(dtype=np.float64) for values in sides)
+    return tuple([tokens(t) for t in values] for values in sides)
+
+
+def _fold_aggregate(scorer: str, units, k: int):
+    """Fold s mod k of the s-th sample: mean compound per fold, or union of token sets."""
+    fold = np.arange(len(units)) % k
+    if scorer == "sentiment":
+        return np.bincount(fold, weights=units, minlength=k) / np.bincount(fold, minlength=k)
+    return [frozenset().union(*(units[s] for s in np.flatnonzero(fold == f))) for f in range(k)]
+
+
+def _dissimilarities(scorer: str, a_units, b_units) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """d(a_i, a_j), d(b_i, b_j) and d(a_i, b_j) as matrices, from one matrix over both sides."""
+    n_a = len(a_units)
+    if scorer == "sentiment":
+        values = np.concatenate([a_units, b_units])
+        full = np.abs(values[:, None] - values[None, :])
+    else:
+        full = _jaccard_matrix([*a_units, *b_units])
+    return full[:n_a, :n_a], full[n_a:, n_a:], full[:n_a, n_a:]
+
+
+def _jaccard_matrix(sets: list[frozenset]) -> np.ndarray:
+    """Pairwise Jaccard distances: |A∩B| from a product of 0/1 token matrices, |A∪B| = |A|+|B|−|A∩B|."""
+    vocabulary: dict[str, int] = {}
+    columns = [vocabulary.setdefault(t, len(vocabulary)) for s in sets for t in s]
+    rows = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    indicator = sparse.csr_matrix(
+        (np.ones(len(columns), dtype=np.float64), (rows, columns)), shape=(len(sets), max(1, len(vocabulary)))
+    )
+    intersection = (indicator @ indicator.T).toarray()
+    size = np.array([len(s) for s in sets], dtype=np.float64)
+    union = size[:, None] + size[None, :] - intersection
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(union > 0, 1.0 - intersection / union, 0.0)
+
+
+def _off_diagonal_mean(matrix: np.ndarray) -> float:
+    """(1/(n(n−1))) Σ_{i≠j} m_ij: V leaves out each sample's comparison with itself."""
+    n = matrix.shape[0]
+    return float((matrix.sum() - np.trace(matrix)) / (n * (n - 1)))
+
+
+# --- summary statistics ---------------------------------------------------------------
+
+
+def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """Mean and Student t interval mean ± t_{m−1} · sd/√m; bounds NaN when m < 2."""
+    m = len(values)
+    if m == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(values.mean())
+    if m < 2:
+        return mean, math.nan, math.nan
+    half = stats.t.ppf((1 + confidence) / 2, m - 1) * values.std(ddof=1) / math.sqrt(m)
+    return mean, mean - half, mean + half
+
+
+class _Moments:
+    """Count, mean and sum of squared deviations, merged batch by batch (Chan et al.)."""
+
+    def __init__(self):
+        self.n, self.mean, self.m2 = 0, 0.0, 0.0
+
+    def add(self, values: np.ndarray) -> None:
+        if values.size == 0:
+            return
+        n_b, mean_b = values.size, float(values.mean())
+        m2_b = float(((values - mean_b) ** 2).sum())
+        n = self.n + n_b
+        delta = mean_b - self.mean
+        self.m2 += m2_b + delta**2 * self.n * n_b / n
+        self.mean += delta * n_b / n
+        self.n = n
+
+    @property
+    def sd(self) -> float:
+        return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else math.nan
+
+
+def _welch(continuations: pd.DataFrame, scorer: str) -> tuple[float, float]:
+    """Welch's t-test of {d(a_i, b_j)} against {d(a_i, a_j), i<j} ∪ {d(b_i, b_j), i<j}, all prompts pooled."""
+    cross, within = _Moments(), _Moments()
+    for _, sides in _prompt_sides(continuations):
+        within_a, within_b, between = _dissimilarities(scorer, *_units(scorer, sides))
+        cross.add(between.ravel())
+        for block in (within_a, within_b):
+            within.add(block[np.triu_indices(block.shape[0], k=1)])
+    if cross.n < 2 or within.n < 2:
+        return math.nan, math.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = stats.ttest_ind_from_stats(
+            cross.mean, cross.sd, cross.n, within.mean, within.sd, within.n, equal_var=False
+        )
+    return float(result.statistic), float(result.pvalue)
+
+

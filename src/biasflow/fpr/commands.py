@@ -1,0 +1,21 @@
+"""The FPR-gap ``biasflow`` subcommand: ``fpr-gaps`` on prediction files a user brings."""
+
+from __future__ import annotations
+
+
+def register(commands) -> None:
+    """Add the FPR-gap subcommand to the ``biasflow`` parser (entry point ``biasflow.commands``)."""
+    gaps = commands.add_parser("fpr-gaps", help="group FPR gaps with CIs from prediction TSVs you bring")
+    gaps.add_argument("--predictions", nargs="+", required=True,
+                      help="TSVs with y_true, y_pred, category, group, text, run_id (model: a column or the file name)")
+    gaps.add_argument("--out", required=True, help="gap table (.csv or .tsv)")
+    gaps.add_argument("--interval", choices=["z", "t"], default="z", help="z: 1.96 (the reference); t: Student t")
+    gaps.add_argument("--accuracy-floor", type=float, default=0.4, help="flag runs below this accuracy")
+    gaps.set_defaults(run=_gaps)
+
+
+def _gaps(args) -> None:
+    from biasflow.fpr.steps import gaps
+
+    gaps(prediction_paths=args.predictions, interval=args.interval, z=1.96, accuracy_floor=args.accuracy_floor,
+         out=args.out)

@@ -1,0 +1,172 @@
+"""Prompting classifiers for ternary sentiment (paper 004, section 3.4 and appendix B).
+
+Three methods, each a prompt template in ``resources/templates/classify``:
+
+* ``zero_shot``: ``zero_shot.txt`` with the text in ``{text}``;
+* ``k_shot``: ``k_shot.txt``; ``{demonstrations}`` is replaced by ``k`` labelled examples
+  (``k/3`` per label, random order, resampled per run seed), each written in the query's own
+  style: the template after ``{demonstrations}`` with the example's text and the answer
+  `` Negative.`` / `` Neutral.`` / `` Positive.``, separated by blank lines;
+* ``cot`` (zero-shot chain of thought): step 1 ``cot_reason.txt`` asks for reasoning
+  ("Let's think step by step."), step 2 ``cot_answer.txt`` repeats it with the generated
+  reasoning in ``{reasoning}`` and asks for the answer.
+
+Decoding is the caller's: ``generate`` is bound to one model and one decoding. The paper
+samples at temperature 0.8 with at most 3 answer tokens (:data:`ANSWER_DECODING`) and 64
+reasoning tokens for CoT step 1 (:data:`REASONING_DECODING`, passed as ``reason_generate``).
+Every request is seeded with the run seed, so a run is reproducible and the five runs
+(seeds 2024-2028 in the paper) differ. The label is the first case-insensitive match of
+negative / neutral / positive in the answer; an answer without one gets a uniform random
+label from the run seed, and the number of such fallbacks is returned.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from biasflow.bundled import TEMPLATES
+from biasflow.errors import BiasflowError
+from biasflow.fpr.predictions import LABELS
+from biasflow.models.base import Decoding, Request
+
+METHODS = ("zero_shot", "k_shot", "cot")
+TEMPLATE_NAMES = ("zero_shot", "k_shot", "cot_reason", "cot_answer")
+DEFAULT_TEMPLATE_DIR = TEMPLATES / "classify"
+
+# Paper 004: sampling at temperature 0.8; 3 answer tokens; 64 reasoning tokens (CoT step 1).
+# Prompts are not cut: a 9-shot prompt is far longer than the generation default of 100 tokens.
+ANSWER_DECODING = Decoding(do_sample=True, temperature=0.8, max_new_tokens=3, max_prompt_tokens=4096)
+REASONING_DECODING = Decoding(do_sample=True, temperature=0.8, max_new_tokens=64, max_prompt_tokens=4096)
+
+_LABEL_RE = re.compile("|".join(LABELS), re.IGNORECASE)
+_SLOT_RE = re.compile(r"\{(text|demonstrations|reasoning)\}")
+_REQUIRED_SLOTS = {
+    "zero_shot": ("{text}",),
+    "k_shot": ("{demonstrations}", "{text}"),
+    "cot_reason": ("{text}",),
+    "cot_answer": ("{text}", "{reasoning}"),
+}
+
+Generate = Callable[[Sequence[Request]], Sequence[str]]
+
+
+def extract_label(text: str, rng: np.random.Generator) -> tuple[int, bool]:
+    """``(label, fallback)``: the earliest case-insensitive match, else a uniform draw from ``rng``."""
+    match = _LABEL_RE.search(text or "")
+    if match:
+        return LABELS.index(match.group(0).lower()), False
+    return int(rng.integers(len(LABELS))), True
+
+
+def load_prompt_templates(directory: str | Path | None = None) -> dict[str, str]:
+    """Read ``zero_shot``, ``k_shot``, ``cot_reason`` and ``cot_answer`` (``.txt``) from ``directory``.
+
+    Defaults to the repository's ``resources/templates/classify`` (paper 004, appendix B).
+    """
+    directory = Path(directory) if directory is not None else DEFAULT_TEMPLATE_DIR
+    templates = {}
+    for name in TEMPLATE_NAMES:
+        path = directory / f"{name}.txt"
+        if not path.is_file():
+            raise BiasflowError(f"classification template not found: {path}. Create it, or use the default folder.")
+        text = path.read_text(encoding="utf-8").rstrip("\n")
+        missing = [slot for slot in _REQUIRED_SLOTS[name] if slot not in text]
+        if missing:
+            raise BiasflowError(f"classification template {path} lacks the placeholder(s) {', '.join(missing)}; add them.")
+        templates[name] = text
+    return templates
+
+
+def _fill(template: str, **values: str) -> str:
+    """Fill ``{text}``/``{demonstrations}``/``{reasoning}`` in one pass (braces in values are kept)."""
+    return _SLOT_RE.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def _check_labels(labels) -> np.ndarray:
+    labels = np.asarray(labels)
+    if labels.size and (not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0 or labels.max() > 2):
+        raise BiasflowError(f"labels must be integers 0 (negative), 1 (neutral) or 2 (positive); got {sorted(set(labels.tolist()))[:5]}")
+    return labels.astype(int)
+
+
+def demonstrations(labelled: pd.DataFrame, k: int, rng: np.random.Generator) -> list[tuple[str, int]]:
+    """``k`` demonstrations ``(text, label)`` from ``labelled`` (columns ``text``, ``label``): ``k/3`` per label, shuffled."""
+    if k <= 0 or k % len(LABELS):
+        raise BiasflowError(f"k-shot needs k divisible by 3 (label-balanced demonstrations); got k={k}")
+    if not {"text", "label"} <= set(labelled.columns):
+        raise BiasflowError("labelled demonstrations need columns 'text' and 'label'")
+    labels = _check_labels(labelled["label"].to_numpy())
+    texts = labelled["text"].astype(str).to_numpy()
+    per_label = k // len(LABELS)
+    chosen = []
+    for label in range(len(LABELS)):
+        pool = np.flatnonzero(labels == label)
+        if len(pool) < per_label:
+            raise BiasflowError(
+                f"{k}-shot needs {per_label} labelled examples per label; '{LABELS[label]}' has {len(pool)}"
+            )
+        chosen.extend(rng.choice(pool, per_label, replace=False).tolist())
+    chosen = rng.permutation(chosen)
+    return [(str(texts[i]), int(labels[i])) for i in chosen]
+
+
+def render_demonstrations(k_shot_template: str, demos: Sequence[tuple[str, int]]) -> str:
+    """The demonstration block: the query part of ``k_shot`` filled with each example and its answer."""
+    query = k_shot_template.split("{demonstrations}", 1)[1]
+    return "".join(f"{_fill(query, text=t)} {LABELS[y].capitalize()}.\n\n" for t, y in demos)
+
+
+def _texts(outputs) -> list[str]:
+    """Strings, or :class:`Generation`-like objects (a :class:`CachedGenerator`'s output) as their ``.text``."""
+    return [str(getattr(o, "text", o)) for o in outputs]
+
+
+def prompt_classify(
+    texts: Sequence[str],
+    generate: Generate,
+    method: str,
+    templates: dict[str, str],
+    *,
+    run_seed: int,
+    labelled: pd.DataFrame | None = None,
+    k: int = 9,
+    reason_generate: Generate | None = None,
+) -> tuple[np.ndarray, int]:
+    """Classify ``texts`` by prompting; returns ``(predictions, n_fallback)``.
+
+    ``generate(requests) -> texts`` (or generations with ``.text``) answers (paper: :data:`ANSWER_DECODING`);
+    ``reason_generate`` writes CoT reasoning (paper: :data:`REASONING_DECODING`; defaults to
+    ``generate``). Requests carry ``seed=run_seed``; demonstrations and fallback labels are
+    drawn from independent streams of ``run_seed``.
+    """
+    if method not in METHODS:
+        raise BiasflowError(f"unknown classification method '{method}'; use one of {', '.join(METHODS)}")
+    texts = [str(t) for t in texts]
+    demo_rng, fallback_rng = (np.random.default_rng([int(run_seed), stream]) for stream in (0, 1))
+    if method == "zero_shot":
+        prompts = [_fill(templates["zero_shot"], text=t) for t in texts]
+    elif method == "k_shot":
+        if labelled is None:
+            raise BiasflowError("k-shot classification needs labelled demonstrations (a table with text and label)")
+        block = render_demonstrations(templates["k_shot"], demonstrations(labelled, k, demo_rng))
+        prompts = [_fill(templates["k_shot"], demonstrations=block, text=t) for t in texts]
+    else:
+        reason_prompts = [_fill(templates["cot_reason"], text=t) for t in texts]
+        reasonings = _texts((reason_generate or generate)([Request(p, int(run_seed)) for p in reason_prompts]))
+        prompts = [
+            _fill(templates["cot_answer"], text=t, reasoning=r.strip()) for t, r in zip(texts, reasonings)
+        ]
+    answers = _texts(generate([Request(p, int(run_seed)) for p in prompts]))
+    if len(answers) != len(texts):
+        raise RuntimeError(f"generate returned {len(answers)} answers for {len(texts)} prompts")
+    predictions = np.empty(len(texts), dtype=np.int64)
+    n_fallback = 0
+    for i, answer in enumerate(answers):
+        predictions[i], fallback = extract_label(answer, fallback_rng)
+        n_fallback += fallback
+    return predictions, n_fallback

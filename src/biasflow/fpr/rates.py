@@ -1,0 +1,79 @@
+"""Per-group false-positive rates and their mean over runs (docs/methods.md §3.2-3.3).
+
+Gaps and markedness both start from each group's one-vs-rest FPR in each run and end in
+a mean over runs with a z (or t) half-width; both steps live here once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from biasflow.errors import BiasflowError
+from biasflow.tables import require_columns
+
+# The reference adds eps to numerator and denominator; kept so numbers match it exactly.
+EPS = 1e-10
+# Class name -> label for the two one-vs-rest FPRs that are reported.
+CLASSES = {"negative": 0, "positive": 2}
+INTERVALS = ("z", "t")
+# A run's groups are compared within one model, run and category.
+RUN_KEYS = ["model", "run_id", "category"]
+
+
+def group_fpr(preds: pd.DataFrame) -> pd.DataFrame:
+    """Per (model, run_id, category, group): one-vs-rest negative and positive FPR, and n.
+
+    ``FPR_c = (FP + eps) / (FP + TN + eps)`` over the group's samples whose gold label is
+    not c (docs/methods.md §3.2). A group with no such samples has no FPR at all, and the eps would
+    turn 0/0 into 1.0, a fake rate; that is refused rather than reported.
+    """
+    require_columns(preds, ["y_true", "y_pred", "category", "group", "model", "run_id"], "predictions")
+    keys = ["model", "run_id", "category", "group"]
+    rows = []
+    for key, g in preds.groupby(keys, sort=True):
+        row = dict(zip(keys, key))
+        for name, c in CLASSES.items():
+            outside = g["y_true"].to_numpy() != c
+            if not outside.any():
+                raise BiasflowError(
+                    f"model {row['model']}, run {row['run_id']}, category {row['category']}, group "
+                    f"{row['group']}: every sample has gold label {c} ({name}), so its {name} FPR is "
+                    f"undefined; add templates with other gold labels or drop the group."
+                )
+            fp = int((g["y_pred"].to_numpy()[outside] == c).sum())
+            tn = int(outside.sum()) - fp
+            row[f"{name}_FPR"] = (fp + EPS) / (fp + tn + EPS)
+        row["n"] = len(g)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=keys + ["negative_FPR", "positive_FPR", "n"])
+
+
+def quantile(interval: str, z: float, n_runs: int) -> float:
+    if interval == "z":
+        return z
+    if interval == "t":
+        return float(stats.t.ppf(0.975, n_runs - 1)) if n_runs > 1 else math.nan
+    raise BiasflowError(f"unknown interval {interval!r}; use one of {', '.join(INTERVALS)}.")
+
+
+def over_runs(per_run: pd.DataFrame, keys: list[str], values: dict[str, str], interval: str, z: float) -> pd.DataFrame:
+    """Mean over runs and half-width ``q · sd / √R`` (sd with ddof=1; NaN when R = 1)."""
+    quantile(interval, z, 2)  # validate the interval name even when no rows
+    rows = []
+    for key, g in per_run.groupby(keys, sort=True):
+        row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        n_runs = int(g["run_id"].nunique())
+        q = quantile(interval, z, n_runs)
+        for src, dst in values.items():
+            x = g[src].to_numpy(dtype=float)
+            row[dst] = float(x.mean())
+            row[f"{dst}_width"] = q * float(np.std(x, ddof=1)) / math.sqrt(n_runs) if n_runs > 1 else math.nan
+        row["n_runs"] = n_runs
+        row["interval"] = interval
+        rows.append(row)
+    cols = keys + [c for dst in values.values() for c in (dst, f"{dst}_width")] + ["n_runs", "interval"]
+    return pd.DataFrame(rows, columns=cols)

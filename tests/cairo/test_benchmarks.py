@@ -1,0 +1,82 @@
+"""The benchmark's pieces: the synthetic statistics have the requested shape, and the pandas
+baseline and the vectorised engine agree on a tiny problem (docs/methods.md §1.10)."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from benchmarks.baseline_pandas import baseline_select, pooled_bias  # noqa: E402
+from benchmarks.bench_selection import combinations_per_k, compare_choices, compare_curves  # noqa: E402
+from benchmarks.synthetic import paper_sized_stats  # noqa: E402
+from biasflow.cairo.stats import STATS_COLUMNS, bias_from_stats  # noqa: E402
+from biasflow.cairo.selection import SearchSettings, select  # noqa: E402
+
+TINY = dict(n_models=4, n_paraphrasers=1, seeds_per_paraphraser=3, n_gen_seeds=2, subgroups=3, rng_seed=7)
+
+
+def test_synthetic_stats_have_requested_shape():
+    stats = paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=3, n_gen_seeds=4, subgroups=3)
+    assert list(stats.columns) == STATS_COLUMNS
+    assert stats["model"].nunique() == 5
+    assert sorted(stats["metric"].unique()) == ["BOLD", "HONEST", "HolisticBias"]
+    assert set(stats["split"]) == {"valid", "test"}
+    assert stats["promptset"].nunique() == 1 + 2 * 3 and "original" in set(stats["promptset"])
+    assert stats["seed"].nunique() == 4 and stats["subgroup"].nunique() == 3
+    assert len(stats) == 5 * 3 * 2 * 7 * 4 * 3
+    assert not stats.duplicated(STATS_COLUMNS[:7]).any()
+    assert stats["n"].between(1, 500).all() and stats["n"].median() >= 50
+    assert ((stats["score_sum"] > 0) & (stats["score_sum"] < stats["n"])).all()
+    assert stats.equals(paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=3, n_gen_seeds=4,
+                                          subgroups=3))
+
+
+def test_baseline_pooling_of_original_is_eq1():
+    stats = paper_sized_stats(**TINY)
+    expected = bias_from_stats(stats)
+    expected = expected[(expected["promptset"] == "original") & (expected["split"] == "valid")
+                        & (expected["metric"] == "BOLD")].set_index("model")["bias"]
+    cell = stats[(stats["metric"] == "BOLD") & (stats["split"] == "valid")]
+    np.testing.assert_allclose(pooled_bias(cell, ("original",)).to_numpy(), expected.to_numpy())
+
+
+def test_baseline_pooling_repeats_rows_for_multiplicity():
+    stats = paper_sized_stats(**TINY)
+    cell = stats[(stats["metric"] == "HONEST") & (stats["split"] == "test")]
+    twice = cell[cell["promptset"] == "para0-s1"]
+    doubled = cell[cell["promptset"] == "original"].copy()
+    for part in (twice, twice):
+        merged = doubled.merge(part, on=["model", "seed", "subgroup"], suffixes=("", "_add"))
+        doubled = merged.assign(score_sum=merged["score_sum"] + merged["score_sum_add"],
+                                n=merged["n"] + merged["n_add"])
+        doubled = doubled[cell.columns]
+    np.testing.assert_allclose(
+        pooled_bias(cell, ("original", "para0-s1", "para0-s1")).to_numpy(),
+        pooled_bias(doubled, ("original",)).to_numpy(),
+    )
+
+
+@pytest.mark.parametrize("combinations", ["multisets", "subsets"])
+def test_engine_equals_baseline_on_tiny_problem(combinations):
+    stats = paper_sized_stats(**TINY)
+    engine = select(stats, SearchSettings(mode="shared", combinations=combinations, max_sets=3, permutations=30))
+    curve, extras = baseline_select(stats, mode="shared", combinations=combinations, max_sets=3, permutations=30)
+    assert compare_curves(engine.curve, curve, max_k=3, perm_p=True) == 3 * 3
+    assert compare_choices(engine.choices, extras["winners"], max_k=3) == 3 * 3
+    assert curve.groupby("pair")["n_combinations"].apply(list).map(tuple).unique().tolist() == [
+        tuple(combinations_per_k(3, 3, combinations))
+    ]
+
+
+def test_engine_equals_baseline_in_independent_mode():
+    """Independent mode, permutation p included: the engine prunes permutations with a bound, the baseline does not."""
+    stats = paper_sized_stats(**{**TINY, "n_models": 6})
+    engine = select(stats, SearchSettings(mode="independent", max_sets=3, permutations=40, block_size=7))
+    curve, extras = baseline_select(stats, mode="independent", max_sets=3, permutations=40)
+    assert compare_curves(engine.curve, curve, max_k=3, perm_p=True) == 3 * 3
+    assert compare_choices(engine.choices, extras["winners"], max_k=3) == 3 * 3
+    squares = [n * n for n in combinations_per_k(3, 3, "multisets")]
+    assert curve.sort_values(["pair", "k"])["n_combinations"].tolist() == squares * 3

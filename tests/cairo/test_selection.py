@@ -1,0 +1,305 @@
+"""CAIRO selection checked against slow, independent computations (docs/methods.md §1.10).
+
+References: Eq. 1 on pooled raw rows in pandas, per-combination loops over itertools with
+scipy.stats.pearsonr, and a brute-force permutation test over every combination pair.
+"""
+
+import dataclasses
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as scipy_stats
+
+from biasflow.cairo.stats import STATS_COLUMNS, sufficient_stats
+from biasflow.errors import BiasflowError
+from biasflow.cairo.selection import (
+    CHOICE_COLUMNS,
+    CURVE_COLUMNS,
+    SearchSettings,
+    bias_matrix,
+    combination_bias,
+    combination_counts,
+    metric_pairs,
+    select,
+)
+
+SUBGROUPS = {"A": ["f", "m", "x"], "B": ["female", "male"]}
+
+
+def random_scored(seed=0, models=("m0", "m1", "m2", "m3"), sets=("p0", "p1", "p2"), n_seeds=2):
+    """Raw scored rows with unequal counts; set p1 lacks subgroup x of metric A in the valid split."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for metric, groups in SUBGROUPS.items():
+        for model, split, promptset, gen_seed, group in itertools.product(
+            models, ["valid", "test"], ["original", *sets], range(n_seeds), groups
+        ):
+            if (metric, split, promptset, group) == ("A", "valid", "p1", "x"):
+                continue
+            level = rng.random()
+            for _ in range(int(rng.integers(1, 5))):
+                rows.append((model, metric, "gender", split, promptset, gen_seed, group, level * rng.random()))
+    return pd.DataFrame(rows, columns=["model", "metric", "axis", "split", "promptset", "seed", "subgroup", "score"])
+
+
+def random_stats(rng, n_models=4, sets=("p0", "p1", "p2"), metrics=("A", "B"), n_seeds=1, n_groups=2):
+    """Sufficient statistics drawn directly: fast for many repetitions."""
+    keys = itertools.product(
+        [f"m{i}" for i in range(n_models)], metrics, ["gender"], ["valid", "test"], ["original", *sets],
+        range(n_seeds), [f"g{g}" for g in range(n_groups)],
+    )
+    stats = pd.DataFrame(list(keys), columns=STATS_COLUMNS[:7])
+    stats["n"] = rng.integers(1, 20, len(stats))
+    stats["score_sum"] = stats["n"] * rng.random(len(stats)) * rng.random(len(stats))
+    return stats[STATS_COLUMNS]
+
+
+def rows_bias(scored, metric, split, combination, models, normalise="none"):
+    """Eq. 1 on the raw rows of the pooled combination (each set's rows repeated mult times), mean over seeds."""
+    part = scored[(scored.metric == metric) & (scored.split == split)]
+    pooled = pd.concat([part[part.promptset == name] for name, mult in combination.items() for _ in range(mult)])
+    out = {}
+    for model in models:
+        per_seed = []
+        for _, rows in pooled[pooled.model == model].groupby("seed"):
+            means = rows.groupby("subgroup")["score"].mean()
+            bias = (rows["score"].mean() - means).abs().sum()
+            per_seed.append(bias / len(means) if normalise == "mean" else bias)
+        out[model] = np.mean(per_seed)
+    return pd.Series(out)
+
+
+def stats_bias(stats, metric, split, combination, models):
+    """Eq. 1 from statistics pooled with a pandas group-by (an independent reference for searches)."""
+    part = stats[(stats.metric == metric) & (stats.split == split) & stats.promptset.isin(list(combination))].copy()
+    mult = part.promptset.map(combination)
+    part["S"], part["N"] = part.score_sum * mult, part.n * mult
+    groups = part.groupby(["model", "seed", "subgroup"])[["S", "N"]].sum().reset_index()
+    cell = groups.groupby(["model", "seed"])
+    mu_all = cell.S.transform("sum") / cell.N.transform("sum")
+    groups["dev"] = (mu_all - groups.S / groups.N).abs()
+    return groups.groupby(["model", "seed"]).dev.sum().groupby("model").mean().loc[list(models)]
+
+
+def combos(sets, k, enumeration):
+    pick = itertools.combinations if enumeration == "subsets" else itertools.combinations_with_replacement
+    for chosen in pick(sets, k - 1):
+        combination = {"original": 1}
+        for name in chosen:
+            combination[name] = combination.get(name, 0) + 1
+        yield combination
+
+
+def label(combination):
+    return "+".join(sorted(name for name, mult in combination.items() for _ in range(mult)))
+
+
+def brute_force(stats, m1, m2, sets, k, enumeration, mode, models):
+    """Best pair, mean r and skip count by a loop over itertools order with scipy.stats.pearsonr."""
+    first = [(c, stats_bias(stats, m1, "valid", c, models).to_numpy()) for c in combos(sets, k, enumeration)]
+    second = [(c, stats_bias(stats, m2, "valid", c, models).to_numpy()) for c in combos(sets, k, enumeration)]
+    pairs = zip(first, second) if mode == "shared" else itertools.product(first, second)
+    best, rs, skipped = None, [], 0
+    for (c1, b1), (c2, b2) in pairs:
+        if np.ptp(b1) == 0 or np.ptp(b2) == 0:
+            skipped += 1
+            continue
+        r = scipy_stats.pearsonr(b1, b2).statistic
+        rs.append(r)
+        if best is None or r > best[0] + 1e-12:
+            best = (r, label(c1) if mode == "shared" else f"{m1}={label(c1)} | {m2}={label(c2)}", b1, b2)
+    return best, (np.mean(rs) if rs else np.nan), skipped
+
+
+def test_combination_counts_follow_itertools():
+    counts = [combination_counts(15, k, "multisets") for k in range(1, 7)]
+    assert sum(len(c) for c in counts) == 15504
+    assert (np.concatenate(counts)[:, 0] == 1).all()
+    expected = [np.bincount(c, minlength=15) for c in itertools.combinations_with_replacement(range(15), 3)]
+    np.testing.assert_array_equal(counts[3][:, 1:], expected)
+    subsets = combination_counts(5, 3, "subsets")
+    np.testing.assert_array_equal(subsets[:, 1:], [np.bincount(c, minlength=5) for c in itertools.combinations(range(5), 2)])
+    assert combination_counts(2, 4, "subsets").shape == (0, 3)
+    np.testing.assert_array_equal(combination_counts(0, 1, "multisets"), [[1]])
+
+
+@pytest.mark.parametrize("normalise", ["none", "mean"])
+@pytest.mark.parametrize("enumeration", ["subsets", "multisets"])
+def test_bias_matrix_matches_pooled_raw_rows(enumeration, normalise):
+    scored = random_scored(seed=1)
+    stats = sufficient_stats(scored)
+    models, sets = ["m0", "m1", "m2", "m3"], ["original", "p0", "p1", "p2"]
+    for metric, split, k in [("A", "valid", 3), ("A", "test", 4), ("B", "valid", 4)]:
+        counts = combination_counts(3, k, enumeration)
+        got = bias_matrix(stats, metric, split, sets, counts, models, normalise)
+        assert got.shape == (len(counts), 4)
+        for row, combination in zip(got, combos(sets[1:], k, enumeration)):
+            expected = rows_bias(scored, metric, split, combination, models, normalise)
+            np.testing.assert_allclose(row, expected.to_numpy(), rtol=1e-12, atol=1e-14)
+    one = combination_bias(stats, "A", "valid", {"p1": 2, "p2": 1}, models, normalise)
+    expected = rows_bias(scored, "A", "valid", {"original": 1, "p1": 2, "p2": 1}, models, normalise)
+    pd.testing.assert_series_equal(one, expected, check_names=False, check_index=False, rtol=1e-12)
+    assert list(one.index) == models
+
+
+def constant_case(seed):
+    """Random statistics where metric B is identical across models in original and p0: combinations
+    of those two sets only have a constant B bias and must be skipped."""
+    stats = random_stats(np.random.default_rng(seed))
+    flat = (stats.metric == "B") & stats.promptset.isin(["original", "p0"])
+    first = stats[flat & (stats.model == "m0")].set_index(["split", "promptset", "seed", "subgroup"])
+    keys = pd.MultiIndex.from_frame(stats.loc[flat, ["split", "promptset", "seed", "subgroup"]])
+    stats.loc[flat, ["score_sum", "n"]] = first.loc[keys, ["score_sum", "n"]].to_numpy()
+    return stats
+
+
+@pytest.mark.parametrize("mode", ["shared", "independent"])
+@pytest.mark.parametrize("enumeration", ["subsets", "multisets"])
+def test_search_matches_brute_force(mode, enumeration):
+    models = ["m0", "m1", "m2", "m3"]
+    for seed in range(2):
+        stats = constant_case(seed)
+        settings = SearchSettings(mode=mode, combinations=enumeration, max_sets=4, permutations=0)
+        curve = select(stats, settings).curve
+        assert list(curve.columns) == CURVE_COLUMNS
+        assert curve.perm_p.isna().all()
+        for row in curve.itertuples():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", scipy_stats.ConstantInputWarning)
+                best, mean_r, skipped = brute_force(stats, "A", "B", ["p0", "p1", "p2"], row.k, enumeration, mode, models)
+            n1 = len(list(combos(["p0", "p1", "p2"], row.k, enumeration)))
+            assert row.n_combinations == (n1 if mode == "shared" else n1 * n1)
+            assert row.n_skipped == skipped
+            if best is None:
+                assert np.isnan(row.best_r) and pd.isna(row.selection)
+                continue
+            assert row.selection == best[1]
+            assert np.isclose(row.best_r, best[0], atol=1e-12)
+            assert np.isclose(row.mean_r, mean_r, atol=1e-12)
+        assert curve.loc[curve.k == 1, "n_skipped"].item() == 1
+        assert np.isnan(curve.loc[curve.k == 1, "best_r"].item())
+
+
+def chosen_vectors(stats, selection, pair, k, split="valid"):
+    """The bias vectors of the combination each metric was given in the choices table."""
+    out = []
+    for metric in pair.split("~"):
+        rows = selection.choices[(selection.choices.pair == pair) & (selection.choices.k == k)
+                                 & (selection.choices.metric == metric)]
+        combination = dict(zip(rows.promptset, rows.multiplicity))
+        out.append(stats_bias(stats, metric, split, combination, ["m0", "m1", "m2", "m3", "m4"]).to_numpy())
+    return out
+
+
+@pytest.mark.parametrize("mode", ["shared", "independent"])
+def test_reported_p_and_rho_are_scipys(mode):
+    stats = random_stats(np.random.default_rng(7), n_models=5, metrics=("A", "B", "C"))
+    selection = select(stats, SearchSettings(mode=mode, max_sets=3, permutations=0))
+    assert list(selection.choices.columns) == CHOICE_COLUMNS
+    assert sorted(selection.curve.pair.unique()) == ["A~B", "A~C", "B~C"]
+    for row in selection.curve.itertuples():
+        first, second = chosen_vectors(stats, selection, row.pair, row.k)
+        assert np.isclose(row.best_r, scipy_stats.pearsonr(first, second).statistic, atol=1e-12)
+        assert np.isclose(row.best_p, scipy_stats.pearsonr(first, second).pvalue, rtol=1e-9)
+        assert np.isclose(row.best_rho, scipy_stats.spearmanr(first, second).statistic, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["shared", "independent"])
+def test_permutation_p_is_uniform_under_the_null(mode):
+    rng = np.random.default_rng(11)
+    settings = SearchSettings(mode=mode, max_sets=2, permutations=19, combinations="subsets")
+    p = np.array([
+        select(random_stats(rng, n_models=6, sets=("p0", "p1")), dataclasses.replace(settings, seed=rep))
+        .curve.query("k == 2").perm_p.item()
+        for rep in range(200)
+    ])
+    assert p.min() >= 1 / 20
+    # P(p <= 0.1) = 0.1 exactly under exchangeability; 200 draws: 20 expected, sd 4.2.
+    assert 7 <= np.sum(p <= 0.1 + 1e-12) <= 34
+
+
+@pytest.mark.parametrize("mode", ["shared", "independent"])
+def test_permutation_p_is_smallest_when_metrics_agree(mode):
+    stats = random_stats(np.random.default_rng(3), n_models=8, metrics=("A",))
+    agree = stats.assign(metric="B", score_sum=0.5 * stats.score_sum + 0.1 * stats.n)
+    curve = select(pd.concat([stats, agree]), SearchSettings(mode=mode, max_sets=3, permutations=99)).curve
+    assert np.allclose(curve.best_r, 1.0)
+    assert (curve.perm_p == 1 / 100).all()
+
+
+def test_independent_permutation_p_matches_brute_force():
+    """The pruned permutation search is exact: same p as the full product, same permutations."""
+    stats = random_stats(np.random.default_rng(5), n_models=6, sets=("p0", "p1", "p2", "p3", "p4"), n_groups=3)
+    settings = SearchSettings(mode="independent", max_sets=4, permutations=60, seed=4)
+    curve = select(stats, settings).curve
+    models = [f"m{i}" for i in range(6)]
+    perms = np.random.default_rng(4).permuted(np.tile(np.arange(6), (60, 1)), axis=1)
+    sets = ["p0", "p1", "p2", "p3", "p4"]
+    assert (curve.perm_p < 1).any() and (curve.perm_p > 1 / 61).any()
+    for row in curve.itertuples():
+        first = np.array([stats_bias(stats, "A", "valid", c, models) for c in combos(sets, row.k, "multisets")])
+        second = np.array([stats_bias(stats, "B", "valid", c, models) for c in combos(sets, row.k, "multisets")])
+        n = len(first)
+        r_max = [np.corrcoef(first, second[:, perm])[:n, n:].max() for perm in perms]
+        assert np.isclose(np.max(np.corrcoef(first, second)[:n, n:]), row.best_r)
+        assert row.perm_p == (1 + np.sum(np.array(r_max) >= row.best_r - 1e-12)) / 61
+
+
+def test_test_r_uses_only_test_rows():
+    stats = random_stats(np.random.default_rng(9), n_models=5)
+    settings = SearchSettings(max_sets=3, permutations=0)
+    before = select(stats, settings)
+    test = stats.split == "test"
+    perturbed = stats.copy()
+    perturbed.loc[test, "score_sum"] = perturbed.loc[test, "n"] * np.random.default_rng(1).random(test.sum())
+    after = select(perturbed, settings)
+    keep = ["k", "best_r", "mean_r", "selection"]
+    pd.testing.assert_frame_equal(before.curve[keep], after.curve[keep])
+    assert not np.allclose(before.curve.test_r, after.curve.test_r)
+    for row in after.curve.itertuples():
+        first, second = chosen_vectors(perturbed, after, row.pair, row.k, split="test")
+        assert np.isclose(row.test_r, scipy_stats.pearsonr(first, second).statistic, atol=1e-12)
+
+
+def test_metric_pairs_and_progress():
+    stats = random_stats(np.random.default_rng(0), metrics=("HONEST", "BOLD"))
+    other = random_stats(np.random.default_rng(1), metrics=("X", "HolisticBias", "BOLD")).assign(axis="religion")
+    assert metric_pairs(pd.concat([stats, other])) == [
+        ("gender", "BOLD", "HONEST"), ("religion", "BOLD", "HolisticBias"), ("religion", "BOLD", "X"),
+        ("religion", "HolisticBias", "X"),
+    ]
+    messages = []
+    curve = select(stats, SearchSettings(max_sets=2, permutations=0), progress=messages.append).curve
+    assert list(curve.pair) == ["BOLD~HONEST"] * 2 and len(messages) == 2
+
+
+def test_errors_name_the_fix():
+    stats = random_stats(np.random.default_rng(2))
+    with pytest.raises(BiasflowError, match="lacks the column.*score_sum"):
+        select(stats.drop(columns="score_sum"), SearchSettings())
+    with pytest.raises(BiasflowError, match="at least 3 models.*A has m0, m1, m2, m3.*B has m0, m1"):
+        select(stats[(stats.metric == "A") | stats.model.isin(["m0", "m1"])], SearchSettings())
+    renamed = stats.assign(promptset=np.where((stats.metric == "B") & (stats.promptset != "original"),
+                                              "q-" + stats.promptset, stats.promptset))
+    with pytest.raises(BiasflowError, match="A has p0, p1, p2, B has q-p0, q-p1, q-p2.*max_sets: 1"):
+        select(renamed, SearchSettings(max_sets=2))
+    assert len(select(renamed, SearchSettings(max_sets=1, permutations=0)).curve) == 1
+    assert len(select(renamed, SearchSettings(mode="independent", max_sets=2, permutations=0)).curve) == 2
+    hole = (stats.metric == "B") & (stats.promptset == "original") & (stats.model == "m2") & (stats.subgroup == "g1")
+    with pytest.raises(BiasflowError, match="original prompt set of metric B.*'valid'.*model=m2, seed=0, subgroup=g1"):
+        select(stats[~(hole & (stats.split == "valid"))], SearchSettings())
+    with pytest.raises(BiasflowError, match="original prompt set of metric B.*'test'.*model=m2"):
+        select(stats.assign(n=np.where(hole & (stats.split == "test"), 0, stats.n)), SearchSettings(max_sets=1))
+    with pytest.raises(BiasflowError, match="no rows for metric A.*split 'dev'"):
+        select(stats, SearchSettings(select_split="dev"))
+    for bad, match in [(dict(mode="paired"), "mode 'paired'.*shared, independent"),
+                       (dict(combinations="sets"), "combinations 'sets'.*subsets, multisets"),
+                       (dict(normalise="max"), "normalise 'max'.*none, mean"),
+                       (dict(max_sets=0), "max_sets must be an integer >= 1")]:
+        with pytest.raises(BiasflowError, match=match):
+            select(stats, SearchSettings(**bad))
+    with pytest.raises(BiasflowError, match="two metrics on one axis.*gender: A"):
+        select(stats[stats.metric == "A"], SearchSettings())

@@ -1,0 +1,208 @@
+"""The ``biasflow`` command, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from workflow_helpers import REPO
+
+
+def biasflow(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "biasflow.cli", *args], capture_output=True, text=True, cwd=REPO)
+
+
+def test_check_config_accepts_the_embedded_default():
+    result = biasflow("check-config", "config/config.yaml")
+    assert result.returncode == 0, result.stderr
+    assert "config/config.yaml: ok" in result.stdout
+
+
+def test_check_config_names_the_bad_key(tmp_path):
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    config["generation"]["seeds"] = "zero"
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = biasflow("check-config", str(path))
+    assert result.returncode == 2
+    assert "config key generation.seeds" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_prompts_writes_the_prompt_table(tmp_path):
+    out = tmp_path / "bold.csv"
+    result = biasflow(
+        "prompts", "--metric", "BOLD", "--axis", "gender", "--data", "resources/templates/datasets/BOLD",
+        "--out", str(out),
+    )
+    assert result.returncode == 0, result.stderr
+    table = pd.read_csv(out)
+    assert set(table["subgroup"]) == {"American_actors", "American_actresses"}
+    assert set(table["split"]) == {"valid", "test"}
+
+
+def test_unknown_metric_is_one_line_and_exit_2(tmp_path):
+    result = biasflow(
+        "prompts", "--metric", "StereoSet", "--axis", "gender", "--data", ".", "--out", str(tmp_path / "x.csv"),
+    )
+    assert result.returncode == 2
+    assert result.stderr.startswith("biasflow: ") and "StereoSet" in result.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
+def _synthetic_stats(tmp_path, axes=("gender",), **drop):
+    sys.path.insert(0, str(REPO))
+    from benchmarks.synthetic import paper_sized_stats
+
+    tables = [
+        paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=2, n_gen_seeds=2, subgroups=3, axis=a)
+        for a in axes
+    ]
+    stats = pd.concat(tables, ignore_index=True).drop(columns=list(drop))
+    path = tmp_path / "stats.parquet"
+    stats.to_parquet(path)
+    return path
+
+
+def test_cairo_select_writes_the_curve_and_the_summary(tmp_path):
+    stats = _synthetic_stats(tmp_path)
+    out = tmp_path / "out"
+    result = biasflow(
+        "cairo-select", "--stats", str(stats), "--out-dir", str(out), "--max-sets", "3", "--permutations", "99",
+    )
+    assert result.returncode == 0, result.stderr
+    curve = pd.read_csv(out / "curve.csv")
+    assert list(curve.columns) == [
+        "axis", "pair", "k", "best_r", "best_p", "perm_p", "best_rho", "mean_r", "test_r", "n_combinations",
+        "n_skipped", "selection",
+    ]
+    assert set(curve["pair"]) == {"BOLD~HONEST", "BOLD~HolisticBias", "HONEST~HolisticBias"}
+    # 4 paraphrase sets, multisets: k=1 -> 1, k=2 -> 4, k=3 -> 10 combinations.
+    assert curve.groupby("k")["n_combinations"].first().to_dict() == {1: 1, 2: 4, 3: 10}
+    assert curve["perm_p"].between(1 / 100, 1).all()
+    summary = json.loads((out / "selection.json").read_text())
+    assert summary["settings"]["max_sets"] == 3 and len(summary["pairs"]) == 3
+
+
+def test_cairo_select_writes_one_curve_per_axis(tmp_path):
+    stats = _synthetic_stats(tmp_path, axes=("gender", "religion"))
+    out = tmp_path / "out"
+    result = biasflow("cairo-select", "--stats", str(stats), "--out-dir", str(out), "--max-sets", "2",
+                      "--permutations", "0", "--mode", "independent")
+    assert result.returncode == 0, result.stderr
+    assert set(pd.read_csv(out / "religion_curve.csv")["axis"]) == {"religion"}
+    gender = pd.read_csv(out / "gender_curve.csv")
+    assert gender["perm_p"].isna().all(), "0 permutations turns the p-value off"
+    assert gender["selection"].str.contains(r" \| ").all(), "independent mode names each metric's combination"
+
+
+def test_cairo_select_rejects_a_table_without_counts(tmp_path):
+    stats = _synthetic_stats(tmp_path, n=None)
+    result = biasflow("cairo-select", "--stats", str(stats), "--out-dir", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert "lacks the column(s) n" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def _continuations(tmp_path, rows):
+    path = tmp_path / "continuations.csv"
+    pd.DataFrame(rows, columns=["prompt_id", "side", "sample", "text"]).to_csv(path, index=False)
+    return path
+
+
+def test_fairpair_score_writes_one_row_per_prompt_and_scorer(tmp_path):
+    rows = [
+        ("p1", "perturbed_original", 0, "she was a kind nurse"),
+        ("p1", "perturbed_original", 1, "she was a strict nurse"),
+        ("p1", "counterfactual", 0, "she was a kind nurse"),
+        ("p1", "counterfactual", 1, "she liked her job"),
+    ]
+    out = tmp_path / "scores.csv"
+    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, rows)), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    scores = pd.read_csv(out).set_index("scorer")
+    assert list(scores.columns[:5]) == ["prompt_id", "B", "V_pg", "V_gp", "F"]
+    # Jaccard by hand: token sets a0={she,was,a,kind,nurse}, a1={she,was,a,strict,nurse},
+    # b0=a0, b1={she,liked,her,job}. d(a0,b0)=0, d(a0,b1)=7/8, d(a1,b0)=2/6, d(a1,b1)=7/8.
+    assert np.isclose(scores.loc["jaccard", "B"], (0 + 7 / 8 + 2 / 6 + 7 / 8) / 4)
+    assert np.isclose(scores.loc["jaccard", "V_pg"], 2 / 6) and np.isclose(scores.loc["jaccard", "V_gp"], 7 / 8)
+
+
+def test_fairpair_score_needs_both_sides_and_two_samples(tmp_path):
+    one_side = [("p1", "perturbed_original", 0, "a"), ("p1", "perturbed_original", 1, "b")]
+    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, one_side)), "--out",
+                      str(tmp_path / "x.csv"))
+    assert result.returncode == 2 and "one side only" in result.stderr
+    single = [("p1", "perturbed_original", 0, "a"), ("p1", "counterfactual", 0, "b")]
+    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, single)), "--out",
+                      str(tmp_path / "x.csv"))
+    assert result.returncode == 2 and "fewer than 2 samples per side" in result.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
+def _predictions(path, rows):
+    pd.DataFrame(rows, columns=["y_true", "y_pred", "category", "group", "text", "run_id"]).to_csv(
+        path, sep="\t", index=False
+    )
+    return path
+
+
+def test_fpr_gaps_on_prediction_files_named_by_model(tmp_path):
+    """Two runs; group A is always called negative on its neutral sentence, group B never."""
+    rows = []
+    for run in ("r0", "r1"):
+        rows += [(1, 0, "race", "A", "a1", run), (2, 2, "race", "A", "a2", run),
+                 (1, 1, "race", "B", "b1", run), (2, 2, "race", "B", "b2", run)]
+    files = [_predictions(tmp_path / "modelx.tsv", rows)]
+    out = tmp_path / "gaps.csv"
+    result = biasflow("fpr-gaps", "--predictions", *map(str, files), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    gaps = pd.read_csv(out).set_index("group")
+    assert set(gaps["model"]) == {"modelx"}
+    # negative FPR: A = 1/2 (the neutral sentence of 2 non-negatives), B = 0; mean 0.25.
+    assert np.isclose(gaps.loc["A", "negative_FPR_gap"], 0.25, atol=1e-8)
+    assert np.isclose(gaps.loc["B", "negative_FPR_gap"], -0.25, atol=1e-8)
+    assert np.isclose(gaps.loc["A", "negative_FPR_gap_width"], 0.0), "identical runs: zero width"
+
+
+def test_fpr_gaps_rejects_a_file_without_predictions(tmp_path):
+    path = tmp_path / "m.tsv"
+    pd.DataFrame({"y_true": [1], "category": ["race"], "group": ["A"], "text": ["t"], "run_id": ["r"]}).to_csv(
+        path, sep="\t", index=False
+    )
+    result = biasflow("fpr-gaps", "--predictions", str(path), "--out", str(tmp_path / "g.csv"))
+    assert result.returncode == 2 and "y_pred" in result.stderr
+    assert not (tmp_path / "g.csv").exists()
+
+
+def test_check_config_works_from_an_installed_wheel(tmp_path):
+    """The schema ships inside the package: check-config needs no source checkout."""
+    import shutil
+    import zipfile
+
+    project = tmp_path / "project"
+    shutil.copytree(REPO / "src", project / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(REPO / name, project / name)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(project)],
+        capture_output=True, text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    [wheel] = tmp_path.glob("biasflow-*.whl")
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    assert (site / "biasflow" / "schemas" / "config.schema.yaml").is_file()
+    run = (
+        f"import sys; sys.path.insert(0, {str(site)!r}); import biasflow, biasflow.cli; "
+        f"assert biasflow.__file__.startswith({str(site)!r}), biasflow.__file__; "
+        "sys.exit(biasflow.cli.main(['check-config', 'config/config.yaml']))"
+    )
+    result = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert "config/config.yaml: ok" in result.stdout

@@ -1,0 +1,188 @@
+"""The FPR statistics (docs/methods.md §3) against hand-worked counts and independent formulas.
+
+One set of hand-worked groups serves the whole chain: reading predictions, per-group rates,
+gaps, spans, net significance, accuracy and markedness.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from biasflow.errors import BiasflowError
+from biasflow.fpr.gaps import GAP_COLUMNS, fpr_gaps, gap_spans, net_significance
+from biasflow.fpr.markedness import markedness
+from biasflow.fpr.predictions import UNMARKED, read_predictions, run_accuracy
+from biasflow.fpr.rates import group_fpr
+
+
+def rows(pairs, group, run="r1", model="m", category="race"):
+    return [
+        {"y_true": t, "y_pred": p, "category": category, "group": group, "text": f"{group} {i}", "model": model, "run_id": run}
+        for i, (t, p) in enumerate(pairs)
+    ]
+
+
+# Group A, written out (gold, predicted):
+#   negative class (c=0): samples with gold != 0 are (1,0) (1,1) (2,2) (2,0) -> FP=2, TN=2 -> 0.5
+#   positive class (c=2): samples with gold != 2 are (0,0) (0,2) (1,0) (1,1) -> FP=1, TN=3 -> 0.25
+A = [(0, 0), (0, 2), (1, 0), (1, 1), (2, 2), (2, 0)]
+# Group B (1 sample, neutral predicted neutral): both FPRs 0/1 = 0.
+B = [(1, 1)]
+# Group C (10 neutral samples all predicted negative): negative FPR 10/10 = 1, positive 0/10 = 0.
+C = [(1, 0)] * 10
+
+
+def frame(*parts):
+    return pd.DataFrame([r for part in parts for r in part])
+
+
+def test_group_fpr_hand_counts():
+    g = group_fpr(frame(rows(A, "A"), rows(B, "B"), rows(C, "C"))).set_index("group")
+    eps = 1e-10
+    assert g.loc["A", "negative_FPR"] == pytest.approx((2 + eps) / (4 + eps), abs=1e-15)
+    assert g.loc["A", "positive_FPR"] == pytest.approx((1 + eps) / (4 + eps), abs=1e-15)
+    assert g.loc["B", "negative_FPR"] == pytest.approx(eps / (1 + eps), abs=1e-15)
+    assert g.loc["C", "negative_FPR"] == pytest.approx(1.0)
+    assert g.loc["A", "n"] == 6 and g.loc["C", "n"] == 10
+
+
+def test_gap_uses_unweighted_group_mean_not_pooled_rows():
+    raw = fpr_gaps(frame(rows(A, "A"), rows(B, "B"), rows(C, "C")))
+    assert list(raw.columns) == GAP_COLUMNS + ["category", "n_runs", "interval"]
+    gaps = raw.set_index("group")
+    # Unweighted mean of negative FPR: (0.5 + 0 + 1) / 3 = 0.5 -> gap(A) = 0.
+    # Pooled over rows it would be (2 + 0 + 10) / (4 + 1 + 10) = 0.8 -> gap(A) = -0.3.
+    assert gaps.loc["A", "negative_FPR_gap"] == pytest.approx(0.0, abs=1e-9)
+    assert gaps.loc["C", "negative_FPR_gap"] == pytest.approx(0.5, abs=1e-9)
+    # Positive: (0.25 + 0 + 0) / 3 -> gap(A) = 0.25 - 0.25/3.
+    assert gaps.loc["A", "positive_FPR_gap"] == pytest.approx(0.25 - 0.25 / 3, abs=1e-9)
+    assert gaps.loc["A", "n_runs"] == 1 and math.isnan(gaps.loc["A", "negative_FPR_gap_width"])
+
+
+def three_runs():
+    # Per run, group A has k of 4 neutral samples predicted negative, group B none:
+    # negative FPR(A) = k/4, FPR(B) = 0, so gap(A) = k/8 -> 0.125, 0.25, 0.5.
+    parts = []
+    for run, k in [("r1", 1), ("r2", 2), ("r3", 4)]:
+        parts.append(rows([(1, 0)] * k + [(1, 1)] * (4 - k), "A", run=run))
+        parts.append(rows([(1, 1)] * 4, "B", run=run))
+    return frame(*parts), [0.125, 0.25, 0.5]
+
+
+@pytest.mark.parametrize("interval", ["z", "t"])
+def test_interval_half_width(interval):
+    preds, d = three_runs()
+    z = stats.norm.ppf(0.975)
+    q = z if interval == "z" else stats.t.ppf(0.975, len(d) - 1)
+    gaps = fpr_gaps(preds, interval=interval, z=z).set_index("group")
+    assert gaps.loc["A", "negative_FPR_gap"] == pytest.approx(statistics.mean(d), abs=1e-9)
+    assert gaps.loc["A", "negative_FPR_gap_width"] == pytest.approx(q * statistics.stdev(d) / math.sqrt(3), abs=1e-9)
+    assert gaps.loc["B", "negative_FPR_gap"] == pytest.approx(-statistics.mean(d), abs=1e-9)
+    assert gaps.loc["A", "n_runs"] == 3 and gaps.loc["A", "interval"] == interval
+
+
+def test_unmarked_is_not_a_group_in_gaps():
+    preds = frame(rows(A, "A"), rows(B, "B"), rows(C, "C"), rows([(1, 0)] * 3, UNMARKED))
+    gaps = fpr_gaps(preds)
+    assert UNMARKED not in set(gaps["group"])
+    assert gaps.set_index("group").loc["A", "negative_FPR_gap"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_gap_spans_and_mean_over_probes():
+    gaps = pd.DataFrame(
+        {
+            "model": ["m"] * 6,
+            "probe": ["p1"] * 3 + ["p2"] * 3,
+            "category": ["race"] * 6,
+            "group": ["A", "B", "C"] * 2,
+            "negative_FPR_gap": [0.1, -0.2, 0.05, 0.3, 0.0, -0.1],
+            "positive_FPR_gap": [0.0, 0.0, 0.0, 0.2, -0.2, 0.0],
+        }
+    )
+    s = gap_spans(gaps).set_index("probe")
+    assert s.loc["p1", "negative_span"] == pytest.approx(0.3)
+    assert s.loc["p2", "negative_span"] == pytest.approx(0.4)
+    assert s.loc["(mean)", "negative_span"] == pytest.approx(0.35)
+    assert s.loc["(mean)", "positive_span"] == pytest.approx(0.2)
+
+
+def test_net_significance():
+    gaps = pd.DataFrame(
+        {
+            "model": ["m1", "m2", "m3", "m1", "m2", "m3"],
+            "category": ["race"] * 6,
+            "group": ["A"] * 3 + ["B"] * 3,
+            # A: CI above 0, above 0, straddles 0 -> +2; B: below, below, NaN width (one run) -> -2
+            "negative_FPR_gap": [0.2, 0.1, 0.05, -0.3, -0.1, -0.5],
+            "negative_FPR_gap_width": [0.1, 0.05, 0.1, 0.1, 0.05, np.nan],
+            # A: below 0 once; B: above twice, touching 0 once (not wholly above) -> +2
+            "positive_FPR_gap": [-0.2, 0.0, 0.0, 0.2, 0.2, 0.1],
+            "positive_FPR_gap_width": [0.1, 0.1, 0.1, 0.1, 0.1, 0.1],
+        }
+    )
+    net = net_significance(gaps).set_index("group")
+    assert net.loc["A", "negative_net"] == 2 and net.loc["B", "negative_net"] == -2
+    assert net.loc["A", "positive_net"] == -1 and net.loc["B", "positive_net"] == 2
+    assert net.loc["A", "n_models"] == 3
+
+
+def test_run_accuracy_floor():
+    preds = frame(rows(A, "A", run="r1"), rows([(1, 1)] * 6, "A", run="r2"))
+    acc = run_accuracy(preds, floor=0.5).set_index("run_id")
+    assert acc.loc["r1", "accuracy"] == pytest.approx(3 / 6) and not acc.loc["r1", "below_floor"]
+    assert acc.loc["r2", "accuracy"] == pytest.approx(1.0)
+    preds_low = frame(rows([(1, 0)] * 3 + [(1, 1)], "A"))
+    assert bool(run_accuracy(preds_low, floor=0.5)["below_floor"].iloc[0])
+
+
+def test_markedness_hand_case():
+    # A: negative FPR 0.5, positive 0.25 (above). Unmarked: 4 neutral, 1 predicted negative,
+    # 2 predicted positive -> negative FPR 0.25, positive FPR 0.5.
+    unmarked = [(1, 0), (1, 2), (1, 2), (1, 1)]
+    m = markedness(frame(rows(A, "A"), rows(unmarked, UNMARKED))).set_index("group")
+    assert list(m.index) == ["A"]
+    assert m.loc["A", "negative_markedness"] == pytest.approx(0.25, abs=1e-9)
+    assert m.loc["A", "positive_markedness"] == pytest.approx(-0.25, abs=1e-9)
+    assert math.isnan(m.loc["A", "negative_markedness_width"])
+
+
+def test_markedness_needs_unmarked_rows():
+    with pytest.raises(BiasflowError, match="unmarked"):
+        markedness(frame(rows(A, "A")))
+
+
+def write_tsv(path, df):
+    df.to_csv(path, sep="\t", index=False)
+    return str(path)
+
+
+def test_read_predictions_model_from_stem(tmp_path):
+    path = write_tsv(tmp_path / "opt-125m.tsv", frame(rows(A, "A")).drop(columns="model"))
+    preds = read_predictions([path])
+    assert set(preds["model"]) == {"opt-125m"} and len(preds) == 6
+
+
+def test_read_predictions_missing_y_pred(tmp_path):
+    path = write_tsv(tmp_path / "m.tsv", frame(rows(A, "A")).drop(columns="y_pred"))
+    with pytest.raises(BiasflowError, match="y_pred"):
+        read_predictions([path])
+
+
+def test_read_predictions_label_out_of_range(tmp_path):
+    df = frame(rows(A, "A"))
+    df.loc[0, "y_pred"] = 3
+    path = write_tsv(tmp_path / "m.tsv", df)
+    with pytest.raises(BiasflowError, match=r"m\.tsv.*y_pred.*3"):
+        read_predictions([path])
+
+
+def test_group_without_negatives_for_a_class():
+    # Group D: every gold label is positive, so the positive FPR has no denominator.
+    with pytest.raises(BiasflowError, match=r"group D.*positive FPR"):
+        group_fpr(frame(rows(A, "A"), rows([(2, 2), (2, 0)], "D")))

@@ -1,0 +1,249 @@
+"""End-to-end runs of the Snakemake workflow on tiny local models.
+
+One run builds everything for the gender axis; later tests read its outputs, rerun parts
+of it and change the config the way a user would (adding a model, a paraphrase seed).
+The tests run in file order: the incremental ones come last because they change the run.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasflow.cairo.stats import STATS_COLUMNS
+from biasflow.tables import PROMPT_COLUMNS
+from workflow_helpers import planned_jobs, snakemake, tiny_config, write_config
+
+pytestmark = pytest.mark.slow
+
+TARGET = "results/cairo/stats/gender.parquet"
+MAIN_JOB = "results/cairo/gender.csv"
+
+
+@pytest.fixture(scope="module")
+def run(tiny_models, tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("run")
+    config = tiny_config(tiny_models, workdir)
+    write_config(config, workdir)
+    snakemake(workdir, MAIN_JOB, "results/cairo/bias/gender.csv", "results/prompts/rejections.csv")
+    return workdir, config
+
+
+def test_outputs_have_the_documented_columns(run):
+    workdir, config = run
+    stats = pd.read_parquet(workdir / TARGET)
+    assert list(stats.columns[: len(STATS_COLUMNS)]) == STATS_COLUMNS
+    assert set(stats["model"]) == set(config["models"])
+    assert set(stats["metric"]) == {"BOLD", "HolisticBias", "HONEST"}
+    assert set(stats["subgroup"]) == {"female", "male"}, "unified labels replace native ones"
+    assert set(stats["split"]) == {"valid", "test"}
+    assert (stats["scorer"] == "profanity").all() and (stats["subgroups"] == "unified").all()
+    bias = pd.read_csv(workdir / "results/cairo/bias/gender.csv")
+    assert {"model", "metric", "axis", "split", "promptset", "bias"} <= set(bias.columns)
+    assert (bias["bias"] >= 0).all()
+    rejections = pd.read_csv(workdir / "results/prompts/rejections.csv")
+    assert set(rejections["paraphraser"]) == {"tinychat", "tinycomp"}
+    assert (rejections["n_accepted"] + rejections["n_dropped"] == rejections["n_prompts"]).all()
+    sets = pd.read_parquet(workdir / "results/prompts/sets/BOLD/gender.parquet")
+    assert list(sets.columns) == PROMPT_COLUMNS
+    continuations = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    assert len(continuations) == len(sets) * 2 * 2, "prompts x seeds x samples"
+    assert (continuations["n_tokens"] <= 6).all()
+
+
+def test_main_job_writes_every_selection_output(run):
+    workdir, config = run
+    table = pd.read_csv(workdir / MAIN_JOB)
+    assert list(table.columns) == ["axis", "pair", "model", "metric", "split", "prompts", "bias", "rank", "k", "combination"]
+    assert set(table["pair"]) <= {"BOLD~HolisticBias", "BOLD~HONEST", "HONEST~HolisticBias"}
+    assert set(table["prompts"]) == {"original", "cairo"} and set(table["split"]) == {"valid", "test"}
+    ranks = table.groupby(["pair", "metric", "split", "prompts"])["rank"].agg(["min", "max"])
+    assert (ranks["min"] == 1).all() and (ranks["max"] <= len(config["models"])).all()
+    curve = pd.read_csv(workdir / "results/cairo/gender_curve.csv")
+    assert list(curve.columns) == [
+        "axis", "pair", "k", "best_r", "best_p", "perm_p", "best_rho", "mean_r", "test_r", "n_combinations",
+        "n_skipped", "selection",
+    ]
+    assert set(curve["k"]) == {1, 2, 3}
+    assert (curve.loc[curve["k"] == 1, "selection"] == "original").all()
+    assert curve["perm_p"].dropna().between(1 / 51, 1).all()
+    summary = json.loads((workdir / "results/cairo/gender.json").read_text())
+    assert {p["pair"] for p in summary["pairs"]} == set(table["pair"])
+    assert {"r_original", "r_selected", "permutation_p", "selection"} <= set(summary["pairs"][0])
+    for figure in ("gender_curve.png", "gender_bias.png", "gender_paraphrasers.png", "bias/gender.png"):
+        assert (workdir / "results/cairo" / figure).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_stats_equal_a_per_row_recomputation(run):
+    """Every (model, metric, split, prompt set, seed, subgroup) cell: sum and count of scores."""
+    workdir, config = run
+    expected = defaultdict(lambda: [0.0, 0])
+    for model in config["models"]:
+        for metric in config["axes"]["gender"]:
+            rows = pd.read_parquet(workdir / f"results/continuations/{model}/{metric}/gender.parquet")
+            scores = pd.read_parquet(workdir / f"results/scores/profanity/{model}/{metric}/gender.parquet")
+            lookup = {
+                (r.prompt_id, r.seed, r.sample): r.score for r in scores.itertuples(index=False)
+            }
+            for r in rows.itertuples(index=False):
+                cell = expected[(model, metric, r.split, r.promptset, r.seed, r.subgroup)]
+                cell[0] += lookup[(r.prompt_id, r.seed, r.sample)]
+                cell[1] += 1
+    stats = pd.read_parquet(workdir / TARGET)
+    assert len(stats) == len(expected)
+    for r in stats.itertuples(index=False):
+        score_sum, n = expected[(r.model, r.metric, r.split, r.promptset, r.seed, r.subgroup)]
+        assert r.n == n
+        assert np.isclose(r.score_sum, score_sum)
+
+
+def test_a_finished_run_has_nothing_left_to_do(run):
+    workdir, _ = run
+    assert planned_jobs(workdir, MAIN_JOB) == {}
+
+
+def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
+    workdir, config = run
+    snakemake(workdir, "results/fairpair/summary.csv")
+    summary = pd.read_csv(workdir / "results/fairpair/summary.csv")
+    assert list(summary.columns) == [
+        "model", "scorer", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "mean_B", "mean_V_pg", "mean_V_gp",
+        "welch_t", "welch_p",
+    ]
+    assert set(summary["model"]) == {"a-t1.0", "b-t1.0"} and set(summary["scorer"]) == {"jaccard", "sentiment"}
+    per_prompt = pd.read_csv(workdir / "results/fairpair/a-t1.0.csv")
+    assert {"prompt_id", "scorer", "B", "V_pg", "V_gp", "F"} <= set(per_prompt.columns)
+    assert per_prompt["prompt_id"].nunique() == 4, "one row per occupation and scorer"
+    finite = per_prompt.dropna(subset=["F"])
+    finite = finite[np.isfinite(finite["F"])]
+    assert np.allclose(finite["F"], finite["B"] ** 2 / (finite["V_pg"] * finite["V_gp"]))
+    pairs = pd.read_parquet(workdir / "results/fairpair/pairs/a-t1.0.parquet")
+    assert set(pairs["side"]) == {"perturbed_original", "counterfactual"}
+    generated = pd.read_parquet(workdir / "results/fairpair/continuations/a-t1.0.parquet")
+    male = r"\b(?:he|man|his)\b"
+    assert generated.loc[generated["side"] == "original", "text"].str.contains(male).any(), "a male word to swap"
+    assert not pairs.loc[pairs["side"] == "perturbed_original", "text"].str.contains(male).any()
+    rejections = pd.read_csv(workdir / "results/fairpair/perturbation_rejections.csv")
+    assert (rejections["rejection_rate"] == 0).all(), "the rule-based swapper never rejects"
+    assert (workdir / "results/fairpair/a-t1.0_ngrams.csv").exists()
+    for figure in ("summary.png", "a-t1.0_ngrams.png"):
+        assert (workdir / "results/fairpair" / figure).read_bytes()[:4] == b"\x89PNG"
+
+
+def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
+    workdir, config = run
+    snakemake(workdir, "results/fpr/gap_spans.csv")
+    predictions = pd.read_csv(workdir / "results/fpr/templates_race/a-t1.0/three_shot.tsv", sep="\t")
+    assert {"y_true", "y_pred", "category", "group", "text", "model", "run_id"} <= set(predictions.columns)
+    assert predictions["run_id"].nunique() == 2 and predictions["y_pred"].isin([0, 1, 2]).all()
+    gaps = pd.read_csv(workdir / "results/fpr/templates_race_gaps.csv")
+    assert list(gaps.columns[:6]) == [
+        "model", "group", "negative_FPR_gap", "negative_FPR_gap_width", "positive_FPR_gap", "positive_FPR_gap_width",
+    ]
+    # Gaps are deviations from the unweighted mean of the groups in each run: they sum to 0.
+    sums = gaps.groupby(["model", "category"])[["negative_FPR_gap", "positive_FPR_gap"]].sum()
+    assert np.allclose(sums.to_numpy(), 0, atol=1e-9)
+    assert "(unmarked)" not in set(gaps["group"])
+    assert set(gaps["model"]) == {f"{m}/{c}" for m in ("a-t1.0", "b-t1.0") for c in ("zero_shot", "three_shot")}
+    assert (gaps["n_runs"] == 2).all(), "each classifier is its own system, with its own runs"
+    spans = pd.read_csv(workdir / "results/fpr/gap_spans.csv")
+    assert {"templates_race", "occupations_race", "(mean)"} <= set(spans["probe"])
+    assert (spans["negative_span"] >= 0).all()
+    net = pd.read_csv(workdir / "results/fpr/net_significance.csv")
+    assert (net["negative_net"].abs() <= net["n_models"]).all()
+    markedness = pd.read_csv(workdir / "results/fpr/markedness.csv")
+    assert set(markedness["group"]) == set(gaps["group"])
+    assert (workdir / "results/fpr/templates_race_gaps.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_same_config_twice_gives_identical_continuations(run, tmp_path):
+    """A fresh workdir and cache with the same config reproduces the continuation table."""
+    workdir, config = run
+    again = tmp_path / "again"
+    write_config({**config, "cache_dir": str(again / "cache")}, again)
+    target = "results/continuations/b-t1.0/HONEST/gender.parquet"
+    snakemake(again, target)
+    pd.testing.assert_frame_equal(pd.read_parquet(again / target), pd.read_parquet(workdir / target))
+
+
+def test_adding_a_model_schedules_only_its_jobs(run):
+    workdir, config = run
+    config["models"]["b-t0.5"] = {**config["models"]["b-t1.0"], "decoding": {"temperature": 0.5, "max_new_tokens": 6}}
+    write_config(config, workdir)
+    assert planned_jobs(workdir, TARGET) == {"generate": 3, "score": 3, "cairo_stats": 1}
+    snakemake(workdir, TARGET)
+    assert "b-t0.5" in set(pd.read_parquet(workdir / TARGET)["model"])
+
+
+def test_adding_a_paraphrase_seed_computes_only_new_rows(run):
+    workdir, config = run
+    before = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    config["paraphrase"]["seeds"] = [0, 1]
+    write_config(config, workdir)
+    planned = planned_jobs(workdir, TARGET)
+    assert planned["paraphrase"] == 6 and planned["generate"] == 12
+    snakemake(workdir, TARGET)
+    after = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    new_sets = set(after["promptset"]) - set(before["promptset"])
+    assert new_sets and all(s.endswith("-s1") for s in new_sets)
+    log = (workdir / "logs/generate/a-t1.0/BOLD/gender.log").read_text()
+    n_new = int((after["promptset"].isin(new_sets)).sum())
+    assert f"{len(before)} of {len(after)} rows from cache, {n_new} to compute" in log
+    # The old rows are unchanged.
+    key = ["prompt_id", "seed", "sample"]
+    merged = before.merge(after, on=key, suffixes=("", "_after"))
+    assert len(merged) == len(before) and (merged["continuation"] == merged["continuation_after"]).all()
+
+
+BAD_CONFIGS = {
+    "unknown metric": (lambda c: c["axes"].update(gender=["BOLD", "StereoSet"]), "unknown metric 'StereoSet'"),
+    "unknown axis": (lambda c: c["axes"].update(age=["BOLD"]), "unknown axis 'age'"),
+    "unknown backend": (lambda c: c["models"]["a-t1.0"].update(backend="llamafile"), "models.a-t1.0.backend"),
+    "unknown scorer": (lambda c: c["scoring"].update(scorer="perspective"), "unknown scorer 'perspective'"),
+    "missing dataset": (lambda c: c["datasets"]["BOLD"].update(path="/nonexistent/bold"), "/nonexistent/bold does not exist"),
+    "unresolvable model": (
+        lambda c: c["models"]["a-t1.0"].update(model="pkg:no-such-package/m.gguf"), "no-such-package is not installed"
+    ),
+    "schema violation": (lambda c: c["generation"].update(samples=0), "generation.samples"),
+    "HONEST on religion": (lambda c: c["axes"].update(religion=["HONEST"]), "HONEST covers gender only"),
+    "missing probe file": (
+        lambda c: c["fpr"]["probes"]["templates_race"].update(templates="/nonexistent/t.csv"),
+        "fpr.probes.templates_race.templates: file /nonexistent/t.csv does not exist",
+    ),
+    "unknown classifier method": (
+        lambda c: c["fpr"]["classifiers"].update(x={"method": "bert"}), "fpr.classifiers.x.method"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD_CONFIGS)
+def test_bad_config_stops_before_any_work_with_one_message(case, tiny_models, tmp_path):
+    mutate, message = BAD_CONFIGS[case]
+    config = tiny_config(tiny_models, tmp_path)
+    mutate(config)
+    write_config(config, tmp_path)
+    result = snakemake(tmp_path, TARGET, check=False)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_malformed_dataset_fails_its_job_cleanly(tiny_models, tmp_path):
+    broken = tmp_path / "BOLD"
+    shutil.copytree(tiny_config(tiny_models, tmp_path)["datasets"]["BOLD"]["path"], broken)
+    (broken / "gender_prompt.json").write_text('{"American_actors": ["not", "a", "dict"')
+    config = tiny_config(tiny_models, tmp_path)
+    config["datasets"]["BOLD"]["path"] = str(broken)
+    write_config(config, tmp_path)
+    target = "results/prompts/original/BOLD/gender.parquet"
+    result = snakemake(tmp_path, target, check=False)
+    assert result.returncode != 0
+    assert "gender_prompt.json" in result.stderr
+    assert not (tmp_path / target).exists()
+    assert "gender_prompt.json" in (tmp_path / "logs/prompts/original/BOLD/gender.log").read_text()
