@@ -3,7 +3,7 @@ import re
 import sys
 from pathlib import Path
 
-from biasflow.config import check_config, dataset_dir, used_metrics, validate_config
+from biasflow.config import check_config, dataset_dir, loader_settings, used_metrics, validate_config
 from biasflow.datasets import DATASET_FILES
 from biasflow.errors import BiasflowError
 
@@ -49,13 +49,7 @@ def dataset_url(wildcards):
 
 
 def loader_params(wildcards):
-    """What the prompt loader of one metric and axis depends on (and nothing else)."""
-    unified = config["subgroups"] == "unified"
-    return {
-        "valid_fraction": config["valid_fraction"],
-        "subgroup_map": config["subgroup_map"][wildcards.axis].get(wildcards.metric, {}) if unified else None,
-        "options": config["datasets"][wildcards.metric].get("options", {}),
-    }
+    return loader_settings(config, wildcards.metric, wildcards.axis)
 
 
 def model_entry(section):
@@ -85,6 +79,10 @@ def paraphrase_outputs(wildcards):
     )
 
 
+def prompt_summaries(wildcards):
+    return [f"results/prompts/original/{m}/{a}_summary.csv" for a in AXES for m in metrics_of(a)]
+
+
 def rejection_tables(wildcards):
     return [
         f"results/prompts/paraphrased/{p}/{m}/{a}_rejections.csv"
@@ -92,6 +90,12 @@ def rejection_tables(wildcards):
         for m in metrics_of(a)
         for p in PARAPHRASERS
     ]
+
+
+def scorer_files(wildcards):
+    """Files a score depends on besides the continuations (honest: the lexicon), so editing one reruns scoring."""
+    lexicon = config["scoring"]["lexicon"]
+    return [lexicon] if config["scoring"]["scorer"] == "honest" else []
 
 
 def scored_inputs(wildcards):
@@ -140,6 +144,7 @@ def selection_settings(wildcards):
 def final_outputs():
     outputs = expand("results/cairo/{axis}.csv", axis=AXES)
     outputs += expand("results/cairo/bias/{axis}.csv", axis=AXES)
+    outputs.append("results/prompts/summary.csv")
     if PARAPHRASERS:
         outputs.append("results/prompts/rejections.csv")
     outputs.append("results/fairpair/summary.csv")

@@ -19,6 +19,7 @@ rule original_prompts:
         files=dataset_inputs,
     output:
         prompts="results/prompts/original/{metric}/{axis}.parquet",
+        summary="results/prompts/original/{metric}/{axis}_summary.csv",
     params:
         data_dir=data_dir,
         loader=loader_params,
@@ -28,3 +29,16 @@ rule original_prompts:
         "logs/prompts/original/{metric}/{axis}.log",
     script:
         "../workflow/scripts/original_prompts.py"
+
+
+rule prompt_summary:
+    input:
+        summaries=prompt_summaries,
+    output:
+        table="results/prompts/summary.csv",
+    conda:
+        "../environment.yml"
+    log:
+        "logs/prompts/summary.log",
+    script:
+        "../workflow/scripts/prompt_summary.py"

@@ -4,6 +4,7 @@
 rule score:
     input:
         continuations="results/continuations/{model}/{metric}/{axis}.parquet",
+        lexicon=scorer_files,
     output:
         scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
     params:

@@ -42,13 +42,40 @@ def _register_core(commands) -> None:
     check.add_argument("config", help="YAML config file")
     check.set_defaults(run=_check_config)
 
-    prompts = commands.add_parser("prompts", help="build the prompt table of one metric and axis")
+    prompts = commands.add_parser(
+        "prompts", help="build the prompt table of one metric and axis",
+        description="Build the prompt table of one metric and axis from its files, as the original_prompts step "
+        "does. Settings come from --config (the workflow config) and the flags, the flags winning.",
+    )
     prompts.add_argument("--metric", required=True, help="BOLD, HolisticBias or HONEST")
     prompts.add_argument("--axis", required=True, help="gender, religion or race")
-    prompts.add_argument("--data", required=True, help="folder with the metric's official files")
-    prompts.add_argument("--valid-fraction", type=float, default=0.2)
+    prompts.add_argument("--data", help="folder with the metric's official files (default: the config's datasets path)")
+    prompts.add_argument("--config", help="workflow config: its valid_fraction, subgroups and subgroup_map, "
+                         "datasets options and prompts.per_subgroup")
+    prompts.add_argument("--valid-fraction", type=float, help="share of each subgroup's groups in valid (default 0.2)")
+    prompts.add_argument("--map", action="append", metavar="NATIVE=SHARED", default=[],
+                         help="subgroup map entry; repeat it (unmapped subgroups are dropped)")
+    prompts.add_argument("--options", metavar="JSON",
+                         help='loader options, e.g. \'{"sets": {"gender": ["binary"]}}\' for HONEST')
+    prompts.add_argument("--per-subgroup", type=int, help="keep at most N prompts per subgroup and split")
     prompts.add_argument("--out", required=True, help="output table (.parquet, .csv or .tsv)")
+    prompts.add_argument("--summary", help="also write the summary: prompts per subgroup and split (.csv)")
     prompts.set_defaults(run=_prompts)
+
+    score = commands.add_parser(
+        "score", help="score a table of continuations you bring (CSV or parquet with a continuation column)",
+        description="Score every row's continuation with one scorer, as the workflow's score step does; the output "
+        "keeps every input column and adds score (and category, for honest).",
+    )
+    score.add_argument("--scorer", required=True, help="detoxify-unbiased, profanity, vader or honest")
+    score.add_argument("--continuations", required=True, help="table with a continuation column (.csv, .tsv, .parquet)")
+    score.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
+    score.add_argument("--lexicon", help="honest: path of the HurtLex TSV (hurtlex_EN.tsv)")
+    score.add_argument("--lowercase", action="store_true", help="honest: match case-blind (the reference does not)")
+    score.add_argument("--score-text", choices=["continuation", "prompt+continuation"], default="continuation")
+    score.add_argument("--batch-size", type=int, default=64)
+    score.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
+    score.set_defaults(run=_score)
 
 
 def _check_config(args) -> None:
@@ -59,10 +86,51 @@ def _check_config(args) -> None:
 
 
 def _prompts(args) -> None:
+    from biasflow.config import dataset_dir, load_config, loader_settings
     from biasflow.datasets import write_prompts
 
-    loader = {"valid_fraction": args.valid_fraction, "subgroup_map": None, "options": {}}
-    write_prompts(data_dir=args.data, metric=args.metric, axis=args.axis, loader=loader, out=args.out)
+    loader = {"valid_fraction": 0.2, "subgroup_map": None, "per_subgroup": None, "sample_seed": 0, "options": {}}
+    data = args.data
+    if args.config:
+        config = load_config(args.config)
+        loader = loader_settings(config, args.metric, args.axis)
+        data = data or dataset_dir(config, args.metric)
+    if data is None:
+        raise BiasflowError("biasflow prompts needs --data (the metric's folder) or --config with datasets.<metric>.path.")
+    if args.valid_fraction is not None:
+        loader["valid_fraction"] = args.valid_fraction
+    if args.map:
+        loader["subgroup_map"] = dict(_pair(entry) for entry in args.map)
+    if args.options is not None:
+        loader["options"] = _json(args.options, "--options")
+    if args.per_subgroup is not None:
+        loader["per_subgroup"] = args.per_subgroup
+    write_prompts(data_dir=data, metric=args.metric, axis=args.axis, loader=loader, out=args.out,
+                  summary_out=args.summary)
+
+
+def _score(args) -> None:
+    from biasflow.scorers.table import score_file
+
+    scoring = {"scorer": args.scorer, "score_text": args.score_text, "batch_size": args.batch_size,
+               "lexicon": args.lexicon, "lowercase": args.lowercase}
+    score_file(continuations_path=args.continuations, scoring=scoring, cache_dir=args.cache_dir, out=args.out)
+
+
+def _pair(entry: str) -> tuple[str, str]:
+    native, sep, shared = entry.partition("=")
+    if not sep or not native or not shared:
+        raise BiasflowError(f"--map takes NATIVE=SHARED (say American_actresses=female), got {entry!r}.")
+    return native, shared
+
+
+def _json(text: str, flag: str):
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BiasflowError(f"{flag} is not valid JSON ({exc}); write it like '{{\"sets\": {{\"gender\": [\"binary\"]}}}}'.") from exc
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ not exist, model specs that do not resolve. The Snakefile and the command call b
 from __future__ import annotations
 
 import copy
+import difflib
 from importlib import resources
 from pathlib import Path
 
@@ -19,6 +20,9 @@ from biasflow.errors import BiasflowError
 from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.scorers import SCORERS
+
+# CAIRO's r is taken across evaluated models; with fewer than 3 it is ±1 or undefined.
+MIN_MODELS = 3
 
 
 def check_config(config: dict, workdir: str | Path = ".") -> None:
@@ -41,19 +45,15 @@ def check_config(config: dict, workdir: str | Path = ".") -> None:
                 f"config datasets.{metric}.path: directory {dataset_dir(config, metric)} does not exist; "
                 "point it at the official files, or set datasets.{metric}.url to download them."
             )
-    if config["scoring"]["scorer"] not in SCORERS:
+    _check_scoring(config["scoring"], workdir)
+    _check_subgroups(config)
+    if len(config["models"]) < MIN_MODELS:
+        names = ", ".join(config["models"]) or "none"
         raise BiasflowError(
-            f"config scoring.scorer: unknown scorer {config['scoring']['scorer']!r}; use {', '.join(SCORERS)}."
+            f"config models: CAIRO takes Pearson's r across the evaluated models, so it needs at least {MIN_MODELS}; "
+            f"this config has {len(config['models'])} ({names}). Add models (two decoding settings of one model "
+            "count as two systems)."
         )
-    if config["subgroups"] == "unified":
-        for axis in config["axes"]:
-            if axis not in config.get("subgroup_map", {}):
-                raise BiasflowError(
-                    f"config subgroups is 'unified' but subgroup_map has no entry for axis {axis}; "
-                    "add one, or set subgroups: native."
-                )
-    if len(config["models"]) < 1:
-        raise BiasflowError("config models: no evaluated model; add at least one.")
     _check_fairpair(config, workdir)
     _check_fpr(config, workdir)
     for section in ("paraphrasers", "models"):
@@ -62,6 +62,57 @@ def check_config(config: dict, workdir: str | Path = ".") -> None:
             spec = spec_for(config, section, name)
             if local:
                 resolve_source(spec.model, workdir / config["cache_dir"])
+
+
+def _check_scoring(scoring: dict, workdir: Path) -> None:
+    if scoring["scorer"] not in SCORERS:
+        close = difflib.get_close_matches(scoring["scorer"], SCORERS, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise BiasflowError(f"config scoring.scorer: unknown scorer {scoring['scorer']!r}{hint}; use {', '.join(SCORERS)}.")
+    if scoring["scorer"] == "honest":
+        lexicon = scoring["lexicon"]
+        if not lexicon:
+            raise BiasflowError(
+                "config scoring.lexicon: the honest scorer reads the HurtLex lexicon from a file you give (its licence "
+                "forbids shipping it): set scoring.lexicon to the path of hurtlex_EN.tsv."
+            )
+        if not (workdir / lexicon).is_file():
+            raise BiasflowError(f"config scoring.lexicon: file {lexicon} does not exist; give the path of hurtlex_EN.tsv.")
+
+
+def _check_subgroups(config: dict) -> None:
+    """In unified mode every metric of an axis needs a map, and all of them the same shared subgroups.
+
+    CAIRO correlates the metrics' Eq. 1 bias, a sum over subgroups: metrics that cover
+    different groups would not measure the same thing (docs/methods.md §1.1).
+    """
+    if config["subgroups"] != "unified":
+        return
+    for axis, metrics in config["axes"].items():
+        maps = config["subgroup_map"].get(axis)
+        if maps is None:
+            raise BiasflowError(
+                f"config subgroups is 'unified' but subgroup_map has no entry for axis {axis}; "
+                "add one, or set subgroups: native."
+            )
+        shared = {}
+        for metric in metrics:
+            if not maps.get(metric):
+                raise BiasflowError(
+                    f"config subgroup_map.{axis}: no map for {metric}, so none of its prompts would be kept; "
+                    f"add subgroup_map.{axis}.{metric} (native label: shared label), or set subgroups: native."
+                )
+            shared[metric] = set(maps[metric].values())
+        first, *others = metrics
+        for metric in others:
+            if shared[metric] != shared[first]:
+                only_first = ", ".join(sorted(shared[first] - shared[metric])) or "none"
+                only_other = ", ".join(sorted(shared[metric] - shared[first])) or "none"
+                raise BiasflowError(
+                    f"config subgroup_map.{axis}: {first} and {metric} map to different shared subgroups "
+                    f"(only {first}: {only_first}; only {metric}: {only_other}); the metrics being correlated "
+                    "must cover the same subgroups. Map the same shared labels for every metric of the axis."
+                )
 
 
 def _check_fairpair(config: dict, workdir: Path) -> None:
@@ -93,6 +144,28 @@ def _check_fpr(config: dict, workdir: Path) -> None:
     for key, path in files:
         if not (workdir / path).is_file():
             raise BiasflowError(f"config {key}: file {path} does not exist.")
+
+
+def loader_settings(config: dict, metric: str, axis: str) -> dict:
+    """What the prompt loader of one metric and axis depends on (and nothing else).
+
+    The fields of :class:`biasflow.datasets.prompts.Settings` plus the metric's ``options``.
+    """
+    subgroup_map = None
+    if config["subgroups"] == "unified":
+        subgroup_map = config["subgroup_map"].get(axis, {}).get(metric)
+        if subgroup_map is None:
+            raise BiasflowError(
+                f"config subgroup_map has no map for {metric} on axis {axis}; add subgroup_map.{axis}.{metric} "
+                "(native label: shared label), or set subgroups: native."
+            )
+    return {
+        "valid_fraction": config["valid_fraction"],
+        "subgroup_map": subgroup_map,
+        "per_subgroup": config["prompts"]["per_subgroup"],
+        "sample_seed": config["prompts"]["seed"],
+        "options": config["datasets"][metric].get("options", {}),
+    }
 
 
 def used_metrics(config: dict) -> list[str]:

@@ -96,6 +96,13 @@ def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str 
     return df
 
 
+def concat_tables(paths: Iterable[str | os.PathLike], out: str | os.PathLike, required: Iterable[str] = (),
+                  what: str = "table") -> None:
+    """Write the rows of every table in ``paths``, in order, as one table at ``out``."""
+    required = list(required)
+    write_table(pd.concat([read_table(path, required, what) for path in paths], ignore_index=True), out)
+
+
 def require_columns(df: pd.DataFrame, required: Iterable[str], what: str) -> None:
     """Raise a :class:`BiasflowError` naming every missing column of ``df``."""
     missing = [c for c in required if c not in df.columns]

@@ -230,6 +230,31 @@ def test_permutation_p_is_smallest_when_metrics_agree(mode):
     assert (curve.perm_p == 1 / 100).all()
 
 
+@pytest.mark.parametrize("mode", ["shared", "independent"])
+def test_three_models_cannot_reach_a_small_permutation_p_and_say_so(mode, caplog):
+    """With 3 models 1 in 3! = 6 permutations leaves them in place: p never falls below about 1/6."""
+    stats = random_stats(np.random.default_rng(3), n_models=3, metrics=("A",))
+    agree = stats.assign(metric="B", score_sum=0.5 * stats.score_sum + 0.1 * stats.n)
+    settings = SearchSettings(mode=mode, max_sets=2, permutations=999, seed=2)
+    with caplog.at_level("WARNING", logger="biasflow"):
+        curve = select(pd.concat([stats, agree]), settings).curve
+    perms = np.random.default_rng(2).permuted(np.tile(np.arange(3), (999, 1)), axis=1)
+    identity = sum(tuple(p) == (0, 1, 2) for p in perms)  # counted independently of the engine
+    assert np.allclose(curve.best_r, 1.0) and (curve.n_models == 3).all()
+    assert (curve.perm_p_floor == (1 + identity) / 1000).all()
+    assert (curve.perm_p == curve.perm_p_floor).all(), "perfect agreement reaches the floor and no lower"
+    assert 1 / 6 - 0.04 < curve.perm_p_floor.iloc[0] < 1 / 6 + 0.04
+    assert "with 3 models the permutation p-value cannot fall below" in caplog.text
+
+
+def test_permutation_p_floor_is_1_over_b_plus_1_with_many_models():
+    stats = random_stats(np.random.default_rng(4), n_models=8, sets=("p0",))
+    curve = select(stats, SearchSettings(max_sets=2, permutations=99)).curve
+    assert (curve.perm_p_floor == 1 / 100).all() and (curve.perm_p >= curve.perm_p_floor).all()
+    off = select(stats, SearchSettings(max_sets=2, permutations=0)).curve
+    assert off.perm_p_floor.isna().all()
+
+
 def test_independent_permutation_p_matches_brute_force():
     """The pruned permutation search is exact: same p as the full product, same permutations."""
     stats = random_stats(np.random.default_rng(5), n_models=6, sets=("p0", "p1", "p2", "p3", "p4"), n_groups=3)

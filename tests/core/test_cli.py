@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from workflow_helpers import REPO
@@ -55,6 +56,101 @@ def test_unknown_metric_is_one_line_and_exit_2(tmp_path):
     assert not (tmp_path / "x.csv").exists()
 
 
+def default_config(tmp_path, mutate) -> str:
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    mutate(config)
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return str(path)
+
+
+PREFLIGHT = {
+    "two models": (
+        lambda c: [c["models"].pop(m) for m in list(c["models"])[2:]],
+        "CAIRO takes Pearson's r across the evaluated models, so it needs at least 3; this config has 2",
+    ),
+    "subgroups differ": (
+        lambda c: c["subgroup_map"]["religion"]["HolisticBias"].pop("Sikh"),
+        "subgroup_map.religion: BOLD and HolisticBias map to different shared subgroups (only BOLD: sikh",
+    ),
+    "no map for a metric": (
+        lambda c: c["subgroup_map"]["gender"].pop("HONEST"), "subgroup_map.gender: no map for HONEST",
+    ),
+    "honest without lexicon": (lambda c: c["scoring"].update(scorer="honest"), "config scoring.lexicon"),
+    "scorer typo": (lambda c: c["scoring"].update(scorer="profanty"), "(did you mean profanity?)"),
+    "valid fraction 1": (lambda c: c.update(valid_fraction=1), "config key valid_fraction"),
+}
+
+
+@pytest.mark.parametrize("case", PREFLIGHT)
+def test_check_config_catches_what_the_config_alone_shows(case, tmp_path):
+    mutate, message = PREFLIGHT[case]
+    result = biasflow("check-config", default_config(tmp_path, mutate))
+    assert result.returncode == 2, result.stdout
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_prompts_takes_the_config_map_and_options(tmp_path):
+    out, summary = tmp_path / "honest.csv", tmp_path / "summary.csv"
+    result = biasflow("prompts", "--metric", "HONEST", "--axis", "gender", "--config", "config/config.yaml",
+                      "--out", str(out), "--summary", str(summary))
+    assert result.returncode == 0, result.stderr
+    assert set(pd.read_csv(out)["subgroup"]) == {"female", "male"}, "the config's unified map"
+    table = pd.read_csv(summary)
+    assert set(table["split"]) == {"valid", "test"} and table["n_prompts"].sum() == len(pd.read_csv(out))
+
+
+def test_prompts_takes_a_map_options_and_a_budget_as_flags(tmp_path):
+    out = tmp_path / "honest.parquet"
+    result = biasflow(
+        "prompts", "--metric", "HONEST", "--axis", "gender", "--data", "resources/templates/datasets/HONEST",
+        "--options", '{"sets": {"gender": ["queer_nonqueer"]}}', "--map", "queer=queer", "--map", "nonqueer=straight",
+        "--per-subgroup", "1", "--out", str(out),
+    )
+    assert result.returncode == 0, result.stderr
+    table = pd.read_parquet(out)
+    assert table.groupby(["subgroup", "split"]).size().to_dict() == {
+        (g, s): 1 for g in ("queer", "straight") for s in ("test", "valid")
+    }
+    bad = biasflow("prompts", "--metric", "HONEST", "--axis", "gender", "--data", ".", "--map", "queer",
+                   "--out", str(tmp_path / "x.csv"))
+    assert bad.returncode == 2 and "--map takes NATIVE=SHARED" in bad.stderr
+
+
+def test_score_round_trip_keeps_every_column_csv(tmp_path):
+    source = tmp_path / "mine.csv"
+    texts = ["you are a wonderful person", "shut up you idiot", ""]
+    pd.DataFrame({"id": [1, 2, 3], "model": "m", "continuation": texts}).to_csv(source, index=False)
+    out = tmp_path / "scored.csv"
+    result = biasflow("score", "--scorer", "profanity", "--continuations", str(source), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    scored = pd.read_csv(out, keep_default_na=False)
+    assert list(scored.columns) == ["id", "model", "continuation", "score"]
+    from profanity_check import predict_prob  # the scorer's model, called directly
+
+    assert np.allclose(scored["score"], predict_prob(texts))
+    assert scored["score"][1] > 0.5 > scored["score"][0]
+
+
+def test_score_round_trip_parquet_with_honest_categories(tmp_path):
+    lexicon = tmp_path / "hurtlex.tsv"
+    lexicon.write_text("id\tpos\tcategory\tstereotype\tlemma\tlevel\nEN1\tn\tan\tno\tpig\tconservative\n")
+    source = tmp_path / "mine.parquet"
+    pd.DataFrame({"continuation": ["a pig!", "a doctor", "A PIG"], "seed": [0, 1, 2]}).to_parquet(source)
+    out = tmp_path / "scored.parquet"
+    result = biasflow("score", "--scorer", "honest", "--lexicon", str(lexicon), "--continuations", str(source),
+                      "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    scored = pd.read_parquet(out)
+    assert scored["score"].tolist() == [1.0, 0.0, 0.0] and scored["category"].tolist() == ["an", "", ""]
+    assert scored["seed"].tolist() == [0, 1, 2]
+    assert "honest: 1 of 3 continuations scored 1; by category: an 1" in result.stderr
+    missing = biasflow("score", "--scorer", "honest", "--continuations", str(source), "--out", str(tmp_path / "x.csv"))
+    assert missing.returncode == 2 and "needs the HurtLex lexicon" in missing.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
 def _synthetic_stats(tmp_path, axes=("gender",), **drop):
     sys.path.insert(0, str(REPO))
     from benchmarks.synthetic import paper_sized_stats
@@ -78,15 +174,17 @@ def test_cairo_select_writes_the_curve_and_the_summary(tmp_path):
     assert result.returncode == 0, result.stderr
     curve = pd.read_csv(out / "curve.csv")
     assert list(curve.columns) == [
-        "axis", "pair", "k", "best_r", "best_p", "perm_p", "best_rho", "mean_r", "test_r", "n_combinations",
-        "n_skipped", "selection",
+        "axis", "pair", "k", "best_r", "best_p", "perm_p", "perm_p_floor", "best_rho", "mean_r", "test_r",
+        "n_models", "n_combinations", "n_skipped", "selection",
     ]
+    assert (curve["perm_p_floor"] == 1 / 100).all() and (curve["n_models"] == 5).all()
     assert set(curve["pair"]) == {"BOLD~HONEST", "BOLD~HolisticBias", "HONEST~HolisticBias"}
     # 4 paraphrase sets, multisets: k=1 -> 1, k=2 -> 4, k=3 -> 10 combinations.
     assert curve.groupby("k")["n_combinations"].first().to_dict() == {1: 1, 2: 4, 3: 10}
     assert curve["perm_p"].between(1 / 100, 1).all()
     summary = json.loads((out / "selection.json").read_text())
     assert summary["settings"]["max_sets"] == 3 and len(summary["pairs"]) == 3
+    assert {p["permutation_p_floor"] for p in summary["pairs"]} == {1 / 100}
 
 
 def test_cairo_select_writes_one_curve_per_axis(tmp_path):

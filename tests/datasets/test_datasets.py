@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from biasflow.datasets import AXES, METRICS, download_dataset, load_prompts
+from biasflow.datasets import AXES, METRICS, PROMPT_SUMMARY_COLUMNS, Settings, download_dataset, load_prompts, prompt_table
 from biasflow.tables import PROMPT_COLUMNS
 from biasflow.errors import BiasflowError
-from biasflow.hashing import stable_hash
+from biasflow.hashing import stable_hash, unit_interval
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "data" / "datasets"
@@ -152,7 +152,7 @@ def test_holisticbias_buckets_option(tmp_path):
 def test_honest_prompts_cut_at_mask():
     df = load_prompts("HONEST", "gender", FIXTURES / "HONEST")
     assert set(df["subgroup"]) == {"female", "male", "queer", "nonqueer"}
-    assert len(df) == 6  # the repeated template row is kept once
+    assert len(df) == 8  # the repeated template row is kept once
     row = df.set_index("text").loc["the girl should work as a"]
     assert row["subgroup"] == "female" and row["group_key"] == "[I] should work as a [M]"
     assert row["identity_term"] == "the girl"
@@ -192,11 +192,85 @@ def test_split_keeps_group_keys_together_and_honours_the_fraction(tmp_path):
         df = load_prompts("BOLD", "gender", tmp_path, valid_fraction=fraction)
         assert (df.groupby("group_key")["split"].nunique() == 1).all()
         share = (df.drop_duplicates("group_key")["split"] == "valid").mean()
-        assert share == pytest.approx(fraction, abs=0.03)
-    assert set(load_prompts("BOLD", "gender", tmp_path, valid_fraction=0)["split"]) == {"test"}
-    assert set(load_prompts("BOLD", "gender", tmp_path, valid_fraction=1)["split"]) == {"valid"}
+        assert share == pytest.approx(fraction, abs=1 / 3000)
+    for fraction in (0, 1, 1.5):
+        with pytest.raises(BiasflowError, match="strictly between 0 and 1"):
+            load_prompts("BOLD", "gender", tmp_path, valid_fraction=fraction)
     hb = load_prompts("HolisticBias", "religion", HB11)
     assert (hb.groupby("group_key")["split"].nunique() == 1).all()
+
+
+def test_every_subgroup_with_two_keys_gets_both_splits_even_when_its_keys_hash_to_one_side(tmp_path):
+    """Keys chosen so that a global threshold at 0.2 would put every one of a subgroup's keys in test."""
+    high = [f"Page_{i}" for i in range(400) if unit_interval("BOLD", f"Page_{i}") >= 0.2][:7]
+    low = [f"Page_{i}" for i in range(400) if unit_interval("BOLD", f"Page_{i}") < 0.2][:3]
+    data = {
+        "hinduism": {key: [f"{key} says ", f"{key} adds "] for key in high},
+        "islam": {key: [f"{key} says "] for key in low},
+    }
+    write_json(tmp_path / "religious_ideology_prompt.json", data)
+    df = load_prompts("BOLD", "religion", tmp_path, valid_fraction=0.2)
+    keys = df.drop_duplicates(["subgroup", "group_key"]).groupby(["subgroup", "split"]).size()
+    assert keys.to_dict() == {("hinduism", "test"): 6, ("hinduism", "valid"): 1,
+                              ("islam", "test"): 2, ("islam", "valid"): 1}
+    smallest = min(high, key=lambda key: unit_interval("BOLD", key))
+    assert set(df.loc[df["split"] == "valid", "group_key"]) >= {smallest}, "the keys with the smallest hash go to valid"
+    assert df.equals(load_prompts("BOLD", "religion", tmp_path, valid_fraction=0.2)), "same split on every run"
+
+
+def test_a_subgroup_with_one_key_is_split_by_prompt_and_named_in_the_log(tmp_path, caplog):
+    data = {"atheism": {"Atheism": [f"Atheism line {i} " for i in range(10)]},
+            "islam": {f"Islam_{i}": ["Islam page says "] for i in range(5)}}
+    write_json(tmp_path / "religious_ideology_prompt.json", data)
+    with caplog.at_level("INFO", logger="biasflow"):
+        df = load_prompts("BOLD", "religion", tmp_path, valid_fraction=0.2)
+    atheism = df[df["subgroup"] == "atheism"]
+    assert atheism["split"].value_counts().to_dict() == {"test": 8, "valid": 2}
+    assert "subgroup atheism has a single group key, so its 10 prompts are split by prompt" in caplog.text
+    assert "islam" not in caplog.text
+
+
+def test_a_subgroup_that_cannot_have_both_splits_stops_the_build(tmp_path):
+    write_json(tmp_path / "religious_ideology_prompt.json",
+               {"atheism": {"Atheism": ["Atheism is "]}, "islam": {"A": ["x "], "B": ["y "]}})
+    with pytest.raises(BiasflowError, match="subgroup atheism has 1 prompt.*both"):
+        load_prompts("BOLD", "religion", tmp_path)
+
+
+def test_duplicates_are_dropped_counted_and_logged(tmp_path, caplog):
+    write_json(tmp_path / "gender_prompt.json", {
+        "American_actors": {"A": ["He was ", "He was ", "He is "], "B": ["He was "]},
+        "American_actresses": {"C": ["She was ", "She was "], "D": ["She is "]},
+    })
+    with caplog.at_level("INFO", logger="biasflow"):
+        prompts, summary = prompt_table("BOLD", "gender", tmp_path, Settings())
+    assert len(prompts) == 5, "a repeat within one page is dropped; the same sentence on another page is a prompt"
+    assert (summary["duplicates_dropped"] == 2).all()
+    assert "BOLD gender: 2 duplicate prompt(s) dropped" in caplog.text
+    assert list(summary.columns) == PROMPT_SUMMARY_COLUMNS
+    assert summary.groupby("subgroup")["n_prompts"].sum().to_dict() == {"American_actors": 3, "American_actresses": 2}
+
+
+def test_per_subgroup_sampling_is_stratified_stable_and_nested(tmp_path):
+    pages = {f"P{i}": [f"P{i} a ", f"P{i} b ", f"P{i} c "] for i in range(20)}
+    write_json(tmp_path / "gender_prompt.json", {"American_actors": pages, "American_actresses": dict(pages)})
+    full, _ = prompt_table("BOLD", "gender", tmp_path, Settings())
+    small, summary = prompt_table("BOLD", "gender", tmp_path, Settings(per_subgroup=4))
+    assert small.groupby(["subgroup", "split"]).size().to_dict() == {
+        (g, s): 4 for g in ("American_actors", "American_actresses") for s in ("test", "valid")
+    }
+    assert set(small["prompt_id"]) <= set(full["prompt_id"])
+    assert summary.set_index(["subgroup", "split"])["n_available"].to_dict() == (
+        full.groupby(["subgroup", "split"]).size().to_dict()
+    )
+    again, _ = prompt_table("BOLD", "gender", tmp_path, Settings(per_subgroup=4))
+    assert small.equals(again)
+    larger, _ = prompt_table("BOLD", "gender", tmp_path, Settings(per_subgroup=6))
+    assert set(small["prompt_id"]) < set(larger["prompt_id"]), "a larger N keeps every prompt a smaller one took"
+    other_seed, _ = prompt_table("BOLD", "gender", tmp_path, Settings(per_subgroup=4, sample_seed=1))
+    assert set(other_seed["prompt_id"]) != set(small["prompt_id"])
+    with pytest.raises(BiasflowError, match="per_subgroup"):
+        prompt_table("BOLD", "gender", tmp_path, Settings(per_subgroup=0))
 
 
 # --- subgroup unification -------------------------------------------------------------
@@ -205,7 +279,7 @@ def test_split_keeps_group_keys_together_and_honours_the_fraction(tmp_path):
 def test_subgroup_map_relabels_and_drops():
     df = load_prompts("BOLD", "religion", FIXTURES / "BOLD", subgroup_map={"judaism": "jewish", "islam": "muslim"})
     assert sorted(df["subgroup"].unique()) == ["jewish", "muslim"]
-    assert len(df) == 3
+    assert len(df) == 4
     native = load_prompts("BOLD", "religion", FIXTURES / "BOLD")
     kept = native[native["subgroup"] != "christianity"]
     assert set(df["prompt_id"]) == set(kept["prompt_id"])  # ids do not depend on the map
@@ -219,10 +293,29 @@ def test_holisticbias_map_matches_descriptor_before_bucket():
 
 
 def test_subgroup_map_matching_nothing_names_the_native_labels():
-    with pytest.raises(BiasflowError, match=r"BOLD/religion.*christianity, islam, judaism"):
+    with pytest.raises(BiasflowError, match=r"BOLD/religion.*'sikhism'.*christianity, islam, judaism"):
         load_prompts("BOLD", "religion", FIXTURES / "BOLD", subgroup_map={"sikhism": "sikh"})
-    with pytest.raises(BiasflowError, match=r"HolisticBias/gender.*binary, female, queer"):
+    with pytest.raises(BiasflowError, match=r"HolisticBias/gender.*'male'.*closest: female"):
         load_prompts("HolisticBias", "gender", HB11, subgroup_map={"male": "male"})
+
+
+def test_a_typo_in_one_subgroup_map_key_is_an_error_naming_the_closest_label():
+    data = FIXTURES / "BOLD"
+    typo = {"American_actress": "female", "American_actors": "male"}
+    with pytest.raises(BiasflowError, match=r"'American_actress'.*closest: American_actresses.*subgroup_map.gender.BOLD"):
+        load_prompts("BOLD", "gender", data, subgroup_map=typo)
+
+
+def test_a_key_naming_a_descriptor_and_a_bucket_means_the_descriptor_only(tmp_path):
+    """HolisticBias v1.0 race: `white` is both a bucket and one of its descriptors."""
+    data = copy_fixture("HolisticBias-v1.1", tmp_path)
+    descriptors = json.loads((data / "descriptors.json").read_text())
+    descriptors["race_ethnicity"] = {"white": ["European", "Middle Eastern", "white"], "black": ["Black"]}
+    write_json(data / "descriptors.json", descriptors)
+    df = load_prompts("HolisticBias", "race", data, subgroup_map={"white": "white", "Black": "black"})
+    assert set(df.loc[df["subgroup"] == "white", "identity_term"].str.lower()) == {"white"}
+    bucket = load_prompts("HolisticBias", "race", data, subgroup_map={"black": "black", "European": "white"})
+    assert set(bucket["subgroup"]) == {"black", "white"}, "a key that is only a bucket still maps the bucket"
 
 
 # --- the bundled prompt sets ----------------------------------------------------------
@@ -431,7 +524,7 @@ def test_download_writes_the_official_files(serve, tmp_path):
     ]
     for path in written:
         assert path.read_bytes() == (FIXTURES / "HONEST" / path.relative_to(tmp_path / "honest")).read_bytes()
-    assert len(load_prompts("HONEST", "gender", tmp_path / "honest")) == 6
+    assert len(load_prompts("HONEST", "gender", tmp_path / "honest")) == 8
 
 
 def test_failed_download_leaves_no_file(serve, tmp_path):

@@ -29,14 +29,17 @@ class CountingScorer(Scorer):
         return np.array([len(t) for t in texts], dtype=float)
 
 
-def test_registry_names():
-    assert SCORERS == ("detoxify-unbiased", "profanity", "vader")
+def test_registry_names(tmp_path):
+    assert SCORERS == ("detoxify-unbiased", "profanity", "vader", "honest")
+    lexicon = tmp_path / "hurtlex.tsv"
+    lexicon.write_text("id\tpos\tcategory\tstereotype\tlemma\tlevel\nEN1\tn\tan\tno\tpig\tconservative\n")
     for name in SCORERS:
-        assert get_scorer(name).name == name
+        options = {"lexicon": lexicon} if name == "honest" else {}
+        assert get_scorer(name, **options).name == name
 
 
 def test_unknown_scorer_lists_valid_names():
-    with pytest.raises(BiasflowError, match="unknown scorer 'toxic'.*detoxify-unbiased, profanity, vader"):
+    with pytest.raises(BiasflowError, match="unknown scorer 'toxic'.*detoxify-unbiased, profanity, vader, honest"):
         get_scorer("toxic")
     with pytest.raises(BiasflowError, match="bad options"):
         get_scorer("vader", colour="red")

@@ -30,7 +30,8 @@ def run(tiny_models, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("run")
     config = tiny_config(tiny_models, workdir)
     write_config(config, workdir)
-    snakemake(workdir, MAIN_JOB, "results/cairo/bias/gender.csv", "results/prompts/rejections.csv")
+    snakemake(workdir, MAIN_JOB, "results/cairo/bias/gender.csv", "results/prompts/rejections.csv",
+              "results/prompts/summary.csv")
     return workdir, config
 
 
@@ -46,6 +47,9 @@ def test_outputs_have_the_documented_columns(run):
     bias = pd.read_csv(workdir / "results/cairo/bias/gender.csv")
     assert {"model", "metric", "axis", "split", "promptset", "bias"} <= set(bias.columns)
     assert (bias["bias"] >= 0).all()
+    summary = pd.read_csv(workdir / "results/prompts/summary.csv")
+    assert set(summary["metric"]) == {"BOLD", "HolisticBias", "HONEST"} and set(summary["split"]) == {"valid", "test"}
+    assert (summary.groupby(["metric", "subgroup"])["split"].nunique() == 2).all(), "every subgroup in both splits"
     rejections = pd.read_csv(workdir / "results/prompts/rejections.csv")
     assert set(rejections["paraphraser"]) == {"tinychat", "tinycomp"}
     assert (rejections["n_accepted"] + rejections["n_dropped"] == rejections["n_prompts"]).all()
@@ -66,9 +70,11 @@ def test_main_job_writes_every_selection_output(run):
     assert (ranks["min"] == 1).all() and (ranks["max"] <= len(config["models"])).all()
     curve = pd.read_csv(workdir / "results/cairo/gender_curve.csv")
     assert list(curve.columns) == [
-        "axis", "pair", "k", "best_r", "best_p", "perm_p", "best_rho", "mean_r", "test_r", "n_combinations",
-        "n_skipped", "selection",
+        "axis", "pair", "k", "best_r", "best_p", "perm_p", "perm_p_floor", "best_rho", "mean_r", "test_r",
+        "n_models", "n_combinations", "n_skipped", "selection",
     ]
+    assert (curve["n_models"] == 3).all() and curve["perm_p_floor"].gt(0.05).all(), "3 models: floor about 1/6"
+    assert "permutation p-value cannot fall below" in (workdir / "logs/cairo/select_gender.log").read_text()
     assert set(curve["k"]) == {1, 2, 3}
     assert (curve.loc[curve["k"] == 1, "selection"] == "original").all()
     assert curve["perm_p"].dropna().between(1 / 51, 1).all()
@@ -232,6 +238,37 @@ def test_bad_config_stops_before_any_work_with_one_message(case, tiny_models, tm
     assert message in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_honest_scorer_from_the_config_scores_with_its_lexicon(tiny_models, tmp_path):
+    """The HONEST measure in the workflow: a lexicon of the tiny vocabulary's words, given by path."""
+    lexicon = tmp_path / "hurtlex_EN.tsv"
+    lexicon.write_text("id\tpos\tcategory\tstereotype\tlemma\tlevel\n"
+                       "EN1\tn\tre\tno\tbread\tconservative\nEN2\tn\tan\tno\tmarket\tconservative\n")
+    config = tiny_config(tiny_models, tmp_path)
+    config["scoring"] = {"scorer": "honest", "lexicon": str(lexicon)}
+    config["paraphrasers"] = {}
+    write_config(config, tmp_path)
+    target = "results/scores/honest/a-t1.0/BOLD/gender.parquet"
+    snakemake(tmp_path, target)
+    scores = pd.read_parquet(tmp_path / target)
+    continuations = pd.read_parquet(tmp_path / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    words = continuations["continuation"].str.split()
+    expected = [next((w for w in ws if w in ("bread", "market")), None) for ws in words]
+    assert scores["score"].tolist() == [float(e is not None) for e in expected]
+    assert scores["category"].tolist() == [{"bread": "re", "market": "an", None: ""}[e] for e in expected]
+    assert scores["score"].sum() > 0, "the tiny models' vocabulary holds both words"
+
+
+def test_subgroup_map_typo_stops_the_first_job_before_any_model_loads(tiny_models, tmp_path):
+    config = tiny_config(tiny_models, tmp_path)
+    config["subgroup_map"]["gender"]["BOLD"] = {"American_actress": "female", "American_actors": "male"}
+    write_config(config, tmp_path)
+    result = snakemake(tmp_path, TARGET, check=False)
+    assert result.returncode != 0
+    assert "'American_actress', which matches no subgroup in the data (closest: American_actresses" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "results/continuations").exists() and not (tmp_path / "results/prompts/paraphrased").exists()
 
 
 def test_malformed_dataset_fails_its_job_cleanly(tiny_models, tmp_path):

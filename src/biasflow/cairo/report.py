@@ -73,6 +73,8 @@ def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame)
                 "r_selected": {"valid": _number(best.best_r), "test": _number(best.test_r)},
                 "pearson_p": _number(best.best_p),
                 "permutation_p": _number(best.perm_p),
+                "permutation_p_floor": _number(best.perm_p_floor),
+                "n_models": int(best.n_models),
                 "spearman_rho": _number(best.best_rho),
                 "mean_r_at_k": _number(best.mean_r),
             }

@@ -15,6 +15,7 @@ combination(s) recomputed on the held-out split (§1.9).
 from __future__ import annotations
 
 import itertools
+import logging
 from dataclasses import dataclass
 from typing import Callable
 
@@ -33,8 +34,11 @@ from biasflow.cairo.combinations import (
     pooled_stats,
 )
 from biasflow.cairo.stats import NORMALISE, STATS_COLUMNS
+from biasflow.config import MIN_MODELS
 from biasflow.errors import BiasflowError
 from biasflow.tables import require_columns
+
+log = logging.getLogger("biasflow")
 
 __all__ = [
     "CHOICE_COLUMNS",
@@ -47,16 +51,18 @@ __all__ = [
     "combination_counts",
     "combination_label",
     "metric_pairs",
+    "perm_p_floor",
     "select",
 ]
 
 SEARCH_MODES = ("shared", "independent")
 CURVE_COLUMNS = [
-    "axis", "pair", "k", "best_r", "best_p", "perm_p", "best_rho", "mean_r", "test_r",
-    "n_combinations", "n_skipped", "selection",
+    "axis", "pair", "k", "best_r", "best_p", "perm_p", "perm_p_floor", "best_rho", "mean_r", "test_r",
+    "n_models", "n_combinations", "n_skipped", "selection",
 ]
+# A permutation test whose smallest reachable p exceeds this cannot show significance.
+PERM_P_FLOOR_WARNING = 0.05
 CHOICE_COLUMNS = ["axis", "pair", "k", "metric", "promptset", "multiplicity"]
-MIN_MODELS = 3
 # A bias vector whose spread across models is below this fraction of the metric's score
 # scale is rounding noise around a constant: it has no r and is skipped.
 CONSTANT_RTOL = 1e-10
@@ -174,6 +180,13 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress):
     test = [pooled_stats(stats, m, axis, settings.test_split, p, models) for (m, _), p in zip(sides, promptsets)]
     rng = np.random.default_rng(settings.seed)
     perms = rng.permuted(np.tile(np.arange(len(models)), (settings.permutations, 1)), axis=1)
+    floor = perm_p_floor(perms)
+    if floor > PERM_P_FLOOR_WARNING:
+        log.warning(
+            "%s %s: with %d models the permutation p-value cannot fall below %.3f (about 1/%d!, the chance that a "
+            "permutation leaves the models in place), so no selection can be shown significant; a valid r near 1 "
+            "says little. Evaluate more models.", axis, pair, len(models), floor, len(models),
+        )
     curve, choices = [], []
     for k in range(1, settings.max_sets + 1):
         counts = [combination_counts(len(sets), k, settings.combinations) for _, sets in sides]
@@ -184,8 +197,9 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress):
         else:
             search = _search_independent(*z, perms, settings.block_size)
         row = dict(axis=axis, pair=pair, k=k, best_r=search.best_r, best_p=np.nan, perm_p=search.perm_p,
-                   best_rho=np.nan, mean_r=search.mean_r, test_r=np.nan, n_combinations=search.n_combinations,
-                   n_skipped=search.n_skipped, selection=None)
+                   perm_p_floor=floor, best_rho=np.nan, mean_r=search.mean_r, test_r=np.nan,
+                   n_models=len(models), n_combinations=search.n_combinations, n_skipped=search.n_skipped,
+                   selection=None)
         if search.best is not None:
             chosen = [c[i] for c, i in zip(counts, search.best)]
             first, second = (b[i] for b, i in zip(bias, search.best))
@@ -201,10 +215,24 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress):
         if progress is not None:
             progress(
                 f"{axis} {pair} k={k}: best r={row['best_r']:.3f} ({row['selection']}), mean r={row['mean_r']:.3f}, "
-                f"perm p={row['perm_p']:.4f}, test r={row['test_r']:.3f}; {search.n_combinations} searched, "
+                f"perm p={row['perm_p']:.4f} (floor {floor:.4f}), test r={row['test_r']:.3f}; "
+                f"{search.n_combinations} searched, "
                 f"{search.n_skipped} skipped"
             )
     return curve, choices
+
+
+def perm_p_floor(perms: np.ndarray) -> float:
+    """The smallest p-value the permutation test can reach with these permutations (docs/methods.md §1.8).
+
+    A drawn permutation that leaves every model in place reproduces the observed maximum,
+    so p = (1 + reached) / (B + 1) is at least (1 + #identity draws) / (B + 1): about
+    max(1/(B+1), 1/n!) for n models, 1/6 with 3 models. NaN without permutations.
+    """
+    if not len(perms):
+        return np.nan
+    identity = int((perms == np.arange(perms.shape[1])).all(axis=1).sum())
+    return (1 + identity) / (len(perms) + 1)
 
 
 def _shared_models(stats, axis, metric1, metric2, pair) -> list[str]:

@@ -16,15 +16,15 @@ from typing import Sequence
 import pandas as pd
 
 from biasflow.cairo import report
-from biasflow.cairo.paraphrase import load_templates, paraphrase_prompts
+from biasflow.cairo.paraphrase import PARAPHRASE_REJECTION_COLUMNS, load_templates, paraphrase_prompts
 from biasflow.cairo.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.stats import STATS_COLUMNS, bias_from_stats, incomplete_cells, sufficient_stats
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, continuation_table
 from biasflow.models import spec_from_entry
-from biasflow.scorers import get_scorer, score_texts
-from biasflow.tables import CONTINUATION_KEY, PROMPT_COLUMNS, SCORE_COLUMNS, read_table, write_table
+from biasflow.scorers.table import score_table
+from biasflow.tables import CONTINUATION_KEY, PROMPT_COLUMNS, SCORE_COLUMNS, concat_tables, read_table, write_table
 
 log = logging.getLogger("biasflow")
 
@@ -67,8 +67,7 @@ def prompt_sets(*, original_path: str, paraphrase_paths: Sequence[str], out: str
 
 
 def collect_rejections(*, paths: Sequence[str], out: str) -> None:
-    tables = [read_table(p, what="rejection table") for p in paths]
-    write_table(pd.concat(tables, ignore_index=True), out)
+    concat_tables(paths, out, PARAPHRASE_REJECTION_COLUMNS, "rejection table")
 
 
 def generate(*, prompts_path: str, entry: dict, generation: dict, cache_dir: str, out: str) -> None:
@@ -82,17 +81,12 @@ def generate(*, prompts_path: str, entry: dict, generation: dict, cache_dir: str
 
 
 def score(*, continuations_path: str, scoring: dict, cache_dir: str, out: str) -> None:
-    """Score every continuation (or prompt + continuation, lower-cased, as the reference code did)."""
+    """Score every continuation of one model, metric and axis (see :func:`biasflow.scorers.table.score_table`)."""
     table = read_table(continuations_path, [*CONTINUATION_KEY, "text", "continuation"], "continuation table")
-    if scoring["score_text"] == "prompt+continuation":
-        texts = (table["text"] + table["continuation"]).str.lower()
-    else:
-        texts = table["continuation"]
-    scorer = get_scorer(scoring["scorer"], batch_size=scoring["batch_size"])
-    scores = table[CONTINUATION_KEY].copy()
-    scores["scorer"] = scorer.name
-    scores["score"] = score_texts(scorer, texts.tolist(), Path(cache_dir) / "scores")
-    write_table(scores[SCORE_COLUMNS], out)
+    scored = score_table(table, scoring, Path(cache_dir) / "scores")
+    scored["scorer"] = scoring["scorer"]
+    extra = ["category"] if "category" in scored else []
+    write_table(scored[[*SCORE_COLUMNS, *extra]], out)
 
 
 def cairo_stats(

@@ -17,11 +17,15 @@ import pandas as pd
 from biasflow.datasets import bold, holisticbias, honest
 from biasflow.datasets.download import download_files
 from biasflow.datasets.files import WHERE_TO_GET
-from biasflow.datasets.prompts import check_valid_fraction, finalise
+from biasflow.datasets.prompts import PROMPT_SUMMARY_COLUMNS, Settings, check_valid_fraction, finalise
 from biasflow.errors import BiasflowError
-from biasflow.tables import write_table
+from biasflow.tables import concat_tables, write_table
 
-__all__ = ["AXES", "DATASET_FILES", "METRICS", "download_dataset", "load_prompts", "write_prompts"]
+__all__ = [
+    "AXES", "DATASET_FILES", "METRICS", "PROMPT_SUMMARY_COLUMNS", "Settings", "combine_summaries",
+    "download_dataset", "load_prompts",
+    "prompt_table", "write_prompts",
+]
 
 METRICS = ("BOLD", "HolisticBias", "HONEST")
 AXES = ("gender", "religion", "race")
@@ -38,16 +42,28 @@ def load_prompts(
     valid_fraction: float = 0.2,
     subgroup_map: dict[str, str] | None = None,
     options: dict | None = None,
+    per_subgroup: int | None = None,
+    sample_seed: int = 0,
 ) -> pd.DataFrame:
     """The original prompts of ``metric`` on ``axis`` read from ``data_dir``.
 
-    Columns are :data:`biasflow.tables.PROMPT_COLUMNS`; ``split`` is "valid" for group keys whose stable
-    hash falls below ``valid_fraction``. ``subgroup_map`` (native label → shared label)
-    relabels the rows and drops those it does not map; ``options`` are the metric's
-    settings (HolisticBias ``buckets``, HONEST ``sets``; see their modules).
+    Columns are :data:`biasflow.tables.PROMPT_COLUMNS`. ``split`` is drawn within each
+    subgroup (docs/methods.md §1.3): about ``valid_fraction`` of its group keys are
+    ``valid``, and every subgroup has both splits. ``subgroup_map`` (native label →
+    shared label) relabels the rows and drops those it does not map; ``options`` are the
+    metric's settings (HolisticBias ``buckets``, HONEST ``sets``; see their modules);
+    ``per_subgroup`` keeps at most that many prompts per subgroup and split.
     """
+    settings = Settings(valid_fraction, subgroup_map, per_subgroup, sample_seed)
+    return prompt_table(metric, axis, data_dir, settings, options)[0]
+
+
+def prompt_table(
+    metric: str, axis: str, data_dir: str | Path, settings: Settings, options: dict | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The prompt table of ``metric`` on ``axis`` and its summary (one row per subgroup and split)."""
     loader = module_for(metric, axis)
-    check_valid_fraction(valid_fraction)
+    check_valid_fraction(settings.valid_fraction)
     options = check_options(metric, options)
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
@@ -55,26 +71,32 @@ def load_prompts(
             f"{metric} dataset folder not found: {data_dir}. It should hold {', '.join(loader.FILES)}. {WHERE_TO_GET}"
         )
     raw = loader.load(axis, data_dir, options)
-    return finalise(raw, metric, axis, valid_fraction, subgroup_map)
+    return finalise(raw, metric, axis, settings)
 
 
-def write_prompts(*, data_dir: str | Path, metric: str, axis: str, loader: dict, out: str | Path) -> None:
+def write_prompts(
+    *, data_dir: str | Path, metric: str, axis: str, loader: dict, out: str | Path, summary_out: str | Path | None = None
+) -> None:
     """The prompt table of ``metric`` on ``axis``, written to ``out`` (the ``original_prompts`` step).
 
-    ``loader`` holds :func:`load_prompts`'s ``valid_fraction``, ``subgroup_map`` and ``options``.
+    ``loader`` holds the :class:`~biasflow.datasets.prompts.Settings` fields and the
+    metric's ``options``; ``summary_out`` gets the summary (prompts per subgroup and split,
+    duplicates dropped).
     """
-    prompts = load_prompts(
-        metric,
-        axis,
-        data_dir,
-        valid_fraction=loader["valid_fraction"],
-        subgroup_map=loader["subgroup_map"],
-        options=loader["options"],
+    settings = Settings(**{key: value for key, value in loader.items() if key != "options"})
+    prompts, summary = prompt_table(metric, axis, data_dir, settings, loader.get("options"))
+    counts = ", ".join(
+        f"{row.subgroup} {row.split} {row.n_prompts}" for row in summary.itertuples(index=False)
     )
-    logging.getLogger("biasflow").info(
-        "%s %s: %d prompts in %d subgroups", metric, axis, len(prompts), prompts["subgroup"].nunique()
-    )
+    logging.getLogger("biasflow").info("%s %s: %d prompts (%s)", metric, axis, len(prompts), counts)
+    if summary_out is not None:
+        write_table(summary, summary_out)
     write_table(prompts, out)
+
+
+def combine_summaries(*, paths: list[str], out: str | Path) -> None:
+    """The prompt summaries of every metric and axis in one table (``results/prompts/summary.csv``)."""
+    concat_tables(paths, out, PROMPT_SUMMARY_COLUMNS, "prompt summary")
 
 
 def download_dataset(metric: str, base_url: str, dest_dir: str | Path) -> list[Path]:

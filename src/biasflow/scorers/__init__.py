@@ -1,7 +1,7 @@
 """Scorers: one float per continuation (toxicity, profanity, sentiment).
 
 The scorer's name is part of every cache key, path and column, so results of two
-scorers never mix (docs/methods.md §5). Use :func:`get_scorer` to build one by name and
+scorers never mix (docs/methods.md §5.2). Use :func:`get_scorer` to build one by name and
 :func:`score_texts` to score through the on-disk cache.
 """
 
@@ -11,10 +11,11 @@ from biasflow.errors import BiasflowError
 from biasflow.scorers.base import Scorer
 from biasflow.scorers.cache import score_texts
 from biasflow.scorers.detoxify_unbiased import DetoxifyUnbiasedScorer
+from biasflow.scorers.honest import HonestScorer
 from biasflow.scorers.profanity import ProfanityScorer
 from biasflow.scorers.vader import VaderScorer
 
-_REGISTRY = {cls.name: cls for cls in (DetoxifyUnbiasedScorer, ProfanityScorer, VaderScorer)}
+_REGISTRY = {cls.name: cls for cls in (DetoxifyUnbiasedScorer, ProfanityScorer, VaderScorer, HonestScorer)}
 SCORERS = tuple(_REGISTRY)
 
 
@@ -30,4 +31,13 @@ def get_scorer(name: str, **options) -> Scorer:
         ) from exc
 
 
-__all__ = ["SCORERS", "Scorer", "get_scorer", "score_texts"]
+def scorer_from_settings(scoring: dict) -> Scorer:
+    """The scorer a config's ``scoring`` section names, with the options it takes from there."""
+    name = scoring["scorer"]
+    if name not in _REGISTRY:
+        raise BiasflowError(f"unknown scorer {name!r}; choose one of: {', '.join(SCORERS)}.")
+    options = {key: scoring[key] for key in _REGISTRY[name].options if key in scoring}
+    return get_scorer(name, batch_size=scoring.get("batch_size"), **options)
+
+
+__all__ = ["SCORERS", "Scorer", "get_scorer", "score_texts", "scorer_from_settings"]

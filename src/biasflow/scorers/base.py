@@ -31,6 +31,17 @@ class Scorer:
 
     name: str = ""
     batch_size: int = 256
+    # Keys of the config's ``scoring`` section this scorer takes, besides ``batch_size``.
+    options: tuple[str, ...] = ()
+
+    def cache_identity(self) -> str | dict:
+        """What a score depends on besides the text; part of every score cache key.
+
+        The name alone for scorers whose model ships with their package; a scorer whose
+        result depends on a file or setting (a lexicon, a checkpoint) adds it here, so
+        a different one never reuses cached scores.
+        """
+        return self.name
 
     def score(self, texts: Sequence[str], progress: ProgressCallback | None = None) -> np.ndarray:
         """Score ``texts`` in batches; ``progress`` gets the number finished per batch."""

@@ -1,8 +1,8 @@
 """A content-addressed score cache, so reruns score only new continuations.
 
-docs/methods.md §5 (caching): adding paraphrases or prompts must recompute only the
-new rows. Scores are keyed by ``stable_hash(scorer name, text)`` and stored as parquet
-shards under ``cache_dir/<scorer>/``. Each call adds at most one shard holding the rows
+docs/methods.md §5.2 (caching): adding paraphrases or prompts must recompute only the
+new rows. Scores are keyed by ``stable_hash(scorer.cache_identity(), text)`` and stored as
+parquet shards under ``cache_dir/<scorer>/``. Each call adds at most one shard holding the rows
 it computed, written atomically (temporary file, then ``os.replace``), so a killed job
 leaves no partial entry and concurrent jobs never write into the same file. Reading
 takes the union of all shards.
@@ -33,7 +33,8 @@ def score_texts(
     number of repeated texts, so a bar with ``total=len(texts)`` ends full.
     """
     clean = [normalise_text(t) for t in texts]
-    keys = [stable_hash(scorer.name, t) for t in clean]
+    identity = scorer.cache_identity()
+    keys = [stable_hash(identity, t) for t in clean]
     shard_dir = Path(cache_dir) / scorer.name if cache_dir is not None else None
     known = read_cache(shard_dir) if shard_dir is not None else {}
 

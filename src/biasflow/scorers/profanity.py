@@ -1,7 +1,7 @@
 """Offline toxicity proxy: alt-profanity-check's linear model.
 
 The package ships its model, so it works without internet; the embedded default config
-uses it in place of Detoxify (docs/methods.md §5). Score = probability of "offensive".
+uses it in place of Detoxify (docs/methods.md §5.2). Score = probability of "offensive".
 """
 
 from __future__ import annotations
