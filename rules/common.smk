@@ -6,6 +6,7 @@ from pathlib import Path
 from biasflow.config import check_config, dataset_dir, loader_settings, used_metrics, validate_config
 from biasflow.datasets import DATASET_FILES
 from biasflow.errors import BiasflowError
+from biasflow.scorers import scorer_class
 
 try:
     validate_config(config)
@@ -17,6 +18,8 @@ AXES = list(config["axes"])
 PARAPHRASERS = list(config["paraphrasers"])
 MODELS = list(config["models"])
 SCORER = config["scoring"]["scorer"]
+# Score jobs request a GPU only when told to run on one (device: auto uses one where there is one).
+SCORE_GPU = int(SCORER == "detoxify-unbiased" and config["scoring"]["device"] == "cuda")
 FAIRPAIR_MODELS = config["fairpair"]["models"] or MODELS
 FPR_PROBES = list(config["fpr"]["probes"])
 FPR_MODELS = config["fpr"]["models"] or MODELS
@@ -93,9 +96,8 @@ def rejection_tables(wildcards):
 
 
 def scorer_files(wildcards):
-    """Files a score depends on besides the continuations (honest: the lexicon), so editing one reruns scoring."""
-    lexicon = config["scoring"]["lexicon"]
-    return [lexicon] if config["scoring"]["scorer"] == "honest" else []
+    """Files a score depends on besides the continuations (a lexicon, a checkpoint), so editing one reruns scoring."""
+    return [config["scoring"][key] for key in scorer_class(SCORER).files if config["scoring"][key]]
 
 
 def scored_inputs(wildcards):

@@ -10,6 +10,8 @@ rule score:
     params:
         scoring=config["scoring"],
         cache_dir=config["cache_dir"],
+    resources:
+        gpu=SCORE_GPU,
     conda:
         "../environment.yml"
     log:

@@ -78,13 +78,13 @@ def write_config(config: dict, workdir: Path) -> Path:
     return path
 
 
-def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run the repository's Snakefile in ``workdir`` with ``workdir/config.yaml``."""
+def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the repository's Snakefile in ``workdir`` with ``workdir/config.yaml`` (``env`` adds variables)."""
     command = [
         *SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(workdir),
         "--configfile", str(workdir / "config.yaml"), "--cores", "2", *args,
     ]
-    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
     result = subprocess.run(command, capture_output=True, text=True, env=env)
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")

@@ -69,6 +69,9 @@ def _check_scoring(scoring: dict, workdir: Path) -> None:
         close = difflib.get_close_matches(scoring["scorer"], SCORERS, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise BiasflowError(f"config scoring.scorer: unknown scorer {scoring['scorer']!r}{hint}; use {', '.join(SCORERS)}.")
+    for key in ("checkpoint", "huggingface_config"):
+        if scoring[key] and not (workdir / scoring[key]).exists():
+            raise BiasflowError(f"config scoring.{key}: {scoring[key]} does not exist; fix the path or set it to null.")
     if scoring["scorer"] == "honest":
         lexicon = scoring["lexicon"]
         if not lexicon:

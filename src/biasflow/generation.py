@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 
 from biasflow.cache import ShardCache, report_hits
 from biasflow.hashing import stable_hash
-from biasflow.models import Backend, Generation, ModelSpec, Request, load_backend
+from biasflow.models import Backend, Generation, ModelSpec, Request, backend_class, load_backend
 
 log = logging.getLogger("biasflow")
 
@@ -24,7 +24,8 @@ log = logging.getLogger("biasflow")
 class CachedGenerator:
     """``generator(requests) -> generations`` for one model, through the result cache.
 
-    New results are written to the cache every ``chunk_size`` requests, so a killed job
+    New results are written to the cache every ``chunk_size`` requests (by default the
+    backend's own: large for vLLM, which schedules a whole call at once), so a killed job
     keeps what it had finished.
     """
 
@@ -34,19 +35,22 @@ class CachedGenerator:
         cache_dir: str,
         *,
         backend_factory: Callable[[ModelSpec, str], Backend] = load_backend,
-        chunk_size: int = 256,
+        chunk_size: int | None = None,
         description: str = "",
     ):
         self.spec = spec
         self.cache_dir = cache_dir
-        self.cache = ShardCache(f"{cache_dir}/generations/{stable_hash(spec.identity())}")
+        backend = backend_class(spec.backend, f"model {spec.name}: ")
+        # What decides a continuation: the model entry's identity and the backend's sampler.
+        self.identity = {**spec.identity(), "sampler": backend.sampler}
+        self.cache = ShardCache(f"{cache_dir}/generations/{stable_hash(self.identity)}")
         self.backend_factory = backend_factory
-        self.chunk_size = chunk_size
+        self.chunk_size = chunk_size or backend.chunk_size
         self.description = description or spec.name
         self._backend: Backend | None = None
 
     def key(self, request: Request) -> str:
-        return stable_hash(self.spec.identity(), request.prompt, request.seed, request.sample)
+        return stable_hash(self.identity, request.prompt, request.seed, request.sample)
 
     def __call__(self, requests: Sequence[Request]) -> list[Generation]:
         keys = [self.key(r) for r in requests]

@@ -73,11 +73,15 @@ def test_each_table_contract_has_one_name():
 
 @pytest.mark.parametrize("script", sorted((REPO / "workflow" / "scripts").glob("*.py")), ids=lambda p: p.name)
 def test_scripts_are_one_call_with_keyword_arguments(script):
-    """``run(lambda sm: step(name=..., ...), snakemake)``: no logic, and no path passed by position."""
+    """``run(lambda sm: step(name=..., ...), snakemake)`` under a main guard: no logic, no path by position.
+
+    The guard is needed because vLLM starts worker processes that import the script again.
+    """
     body = ast.parse(script.read_text()).body
-    calls = [node for node in body if not isinstance(node, (ast.Import, ast.ImportFrom))]
-    assert len(calls) == 1 and isinstance(calls[0].value, ast.Call), "one statement besides the imports"
-    outer = calls[0].value
+    [guard] = [node for node in body if not isinstance(node, (ast.Import, ast.ImportFrom))]
+    assert isinstance(guard, ast.If) and ast.unparse(guard.test) == "__name__ == '__main__'"
+    assert len(guard.body) == 1 and isinstance(guard.body[0].value, ast.Call), "one call under the guard"
+    outer = guard.body[0].value
     assert isinstance(outer.func, ast.Name) and outer.func.id == "run"
     step = outer.args[0]
     assert isinstance(step, ast.Lambda) and isinstance(step.body, ast.Call)

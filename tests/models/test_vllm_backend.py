@@ -1,17 +1,16 @@
-"""The vLLM backend: its pure parts everywhere, the backend against a stand-in module,
-and the real vLLM API only where vLLM is installed (GPU machines)."""
+"""The vLLM backend's pure parts, and what the real engine cannot show: the argument shapes of
+older vLLM releases and a missing vLLM. The real engine is tested by tests/models/test_vllm_real.py
+(`make test-vllm`, on vLLM's CPU build)."""
 
 from __future__ import annotations
 
 import inspect
 import sys
-import types
 from dataclasses import dataclass
 
 import pytest
 
 from biasflow.errors import BiasflowError
-from biasflow.models import vllm_backend
 from biasflow.models.base import Decoding, ModelSpec, Request
 from biasflow.models.vllm_backend import (
     VLLMBackend,
@@ -116,7 +115,10 @@ def test_engine_kwargs_gguf_with_tokenizer_and_engine_options():
     spec = make_spec(
         model="/models/smol.Q4_1.gguf",
         dtype="float16",
-        options={"tokenizer": "HuggingFaceTB/SmolLM2-135M-Instruct", "engine": {"gpu_memory_utilization": 0.5}},
+        options={
+            "tokenizer": "HuggingFaceTB/SmolLM2-135M-Instruct", "gpu_memory_utilization": 0.5, "max_model_len": 512,
+            "tensor_parallel_size": 2, "enforce_eager": True, "engine": {"swap_space": 2},
+        },
     )
 
     assert engine_kwargs(spec) == {
@@ -126,80 +128,26 @@ def test_engine_kwargs_gguf_with_tokenizer_and_engine_options():
         "seed": 0,
         "tokenizer": "HuggingFaceTB/SmolLM2-135M-Instruct",
         "gpu_memory_utilization": 0.5,
+        "max_model_len": 512,
+        "tensor_parallel_size": 2,
+        "enforce_eager": True,
+        "swap_space": 2,
     }
 
 
-def test_engine_options_cannot_override_the_entry():
-    with pytest.raises(BiasflowError, match="trust_remote_code"):
-        engine_kwargs(make_spec(options={"engine": {"trust_remote_code": True}}))
+@pytest.mark.parametrize("key", ["trust_remote_code", "gpu_memory_utilization", "tokenizer"])
+def test_engine_options_cannot_override_the_entry(key):
+    with pytest.raises(BiasflowError, match=key):
+        engine_kwargs(make_spec(options={"engine": {key: 1}}))
 
 
-class FakeLLM:
-    """Stands in for ``vllm.LLM``: answers in input order and records its calls."""
+def test_unknown_model_options_are_named_with_the_closest_one():
+    from biasflow.models import model_spec
 
-    instances: list[FakeLLM] = []
-
-    def __init__(self, **kwargs):
-        self.kwargs = kwargs
-        self.calls: list[tuple[str, list, dict]] = []
-        FakeLLM.instances.append(self)
-
-    def _answer(self, texts, sampling_params):
-        return [
-            types.SimpleNamespace(outputs=[types.SimpleNamespace(text=f"{text}|{p.seed}", token_ids=[1] * (i + 1))])
-            for i, (text, p) in enumerate(zip(texts, sampling_params, strict=True))
-        ]
-
-    def generate(self, prompts, sampling_params=None, *, use_tqdm=True, tokenization_kwargs=None):
-        call = {"use_tqdm": use_tqdm, "tokenization_kwargs": tokenization_kwargs}
-        self.calls.append(("generate", list(prompts), call))
-        return self._answer(prompts, sampling_params)
-
-    def chat(self, messages, sampling_params=None, use_tqdm=True, tokenization_kwargs=None):
-        call = {"use_tqdm": use_tqdm, "tokenization_kwargs": tokenization_kwargs}
-        self.calls.append(("chat", list(messages), call))
-        return self._answer([m[0]["content"] for m in messages], sampling_params)
-
-
-@pytest.fixture
-def fake_vllm(monkeypatch):
-    module = types.ModuleType("vllm")
-    module.LLM = FakeLLM
-    module.SamplingParams = NewSamplingParams
-    FakeLLM.instances = []
-    monkeypatch.setitem(sys.modules, "vllm", module)
-    return module
-
-
-def test_backend_generates_in_order_with_progress(fake_vllm, monkeypatch):
-    monkeypatch.setattr(vllm_backend, "CHUNK_SIZE", 2)
-    backend = VLLMBackend(make_spec())
-    requests = [Request(f"p{i}", seed=1, sample=i) for i in range(5)]
-    finished = []
-
-    generations = backend.generate(requests, progress=finished.append)
-
-    [llm] = FakeLLM.instances
-    assert llm.kwargs == engine_kwargs(make_spec())
-    assert [g.text for g in generations] == [f"p{i}|{r.rng_seed()}" for i, r in enumerate(requests)]
-    assert [g.n_tokens for g in generations] == [1, 2, 1, 2, 1]
-    assert finished == [2, 2, 1]
-    assert all(kind == "generate" and kw["use_tqdm"] is False for kind, _, kw in llm.calls)
-    assert all(kw["tokenization_kwargs"] == {"truncate_prompt_tokens": 100} for _, _, kw in llm.calls)
-    assert len({id(kw["tokenization_kwargs"]) for _, _, kw in llm.calls}) == 3
-
-
-def test_backend_chat_sends_one_user_message_each(fake_vllm):
-    fake_vllm.SamplingParams = OldSamplingParams
-    backend = VLLMBackend(make_spec(chat=True))
-
-    generations = backend.generate([Request("Hi"), Request("Bye")], chat=True)
-
-    [(kind, conversations, kwargs)] = FakeLLM.instances[0].calls
-    assert kind == "chat"
-    assert conversations == [[{"role": "user", "content": "Hi"}], [{"role": "user", "content": "Bye"}]]
-    assert kwargs["tokenization_kwargs"] is None
-    assert [g.text.split("|")[0] for g in generations] == ["Hi", "Bye"]
+    with pytest.raises(BiasflowError, match=r"unknown option 'max_model_length' \(did you mean max_model_len\?\)"):
+        model_spec("big", {"backend": "vllm", "model": "org/big", "options": {"max_model_length": 4096}})
+    with pytest.raises(BiasflowError, match="unknown option 'base_url' for backend transformers; its options are: none"):
+        model_spec("local", {"model": "org/small", "options": {"base_url": "http://x"}})
 
 
 def test_missing_vllm_is_a_biasflow_error_with_install_hint(monkeypatch):

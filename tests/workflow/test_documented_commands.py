@@ -47,3 +47,14 @@ def test_official_datasets_overlay_plans_the_downloads(checkout):
     assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout + result.stderr
     assert "download_dataset        3" in out and "original_prompts        3" in out
+
+
+def test_gpu_check_says_why_it_skips_without_a_gpu():
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is visible: the GPU check itself runs here")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-m", "gpu", "-p", "no:cacheprovider",
+                             str(REPO / "tests/workflow/test_gpu.py")], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-2000:]
+    assert "no CUDA device here: the GPU check needs an NVIDIA GPU and a CUDA build of torch" in result.stdout

@@ -1,11 +1,13 @@
 from biasflow.cairo.steps import cairo_select
 from biasflow.snakemake_adapter import run
 
-run(
-    lambda sm: cairo_select(
-        stats_paths=[sm.input.stats], settings=sm.params.selection, table_out=sm.output.table,
-        curve_out=sm.output.curve, summary_out=sm.output.summary, curve_plot=sm.output.curve_plot,
-        bias_plot=sm.output.bias_plot, shares_plot=sm.output.shares_plot,
-    ),
-    snakemake,
-)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(
+        lambda sm: cairo_select(
+            stats_paths=[sm.input.stats], settings=sm.params.selection, table_out=sm.output.table,
+            curve_out=sm.output.curve, summary_out=sm.output.summary, curve_plot=sm.output.curve_plot,
+            bias_plot=sm.output.bias_plot, shares_plot=sm.output.shares_plot,
+        ),
+        snakemake,
+    )

@@ -1,11 +1,13 @@
 from biasflow.cairo.steps import cairo_stats
 from biasflow.snakemake_adapter import run
 
-run(
-    lambda sm: cairo_stats(
-        continuation_paths=list(sm.input.continuations), score_paths=list(sm.input.scores), scorer=sm.params.scorer,
-        normalise=sm.params.normalise, subgroups=sm.params.subgroups, stats_out=sm.output.stats,
-        bias_out=sm.output.bias, plot_out=sm.output.plot,
-    ),
-    snakemake,
-)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(
+        lambda sm: cairo_stats(
+            continuation_paths=list(sm.input.continuations), score_paths=list(sm.input.scores), scorer=sm.params.scorer,
+            normalise=sm.params.normalise, subgroups=sm.params.subgroups, stats_out=sm.output.stats,
+            bias_out=sm.output.bias, plot_out=sm.output.plot,
+        ),
+        snakemake,
+    )

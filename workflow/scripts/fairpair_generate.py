@@ -1,10 +1,12 @@
 from biasflow.fairpair.steps import generate
 from biasflow.snakemake_adapter import run
 
-run(
-    lambda sm: generate(
-        prompts_path=sm.input.prompts, entry=sm.params.model, settings=sm.params.settings,
-        cache_dir=sm.params.cache_dir, out=sm.output.continuations,
-    ),
-    snakemake,
-)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(
+        lambda sm: generate(
+            prompts_path=sm.input.prompts, entry=sm.params.model, settings=sm.params.settings,
+            cache_dir=sm.params.cache_dir, out=sm.output.continuations,
+        ),
+        snakemake,
+    )

@@ -1,11 +1,13 @@
 from biasflow.fairpair.steps import pairs
 from biasflow.snakemake_adapter import run
 
-run(
-    lambda sm: pairs(
-        prompts_path=sm.input.prompts, continuations_path=sm.input.continuations,
-        perturbation=sm.params.perturbation, cache_dir=sm.params.cache_dir, out=sm.output.pairs,
-        rejections_out=sm.output.rejections,
-    ),
-    snakemake,
-)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(
+        lambda sm: pairs(
+            prompts_path=sm.input.prompts, continuations_path=sm.input.continuations,
+            perturbation=sm.params.perturbation, cache_dir=sm.params.cache_dir, out=sm.output.pairs,
+            rejections_out=sm.output.rejections,
+        ),
+        snakemake,
+    )

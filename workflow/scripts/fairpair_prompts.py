@@ -1,4 +1,6 @@
 from biasflow.fairpair.steps import prompts
 from biasflow.snakemake_adapter import run
 
-run(lambda sm: prompts(settings=sm.params.settings, out=sm.output.prompts), snakemake)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(lambda sm: prompts(settings=sm.params.settings, out=sm.output.prompts), snakemake)

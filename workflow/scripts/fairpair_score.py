@@ -1,10 +1,12 @@
 from biasflow.fairpair.steps import score
 from biasflow.snakemake_adapter import run
 
-run(
-    lambda sm: score(
-        pairs_path=sm.input.pairs, settings=sm.params.settings, out=sm.output.scores, ngrams_out=sm.output.ngrams,
-        ngrams_plot=sm.output.ngrams_plot,
-    ),
-    snakemake,
-)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(
+        lambda sm: score(
+            pairs_path=sm.input.pairs, settings=sm.params.settings, out=sm.output.scores, ngrams_out=sm.output.ngrams,
+            ngrams_plot=sm.output.ngrams_plot,
+        ),
+        snakemake,
+    )

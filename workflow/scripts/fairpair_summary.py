@@ -1,11 +1,13 @@
 from biasflow.fairpair.steps import summary
 from biasflow.snakemake_adapter import run
 
-run(
-    lambda sm: summary(
-        pairs_paths=list(sm.input.pairs), score_paths=list(sm.input.scores),
-        rejection_paths=list(sm.input.rejections), out=sm.output.summary, plot_out=sm.output.plot,
-        rejections_out=sm.output.rejections,
-    ),
-    snakemake,
-)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(
+        lambda sm: summary(
+            pairs_paths=list(sm.input.pairs), score_paths=list(sm.input.scores),
+            rejection_paths=list(sm.input.rejections), out=sm.output.summary, plot_out=sm.output.plot,
+            rejections_out=sm.output.rejections,
+        ),
+        snakemake,
+    )

@@ -1,11 +1,13 @@
 from biasflow.fpr.steps import gaps
 from biasflow.snakemake_adapter import run
 
-run(
-    lambda sm: gaps(
-        prediction_paths=list(sm.input.predictions), interval=sm.params.interval, z=sm.params.z,
-        accuracy_floor=sm.params.accuracy_floor, out=sm.output.gaps, accuracy_out=sm.output.accuracy,
-        plot_out=sm.output.plot,
-    ),
-    snakemake,
-)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(
+        lambda sm: gaps(
+            prediction_paths=list(sm.input.predictions), interval=sm.params.interval, z=sm.params.z,
+            accuracy_floor=sm.params.accuracy_floor, out=sm.output.gaps, accuracy_out=sm.output.accuracy,
+            plot_out=sm.output.plot,
+        ),
+        snakemake,
+    )

@@ -1,10 +1,12 @@
 from biasflow.datasets import write_prompts
 from biasflow.snakemake_adapter import run
 
-run(
-    lambda sm: write_prompts(
-        data_dir=sm.params.data_dir, metric=sm.wildcards.metric, axis=sm.wildcards.axis, loader=sm.params.loader,
-        out=sm.output.prompts, summary_out=sm.output.summary,
-    ),
-    snakemake,
-)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(
+        lambda sm: write_prompts(
+            data_dir=sm.params.data_dir, metric=sm.wildcards.metric, axis=sm.wildcards.axis, loader=sm.params.loader,
+            out=sm.output.prompts, summary_out=sm.output.summary,
+        ),
+        snakemake,
+    )

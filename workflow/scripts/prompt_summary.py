@@ -1,4 +1,6 @@
 from biasflow.datasets import combine_summaries
 from biasflow.snakemake_adapter import run
 
-run(lambda sm: combine_summaries(paths=list(sm.input.summaries), out=sm.output.table), snakemake)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(lambda sm: combine_summaries(paths=list(sm.input.summaries), out=sm.output.table), snakemake)

@@ -1,4 +1,6 @@
 from biasflow.cairo.steps import collect_rejections
 from biasflow.snakemake_adapter import run
 
-run(lambda sm: collect_rejections(paths=list(sm.input.tables), out=sm.output.table), snakemake)
+# The guard keeps processes that a model engine spawns (vLLM) from running the step again.
+if __name__ == "__main__":
+    run(lambda sm: collect_rejections(paths=list(sm.input.tables), out=sm.output.table), snakemake)

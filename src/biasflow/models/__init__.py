@@ -41,9 +41,18 @@ def backend_class(name: str, where: str = "") -> type:
 def model_spec(name: str, entry: dict) -> ModelSpec:
     """Build a :class:`ModelSpec` from a config entry (already schema-validated)."""
     backend = entry.get("backend", "transformers")
-    backend_class(backend, f"model {name}: ")
     if not entry.get("model"):
         raise BiasflowError(f"model {name}: no `model` given (a hub id, directory, .gguf file or pkg:...).")
+    allowed = backend_class(backend, f"model {name}: ").options
+    unknown_options = sorted(set(entry.get("options") or {}) - set(allowed))
+    if unknown_options:
+        key = unknown_options[0]
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise BiasflowError(
+            f"model {name}: unknown option {key!r}{hint} for backend {backend}; "
+            f"its options are: {', '.join(allowed) or 'none'}."
+        )
     decoding_keys = set(Decoding.__dataclass_fields__)
     unknown = set(entry.get("decoding", {})) - decoding_keys
     if unknown:

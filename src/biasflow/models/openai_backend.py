@@ -86,6 +86,10 @@ class OpenAIBackend:
     # `model` names what the server serves; no weights are loaded here.
     local_weights = False
     trainable = False
+    options = ("base_url", "api_key_env", "max_concurrency", "timeout", "max_retries")
+    # Requests per call between cache saves: every answer that arrived is kept if a job stops.
+    chunk_size = 256
+    sampler = "server"
 
     def __init__(self, spec: ModelSpec, cache_dir: str | None = None):
         openai = _import_openai()

@@ -62,6 +62,12 @@ class TransformersBackend:
     local_weights = True
     # Soft-prompt tuning and fine-tuning can train these weights.
     trainable = True
+    options = ()
+    # Requests per call between cache saves (batches of batch_size within a call).
+    chunk_size = 256
+    # How the random draws become tokens; part of every cache key, so results of another
+    # sampler are never mixed with these.
+    sampler = "inverse-cdf"
 
     def __init__(self, spec: ModelSpec, cache_dir: str = ".cache/biasflow", device: str | None = None):
         import torch
@@ -70,6 +76,7 @@ class TransformersBackend:
         self.torch = torch
         self.tokenizer, self.model = load_pretrained(spec, cache_dir)
         self.device = device or default_device()
+        log.info("model %s (%s) on %s", spec.name, spec.model, self.device)
         self.model.to(self.device).eval()
         self.tokenizer.padding_side = "left"
         self.tokenizer.truncation_side = "left"
@@ -126,7 +133,7 @@ class TransformersBackend:
             pad_token_id=self.tokenizer.pad_token_id,
             eos_token_id=self.model.generation_config.eos_token_id or self.tokenizer.eos_token_id,
         )
-        sampler = _PerRequestSampler(torch, decoding, [r.rng_seed() for r in requests], self.device)
+        sampler = _PerRequestSampler(torch, decoding, [r.rng_seed() for r in requests])
         with torch.inference_mode():
             output = self.model.generate(
                 **encoded, generation_config=config, logits_processor=LogitsProcessorList([sampler])
@@ -148,14 +155,22 @@ class _PerRequestSampler:
     It returns scores that are ``-inf`` everywhere but at the sampled token, so greedy
     decoding picks exactly that token. With ``do_sample`` false in the decoding settings it
     keeps the argmax (plain greedy).
+
+    Sampling is by inverse CDF (docs/methods.md §5.1): each row draws one uniform number
+    from its request's generator, and the token is the first whose cumulative probability
+    exceeds it. The generators live on the CPU whatever the model's device (a CUDA
+    generator draws a different stream from a CPU one with the same seed), so a GPU run
+    samples the same continuations as a CPU run up to floating-point differences in the
+    probabilities; only one number per row crosses to the device, and the search is one
+    vectorised operation there.
     """
 
-    def __init__(self, torch, decoding: Decoding, seeds: list[int], device):
+    def __init__(self, torch, decoding: Decoding, seeds: list[int]):
         self.torch = torch
         self.decoding = decoding
         self.generators = []
         for seed in seeds:
-            generator = torch.Generator(device=device)
+            generator = torch.Generator(device="cpu")
             generator.manual_seed(seed)
             self.generators.append(generator)
 
@@ -166,9 +181,10 @@ class _PerRequestSampler:
             chosen = scores.argmax(dim=-1)
         else:
             probs = torch.softmax(_filter(torch, scores / max(self.decoding.temperature, 1e-5), self.decoding), dim=-1)
-            chosen = torch.stack(
-                [torch.multinomial(probs[i], 1, generator=g)[0] for i, g in enumerate(self.generators)]
-            )
+            uniform = torch.stack([torch.rand((), generator=g, dtype=torch.float64) for g in self.generators])
+            cdf = probs.double().cumsum(dim=-1)
+            target = (uniform.to(scores.device) * cdf[:, -1]).unsqueeze(1)
+            chosen = torch.searchsorted(cdf, target, right=True).squeeze(1).clamp(max=scores.shape[-1] - 1)
         out = torch.full_like(scores, float("-inf"))
         out.scatter_(1, chosen.unsqueeze(1), 0.0)
         return out

@@ -28,14 +28,13 @@ from biasflow.errors import BiasflowError
 from biasflow.models.base import Decoding, Generation, ModelSpec, ProgressCallback, Request
 from biasflow.models.sources import resolve_source
 
-# Requests handed to vLLM per call. vLLM batches continuously within a call, so a call
-# this large keeps the GPU busy, while still reporting progress several times in a
-# long job. Seeds are per request, so the split does not change any continuation.
-CHUNK_SIZE = 1024
+# Engine arguments a model entry may set in its options (docs/methods.md §5.1). On vLLM's
+# CPU build gpu_memory_utilization is the share of CPU memory kept for the KV cache.
+ENGINE_OPTIONS = ("gpu_memory_utilization", "max_model_len", "tensor_parallel_size", "enforce_eager")
 
 # Engine arguments that the model entry sets itself; taking them from options.engine as
 # well would let two places disagree about what was loaded.
-_RESERVED_ENGINE_ARGS = ("model", "trust_remote_code", "dtype", "seed")
+_RESERVED_ENGINE_ARGS = ("model", "trust_remote_code", "dtype", "seed", "tokenizer", *ENGINE_OPTIONS)
 
 
 def _import_vllm():
@@ -96,20 +95,24 @@ def engine_kwargs(spec: ModelSpec) -> dict:
 
     ``spec.model`` may be a hub id, a directory or a ``.gguf`` file; for GGUF, vLLM
     advises the original model's tokenizer (``options.tokenizer``) over the one it can
-    rebuild from the file. ``options.engine`` passes further engine arguments through
-    (``gpu_memory_utilization``, ``max_model_len``, ``tensor_parallel_size``, ...).
-    ``seed=0`` only fixes the engine's global state; sampling uses per-request seeds.
+    rebuild from the file. The entry's ``dtype`` and the options of :data:`ENGINE_OPTIONS`
+    (``gpu_memory_utilization``, ``max_model_len``, ``tensor_parallel_size``,
+    ``enforce_eager``) go to the engine; ``options.engine`` passes any further engine
+    argument through. ``seed=0`` only fixes the engine's global state; sampling uses
+    per-request seeds.
     """
     engine = dict(spec.options.get("engine") or {})
-    clash = sorted(set(engine) & {*_RESERVED_ENGINE_ARGS, "tokenizer"})
+    clash = sorted(set(engine) & set(_RESERVED_ENGINE_ARGS))
     if clash:
         raise BiasflowError(
             f"Model {spec.name!r}: options.engine must not set {', '.join(clash)}; "
-            f"use the entry's own model, trust_remote_code, dtype and options.tokenizer keys."
+            "use the entry's own model, trust_remote_code and dtype keys, and options.tokenizer, "
+            f"options.{', options.'.join(ENGINE_OPTIONS)}."
         )
     kwargs = {"model": spec.model, "trust_remote_code": spec.trust_remote_code, "dtype": spec.dtype, "seed": 0}
-    if spec.options.get("tokenizer"):
-        kwargs["tokenizer"] = spec.options["tokenizer"]
+    for key in ("tokenizer", *ENGINE_OPTIONS):
+        if spec.options.get(key) is not None:
+            kwargs[key] = spec.options[key]
     return {**kwargs, **engine}
 
 
@@ -124,6 +127,11 @@ class VLLMBackend:
     name = "vllm"
     local_weights = True
     trainable = False
+    options = ("tokenizer", *ENGINE_OPTIONS, "engine")
+    # Requests per call between cache saves: vLLM schedules continuously within a call, so
+    # large calls keep a GPU busy; a killed job loses at most one call's results.
+    chunk_size = 4096
+    sampler = "vllm"
 
     def __init__(self, spec: ModelSpec, cache_dir: str = ".cache/biasflow"):
         vllm = _import_vllm()
@@ -138,20 +146,29 @@ class VLLMBackend:
     def generate(
         self, requests: Sequence[Request], chat: bool = False, progress: ProgressCallback | None = None
     ) -> list[Generation]:
-        """One continuation per request, in request order (vLLM returns outputs in input order)."""
-        generations: list[Generation] = []
-        for start in range(0, len(requests), CHUNK_SIZE):
-            chunk = requests[start : start + CHUNK_SIZE]
-            params, call_kwargs = build_params(self._sampling_params_cls, self.spec.decoding, chunk)
-            if chat:
-                conversations = [[{"role": "user", "content": r.prompt}] for r in chunk]
-                outputs = self._llm.chat(conversations, sampling_params=params, use_tqdm=False, **call_kwargs)
-            else:
-                prompts = [r.prompt for r in chunk]
-                outputs = self._llm.generate(prompts, sampling_params=params, use_tqdm=False, **call_kwargs)
-            for output in outputs:
-                completion = output.outputs[0]
-                generations.append(Generation(text=completion.text, n_tokens=len(completion.token_ids)))
-            if progress is not None:
-                progress(len(chunk))
+        """One continuation per request, in request order, all in one engine call.
+
+        vLLM returns outputs in input order; its own progress bar is off, ``progress``
+        gets the whole count when the call returns.
+        """
+        params, call_kwargs = build_params(self._sampling_params_cls, self.spec.decoding, requests)
+        if chat:
+            conversations = [[{"role": "user", "content": r.prompt}] for r in requests]
+            outputs = self._llm.chat(conversations, sampling_params=params, use_tqdm=False, **call_kwargs)
+        else:
+            prompts = [r.prompt for r in requests]
+            outputs = self._llm.generate(prompts, sampling_params=params, use_tqdm=False, **call_kwargs)
+        generations = [Generation(text=output.outputs[0].text, n_tokens=_new_tokens(output.outputs[0])) for output in outputs]
+        if progress is not None:
+            progress(len(requests))
         return generations
+
+
+def _new_tokens(completion) -> int:
+    """Tokens generated before the end-of-sequence token, as the transformers backend counts them.
+
+    vLLM includes the EOS token in ``token_ids`` when a request stopped on it (finish
+    reason ``stop`` with no stop string or token of ours, since none are set).
+    """
+    ended_on_eos = completion.finish_reason == "stop" and completion.stop_reason is None
+    return len(completion.token_ids) - int(ended_on_eos and len(completion.token_ids) > 0)

@@ -19,12 +19,18 @@ _REGISTRY = {cls.name: cls for cls in (DetoxifyUnbiasedScorer, ProfanityScorer, 
 SCORERS = tuple(_REGISTRY)
 
 
-def get_scorer(name: str, **options) -> Scorer:
-    """Build the scorer called ``name``; ``options`` go to its constructor (e.g. batch_size)."""
+def scorer_class(name: str) -> type[Scorer]:
+    """The scorer class registered as ``name``."""
     if name not in _REGISTRY:
         raise BiasflowError(f"unknown scorer {name!r}; choose one of: {', '.join(SCORERS)}.")
+    return _REGISTRY[name]
+
+
+def get_scorer(name: str, **options) -> Scorer:
+    """Build the scorer called ``name``; ``options`` go to its constructor (e.g. batch_size)."""
+    cls = scorer_class(name)
     try:
-        return _REGISTRY[name](**options)
+        return cls(**options)
     except TypeError as exc:
         raise BiasflowError(
             f"bad options for scorer {name!r}: {exc}. Check the scorer's settings in the config."
@@ -34,10 +40,8 @@ def get_scorer(name: str, **options) -> Scorer:
 def scorer_from_settings(scoring: dict) -> Scorer:
     """The scorer a config's ``scoring`` section names, with the options it takes from there."""
     name = scoring["scorer"]
-    if name not in _REGISTRY:
-        raise BiasflowError(f"unknown scorer {name!r}; choose one of: {', '.join(SCORERS)}.")
-    options = {key: scoring[key] for key in _REGISTRY[name].options if key in scoring}
+    options = {key: scoring[key] for key in scorer_class(name).options if key in scoring}
     return get_scorer(name, batch_size=scoring.get("batch_size"), **options)
 
 
-__all__ = ["SCORERS", "Scorer", "get_scorer", "score_texts", "scorer_from_settings"]
+__all__ = ["SCORERS", "Scorer", "get_scorer", "score_texts", "scorer_class", "scorer_from_settings"]

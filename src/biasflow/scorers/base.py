@@ -31,8 +31,10 @@ class Scorer:
 
     name: str = ""
     batch_size: int = 256
-    # Keys of the config's ``scoring`` section this scorer takes, besides ``batch_size``.
+    # Keys of the config's ``scoring`` section this scorer takes, besides ``batch_size``,
+    # and those of them that name files its scores depend on (workflow inputs of the score step).
     options: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
 
     def cache_identity(self) -> str | dict:
         """What a score depends on besides the text; part of every score cache key.

@@ -74,6 +74,7 @@ class HonestScorer(Scorer):
     name = "honest"
     batch_size = 4096
     options = ("lexicon", "lowercase")
+    files = ("lexicon",)
 
     def __init__(self, lexicon: str | Path | None = None, lowercase: bool = False, batch_size: int | None = None):
         if not lexicon:

@@ -1,0 +1,59 @@
+"""The tiny end-to-end workflow with every model on vLLM's CPU build (`make test-vllm`)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from tiny_models import build_tiny_model
+from workflow_helpers import snakemake, tiny_config, write_config
+
+pytest.importorskip("vllm", reason="vLLM's CPU build runs in its own environment: make test-vllm")
+pytestmark = [pytest.mark.vllm, pytest.mark.slow]
+
+ENGINE = {"gpu_memory_utilization": 0.15, "max_model_len": 256, "enforce_eager": True}
+MAIN_JOB = "results/cairo/gender.csv"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("vllm-workflow")
+    models = {name: build_tiny_model(root / name, seed=seed, chat=name == "tiny-chat", head_dim=32)
+              for name, seed in (("tiny-a", 0), ("tiny-b", 1), ("tiny-chat", 2))}
+    workdir = root / "run"
+    config = tiny_config(models, workdir)
+    config["axes"] = {"gender": ["BOLD", "HONEST"]}
+    config["subgroup_map"]["gender"].pop("HolisticBias")
+    vllm = {"backend": "vllm", "dtype": "float32", "options": dict(ENGINE)}
+    config["paraphrasers"] = {"tinychat": {**config["paraphrasers"]["tinychat"], **vllm}}
+    config["models"] = {name: {**entry, **vllm} for name, entry in config["models"].items()}
+    write_config(config, workdir)
+    snakemake(workdir, MAIN_JOB)
+    return workdir, config
+
+
+def test_main_job_runs_with_every_model_on_vllm(run):
+    workdir, config = run
+    table = pd.read_csv(workdir / MAIN_JOB)
+    assert set(table["model"]) == set(config["models"]) and set(table["pair"]) == {"BOLD~HONEST"}
+    sets = pd.read_parquet(workdir / "results/prompts/sets/BOLD/gender.parquet")
+    assert "tinychat-s0" in set(sets["promptset"]), "the chat paraphraser ran on vLLM"
+    for model in config["models"]:
+        continuations = pd.read_parquet(workdir / f"results/continuations/{model}/BOLD/gender.parquet")
+        assert len(continuations) == len(sets) * 2 * 2, "prompts x seeds x samples"
+        assert continuations["n_tokens"].between(0, 6).all()
+        assert (continuations["continuation"].str.len() > 0).any()
+
+
+def test_a_rerun_reads_every_continuation_from_the_cache(run):
+    workdir, config = run
+    before = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    shutil.rmtree(workdir / "results")
+    snakemake(workdir, MAIN_JOB)
+    after = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    assert before.equals(after)
+    log = (workdir / "logs/generate/a-t1.0/BOLD/gender.log").read_text()
+    assert f"{len(after)} of {len(after)} rows from cache, 0 to compute" in log
+    assert "vllm" not in log.lower(), "no engine was started"
