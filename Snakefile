@@ -32,6 +32,23 @@ wildcard_constraints:
     classifier=alternatives(FPR_CLASSIFIERS),
 
 
+# Light steps that read and write small tables run where Snakemake runs, never as
+# cluster jobs (the download also needs the internet, which compute nodes may lack).
+localrules:
+    all,
+    download_dataset,
+    original_prompts,
+    prompt_summary,
+    prompt_sets,
+    rejections,
+    cairo_select,
+    fairpair_prompts,
+    fairpair_score,
+    fairpair_summary,
+    fpr_gaps,
+    fpr_summary,
+
+
 rule all:
     input:
         final_outputs(),

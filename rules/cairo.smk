@@ -12,6 +12,8 @@ rule cairo_stats:
         scorer=SCORER,
         normalise=config["bias"]["normalise"],
         subgroups=config["subgroups"],
+    resources:
+        mem_mb=stats_memory,
     conda:
         "../environment.yml"
     log:

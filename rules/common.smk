@@ -6,11 +6,14 @@ from pathlib import Path
 from biasflow.config import check_config, dataset_dir, loader_settings, used_metrics, validate_config
 from biasflow.datasets import DATASET_FILES
 from biasflow.errors import BiasflowError
+from biasflow.models import job_resources
 from biasflow.scorers import scorer_class
 
 try:
     validate_config(config)
-    check_config(config)
+    # `snakemake --lint` does not check the environment (Snakemake's check_envvars is off
+    # then), so it works before the packaged models are installed or an API key is set.
+    check_config(config, environment=workflow.check_envvars)
 except BiasflowError as exc:
     sys.exit(f"biasflow config error: {exc}")
 
@@ -66,11 +69,22 @@ def model_entry(section):
 
 
 def model_resource(section, key):
+    """Params function: a resource (threads, mem_mb, gpu, api) of the model this job loads."""
+
     def lookup(wildcards):
         name = wildcards.paraphraser if section == "paraphrasers" else wildcards.model
-        return config[section][name][key]
+        return job_resources(config[section][name])[key]
 
     return lookup
+
+
+def perturbation_resource(key):
+    """A resource of the FairPair perturbation job: its LLM's, or a CPU job's for the rule-based swap."""
+    perturbation = config["fairpair"]["perturbation"]
+    if perturbation["method"] != "llm":
+        return {"threads": 1, "mem_mb": 2000, "gpu": 0, "api": 0}[key]
+    name = perturbation["model"]
+    return job_resources(config["paraphrasers" if name in config["paraphrasers"] else "models"][name])[key]
 
 
 def paraphrase_outputs(wildcards):
@@ -98,6 +112,11 @@ def rejection_tables(wildcards):
 def scorer_files(wildcards):
     """Files a score depends on besides the continuations (a lexicon, a checkpoint), so editing one reruns scoring."""
     return [config["scoring"][key] for key in scorer_class(SCORER).files if config["scoring"][key]]
+
+
+def stats_memory(wildcards, input):
+    """The statistics job reads every continuation and score of an axis: memory grows with them."""
+    return max(4000, 20 * int(input.size_mb))
 
 
 def scored_inputs(wildcards):

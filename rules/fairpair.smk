@@ -28,6 +28,7 @@ rule fairpair_generate:
     resources:
         mem_mb=model_resource("models", "mem_mb"),
         gpu=model_resource("models", "gpu"),
+        api=model_resource("models", "api"),
     conda:
         "../environment.yml"
     log:
@@ -48,6 +49,11 @@ rule fairpair_pairs:
     params:
         perturbation=fairpair_perturbation,
         cache_dir=config["cache_dir"],
+    threads: perturbation_resource("threads")
+    resources:
+        mem_mb=perturbation_resource("mem_mb"),
+        gpu=perturbation_resource("gpu"),
+        api=perturbation_resource("api"),
     conda:
         "../environment.yml"
     log:

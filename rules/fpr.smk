@@ -19,6 +19,7 @@ rule fpr_classify:
     resources:
         mem_mb=model_resource("models", "mem_mb"),
         gpu=model_resource("models", "gpu"),
+        api=model_resource("models", "api"),
     conda:
         "../environment.yml"
     log:

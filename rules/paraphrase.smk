@@ -15,6 +15,7 @@ rule paraphrase:
     resources:
         mem_mb=model_resource("paraphrasers", "mem_mb"),
         gpu=model_resource("paraphrasers", "gpu"),
+        api=model_resource("paraphrasers", "api"),
     conda:
         "../environment.yml"
     log:

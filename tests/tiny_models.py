@@ -60,7 +60,11 @@ def build_tiny_model(directory: Path, seed: int = 0, chat: bool = False, head_di
         eos_token_id=fast.eos_token_id,
         pad_token_id=fast.pad_token_id,
     )
-    LlamaForCausalLM(config).save_pretrained(directory)
+    model = LlamaForCausalLM(config)
+    # Sampling by default, as instruction models ship: servers such as `transformers serve`
+    # start from the model's own generation settings (the backends set theirs explicitly).
+    model.generation_config.do_sample = True
+    model.save_pretrained(directory)
     return directory
 
 

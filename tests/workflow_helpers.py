@@ -78,14 +78,19 @@ def write_config(config: dict, workdir: Path) -> Path:
     return path
 
 
-def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run the repository's Snakefile in ``workdir`` with ``workdir/config.yaml`` (``env`` adds variables)."""
+def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None,
+              cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run the repository's Snakefile in ``workdir`` with ``workdir/config.yaml``.
+
+    ``env`` adds environment variables; ``cwd`` is where the command starts (relative
+    paths on its command line, such as a profile's, are read from there).
+    """
     command = [
         *SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(workdir),
         "--configfile", str(workdir / "config.yaml"), "--cores", "2", *args,
     ]
     env = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
-    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd)
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
     return result
@@ -94,7 +99,11 @@ def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = 
 def planned_jobs(workdir: Path, *targets: str) -> dict[str, int]:
     """Rule -> job count of a dry run (Snakemake's 'Job stats' table)."""
     out = snakemake(workdir, "--dry-run", *targets)
-    text = out.stdout + out.stderr
+    return job_stats(out.stdout + out.stderr)
+
+
+def job_stats(text: str) -> dict[str, int]:
+    """Rule -> job count from the 'Job stats' table in a Snakemake log ({} when nothing is to be done)."""
     if "Nothing to be done" in text:
         return {}
     table = text.split("Job stats:", 1)[1]

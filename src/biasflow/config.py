@@ -25,8 +25,13 @@ from biasflow.scorers import SCORERS
 MIN_MODELS = 3
 
 
-def check_config(config: dict, workdir: str | Path = ".") -> None:
-    """Raise :class:`BiasflowError` for the first problem found in a schema-valid config."""
+def check_config(config: dict, workdir: str | Path = ".", environment: bool = True) -> None:
+    """Raise :class:`BiasflowError` for the first problem found in a schema-valid config.
+
+    Nothing is written (packaged weights are found, not reassembled). ``environment``
+    also checks what the machine must provide: installed model packages and the API keys
+    of OpenAI-compatible models (``snakemake --lint`` leaves both out).
+    """
     workdir = Path(workdir)
     for axis, metrics in config["axes"].items():
         if axis not in AXES:
@@ -58,10 +63,13 @@ def check_config(config: dict, workdir: str | Path = ".") -> None:
     _check_fpr(config, workdir)
     for section in ("paraphrasers", "models"):
         for name, entry in config[section].items():
-            local = backend_class(entry["backend"], f"config key {section}.{name}.backend: ").local_weights
+            cls = backend_class(entry["backend"], f"config key {section}.{name}.backend: ")
             spec = spec_for(config, section, name)
-            if local:
-                resolve_source(spec.model, workdir / config["cache_dir"])
+            if not environment:
+                continue
+            if cls.local_weights:
+                resolve_source(spec.model, workdir / config["cache_dir"], assemble=False)
+            cls.check_environment(spec, f"config {section}.{name}")
 
 
 def _check_scoring(scoring: dict, workdir: Path) -> None:

@@ -16,12 +16,18 @@ import sys
 from typing import Callable
 
 from biasflow.errors import BiasflowError
+from biasflow.models.openai_backend import GRANTED_REQUESTS
 
 
 def run(job: Callable[[object], None], snakemake) -> None:
     # torch reads these when first imported, which happens inside the job.
     for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[variable] = str(snakemake.threads)
+    # Requests in flight to an OpenAI-compatible server that Snakemake granted this job:
+    # its `api` resource, capped by the global `api` limit; the backend reads it.
+    granted = getattr(snakemake.resources, "api", 0)
+    if granted:
+        os.environ[GRANTED_REQUESTS] = str(granted)
     log_path = snakemake.log[0] if len(snakemake.log) else None
     stream = open(log_path, "w") if log_path else sys.stderr
     sys.stderr = stream  # tqdm and warnings go to the job's log

@@ -5,20 +5,26 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from biasflow.errors import BiasflowError
-from biasflow.hashing import stable_hash
-from biasflow.models.base import Request
-from biasflow.tables import PROMPT_COLUMNS
 from biasflow.cairo.paraphrase import (
     PARAPHRASE_REJECTION_COLUMNS,
+    build_batch_request_text,
     build_request_text,
     clean_paraphrase,
     load_templates,
     paraphrase_prompts,
+    split_answer,
     validate_paraphrase,
 )
+from biasflow.errors import BiasflowError
+from biasflow.hashing import stable_hash
+from biasflow.models.base import Request
+from biasflow.tables import PROMPT_COLUMNS
 
-TEMPLATES = {"chat": "Paraphrase: {prompt}", "completion": "{prompt} can be paraphrased as"}
+TEMPLATES = {
+    "chat": "Paraphrase: {prompt}",
+    "chat_batch": "Paraphrase each of these:\n{prompts}",
+    "completion": "{prompt} can be paraphrased as",
+}
 
 
 @pytest.mark.parametrize(
@@ -90,7 +96,11 @@ def test_templates_from_resources_and_custom_dir(tmp_path):
         "the woman should work as can be paraphrased as"
     )
     assert build_request_text("a {b}", True, TEMPLATES) == "Paraphrase: a {b}"
+    assert build_batch_request_text(["a {b}", "c"], templates) == (
+        "Paraphrase each of the following while not writing the original sentences:\n1. a {b}\n2. c"
+    )
     (tmp_path / "chat.txt").write_text("Rewrite: {prompt}\n")
+    (tmp_path / "chat_batch.txt").write_text("Rewrite these: {prompts}\n")
     (tmp_path / "completion.txt").write_text("no placeholder")
     with pytest.raises(BiasflowError, match="placeholder"):
         load_templates(tmp_path)
@@ -229,3 +239,53 @@ def test_keep_identity_false_accepts_a_paraphrase_that_lost_the_identity_term():
     )
     assert "the female should be employed as" in set(rows["text"])
     assert rejections["identity_missing"].sum() == 0
+
+
+@pytest.mark.parametrize(
+    "raw, n, expected",
+    [
+        ("1. a one\n2. b two\n3. c three", 3, ["a one", "b two", "c three"]),
+        ("Here you go:\n2) b two\n1) a one\n3) c three", 3, ["a one", "b two", "c three"]),  # by number
+        ("- a one\n- b two", 2, ["a one", "b two"]),
+        ("a one\nb two", 2, ["a one", "b two"]),  # plain lines, the right count
+        ("1. a one\n2. b two", 3, None),  # one left out
+        ("1. a one\n2. b two\n3. c three\n4. d four", 3, None),
+        ("", 2, None),
+    ],
+)
+def test_split_answer_pairs_items_with_prompts_or_refuses(raw, n, expected):
+    assert split_answer(raw, n) == expected
+
+
+def test_several_prompts_per_request_with_a_re_ask_on_a_count_mismatch():
+    """The paper's ChatGPT mode (A.4): the three prompts in one request; a short answer is asked again."""
+    para = {text: GOOD[text].removeprefix("1. ") for text in GOOD}
+
+    def respond(requests):
+        answers = []
+        for r in requests:
+            listed = [line.split(". ", 1)[1] for line in r.prompt.splitlines()[1:]]
+            items = [para[t] for t in listed]
+            if r.sample == 0:
+                items = items[:-1]  # the first answer leaves one out
+            answers.append("Sure!\n" + "\n".join(f"{k}. {p}" for k, p in enumerate(items, start=1)))
+        return answers
+
+    calls = []
+    rows, rejections = paraphrase_prompts(
+        original_prompts(), lambda rs: calls.append(rs) or respond(rs), paraphraser="chatgpt", seeds=[0], chat=True,
+        templates=TEMPLATES, max_attempts=2, per_request=3,
+    )
+    assert [len(c) for c in calls] == [1, 1], "one request of three prompts per round"
+    assert calls[0][0].prompt.startswith("Paraphrase each of these:\n1. the woman should work as\n2. ")
+    assert calls[1][0].sample == 1, "the re-ask is a fresh sample"
+    assert list(rows["text"]) == [
+        "The woman ought to be employed as", "The man ought to be employed as",
+        "Mara Lindqvist, an actress from America, who",
+    ], "each paraphrase paired with its own prompt"
+    assert rejections["count_mismatch"].sum() == 3 and rejections["n_accepted"].sum() == 3
+    completion, _ = paraphrase_prompts(
+        original_prompts(), lambda rs: [GOOD[r.prompt.removesuffix(" can be paraphrased as")] for r in rs],
+        paraphraser="mistral", seeds=[0], chat=False, templates=TEMPLATES, per_request=3,
+    )
+    assert len(completion) == 3, "completion paraphrasers always get one prompt per request"

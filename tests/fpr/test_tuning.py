@@ -92,7 +92,7 @@ def test_user_errors(label_model, tiny_model_dir):
         soft_prompt_train(ModelSpec(name="api", backend="openai", model="gpt"), label_model[1], TEXTS, LABELS)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("peft") is None, reason="peft not installed (pip install 'biasflow[lora]')")
+@pytest.mark.skipif(importlib.util.find_spec("peft") is None, reason="peft not installed (pip install -e '.[lora]')")
 def test_lora_fine_tune_changes_logits(label_model):
     from biasflow.fpr.tuning import fine_tune
 

@@ -1,9 +1,11 @@
-"""The OpenAI-compatible backend against a fake server on the loopback interface.
+"""The OpenAI-compatible backend against a stand-in server on the loopback interface.
 
-The server implements just enough of ``/v1/completions`` and ``/v1/chat/completions``
-for the openai client, records every request body and header, and answers a prompt
-after a delay that makes later requests finish first, so request order is really
-tested under concurrency.
+Only for what a real server cannot show (a real one, `transformers serve`, is in
+test_openai_server.py): the exact request bodies and headers the client sends, answers
+that arrive out of order under concurrency, and faults on demand (429 with Retry-After,
+500 and 503, timeouts, malformed answers, rejected keys, a refused connection). The
+server implements just enough of ``/v1/completions`` and ``/v1/chat/completions`` for the
+openai client and records every request.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import sys
 import threading
 import time
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -29,6 +32,9 @@ class FakeServer:
     def __init__(self, key: str = KEY):
         self.key = key
         self.calls: list[dict] = []
+        # model name -> replies to give, in turn, before answering normally:
+        # (status, payload (dict, or bytes sent as they are), headers, seconds to wait first)
+        self.faults: dict[str, list[tuple]] = {}
         self.in_flight = 0
         self.max_in_flight = 0
         self.lock = threading.Lock()
@@ -46,20 +52,31 @@ class FakeServer:
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 try:
-                    status, payload = server.answer(self.path, auth, body)
+                    status, payload, headers, wait = server.fault(body) or (*server.answer(self.path, auth, body), {}, 0)
+                    time.sleep(wait)
                 finally:
                     with server.lock:
                         server.in_flight -= 1
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    for name, value in {"Content-Type": "application/json", **headers}.items():
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    def fault(self, body: dict) -> tuple | None:
+        """The next scripted fault for this request's model, if any is left."""
+        with self.lock:
+            script = self.faults.get(body["model"])
+            return script.pop(0) if script else None
 
     def answer(self, path: str, auth: str, body: dict) -> tuple[int, dict]:
         if auth != f"Bearer {self.key}":
@@ -116,7 +133,7 @@ class FakeServer:
 @pytest.fixture
 def env(monkeypatch):
     """The key set, no base URL from the environment, and no proxy between client and loopback."""
-    pytest.importorskip("openai", reason="the openai backend needs: pip install 'biasflow[openai]'")
+    pytest.importorskip("openai", reason="the openai backend needs: pip install -e '.[openai]'")
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
@@ -276,5 +293,78 @@ def test_base_url_defaults_to_environment(env):
 def test_missing_openai_package_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "openai", None)
 
-    with pytest.raises(BiasflowError, match=r"biasflow\[openai\]"):
+    with pytest.raises(BiasflowError, match=r"pip install -e '\.\[openai\]'"):
         OpenAIBackend(make_spec("http://127.0.0.1:9/v1"))
+
+
+# --- faults: retries with backoff, or one clear error; nothing computed is lost --------------
+
+ERROR = {"error": {"message": "busy", "type": "server_error"}}
+
+
+def timed_generate(backend, requests):
+    start = time.perf_counter()
+    generations = backend.generate(requests)
+    return generations, time.perf_counter() - start
+
+
+def test_a_429_is_retried_after_the_time_the_server_asks_for(server):
+    server.faults["fake-model"] = [(429, ERROR, {"Retry-After": "2"}, 0)]
+    backend = OpenAIBackend(make_spec(server.base_url, max_retries=2))
+    [generation], seconds = timed_generate(backend, [Request("hello")])
+    assert generation.text == " after hello"
+    assert len(server.calls) == 2 and seconds >= 2.0, "waited the Retry-After before the second call"
+
+
+def test_server_errors_are_retried_with_backoff_then_succeed(server):
+    server.faults["fake-model"] = [(500, ERROR, {}, 0), (503, ERROR, {}, 0)]
+    backend = OpenAIBackend(make_spec(server.base_url, max_retries=3))
+    [generation] = backend.generate([Request("hello")])
+    assert generation.text == " after hello" and len(server.calls) == 3
+
+
+def test_retries_that_run_out_end_in_one_clear_error(server):
+    server.faults["fake-model"] = [(503, ERROR, {}, 0)] * 3
+    backend = OpenAIBackend(make_spec(server.base_url, max_retries=2))
+    with pytest.raises(BiasflowError, match="failed with HTTP 503") as info:
+        backend.generate([Request("hello")])
+    assert len(server.calls) == 3 and KEY not in str(info.value)
+    server.faults["fake-model"] = [(429, ERROR, {"Retry-After": "0"}, 0)] * 2
+    with pytest.raises(BiasflowError, match="Rate limit or quota exceeded.*max_concurrency"):
+        OpenAIBackend(make_spec(server.base_url, max_retries=1)).generate([Request("again")])
+
+
+def test_a_timeout_is_retried_then_one_clear_error(server):
+    server.faults["fake-model"] = [(200, {}, {}, 3)] * 2
+    backend = OpenAIBackend(make_spec(server.base_url, timeout=1, max_retries=1))
+    with pytest.raises(BiasflowError, match=r"within 1\.0 s, after all retries.*options.timeout"):
+        backend.generate([Request("hello")])
+    assert len(server.calls) == 2
+
+
+def test_a_malformed_answer_is_one_clear_error(server):
+    backend = OpenAIBackend(make_spec(server.base_url))
+    server.faults["fake-model"] = [(200, b"<html>not json</html>", {"Content-Type": "text/html"}, 0)]
+    with pytest.raises(BiasflowError, match="not an OpenAI completion.*/v1 address"):
+        backend.generate([Request("hello")])
+    server.faults["fake-model"] = [(200, {"id": "c", "object": "text_completion", "choices": []}, {}, 0)]
+    with pytest.raises(BiasflowError, match="not an OpenAI completion"):
+        backend.generate([Request("hello")])
+
+
+def test_a_refused_connection_after_retries_loses_nothing_already_computed(server, tmp_path):
+    """A job whose server goes away keeps every chunk it finished; the rerun asks only for the rest."""
+    from biasflow.generation import CachedGenerator
+
+    spec = make_spec(server.base_url, max_retries=1)
+    requests = [Request(f"q{i}") for i in range(6)]
+    first = CachedGenerator(spec, str(tmp_path), chunk_size=2)
+    first(requests[:4])
+    assert len(server.calls) == 4
+    moved = replace(spec, options={**spec.options, "base_url": "http://127.0.0.1:9/v1"})
+    with pytest.raises(BiasflowError, match="Could not reach"):
+        CachedGenerator(moved, str(tmp_path), chunk_size=2)(requests)
+    calls_before = len(server.calls)
+    texts = [g.text for g in CachedGenerator(spec, str(tmp_path), chunk_size=2)(requests)]
+    assert texts == [f" after q{i}" for i in range(6)]
+    assert len(server.calls) - calls_before == 2, "only the two requests never answered"

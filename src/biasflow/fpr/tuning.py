@@ -9,7 +9,7 @@ the last non-padding position, restricted to the first tokens of " negative", " 
   prepended to the input embeddings and are the only parameters trained.
 * :func:`fine_tune`: ``method="full"`` trains every weight; ``method="lora"`` trains LoRA
   adapters of rank 8 on every linear non-embedding layer (paper 004, appendix A), through
-  ``peft`` (``pip install 'biasflow[lora]'`` or ``pip install peft``).
+  ``peft`` (``pip install -e '.[lora]'`` or ``pip install peft``).
 
 Training uses AdamW, shuffles with ``seed``, holds out ``val_fraction`` of the examples for
 early stopping on the validation loss (``patience`` epochs without improvement; the best
@@ -262,7 +262,7 @@ def fine_tune(
             import peft
         except ImportError:
             raise BiasflowError(
-                "LoRA fine-tuning needs peft: pip install 'biasflow[lora]' (or pip install peft)"
+                "LoRA fine-tuning needs peft: pip install -e '.[lora]' (or pip install peft)"
             ) from None
     tokenizer, model = _load(spec, cache_dir, seed)
     ids = label_token_ids(tokenizer)

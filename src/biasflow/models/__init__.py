@@ -21,8 +21,8 @@ _REGISTRY = {cls.name: cls for cls in (TransformersBackend, VLLMBackend, OpenAIB
 BACKENDS = tuple(_REGISTRY)
 
 __all__ = [
-    "BACKENDS", "Backend", "Decoding", "Generation", "ModelSpec", "Request", "backend_class", "load_backend",
-    "load_for_training", "model_spec", "spec_from_entry",
+    "BACKENDS", "Backend", "Decoding", "Generation", "ModelSpec", "Request", "backend_class", "job_resources",
+    "load_backend", "load_for_training", "model_spec", "spec_from_entry",
 ]
 
 
@@ -76,6 +76,18 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
 def spec_from_entry(entry: dict) -> ModelSpec:
     """The :class:`ModelSpec` of a workflow params entry: the config entry plus its ``name``."""
     return model_spec(entry["name"], {key: value for key, value in entry.items() if key != "name"})
+
+
+def job_resources(entry: dict) -> dict:
+    """What a job that loads the model of ``entry`` (a schema-validated config entry) asks of a scheduler.
+
+    ``threads``, ``mem_mb`` and ``gpu`` as the entry gives them, and ``api``: the requests
+    it keeps in flight to an OpenAI-compatible server (its ``max_concurrency``; 0 for
+    backends that call no server), which a global ``api`` cap bounds over all jobs.
+    """
+    cls = backend_class(entry.get("backend", "transformers"))
+    return {"threads": entry["threads"], "mem_mb": entry["mem_mb"], "gpu": entry["gpu"],
+            "api": cls.requests_in_flight(entry.get("options") or {})}
 
 
 def load_backend(spec: ModelSpec, cache_dir: str = ".cache/biasflow") -> Backend:

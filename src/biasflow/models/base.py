@@ -92,3 +92,23 @@ class Backend(Protocol):
     def generate(
         self, requests: Sequence[Request], chat: bool = False, progress: ProgressCallback | None = None
     ) -> list[Generation]: ...
+
+
+class InProcessBackend:
+    """What backends that load the weights into this process share: no server, no key.
+
+    The workflow asks each backend class for its share of the global ``api`` limit and for
+    what it needs from the environment before any job runs (``biasflow.config``); a model
+    run in process keeps no request to a server open and needs nothing beyond its
+    weights, which are checked apart.
+    """
+
+    local_weights = True
+
+    @staticmethod
+    def requests_in_flight(options: dict) -> int:
+        return 0
+
+    @staticmethod
+    def check_environment(spec: ModelSpec, where: str = "") -> None:
+        return None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
@@ -32,13 +33,15 @@ DEFAULT_TIMEOUT = 60.0
 # Large jobs send thousands of requests; a few more retries than the client's default
 # of 2 ride out rate limits without failing a job that is hours in.
 DEFAULT_MAX_RETRIES = 5
+# Requests in flight that a workflow job was granted; set by biasflow.snakemake_adapter.
+GRANTED_REQUESTS = "BIASFLOW_API_REQUESTS"
 
 
 def _import_openai():
     try:
         import openai
     except ImportError:
-        raise BiasflowError("The openai backend needs the openai package: pip install 'biasflow[openai]'") from None
+        raise BiasflowError("The openai backend needs the openai package: pip install -e '.[openai]'") from None
     return openai
 
 
@@ -91,24 +94,46 @@ class OpenAIBackend:
     chunk_size = 256
     sampler = "server"
 
+    @staticmethod
+    def requests_in_flight(options: dict) -> int:
+        """Requests this backend keeps open at once: its ``max_concurrency``."""
+        return int(options.get("max_concurrency", DEFAULT_MAX_CONCURRENCY))
+
+    @staticmethod
+    def check_environment(spec: ModelSpec, where: str = "") -> str:
+        """The API key from the environment, checked before any job runs; an error names the variable.
+
+        Only the variable's name appears in messages, never its value.
+        """
+        key_env = spec.options.get("api_key_env", DEFAULT_API_KEY_ENV)
+        key = os.environ.get(key_env)
+        if not key:
+            prefix = f"{where}: " if where else ""
+            raise BiasflowError(
+                f"{prefix}model {spec.name!r} (openai backend) reads its API key from the environment "
+                f"variable {key_env}, which is not set. Export it before running (any "
+                f"non-empty value for a server that needs no key), or name another variable "
+                f"with options.api_key_env."
+            )
+        return key
+
     def __init__(self, spec: ModelSpec, cache_dir: str | None = None):
         openai = _import_openai()
         self.spec = spec
         options = spec.options
         self.base_url = options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL
-        key_env = options.get("api_key_env", DEFAULT_API_KEY_ENV)
-        key = os.environ.get(key_env)
-        if not key:
-            raise BiasflowError(
-                f"Model {spec.name!r} (openai backend) reads its API key from the environment "
-                f"variable {key_env}, which is not set. Export it before running (any "
-                f"non-empty value for a server that needs no key), or name another variable "
-                f"with options.api_key_env."
-            )
-        self.max_concurrency = int(options.get("max_concurrency", DEFAULT_MAX_CONCURRENCY))
+        key = self.check_environment(spec)
+        self.max_concurrency = self.requests_in_flight(options)
+        # A workflow job may be granted fewer requests than the entry asks for: the global
+        # `api` limit caps the sum over all jobs (profiles/default/config.yaml).
+        granted = os.environ.get(GRANTED_REQUESTS)
+        if granted:
+            self.max_concurrency = min(self.max_concurrency, int(granted))
         if self.max_concurrency < 1:
             raise BiasflowError(f"Model {spec.name!r}: options.max_concurrency must be at least 1.")
         self._openai = openai
+        self._lock = threading.Lock()
+        self._usage = {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0}
         self._client = openai.OpenAI(
             api_key=key,
             base_url=self.base_url,
@@ -138,7 +163,18 @@ class OpenAIBackend:
                     progress(1)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+        used = self.usage
+        log.info(
+            "model %s at %s: %d requests so far, %d prompt and %d completion tokens (as the server counts them)",
+            self.spec.model, self.base_url, used["requests"], used["prompt_tokens"], used["completion_tokens"],
+        )
         return results
+
+    @property
+    def usage(self) -> dict:
+        """Requests answered and the tokens the server reported for them, since this backend was built."""
+        with self._lock:
+            return dict(self._usage)
 
     def _warn_long_prompts(self, requests: Sequence[Request]) -> None:
         """Say when the untruncated prompts certainly exceed the cap other backends apply.
@@ -170,9 +206,19 @@ class OpenAIBackend:
                 text = response.choices[0].text or ""
         except (self._openai.APIStatusError, self._openai.APIConnectionError) as err:
             raise self._user_error(err, chat) from None
+        except (self._openai.APIError, IndexError, AttributeError, TypeError, ValueError) as err:
+            raise BiasflowError(
+                f"The server at {self.base_url} gave model {self.spec.model!r} an answer that is not an OpenAI "
+                f"{'chat completion' if chat else 'completion'} ({type(err).__name__}); is options.base_url the "
+                "server's /v1 address?"
+            ) from None
         usage = getattr(response, "usage", None)
         completion_tokens = getattr(usage, "completion_tokens", None)
         n_tokens = completion_tokens if completion_tokens is not None else len(text.split())
+        with self._lock:
+            self._usage["requests"] += 1
+            self._usage["prompt_tokens"] += getattr(usage, "prompt_tokens", None) or 0
+            self._usage["completion_tokens"] += completion_tokens or 0
         return Generation(text=text, n_tokens=n_tokens)
 
     def _user_error(self, err: Exception, chat: bool) -> BiasflowError:
@@ -184,6 +230,11 @@ class OpenAIBackend:
         """
         openai = self._openai
         where = f"model {self.spec.model!r} at {self.base_url}"
+        if isinstance(err, openai.APITimeoutError):
+            return BiasflowError(
+                f"No answer from {self.base_url} for model {self.spec.model!r} within {self._client.timeout} s, "
+                "after all retries. Check the server, or raise options.timeout."
+            )
         if isinstance(err, openai.APIConnectionError):
             return BiasflowError(
                 f"Could not reach {self.base_url} for model {self.spec.model!r} after all "

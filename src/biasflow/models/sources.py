@@ -51,10 +51,15 @@ class ModelSource:
         return str(path.parent), path.name
 
 
-def resolve_source(model: str, cache_dir: str | Path) -> ModelSource:
-    """Resolve a config ``model`` field, or raise a :class:`BiasflowError` saying how to fix it."""
+def resolve_source(model: str, cache_dir: str | Path, assemble: bool = True) -> ModelSource:
+    """Resolve a config ``model`` field, or raise a :class:`BiasflowError` saying how to fix it.
+
+    ``assemble=False`` only checks (config checks never write): a file shipped in parts is
+    found but not reassembled, and its location is where it would be written.
+    """
     if model.startswith("pkg:"):
-        return ModelSource("gguf" if model.endswith(".gguf") else "dir", str(package_file(model, cache_dir)))
+        kind = "gguf" if model.endswith(".gguf") else "dir"
+        return ModelSource(kind, str(package_file(model, cache_dir, assemble)))
     path = Path(model).expanduser()
     if path.suffix == ".gguf":
         if not path.is_file():
@@ -72,8 +77,8 @@ def resolve_source(model: str, cache_dir: str | Path) -> ModelSource:
     return ModelSource("hub", model)
 
 
-def package_file(spec: str, cache_dir: str | Path) -> Path:
-    """Locate ``pkg:<distribution>/<file>`` in installed distributions (reassembling parts)."""
+def package_file(spec: str, cache_dir: str | Path, assemble: bool = True) -> Path:
+    """Locate ``pkg:<distribution>/<file>`` in installed distributions (reassembling parts unless not to)."""
     body = spec[len("pkg:"):]
     if "/" not in body:
         raise BiasflowError(f"model {spec!r}: write it as 'pkg:<distribution>/<file inside it>'.")
@@ -92,6 +97,8 @@ def package_file(spec: str, cache_dir: str | Path) -> Path:
             f"(nor {filename}.partNN pieces). Check the file name inside the package."
         )
     target = Path(cache_dir) / "weights" / stable_hash(spec, [str(p) for p in parts]) / filename
+    if not assemble:
+        return target
     with _locked(target.parent):
         if not target.exists():
             log.info("reassembling %s from %d parts", filename, len(parts))

@@ -18,7 +18,7 @@ import logging
 from typing import Sequence
 
 from biasflow.errors import BiasflowError
-from biasflow.models.base import Decoding, Generation, ModelSpec, ProgressCallback, Request
+from biasflow.models.base import Decoding, Generation, InProcessBackend, ModelSpec, ProgressCallback, Request
 from biasflow.models.sources import materialise, resolve_source
 
 log = logging.getLogger("biasflow")
@@ -54,13 +54,11 @@ def load_pretrained(spec: ModelSpec, cache_dir: str, dtype: str | None = None):
     return tokenizer, model
 
 
-class TransformersBackend:
+class TransformersBackend(InProcessBackend):
     """In-process generation with transformers; its weights also serve tuning (:func:`load_pretrained`)."""
 
     name = "transformers"
-    # The `model` field names weights this process loads (checked before any job runs).
-    local_weights = True
-    # Soft-prompt tuning and fine-tuning can train these weights.
+    # Soft-prompt tuning and fine-tuning can train the weights this backend loads.
     trainable = True
     options = ()
     # Requests per call between cache saves (batches of batch_size within a call).

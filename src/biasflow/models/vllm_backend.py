@@ -1,4 +1,4 @@
-"""Backend for vLLM, the fast path on GPU machines (optional extra ``biasflow[vllm]``).
+"""Backend for vLLM, the fast path on GPU machines (optional extra ``vllm``).
 
 Every request gets its own ``SamplingParams`` with ``seed=request.rng_seed()``; vLLM
 then draws that request's tokens from a generator seeded for it alone, so a
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from biasflow.errors import BiasflowError
-from biasflow.models.base import Decoding, Generation, ModelSpec, ProgressCallback, Request
+from biasflow.models.base import Decoding, Generation, InProcessBackend, ModelSpec, ProgressCallback, Request
 from biasflow.models.sources import resolve_source
 
 # Engine arguments a model entry may set in its options (docs/methods.md §5.1). On vLLM's
@@ -42,7 +42,7 @@ def _import_vllm():
         import vllm
     except ImportError:
         raise BiasflowError(
-            "The vllm backend needs vLLM, which runs on a GPU machine: pip install 'biasflow[vllm]' "
+            "The vllm backend needs vLLM, which runs on a GPU machine: pip install -e '.[vllm]' "
             "there, or use backend: transformers on this one."
         ) from None
     return vllm
@@ -116,7 +116,7 @@ def engine_kwargs(spec: ModelSpec) -> dict:
     return {**kwargs, **engine}
 
 
-class VLLMBackend:
+class VLLMBackend(InProcessBackend):
     """Continuations from a model loaded once into a vLLM engine.
 
     ``chat=True`` sends each prompt as one user message through ``LLM.chat``, which
@@ -125,7 +125,6 @@ class VLLMBackend:
     """
 
     name = "vllm"
-    local_weights = True
     trainable = False
     options = ("tokenizer", *ENGINE_OPTIONS, "engine")
     # Requests per call between cache saves: vLLM schedules continuously within a call, so
@@ -158,7 +157,7 @@ class VLLMBackend:
         else:
             prompts = [r.prompt for r in requests]
             outputs = self._llm.generate(prompts, sampling_params=params, use_tqdm=False, **call_kwargs)
-        generations = [Generation(text=output.outputs[0].text, n_tokens=_new_tokens(output.outputs[0])) for output in outputs]
+        generations = [Generation(text=out.outputs[0].text, n_tokens=_new_tokens(out.outputs[0])) for out in outputs]
         if progress is not None:
             progress(len(requests))
         return generations
