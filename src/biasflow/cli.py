@@ -86,6 +86,11 @@ def _check_config(args) -> None:
 
 
 def _prompts(args) -> None:
+    from biasflow.tables import check_output_path
+
+    check_output_path(args.out, "--out")
+    if args.summary:
+        check_output_path(args.summary, "--summary")
     from biasflow.config import dataset_dir, load_config, loader_settings
     from biasflow.datasets import write_prompts
 
@@ -110,6 +115,11 @@ def _prompts(args) -> None:
 
 
 def _score(args) -> None:
+    from biasflow.tables import check_output_dir, check_output_path
+
+    check_output_path(args.out, "--out")
+    if args.cache_dir:
+        check_output_dir(args.cache_dir, "--cache-dir")
     from biasflow.scorers.table import score_file
 
     scoring = {"scorer": args.scorer, "score_text": args.score_text, "batch_size": args.batch_size,

@@ -48,7 +48,7 @@ def check_config(config: dict, workdir: str | Path = ".", environment: bool = Tr
         if not source.get("url") and not (workdir / dataset_dir(config, metric)).is_dir():
             raise BiasflowError(
                 f"config datasets.{metric}.path: directory {dataset_dir(config, metric)} does not exist; "
-                "point it at the official files, or set datasets.{metric}.url to download them."
+                f"point it at the official files, or set datasets.{metric}.url to download them."
             )
     _check_scoring(config["scoring"], workdir)
     _check_subgroups(config)
@@ -141,7 +141,7 @@ def _check_fairpair(config: dict, workdir: Path) -> None:
             )
     for key in ("file", "occupations_file"):
         if settings[key] and not (workdir / settings[key]).is_file():
-            raise BiasflowError(f"config fairpair.{key}: file {settings[key]} does not exist.")
+            raise BiasflowError(f"config fairpair.{key}: file {settings[key]} does not exist; fix the path.")
 
 
 def _check_fpr(config: dict, workdir: Path) -> None:
@@ -154,7 +154,7 @@ def _check_fpr(config: dict, workdir: Path) -> None:
         files += [(f"fpr.probes.{probe}.templates", spec["templates"]), (f"fpr.probes.{probe}.terms", spec["terms"])]
     for key, path in files:
         if not (workdir / path).is_file():
-            raise BiasflowError(f"config {key}: file {path} does not exist.")
+            raise BiasflowError(f"config {key}: file {path} does not exist; fix the path.")
 
 
 def loader_settings(config: dict, metric: str, axis: str) -> dict:
@@ -206,11 +206,14 @@ def load_config(path: str | Path) -> dict:
 
     path = Path(path)
     if not path.is_file():
-        raise BiasflowError(f"config file not found: {path}.")
+        raise BiasflowError(f"config file not found: {path}; check the path (relative paths start where you run).")
     try:
         config = yaml.safe_load(path.read_text()) or {}
     except yaml.YAMLError as exc:
-        raise BiasflowError(f"config {path} is not valid YAML: {exc}") from exc
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        raise BiasflowError(f"config {path} is not valid YAML{where}: {problem}; fix the file there.") from None
     validate_config(config)
     check_config(config)
     return config
@@ -239,8 +242,35 @@ def validate_config(config: dict) -> None:
     if errors:
         error = errors[0]
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-        raise BiasflowError(f"config key {key}: {error.message}. See config/README.md for the allowed values.")
+        raise BiasflowError(
+            f"config key {key}: {_explain(error, config)}. See config/README.md for the allowed values."
+        )
     _filling_validator(jsonschema)(schema).validate(config)
+
+
+def _explain(error, config: dict) -> str:
+    """jsonschema's message, or for a key not allowed there: the key, the closest allowed name, all of them.
+
+    A key can be unknown everywhere (``additionalProperties``) or only with the entry's
+    ``method`` (a classifier's ``propertyNames``, which the message then names).
+    """
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = list(error.schema.get("properties", {}))
+        unknown = [name for name in error.instance if name not in allowed]
+        if unknown and allowed:
+            return _unknown_key(unknown[0], allowed)
+    if error.validator == "enum" and "propertyNames" in error.schema_path:
+        entry = config
+        for part in error.absolute_path:
+            entry = entry[part]
+        return _unknown_key(error.instance, error.validator_value, f" for method {entry.get('method')}")
+    return error.message
+
+
+def _unknown_key(name: str, allowed: list[str], where: str = "") -> str:
+    close = difflib.get_close_matches(name, allowed, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"unknown key {name!r}{where}{hint}; the keys allowed here are {', '.join(allowed)}"
 
 
 def _filling_validator(jsonschema):

@@ -7,10 +7,14 @@ depend on Python's per-process ``hash`` salt, dict order or float formatting qui
 import hashlib
 import json
 
+# What json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+# builds on every call, built once: prompt tables hash every prompt twice.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
 
 def stable_hash(*parts, length: int = 16) -> str:
     """Hex digest of ``parts`` serialised as canonical JSON (sorted keys, no spaces)."""
-    payload = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    payload = _CANONICAL.encode(parts)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:length]
 
 

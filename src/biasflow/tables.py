@@ -5,15 +5,21 @@ the prompt table the dataset loaders write, the continuation table generation ad
 and the score table of a scorer. Tables owned by one method are defined in its package.
 
 Writes are atomic: the table goes to a temporary file beside the target, which is then
-renamed over it, so a killed job never leaves a half-written output behind.
+renamed over it, so a killed job never leaves a half-written output behind. The renamed file
+gets the mode a plainly created file would (``0o666`` less the umask), not the ``0600`` of a
+temporary file, so a results folder shared with a group stays readable to it.
+
+Commands check their output paths with :func:`check_output_path` / :func:`check_output_dir`
+before computing anything, so a typo in ``--out`` costs no computation.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Iterable
 
 import pandas as pd
 
@@ -38,6 +44,71 @@ CONTINUATION_KEY = ["prompt_id", "model", "seed", "sample"]
 CONTINUATION_COLUMNS = [*PROMPT_COLUMNS, "model", "seed", "sample", "continuation", "n_tokens"]
 # One score per continuation and scorer.
 SCORE_COLUMNS = [*CONTINUATION_KEY, "scorer", "score"]
+# The formats write_table writes, by file suffix.
+TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
+
+
+def check_output_path(path: str | os.PathLike, flag: str | None = None,
+                      suffixes: tuple[str, ...] = TABLE_SUFFIXES) -> Path:
+    """Raise a :class:`BiasflowError` unless ``path`` can be written as a file with one of ``suffixes``.
+
+    Commands call this on every output path before they compute anything, so a bad ``--out``
+    fails at once rather than after the work (or, as before, with a traceback). ``flag``
+    names the option in the message (``--out``); without it the message says "output".
+    """
+    path = Path(path)
+    name = f"{flag} {path}" if flag else f"output {path}"
+    if path.is_dir():
+        raise BiasflowError(f"{name} is a directory; name a file inside it, e.g. {path / ('table' + suffixes[0])}.")
+    if path.suffix not in suffixes:
+        what = f"a {path.suffix} file" if path.suffix else "a file without a suffix"
+        raise BiasflowError(f"{name}: cannot write {what}; name the file with {_one_of(suffixes)}.")
+    _check_folder(path.parent, name)
+    return path
+
+
+def check_output_dir(path: str | os.PathLike, flag: str | None = None) -> Path:
+    """Raise a :class:`BiasflowError` unless ``path`` is a folder or can be created as one."""
+    path = Path(path)
+    name = f"{flag} {path}" if flag else f"output folder {path}"
+    if path.exists() and not path.is_dir():
+        raise BiasflowError(f"{name} is a file, not a folder; name a folder (it is created if missing).")
+    _check_folder(path, name)
+    return path
+
+
+def _check_folder(folder: Path, name: str) -> None:
+    """The nearest existing ancestor of ``folder`` (itself included) must be a writable directory."""
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is None:
+        return
+    if not existing.is_dir():
+        raise BiasflowError(f"{name}: {existing} is a file, so no folder can be made there; choose another path.")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise BiasflowError(f"{name}: cannot write in {existing} (permission denied); choose a folder you can write.")
+
+
+def _one_of(items: tuple[str, ...]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it where Linux allows (``/proc/self/status``).
+
+    ``os.umask`` can only be read by setting it; the fallback swaps it for an instant (to the
+    strict 077, so a file another thread creates in that instant is private rather than open),
+    so it is the last resort.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
 
 
 def atomic_path(path: str | os.PathLike):
@@ -58,7 +129,13 @@ class _AtomicPath:
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is None:
-            os.replace(self.tmp, self.path)
+            try:
+                # mkstemp makes the file 0600; give it the mode open() would have given it.
+                os.chmod(self.tmp, 0o666 & ~current_umask())
+                os.replace(self.tmp, self.path)
+            except BaseException:
+                self.tmp.unlink(missing_ok=True)
+                raise
         else:
             self.tmp.unlink(missing_ok=True)
         return False
@@ -66,16 +143,33 @@ class _AtomicPath:
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike) -> None:
     """Write ``df`` atomically as parquet, CSV or TSV, chosen by the file suffix."""
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        if path.suffix == ".parquet":
+    write_together({path: table_writer(df, path)})
+
+
+def table_writer(df: pd.DataFrame, path: str | os.PathLike) -> Callable[[Path], None]:
+    """A function that writes ``df`` to a given (temporary) file in the format of ``path``'s suffix."""
+    suffix = check_output_path(path).suffix
+
+    def write(tmp: Path) -> None:
+        if suffix == ".parquet":
             df.to_parquet(tmp, index=False)
-        elif path.suffix == ".csv":
-            df.to_csv(tmp, index=False)
-        elif path.suffix == ".tsv":
-            df.to_csv(tmp, index=False, sep="\t")
         else:
-            raise ValueError(f"unsupported table suffix: {path}")
+            df.to_csv(tmp, index=False, sep="\t" if suffix == ".tsv" else ",")
+
+    return write
+
+
+def write_together(writers: Mapping[str | os.PathLike, Callable[[Path], None]]) -> None:
+    """Write several files all or nothing: ``{target: writer}``, each writer filling a temporary file.
+
+    The temporary files are renamed onto their targets only once every writer has finished, so
+    a failure in any of them leaves none of the new files and every old one as it was (a
+    command's outputs then never mix two runs).
+    """
+    with contextlib.ExitStack() as stack:
+        temps = [stack.enter_context(atomic_path(path)) for path in writers]
+        for write, tmp in zip(writers.values(), temps):
+            write(tmp)
 
 
 def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str = "table") -> pd.DataFrame:
@@ -91,7 +185,9 @@ def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str 
         else:
             df = pd.read_csv(path)
     except Exception as exc:  # pandas/pyarrow raise many types for a corrupt file
-        raise BiasflowError(f"cannot read {what} {path}: {exc}. Is it a valid {path.suffix} file?") from exc
+        raise BiasflowError(
+            f"cannot read {what} {path}: {str(exc).rstrip('.')}. Is it a valid {path.suffix} file?"
+        ) from None
     require_columns(df, required, f"{what} {path}")
     return df
 

@@ -317,7 +317,9 @@ def test_errors_name_the_fix():
     with pytest.raises(BiasflowError, match="original prompt set of metric B.*'valid'.*model=m2, seed=0, subgroup=g1"):
         select(stats[~(hole & (stats.split == "valid"))], SearchSettings())
     with pytest.raises(BiasflowError, match="original prompt set of metric B.*'test'.*model=m2"):
-        select(stats.assign(n=np.where(hole & (stats.split == "test"), 0, stats.n)), SearchSettings(max_sets=1))
+        empty = hole & (stats.split == "test")
+        select(stats.assign(n=np.where(empty, 0, stats.n), score_sum=np.where(empty, 0.0, stats.score_sum)),
+               SearchSettings(max_sets=1))
     with pytest.raises(BiasflowError, match="no rows for metric A.*split 'dev'"):
         select(stats, SearchSettings(select_split="dev"))
     for bad, match in [(dict(mode="paired"), "mode 'paired'.*shared, independent"),
@@ -328,3 +330,43 @@ def test_errors_name_the_fix():
             select(stats, SearchSettings(**bad))
     with pytest.raises(BiasflowError, match="two metrics on one axis.*gender: A"):
         select(stats[stats.metric == "A"], SearchSettings())
+
+
+BAD_VALUES = {
+    "NaN score_sum": ("score_sum", np.nan, "column score_sum must be a finite number .*1 row"),
+    "inf score_sum": ("score_sum", np.inf, "column score_sum must be a finite number .*split=valid, score_sum=inf"),
+    "NaN n": ("n", np.nan, "column n must be a finite number .*split=valid, n=nan"),
+    "fractional n": ("n", 2.5, "column n must be a whole number"),
+    "negative n": ("n", -3, "column n must be >= 0"),
+    "missing subgroup": ("subgroup", None, "column subgroup must be present"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_VALUES, ids=list(BAD_VALUES))
+def test_bad_statistics_name_column_rows_cell_and_fix(case):
+    """One NaN in a valid cell used to leave every combination skipped, the selection empty and no reason given."""
+    column, value, match = BAD_VALUES[case]
+    stats = random_stats(np.random.default_rng(3))
+    stats[column] = stats[column].astype(object if value is None else "float64")
+    at = stats.index[(stats.metric == "B") & (stats.promptset == "p1") & (stats.split == "valid")][0]
+    stats.loc[at, column] = value
+    cell = f"model=m0, metric=B, promptset=p1, subgroup={value if column == 'subgroup' else 'g0'}, split=valid"
+    with pytest.raises(BiasflowError, match=match) as error:
+        select(stats, SearchSettings(permutations=0))
+    assert cell in str(error.value) and "`biasflow cairo-stats` (the workflow's cairo_stats step)" in str(error.value)
+
+
+def test_an_empty_cell_with_a_score_sum_is_refused():
+    stats = random_stats(np.random.default_rng(3))
+    stats.loc[stats.promptset == "p2", ["n", "score_sum"]] = 0
+    assert len(select(stats, SearchSettings(max_sets=2, permutations=0)).curve) == 2, "n = 0 with sum 0 pools as absent"
+    stats.loc[stats.promptset == "p2", "score_sum"] = 1.0
+    with pytest.raises(BiasflowError, match=r"score_sum must be 0 where n is 0.*but 32 row\(s\)"):
+        select(stats, SearchSettings(permutations=0))
+
+
+def test_infinite_scores_stop_at_the_statistics():
+    scored = random_scored()
+    scored.loc[5, "score"] = np.inf
+    with pytest.raises(BiasflowError, match="1 scored continuation.*infinite score.*Rerun the scoring step"):
+        sufficient_stats(scored)

@@ -304,3 +304,47 @@ def test_check_config_works_from_an_installed_wheel(tmp_path):
     result = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stderr
     assert "config/config.yaml: ok" in result.stdout
+
+
+# Every subcommand with --out, with arguments that would fail later: the output check comes first.
+OUT_COMMANDS = {
+    "prompts": ["prompts", "--metric", "BOLD", "--axis", "gender", "--data", "nowhere"],
+    "score": ["score", "--scorer", "vader", "--continuations", "nowhere.csv"],
+    "fairpair-score": ["fairpair-score", "--continuations", "nowhere.csv"],
+    "fpr-gaps": ["fpr-gaps", "--predictions", "nowhere.tsv"],
+}
+
+
+@pytest.mark.parametrize("command", OUT_COMMANDS)
+def test_a_bad_out_is_one_line_before_any_work(tmp_path, capsys, command):
+    from biasflow.cli import main
+
+    assert main([*OUT_COMMANDS[command], "--out", str(tmp_path / "table.xlsx")]) == 2
+    err = capsys.readouterr().err
+    assert f"biasflow: --out {tmp_path / 'table.xlsx'}: cannot write a .xlsx file; name the file with .csv, .tsv or " \
+           ".parquet." in err
+    folder = tmp_path / "results"
+    folder.mkdir()
+    assert main([*OUT_COMMANDS[command], "--out", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"biasflow: --out {folder} is a directory; name a file inside it, e.g. {folder / 'table.csv'}." in err
+    assert list(tmp_path.iterdir()) == [folder] and not list(folder.iterdir())
+
+
+def test_a_bad_summary_or_cache_dir_is_refused_too(tmp_path, capsys):
+    from biasflow.cli import main
+
+    (tmp_path / "cache").write_text("not a folder")
+    assert main([*OUT_COMMANDS["score"], "--out", str(tmp_path / "s.csv"), "--cache-dir", str(tmp_path / "cache")]) == 2
+    assert f"biasflow: --cache-dir {tmp_path / 'cache'} is a file, not a folder" in capsys.readouterr().err
+    assert main([*OUT_COMMANDS["prompts"], "--out", str(tmp_path / "p.csv"), "--summary", str(tmp_path / "s.txt")]) == 2
+    assert f"biasflow: --summary {tmp_path / 's.txt'}: cannot write a .txt file" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]
+
+
+def test_a_directory_as_out_prints_no_traceback(tmp_path):
+    result = biasflow("fpr-gaps", "--predictions", "nowhere.tsv", "--out", str(tmp_path))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr and "ValueError" not in result.stderr
+    assert result.stderr.strip() == f"biasflow: --out {tmp_path} is a directory; name a file inside it, " \
+                                    f"e.g. {tmp_path / 'table.csv'}."

@@ -8,17 +8,26 @@ from __future__ import annotations
 
 import math
 import statistics
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
+from biasflow.cli import main
 from biasflow.errors import BiasflowError
 from biasflow.fpr.gaps import GAP_COLUMNS, fpr_gaps, gap_spans, net_significance
 from biasflow.fpr.markedness import markedness
-from biasflow.fpr.predictions import UNMARKED, read_predictions, run_accuracy
+from biasflow.fpr.predictions import (
+    UNMARKED,
+    check_unique,
+    read_predictions,
+    run_accuracy,
+)
 from biasflow.fpr.rates import group_fpr
+from biasflow.fpr.steps import gaps
 
 
 def rows(pairs, group, run="r1", model="m", category="race"):
@@ -186,3 +195,71 @@ def test_group_without_negatives_for_a_class():
     # Group D: every gold label is positive, so the positive FPR has no denominator.
     with pytest.raises(BiasflowError, match=r"group D.*positive FPR"):
         group_fpr(frame(rows(A, "A"), rows([(2, 2), (2, 0)], "D")))
+
+
+def test_a_repeated_prediction_is_an_error_naming_the_key():
+    """A repeated row would weigh twice in its group's FPR (docs/methods.md §3.2)."""
+    preds = frame(rows(A, "A"), rows(B, "B"), rows(A[:2], "A"))
+    with pytest.raises(BiasflowError, match=r"repeat 2 row\(s\): the same \(model, run_id, category, group, text\) "
+                                            r"appears more than once, e\.g\. model=m, run_id=r1, category=race, "
+                                            r"group=A, text='A 0'.*Pass each predictions file once"):
+        check_unique(preds)
+    # Two templates may render one sentence: template_id tells those samples apart.
+    twice = frame(rows(B, "B"), rows(B, "B"))
+    check_unique(twice.assign(template_id=["t1", "t2"]))
+    with pytest.raises(BiasflowError, match=r"\(model, run_id, category, group, text, template_id\)"):
+        check_unique(twice.assign(template_id=["t1", "t1"]))
+
+
+def test_fpr_gaps_refuses_a_file_given_twice_or_copied(tmp_path, capsys):
+    preds, _ = three_runs()
+    path = write_tsv(tmp_path / "m.tsv", preds)
+    out = tmp_path / "gaps.csv"
+    assert main(["fpr-gaps", "--predictions", path, f"{tmp_path}/./m.tsv", "--out", str(out)]) == 2
+    assert f"biasflow: predictions file {tmp_path}/./m.tsv is given twice (also as {path}), which would count each " \
+           "of its predictions twice; pass each file once." in capsys.readouterr().err
+    with pytest.raises(BiasflowError, match="is given twice"):
+        read_predictions([path, path])
+    copy = write_tsv(tmp_path / "copy.tsv", preds)
+    result = subprocess.run([sys.executable, "-m", "biasflow.cli", "fpr-gaps", "--predictions", path, copy, "--out",
+                             str(out)], capture_output=True, text=True, check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "biasflow: predictions repeat 24 row(s): the same (model, run_id, category, group, text)" in result.stderr
+    assert "give different runs of one model different run_id values" in result.stderr
+    assert not out.exists()
+
+
+def test_a_single_run_gives_point_gaps_and_one_warning(tmp_path, caplog):
+    """One run has no interval (docs/methods.md §3.3); its point gaps still stand, so a warning, not an error."""
+    path = write_tsv(tmp_path / "m.tsv", frame(rows(A, "A"), rows(B, "B"), rows(C, "C")))
+    out = tmp_path / "gaps.csv"
+    with caplog.at_level("WARNING", logger="biasflow"):
+        assert main(["fpr-gaps", "--predictions", path, "--out", str(out), "--accuracy-floor", "0"]) == 0
+    [warning] = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warning.startswith("m has a single run, so the interval columns (*_FPR_gap_width) are empty: an interval "
+                              "needs two or more runs")
+    gaps = pd.read_csv(out)
+    assert gaps["negative_FPR_gap_width"].isna().all() and gaps["negative_FPR_gap"].notna().all()
+
+
+@pytest.mark.parametrize("floor", ["7", "-0.1", "nan"])
+def test_accuracy_floor_is_a_share(tmp_path, capsys, floor):
+    preds, _ = three_runs()
+    out = tmp_path / "gaps.csv"
+    args = ["fpr-gaps", "--predictions", write_tsv(tmp_path / "m.tsv", preds), "--out", str(out)]
+    assert main([*args, "--accuracy-floor", floor]) == 2
+    assert f"biasflow: accuracy floor {float(floor)!r} is not a share in [0, 1]; set --accuracy-floor" \
+           in capsys.readouterr().err
+    assert not out.exists()
+    assert main([*args, "--accuracy-floor", "1"]) == 0
+
+
+@pytest.mark.parametrize("z", [0, -1.96, math.inf, math.nan])
+def test_z_is_a_positive_quantile(tmp_path, z):
+    preds, _ = three_runs()
+    with pytest.raises(BiasflowError, match=r"interval z .* is not a positive number; set fpr\.z .* 1\.96"):
+        gaps(prediction_paths=[write_tsv(tmp_path / "m.tsv", preds)], interval="z", z=z, accuracy_floor=0.4,
+             out=str(tmp_path / "g.csv"))
+    with pytest.raises(BiasflowError, match="interval z"):
+        fpr_gaps(preds, interval="t", z=z)
+    assert not (tmp_path / "g.csv").exists()

@@ -3,6 +3,7 @@
 import logging
 import sys
 import types
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -99,11 +100,12 @@ def test_cache_shards_written_atomically(tmp_path, monkeypatch):
     shards = sorted((tmp_path / "counting").iterdir())
     assert len(shards) == 2 and all(p.suffix == ".parquet" for p in shards)
 
-    def killed_mid_write(self, path, **kwargs):
-        open(path, "w").write("half a parquet file")
+    def killed_mid_write(self, data):
+        with open(self, "wb") as half:
+            half.write(data[: len(data) // 2])
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", killed_mid_write)
+    monkeypatch.setattr(Path, "write_bytes", killed_mid_write)
     with pytest.raises(KeyboardInterrupt):
         score_texts(scorer, ["d"], tmp_path)
     monkeypatch.undo()
@@ -114,6 +116,26 @@ def test_cache_shards_written_atomically(tmp_path, monkeypatch):
     scorer.computed.clear()
     assert score_texts(scorer, ["d", "a"], tmp_path).tolist() == [1, 1]
     assert scorer.computed == ["d"]
+
+
+def test_a_scorer_killed_after_a_chunk_keeps_the_chunk(tmp_path, monkeypatch):
+    """Long scoring jobs save every CHUNK_SIZE texts, so a kill loses at most one chunk's work."""
+    from biasflow.scorers import cache
+
+    monkeypatch.setattr(cache, "CHUNK_SIZE", 3)
+
+    class DiesOnTheSixthText(CountingScorer):
+        def _score_batch(self, texts):
+            if len(self.computed) + len(texts) >= 6:
+                raise KeyboardInterrupt
+            return super()._score_batch(texts)
+
+    texts = [f"text {i}" for i in range(8)]
+    with pytest.raises(KeyboardInterrupt):
+        score_texts(DiesOnTheSixthText(), texts, tmp_path)
+    rerun = CountingScorer()
+    assert score_texts(rerun, texts, tmp_path).tolist() == [6.0] * 8
+    assert rerun.computed == texts[3:], "the first chunk of three came from the cache"
 
 
 def test_cache_is_per_scorer_and_optional(tmp_path):
@@ -135,11 +157,27 @@ def test_progress_counts_every_text(tmp_path):
     assert sum(ticks) == 5
 
 
-def test_corrupt_shard_is_a_user_error(tmp_path):
-    (tmp_path / "counting").mkdir()
-    (tmp_path / "counting" / "bad.parquet").write_text("not parquet")
-    with pytest.raises(BiasflowError, match="bad.parquet.*Delete that file"):
-        score_texts(CountingScorer(), ["x"], tmp_path)
+def test_corrupt_shard_is_reported_and_its_scores_recomputed(tmp_path, caplog):
+    """docs/methods.md §5.4: a shard failing its checksum is moved aside and its rows scored again."""
+    first = CountingScorer()
+    original = score_texts(first, ["alpha", "be"], tmp_path)
+    score_texts(first, ["gamma!"], tmp_path)
+    shard_dir = tmp_path / "counting"
+    damaged = next(p for p in shard_dir.glob("*.parquet") if len(pd.read_parquet(p)) == 2)
+    data = damaged.read_bytes()
+    damaged.write_bytes(data[:-20] + bytes(20))  # the footer zeroed: neither checksum nor parquet holds
+
+    again = CountingScorer()
+    with caplog.at_level(logging.WARNING, logger="biasflow"):
+        scores = score_texts(again, ["alpha", "gamma!", "be"], tmp_path)
+    assert scores.tolist() == [original[0], 6.0, original[1]]
+    assert sorted(again.computed) == ["alpha", "be"], "only the damaged shard's texts are scored again"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and damaged.name in warnings[0] and "recomputed" in warnings[0]
+    assert (shard_dir / (damaged.name + ".corrupt")).exists()
+    third = CountingScorer()
+    assert score_texts(third, ["alpha", "gamma!", "be"], tmp_path).tolist() == scores.tolist()
+    assert third.computed == []
 
 
 def test_detoxify_failure_is_a_user_error(monkeypatch):

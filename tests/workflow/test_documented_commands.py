@@ -94,6 +94,7 @@ EXTRAS = set(__import__("tomllib").loads((REPO / "pyproject.toml").read_text())[
 CHECKS: dict[str, tuple[str, object]] = {
     "make demo": ("make", "snakemake --cores 2 results/cairo/gender.csv"),
     "make test": ("make", "python -m pytest -q"),
+    "make test-faults": ("make", "pytest -q -m faults"),
     "make test-vllm": ("make", "pytest -q -m vllm"),
     "make test-gpu TORCH_SPEC=torch": ("make", 'pip install "torch"'),
     "make test-slurm": ("make", "tests/slurm/cluster.sh start"),
@@ -132,6 +133,7 @@ CHECKS: dict[str, tuple[str, object]] = {
     "biasflow fpr-gaps --predictions a.tsv b.tsv --out gaps.csv --interval t": ("biasflow", "predictions"),
     "snakemake --report report.html results/cairo/gender.csv": ("elsewhere", "tests/workflow/test_workflow.py"),
     "sinfo": ("elsewhere", "tests/workflow/test_slurm.py"),
+    "snakemake --unlock": ("elsewhere", "tests/workflow/test_interrupted.py"),
 }
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 def register(commands) -> None:
     """Add CAIRO's subcommands to the ``biasflow`` parser (entry point ``biasflow.commands``)."""
@@ -30,9 +28,11 @@ def register(commands) -> None:
 
 
 def _stats(args) -> None:
+    from biasflow.tables import check_output_dir
+
+    out = check_output_dir(args.out_dir, "--out-dir")
     from biasflow.cairo.steps import cairo_stats
 
-    out = Path(args.out_dir)
     cairo_stats(
         continuation_paths=args.continuations, score_paths=args.scores, scorer=args.scorer,
         normalise=args.normalise, subgroups="as given", stats_out=str(out / "stats.parquet"),
@@ -41,6 +41,9 @@ def _stats(args) -> None:
 
 
 def _select(args) -> None:
+    from biasflow.tables import check_output_dir
+
+    check_output_dir(args.out_dir, "--out-dir")
     from biasflow.cairo.steps import select_to_directory
 
     settings = {

@@ -16,7 +16,6 @@ from dataclasses import asdict
 import pandas as pd
 
 from biasflow.cairo.selection import SearchSettings, Selection, combination_bias, combination_label
-from biasflow.tables import atomic_path
 
 HEADLINE_COLUMNS = ["axis", "pair", "model", "metric", "split", "prompts", "bias", "rank", "k", "combination"]
 
@@ -88,9 +87,10 @@ def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame)
     }
 
 
-def write_json(data: dict, path) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
+def json_writer(data: dict):
+    """A function writing ``data`` as JSON to a given (temporary) file, for :func:`biasflow.tables.write_together`."""
+    text = json.dumps(data, indent=2, sort_keys=False) + "\n"
+    return lambda tmp: tmp.write_text(text)
 
 
 def _number(value) -> float | None:

@@ -33,7 +33,7 @@ from biasflow.cairo.combinations import (
     pooled_bias,
     pooled_stats,
 )
-from biasflow.cairo.stats import NORMALISE, STATS_COLUMNS
+from biasflow.cairo.stats import NORMALISE, check_stats_values
 from biasflow.config import MIN_MODELS
 from biasflow.errors import BiasflowError
 from biasflow.tables import require_columns
@@ -135,9 +135,13 @@ def metric_pairs(stats: pd.DataFrame) -> list[tuple[str, str, str]]:
 def select(
     stats: pd.DataFrame, settings: SearchSettings, progress: Callable[[str], None] | None = None
 ) -> Selection:
-    """Run the CAIRO search for every metric pair of every axis and k = 1..max_sets."""
+    """Run the CAIRO search for every metric pair of every axis and k = 1..max_sets.
+
+    The statistics are checked first (:func:`~biasflow.cairo.stats.check_stats_values`): a
+    NaN would otherwise end the search with every combination skipped and no reason given.
+    """
     _check_settings(settings)
-    require_columns(stats, STATS_COLUMNS, "CAIRO statistics")
+    check_stats_values(stats)
     pairs = metric_pairs(stats)
     if not pairs:
         raise BiasflowError(

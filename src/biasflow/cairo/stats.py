@@ -8,6 +8,7 @@ combinations cheap.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
@@ -18,6 +19,12 @@ STATS_KEYS = [*CELL, "subgroup"]
 STATS_COLUMNS = [*STATS_KEYS, "score_sum", "n"]
 BIAS_COLUMNS = ["model", "metric", "axis", "split", "promptset", "bias", "n_subgroups", "n_seeds"]
 NORMALISE = ("none", "mean")
+# How a statistics row is shown in an error: the cell a user can find in their files.
+EXAMPLE_KEYS = ["model", "metric", "promptset", "subgroup", "split"]
+RECOMPUTE = (
+    "Recompute the statistics with `biasflow cairo-stats` (the workflow's cairo_stats step) from complete "
+    "score tables."
+)
 
 
 def sufficient_stats(scored: pd.DataFrame) -> pd.DataFrame:
@@ -32,6 +39,12 @@ def sufficient_stats(scored: pd.DataFrame) -> pd.DataFrame:
         raise BiasflowError(
             f"{n_missing} scored continuation(s) have no score; rerun the scoring step so every row has one."
         )
+    n_infinite = int(np.isinf(scored["score"].to_numpy(dtype="float64")).sum())
+    if n_infinite:
+        raise BiasflowError(
+            f"{n_infinite} scored continuation(s) have an infinite score; a score must be a finite number. "
+            "Rerun the scoring step, or fix the scores of the table you brought."
+        )
     stats = (
         scored.groupby(STATS_KEYS, observed=True, sort=True)["score"]
         .agg(score_sum="sum", n="size")
@@ -40,6 +53,39 @@ def sufficient_stats(scored: pd.DataFrame) -> pd.DataFrame:
     stats["score_sum"] = stats["score_sum"].astype("float64")
     stats["n"] = stats["n"].astype("int64")
     return stats[STATS_COLUMNS]
+
+
+def check_stats_values(stats: pd.DataFrame, what: str = "CAIRO statistics") -> None:
+    """Every row must hold numbers Eq. 1 can pool (docs/methods.md §1.4-1.6); raise naming the first bad column.
+
+    Keys must be present; ``n`` a whole number >= 0; ``score_sum`` finite, and 0 where ``n``
+    is 0. A bad value does not fail by itself later: a NaN or inf ``score_sum`` spreads
+    through the pooled sums (§1.5) into every combination containing its set, whose bias rows
+    then look constant and are skipped, so the selection ends empty without a word; a NaN
+    count breaks casts with a traceback. The message names the column, the number of rows,
+    one row's cell and the fix.
+    """
+    require_columns(stats, STATS_COLUMNS, what)
+    n = pd.to_numeric(stats["n"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    score_sum = pd.to_numeric(stats["score_sum"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        checks = [(column, "must be present (the row's cell)", stats[column].isna().to_numpy())
+                  for column in STATS_KEYS]
+        checks += [
+            ("n", "must be a finite number (the cell's count of continuations)", ~np.isfinite(n)),
+            ("n", "must be a whole number", np.isfinite(n) & (n != np.round(n))),
+            ("n", "must be >= 0", n < 0),
+            ("score_sum", "must be a finite number (the cell's sum of scores)", ~np.isfinite(score_sum)),
+            ("score_sum", "must be 0 where n is 0 (no continuations, no scores)", (n == 0) & (score_sum != 0)),
+        ]
+    for column, rule, bad in checks:
+        if bad.any():
+            row = stats.loc[bad].iloc[0]
+            shown = EXAMPLE_KEYS + ([] if column in EXAMPLE_KEYS else [column])
+            cell = ", ".join(f"{key}={row[key]}" for key in shown)
+            raise BiasflowError(
+                f"{what}: column {column} {rule}, but {int(bad.sum())} row(s) are not, e.g. {cell}. {RECOMPUTE}"
+            )
 
 
 def bias_from_stats(stats: pd.DataFrame, normalise: str = "none", skip_incomplete: bool = False) -> pd.DataFrame:

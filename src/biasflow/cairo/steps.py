@@ -16,15 +16,30 @@ from typing import Sequence
 import pandas as pd
 
 from biasflow.cairo import report
-from biasflow.cairo.paraphrase import PARAPHRASE_REJECTION_COLUMNS, load_templates, paraphrase_prompts
+from biasflow.cairo.paraphrase import PARAPHRASE_REJECTION_COLUMNS, REASONS, load_templates, paraphrase_prompts
 from biasflow.cairo.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares
 from biasflow.cairo.selection import SearchSettings, select
-from biasflow.cairo.stats import STATS_COLUMNS, bias_from_stats, incomplete_cells, sufficient_stats
+from biasflow.cairo.stats import (
+    STATS_COLUMNS,
+    bias_from_stats,
+    check_stats_values,
+    incomplete_cells,
+    sufficient_stats,
+)
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, continuation_table
 from biasflow.models import spec_from_entry
 from biasflow.scorers.table import score_table
-from biasflow.tables import CONTINUATION_KEY, PROMPT_COLUMNS, SCORE_COLUMNS, concat_tables, read_table, write_table
+from biasflow.tables import (
+    CONTINUATION_KEY,
+    PROMPT_COLUMNS,
+    SCORE_COLUMNS,
+    concat_tables,
+    read_table,
+    table_writer,
+    write_table,
+    write_together,
+)
 
 log = logging.getLogger("biasflow")
 
@@ -55,8 +70,24 @@ def paraphrase(
             "%s seed %s: %d of %d prompts paraphrased, %d dropped", name, row.seed, row.n_accepted, row.n_prompts,
             row.n_dropped,
         )
+    _check_some_accepted(rejections, name)
     write_table(rejections, rejections_out)
     write_table(paraphrases, out)
+
+
+def _check_some_accepted(rejections: pd.DataFrame, name: str) -> None:
+    """Stop when a paraphraser had every prompt of a seed rejected: its prompt set would be empty.
+
+    That is a setting or template problem, not a property of the prompts; the continuations
+    already generated stay cached for the rerun (docs/methods.md §1.2).
+    """
+    for row in rejections[(rejections["n_prompts"] > 0) & (rejections["n_accepted"] == 0)].itertuples(index=False):
+        reasons = ", ".join(f"{reason} {getattr(row, reason)}" for reason in REASONS if getattr(row, reason))
+        raise BiasflowError(
+            f"paraphraser {name} seed {row.seed}: all {row.n_prompts} {row.metric} {row.axis} prompts were rejected "
+            f"(over all attempts: {reasons or 'no answer'}); check its template and chat setting, relax "
+            "paraphrase.min_ratio, max_ratio or keep_identity_term, raise paraphrase.max_attempts, or remove it."
+        )
 
 
 def prompt_sets(*, original_path: str, paraphrase_paths: Sequence[str], out: str) -> None:
@@ -78,6 +109,11 @@ def generate(*, prompts_path: str, entry: dict, generation: dict, cache_dir: str
     prompts = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
     generator = CachedGenerator(spec, cache_dir, description=f"generate {name}")
     table = continuation_table(prompts, generator, generation["seeds"], generation["samples"])
+    if len(table) and not table["continuation"].str.strip().astype(bool).any():
+        raise BiasflowError(
+            f"model {name}: all {len(table)} continuations are empty, so every score would be of nothing; check its "
+            "chat setting (a chat model needs chat: true), decoding.max_new_tokens and the model itself."
+        )
     write_table(table, out)
 
 
@@ -146,9 +182,9 @@ def cairo_select(
     """
     stats, search, result = _selection(stats_paths, settings)
     table = report.bias_table(stats, result, search)
-    write_table(result.curve, curve_out)
-    write_table(table, table_out)
-    report.write_json(report.summary(result, search, stats), summary_out)
+    summary = report.summary(result, search, stats)
+    write_together({curve_out: table_writer(result.curve, curve_out), table_out: table_writer(table, table_out),
+                    summary_out: report.json_writer(summary)})
     plot_curve(result.curve, curve_plot)
     plot_before_after(table, bias_plot, split=search.test_split)
     plot_paraphraser_shares(result.choices, shares_plot)
@@ -162,20 +198,29 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: dict, out_dir: 
 
     Writes ``curve.csv`` (``<axis>_curve.csv`` per axis when the tables hold several),
     ``selection.json`` and the per-model bias table ``bias.csv``; same code path as the rule.
+    Everything is computed before anything is written, and the files are renamed into place
+    together, so a failure leaves none of them (and any earlier run's files as they were).
     """
     stats, search, result = _selection(stats_paths, settings)
     out = Path(out_dir)
     axes = sorted(result.curve["axis"].unique())
     if len(axes) == 1:
-        write_table(result.curve, out / "curve.csv")
+        curves = {out / "curve.csv": result.curve}
     else:
-        for axis in axes:
-            write_table(result.curve[result.curve["axis"] == axis], out / f"{axis}_curve.csv")
-    write_table(report.bias_table(stats, result, search), out / "bias.csv")
-    report.write_json(report.summary(result, search, stats), out / "selection.json")
+        curves = {out / f"{axis}_curve.csv": result.curve[result.curve["axis"] == axis] for axis in axes}
+    tables = {**curves, out / "bias.csv": report.bias_table(stats, result, search)}
+    writers = {path: table_writer(table, path) for path, table in tables.items()}
+    writers[out / "selection.json"] = report.json_writer(report.summary(result, search, stats))
+    write_together(writers)
 
 
 def _selection(stats_paths: Sequence[str], settings: dict):
-    stats = pd.concat([read_table(p, STATS_COLUMNS, "CAIRO statistics") for p in stats_paths], ignore_index=True)
+    """Read and check every statistics table (each named in its errors), then run the search."""
+    tables = []
+    for path in stats_paths:
+        table = read_table(path, STATS_COLUMNS, "CAIRO statistics")
+        check_stats_values(table, f"CAIRO statistics {path}")
+        tables.append(table)
+    stats = pd.concat(tables, ignore_index=True)
     search = SearchSettings(**settings)
     return stats, search, select(stats, search, progress=log.info)

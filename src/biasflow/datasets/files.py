@@ -32,7 +32,12 @@ def read_json(path: Path, expected: str) -> Any:
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise BiasflowError(
+            f"{path} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+            "save it as UTF-8, the encoding of the official files."
+        ) from None
+    except json.JSONDecodeError as exc:
         raise BiasflowError(f"{path} is not valid JSON ({exc}); expected {expected}.") from exc
 
 

@@ -13,6 +13,9 @@ def register(commands) -> None:
 
 
 def _score(args) -> None:
+    from biasflow.tables import check_output_path
+
+    check_output_path(args.out, "--out")
     from biasflow.fairpair.steps import score_file
 
     score_file(continuations_path=args.continuations, out=args.out, folds=args.folds)

@@ -8,13 +8,17 @@ def register(commands) -> None:
     gaps = commands.add_parser("fpr-gaps", help="group FPR gaps with CIs from prediction TSVs you bring")
     gaps.add_argument("--predictions", nargs="+", required=True,
                       help="TSVs with y_true, y_pred, category, group, text, run_id (model: a column or the file name)")
-    gaps.add_argument("--out", required=True, help="gap table (.csv or .tsv)")
+    gaps.add_argument("--out", required=True, help="gap table (.csv, .tsv or .parquet)")
     gaps.add_argument("--interval", choices=["z", "t"], default="z", help="z: 1.96 (the reference); t: Student t")
-    gaps.add_argument("--accuracy-floor", type=float, default=0.4, help="flag runs below this accuracy")
+    gaps.add_argument("--accuracy-floor", type=float, default=0.4,
+                      help="flag runs below this accuracy, a share in [0, 1] (default 0.4)")
     gaps.set_defaults(run=_gaps)
 
 
 def _gaps(args) -> None:
+    from biasflow.tables import check_output_path
+
+    check_output_path(args.out, "--out")
     from biasflow.fpr.steps import gaps
 
     gaps(prediction_paths=args.predictions, interval=args.interval, z=1.96, accuracy_floor=args.accuracy_floor,

@@ -16,6 +16,9 @@ from biasflow.errors import BiasflowError
 from biasflow.tables import read_table, require_columns
 
 PREDICTION_COLUMNS = ["y_true", "y_pred", "category", "group", "text", "model", "run_id"]
+# What identifies one prediction: a system's run classifying one sample (a sentence of a group);
+# ``template_id`` joins it where present, since two templates may render the same sentence.
+PREDICTION_KEY = ["model", "run_id", "category", "group", "text"]
 # The ternary labels, by id: 0 negative, 1 neutral, 2 positive.
 LABELS = ("negative", "neutral", "positive")
 # The group of a template classified with its identity slot dropped (docs/methods.md §3.5).
@@ -32,6 +35,15 @@ def read_predictions(paths: list[str]) -> pd.DataFrame:
     paths = [str(p) for p in paths]
     if not paths:
         raise BiasflowError("no predictions files given; pass at least one predictions TSV.")
+    seen: dict[Path, str] = {}
+    for path in paths:
+        resolved = Path(path).resolve()
+        if resolved in seen:
+            raise BiasflowError(
+                f"predictions file {path} is given twice (also as {seen[resolved]}), which would count each of its "
+                "predictions twice; pass each file once."
+            )
+        seen[resolved] = path
     frames = []
     for path in paths:
         df = read_table(path, what="predictions file")
@@ -54,12 +66,42 @@ def read_predictions(paths: list[str]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def check_unique(preds: pd.DataFrame) -> None:
+    """Each sample is classified once per run: a repeated prediction would weigh twice in its group's FPR.
+
+    Repeats come from a file passed twice under two names, or from files of different runs
+    that share a model name and ``run_id``. The key is :data:`PREDICTION_KEY`, plus
+    ``template_id`` when the table has it.
+    """
+    key = PREDICTION_KEY + (["template_id"] if "template_id" in preds.columns else [])
+    repeated = preds.duplicated(key, keep="first")
+    if repeated.any():
+        first = preds.loc[repeated, key].iloc[0]
+        example = ", ".join(f"{column}={first[column]!r}" if column == "text" else f"{column}={first[column]}"
+                            for column in key)
+        raise BiasflowError(
+            f"predictions repeat {int(repeated.sum())} row(s): the same ({', '.join(key)}) appears more than once, "
+            f"e.g. {example}; each sample is classified once per run. Pass each predictions file once, and give "
+            "different runs of one model different run_id values (or distinct samples a template_id column)."
+        )
+
+
+def check_floor(floor: float) -> None:
+    """The accuracy floor is a share of correct predictions, so it lies in [0, 1]."""
+    if not 0 <= floor <= 1:
+        raise BiasflowError(
+            f"accuracy floor {floor!r} is not a share in [0, 1]; set --accuracy-floor (fpr.accuracy_floor in the "
+            "config) to the accuracy below which a run is flagged, say 0.4."
+        )
+
+
 def run_accuracy(preds: pd.DataFrame, floor: float) -> pd.DataFrame:
     """Per (model, run_id): accuracy, n, and whether it is below ``floor``.
 
     Gaps of a classifier at chance are noise, so reports flag such runs rather than
     read meaning into their gaps.
     """
+    check_floor(floor)
     require_columns(preds, ["y_true", "y_pred", "model", "run_id"], "predictions")
     correct = (preds["y_true"] == preds["y_pred"]).rename("correct")
     grouped = pd.concat([preds[["model", "run_id"]], correct], axis=1).groupby(["model", "run_id"], sort=True)

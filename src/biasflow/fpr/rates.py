@@ -7,6 +7,7 @@ a mean over runs with a z (or t) half-width; both steps live here once.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import pandas as pd
@@ -53,6 +54,16 @@ def group_fpr(preds: pd.DataFrame) -> pd.DataFrame:
 
 
 def quantile(interval: str, z: float, n_runs: int) -> float:
+    """The q of the half-width ``q · sd / √R`` (docs/methods.md §3.3): ``z``, or t_{R−1, 0.975}.
+
+    ``z`` is checked whatever the interval: a z that is not a positive finite number is a
+    config mistake even while ``interval: t`` leaves it unused.
+    """
+    if not (isinstance(z, numbers.Real) and math.isfinite(z) and z > 0):
+        raise BiasflowError(
+            f"interval z {z!r} is not a positive number; set fpr.z to the normal quantile of the interval, "
+            "1.96 for 95%."
+        )
     if interval == "z":
         return z
     if interval == "t":

@@ -17,8 +17,9 @@ import pandas as pd
 from biasflow.fpr.gaps import fpr_gaps, gap_spans, net_significance
 from biasflow.fpr.markedness import markedness_table
 from biasflow.fpr.plots import plot_gaps
-from biasflow.fpr.predictions import PREDICTION_COLUMNS, read_predictions, run_accuracy
+from biasflow.fpr.predictions import PREDICTION_COLUMNS, check_floor, check_unique, read_predictions, run_accuracy
 from biasflow.fpr.probes import load_labelled, probe_samples
+from biasflow.fpr.rates import quantile
 from biasflow.fpr.prompting import ANSWER_DECODING, REASONING_DECODING, load_prompt_templates, prompt_classify
 from biasflow.fpr.tuning import fine_tune, soft_prompt_train
 from biasflow.generation import CachedGenerator
@@ -89,9 +90,24 @@ def classify(*, labelled: str, labelled_format: str, entry: dict, classifier: di
 
 def gaps(*, prediction_paths: Sequence[str], interval: str, z: float, accuracy_floor: float, out: str,
          accuracy_out: str | None = None, plot_out: str | None = None) -> None:
-    """FPR gaps with CIs per model and group, and accuracy per run (runs below the floor flagged)."""
+    """FPR gaps with CIs per model and group, and accuracy per run (runs below the floor flagged).
+
+    Repeated predictions are an error (they would weigh twice in an FPR). A model with a
+    single run still gets its point gaps, which mean what they say, but no interval
+    (docs/methods.md §3.3: the sd over runs needs two); one warning says so rather than an
+    error, since one run is a common first look and net significance already counts it 0.
+    """
+    check_floor(accuracy_floor)
+    quantile(interval, z, 2)
     preds = read_predictions(list(prediction_paths))
+    check_unique(preds)
     table = fpr_gaps(preds, interval=interval, z=z)
+    single = sorted(table.loc[table["n_runs"] < 2, "model"].unique())
+    if single:
+        shown = ", ".join(single[:5]) + (f" and {len(single) - 5} more" if len(single) > 5 else "")
+        log.warning("%s %s a single run, so the interval columns (*_FPR_gap_width) are empty: an interval needs "
+                    "two or more runs (docs/methods.md §3.3); classify with more runs (distinct run_id) for intervals",
+                    shown, "has" if len(single) == 1 else "have")
     accuracy = run_accuracy(preds, accuracy_floor)
     for row in accuracy[accuracy["below_floor"]].itertuples(index=False):
         log.warning("%s run %s: accuracy %.2f is below the floor %.2f; its gaps mean little",

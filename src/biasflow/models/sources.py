@@ -31,7 +31,7 @@ from pathlib import Path
 
 from biasflow.errors import BiasflowError
 from biasflow.hashing import stable_hash
-from biasflow.tables import atomic_path
+from biasflow.tables import atomic_path, current_umask
 
 log = logging.getLogger("biasflow")
 
@@ -169,6 +169,8 @@ def _convert_gguf(source: ModelSource, target: Path) -> None:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     tmp = Path(tempfile.mkdtemp(prefix=".convert-", dir=target.parent))
+    # mkdtemp makes the folder 0700; give it a plain mkdir's mode so a shared cache stays shared.
+    os.chmod(tmp, 0o777 & ~current_umask())
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)

@@ -2,10 +2,12 @@
 
 docs/methods.md §5.2 (caching): adding paraphrases or prompts must recompute only the
 new rows. Scores are keyed by ``stable_hash(scorer.cache_identity(), text)`` and stored as
-parquet shards under ``cache_dir/<scorer>/``. Each call adds at most one shard holding the rows
-it computed, written atomically (temporary file, then ``os.replace``), so a killed job
-leaves no partial entry and concurrent jobs never write into the same file. Reading
-takes the union of all shards.
+parquet shards under ``cache_dir/<scorer>/``. A call adds one shard per :data:`CHUNK_SIZE`
+texts it scored, each written atomically (temporary file, then ``os.replace``), so a killed
+job keeps the chunks it finished, leaves no partial entry, and concurrent jobs never write
+into the same file. Reading
+takes the union of all shards; a shard that fails its checksum is reported and its texts
+are scored again (:class:`biasflow.cache.ShardCache`, docs/methods.md §5.4).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from biasflow.hashing import stable_hash
 from biasflow.scorers.base import ProgressCallback, Scorer, normalise_text
 
 log = logging.getLogger("biasflow")
+# Texts scored between cache saves: a few minutes of Detoxify on a CPU, a second on a GPU.
+CHUNK_SIZE = 4096
 
 def score_texts(
     scorer: Scorer, texts: Sequence[str], cache_dir: Path | None, progress: ProgressCallback | None = None
@@ -47,11 +51,14 @@ def score_texts(
         progress(n_hits)
 
     if todo:
-        new_scores = scorer.score(list(todo.values()), progress=progress)
-        new = dict(zip(todo.keys(), new_scores.tolist()))
-        if shard_dir is not None:
-            _write_shard(shard_dir, new)
-        known.update(new)
+        items = list(todo.items())
+        for start in range(0, len(items), CHUNK_SIZE):
+            chunk = items[start:start + CHUNK_SIZE]
+            new_scores = scorer.score([text for _, text in chunk], progress=progress)
+            new = dict(zip([key for key, _ in chunk], new_scores.tolist()))
+            if shard_dir is not None:
+                _write_shard(shard_dir, new)
+            known.update(new)
         n_repeats = len(keys) - n_hits - len(todo)
         if progress is not None and n_repeats:
             progress(n_repeats)

@@ -1,0 +1,98 @@
+"""CAIRO's steps and ``biasflow cairo-*`` commands on bad input: one line, exit 2, nothing written."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from workflow_helpers import REPO
+
+from biasflow.cairo import report, steps
+from biasflow.cairo.stats import STATS_COLUMNS
+from biasflow.cli import main
+from biasflow.errors import BiasflowError
+
+SETTINGS = {"mode": "shared", "combinations": "multisets", "max_sets": 2, "permutations": 0, "seed": 0,
+            "normalise": "none"}
+
+
+def stats_file(tmp_path, nan_at=None):
+    """Statistics of two metrics and four models; ``nan_at``: a (metric, promptset, split) whose first score_sum is NaN."""
+    rng = np.random.default_rng(5)
+    keys = itertools.product([f"m{i}" for i in range(4)], ["BOLD", "HONEST"], ["gender"], ["valid", "test"],
+                             ["original", "p0", "p1"], [0], ["g0", "g1"])
+    stats = pd.DataFrame(list(keys), columns=STATS_COLUMNS[:7])
+    stats["n"] = rng.integers(1, 20, len(stats))
+    stats["score_sum"] = stats["n"] * rng.random(len(stats))
+    stats = stats[STATS_COLUMNS]
+    if nan_at:
+        metric, promptset, split = nan_at
+        at = stats.index[(stats.metric == metric) & (stats.promptset == promptset) & (stats.split == split)][0]
+        stats.loc[at, "score_sum"] = np.nan
+    path = tmp_path / "stats.parquet"
+    stats.to_parquet(path)
+    return path
+
+
+def test_one_nan_in_a_valid_bold_cell_is_an_error_not_an_empty_selection(tmp_path):
+    """It used to exit 0 with every BOLD pair's rows empty and counted as skipped."""
+    stats = stats_file(tmp_path, nan_at=("BOLD", "p1", "valid"))
+    out = tmp_path / "out"
+    result = subprocess.run(
+        [sys.executable, "-m", "biasflow.cli", "cairo-select", "--stats", str(stats), "--out-dir", str(out),
+         "--permutations", "0", "--max-sets", "2"],
+        capture_output=True, text=True, cwd=REPO, check=False,
+    )
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"biasflow: CAIRO statistics {stats}: column score_sum must be a finite number")
+    assert "1 row(s)" in line and "model=m0, metric=BOLD, promptset=p1, subgroup=g0, split=valid" in line
+    assert "Recompute the statistics with `biasflow cairo-stats`" in line
+    assert not out.exists()
+
+
+def test_the_workflow_step_checks_the_same_way(tmp_path):
+    stats = stats_file(tmp_path, nan_at=("HONEST", "original", "test"))
+    outputs = {name: str(tmp_path / "out" / name) for name in ("table_out", "curve_out", "summary_out", "curve_plot",
+                                                                "bias_plot", "shares_plot")}
+    with pytest.raises(BiasflowError, match="column score_sum must be a finite number.*metric=HONEST"):
+        steps.cairo_select(stats_paths=[str(stats)], settings=SETTINGS, **outputs)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_failure_after_the_search_leaves_earlier_results_untouched(tmp_path, monkeypatch):
+    """The files are written together once everything is computed: none of them, or all."""
+    stats = stats_file(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "curve.csv").write_text("earlier run\n")
+
+    def broken(*args):
+        raise RuntimeError("summary failed")
+
+    monkeypatch.setattr(report, "summary", broken)
+    with pytest.raises(RuntimeError):
+        steps.select_to_directory(stats_paths=[str(stats)], settings=SETTINGS, out_dir=str(out))
+    assert sorted(p.name for p in out.iterdir()) == ["curve.csv"]
+    assert (out / "curve.csv").read_text() == "earlier run\n"
+    monkeypatch.undo()
+    steps.select_to_directory(stats_paths=[str(stats)], settings=SETTINGS, out_dir=str(out))
+    assert sorted(p.name for p in out.iterdir()) == ["bias.csv", "curve.csv", "selection.json"]
+    assert len(pd.read_csv(out / "curve.csv")) == 2
+
+
+@pytest.mark.parametrize("command", ["cairo-select", "cairo-stats"])
+def test_an_out_dir_that_is_a_file_is_refused_before_any_work(tmp_path, capsys, command):
+    target = tmp_path / "results.csv"
+    target.write_text("keep\n")
+    inputs = (["--stats", str(tmp_path / "missing.parquet")] if command == "cairo-select" else
+              ["--continuations", "c.csv", "--scores", "s.csv", "--scorer", "vader"])
+    assert main([command, *inputs, "--out-dir", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert f"biasflow: --out-dir {target} is a file, not a folder; name a folder" in err
+    assert target.read_text() == "keep\n"

