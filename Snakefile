@@ -12,6 +12,10 @@ if not workflow.config_settings.configfiles:
     configfile: "config/config.yaml"
 
 
+# The report's front page: the methods and what this config ran (snakemake --report report.html).
+report: "workflow/report/workflow.rst"
+
+
 include: "rules/common.smk"
 include: "rules/data.smk"
 include: "rules/paraphrase.smk"

@@ -34,6 +34,9 @@ rule cairo_select:
         shares_plot=report(
             "results/cairo/{axis}_paraphrasers.png", caption="../workflow/report/shares.rst", category="CAIRO"
         ),
+        tables_page=report(
+            "results/cairo/{axis}_tables.html", caption="../workflow/report/cairo_tables.rst", category="CAIRO"
+        ),
     params:
         selection=selection_settings,
     conda:

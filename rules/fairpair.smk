@@ -88,6 +88,9 @@ rule fairpair_summary:
         summary="results/fairpair/summary.csv",
         plot=report("results/fairpair/summary.png", caption="../workflow/report/fairpair.rst", category="FairPair"),
         rejections="results/fairpair/perturbation_rejections.csv",
+        tables_page=report(
+            "results/fairpair/summary.html", caption="../workflow/report/fairpair_tables.rst", category="FairPair"
+        ),
     conda:
         "../environment.yml"
     log:

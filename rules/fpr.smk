@@ -57,6 +57,13 @@ rule fpr_summary:
         spans="results/fpr/gap_spans.csv",
         net="results/fpr/net_significance.csv",
         markedness="results/fpr/markedness.csv",
+        spans_plot=report("results/fpr/gap_spans.png", caption="../workflow/report/fpr_spans.rst", category="FPR gaps"),
+        markedness_plot=report(
+            "results/fpr/markedness.png", caption="../workflow/report/fpr_markedness.rst", category="FPR gaps"
+        ),
+        tables_page=report(
+            "results/fpr/summary.html", caption="../workflow/report/fpr_tables.rst", category="FPR gaps"
+        ),
     params:
         probes=FPR_PROBES,
         interval=config["fpr"]["interval"],

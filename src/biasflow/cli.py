@@ -19,15 +19,42 @@ from biasflow.errors import BiasflowError
 COMMAND_GROUP = "biasflow.commands"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="biasflow", description=__doc__.splitlines()[0])
+class ExampleFormatter(argparse.HelpFormatter):
+    """Wraps the prose of a help text and keeps indented paragraphs (worked examples) as written."""
+
+    def _fill_text(self, text, width, indent):
+        fill = super()._fill_text
+        return "\n\n".join(
+            paragraph if paragraph.startswith("  ") else fill(paragraph, width, indent)
+            for paragraph in text.split("\n\n")
+        )
+
+
+def example(command: str, after: str = "") -> dict:
+    """Keywords for ``add_parser`` that end a command's ``--help`` with a worked example.
+
+    Every example is run as written by tests/workflow/test_documented_commands.py.
+    """
+    return {"epilog": f"Example:\n\n  {command}" + (f"\n\n{after}" if after else ""),
+            "formatter_class": ExampleFormatter}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``biasflow`` parser: the core's subcommands and every method package's."""
+    parser = argparse.ArgumentParser(
+        prog="biasflow", description=__doc__.splitlines()[0],
+        **example("biasflow check-config my.yaml", after="Every command's --help ends with an example of its own."),
+    )
     parser.add_argument("--version", action="version", version=f"biasflow {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     _register_core(commands)
     for entry in sorted(entry_points(group=COMMAND_GROUP), key=lambda e: e.name):
         entry.load()(commands)
+    return parser
 
-    args = parser.parse_args(argv)
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     try:
         args.run(args)
@@ -38,7 +65,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _register_core(commands) -> None:
-    check = commands.add_parser("check-config", help="validate a workflow config without running anything")
+    check = commands.add_parser(
+        "check-config", help="validate a workflow config without running anything",
+        description="Check a workflow config as `snakemake` does before any job runs: the schema, every name, "
+        "every path, the models and the API keys; prints one line naming the first problem and its fix.",
+        **example("biasflow check-config my.yaml"),
+    )
     check.add_argument("config", help="YAML config file")
     check.set_defaults(run=_check_config)
 
@@ -46,6 +78,8 @@ def _register_core(commands) -> None:
         "prompts", help="build the prompt table of one metric and axis",
         description="Build the prompt table of one metric and axis from its files, as the original_prompts step "
         "does. Settings come from --config (the workflow config) and the flags, the flags winning.",
+        **example("biasflow prompts --config config/config.yaml --metric BOLD --axis religion --data path/to/prompts "
+                  "--out p.parquet --summary s.csv"),
     )
     prompts.add_argument("--metric", required=True, help="BOLD, HolisticBias or HONEST")
     prompts.add_argument("--axis", required=True, help="gender, religion or race")
@@ -66,6 +100,7 @@ def _register_core(commands) -> None:
         "score", help="score a table of continuations you bring (CSV or parquet with a continuation column)",
         description="Score every row's continuation with one scorer, as the workflow's score step does; the output "
         "keeps every input column and adds score (and category, for honest).",
+        **example("biasflow score --scorer profanity --continuations mine.csv --out scored.csv"),
     )
     score.add_argument("--scorer", required=True, help="detoxify-unbiased, profanity, vader or honest")
     score.add_argument("--continuations", required=True, help="table with a continuation column (.csv, .tsv, .parquet)")

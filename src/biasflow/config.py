@@ -184,11 +184,15 @@ def used_metrics(config: dict) -> list[str]:
 
 
 def dataset_dir(config: dict, metric: str) -> str:
-    """The directory a metric's files are read from (a download target when a URL is set)."""
+    """The directory a metric's files are read from (a download target when a URL is set).
+
+    An entry that gives neither (say, only loader ``options``) reads the bundled prompt set,
+    the schema's default for that metric.
+    """
     source = config["datasets"].get(metric, {})
     if source.get("url"):
         return f"data/downloads/{metric}"
-    return source["path"]
+    return source.get("path") or config_schema()["properties"]["datasets"]["properties"][metric]["default"]["path"]
 
 
 def spec_for(config: dict, section: str, name: str) -> ModelSpec:

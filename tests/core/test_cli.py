@@ -18,6 +18,22 @@ def biasflow(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "biasflow.cli", *args], capture_output=True, text=True, cwd=REPO)
 
 
+def test_every_help_text_ends_with_a_worked_example_of_its_command():
+    """The examples themselves run as written in tests/workflow/test_documented_commands.py."""
+    from biasflow.cli import build_parser
+
+    parser = build_parser()
+    subcommands = next(a for a in parser._actions if a.dest == "command").choices
+    assert set(subcommands) == {"check-config", "prompts", "score", "cairo-stats", "cairo-select", "fairpair-score",
+                                "fpr-gaps"}
+    for name, sub in subcommands.items():
+        example = sub.format_help().rstrip().splitlines()[-1]
+        assert example.startswith(f"  biasflow {name} "), (name, example)
+        parsed = parser.parse_args(example.split()[1:])
+        assert parsed.command == name
+    assert "Example:\n\n  biasflow check-config my.yaml" in biasflow("--help").stdout
+
+
 def test_check_config_accepts_the_embedded_default():
     result = biasflow("check-config", "config/config.yaml")
     assert result.returncode == 0, result.stderr
@@ -99,6 +115,18 @@ def test_prompts_takes_the_config_map_and_options(tmp_path):
     assert set(pd.read_csv(out)["subgroup"]) == {"female", "male"}, "the config's unified map"
     table = pd.read_csv(summary)
     assert set(table["split"]) == {"valid", "test"} and table["n_prompts"].sum() == len(pd.read_csv(out))
+
+
+def test_a_dataset_entry_with_only_options_reads_the_bundled_files(tmp_path):
+    config = default_config(tmp_path, lambda c: c["datasets"].update(HONEST={"options": {"sets": {"gender": ["binary"]}}}))
+    assert biasflow("check-config", config).returncode == 0
+    out = tmp_path / "honest.csv"
+    result = biasflow("prompts", "--config", config, "--metric", "HONEST", "--axis", "gender", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    bundled = tmp_path / "bundled.csv"
+    biasflow("prompts", "--metric", "HONEST", "--axis", "gender", "--data", "resources/templates/datasets/HONEST",
+             "--options", '{"sets": {"gender": ["binary"]}}', "--out", str(bundled))
+    pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(bundled))
 
 
 def test_prompts_takes_a_map_options_and_a_budget_as_flags(tmp_path):

@@ -40,14 +40,26 @@ def _is_command(text: str) -> bool:
 
 
 def documented_commands() -> dict[str, list[str]]:
-    """Command -> the documents that show it."""
+    """Command -> the documents that show it (the ``biasflow`` help texts' examples included)."""
     found: dict[str, list[str]] = {}
     for name in DOCUMENTS:
         text = (REPO / name).read_text()
         commands = _markdown_commands(text) if name.endswith(".md") else _comment_commands(text)
         for command in commands:
             found.setdefault(command, []).append(name)
+    for name, command in help_examples().items():
+        found.setdefault(command, []).append(f"{name} --help")
     return found
+
+
+def help_examples() -> dict[str, str]:
+    """``biasflow [subcommand]`` -> the worked example its ``--help`` ends with."""
+    from biasflow.cli import build_parser
+
+    parser = build_parser()
+    subcommands = next(a for a in parser._actions if a.dest == "command").choices
+    helps = {"biasflow": parser.format_help(), **{f"biasflow {n}": p.format_help() for n, p in subcommands.items()}}
+    return {name: re.search(r"^Example:\n\n  (.+)$", text, re.M).group(1) for name, text in helps.items()}
 
 
 def _markdown_commands(text: str) -> list[str]:
@@ -93,8 +105,10 @@ EXTRAS = set(__import__("tomllib").loads((REPO / "pyproject.toml").read_text())[
 # test file that runs it as written).
 CHECKS: dict[str, tuple[str, object]] = {
     "make demo": ("make", "snakemake --cores 2 results/cairo/gender.csv"),
+    "make report": ("make", "snakemake --report report.html"),
     "make test": ("make", "python -m pytest -q"),
     "make test-faults": ("make", "pytest -q -m faults"),
+    "make test-report": ("make", "pytest -q -m browser"),
     "make test-vllm": ("make", "pytest -q -m vllm"),
     "make test-gpu TORCH_SPEC=torch": ("make", 'pip install "torch"'),
     "make test-slurm": ("make", "tests/slurm/cluster.sh start"),
@@ -127,11 +141,13 @@ CHECKS: dict[str, tuple[str, object]] = {
     "biasflow check-config my.yaml": ("biasflow", "my_config"),
     "biasflow prompts --config config/config.yaml --metric BOLD --axis religion --data path/to/prompts "
     "--out p.parquet --summary s.csv": ("biasflow", "bold_files"),
+    "biasflow cairo-stats --continuations continuations.parquet --scores scores.parquet --scorer profanity "
+    "--out-dir stats/": ("biasflow", "scored_continuations"),
     "biasflow cairo-select --stats stats.parquet --out-dir out/": ("biasflow", "stats_table"),
     "biasflow score --scorer profanity --continuations mine.csv --out scored.csv": ("biasflow", "continuations"),
     "biasflow fairpair-score --continuations c.csv --out scores.csv": ("biasflow", "fairpair_sides"),
     "biasflow fpr-gaps --predictions a.tsv b.tsv --out gaps.csv --interval t": ("biasflow", "predictions"),
-    "snakemake --report report.html results/cairo/gender.csv": ("elsewhere", "tests/workflow/test_workflow.py"),
+    "snakemake --report report.html": ("elsewhere", "tests/workflow/test_workflow.py"),
     "sinfo": ("elsewhere", "tests/workflow/test_slurm.py"),
     "snakemake --unlock": ("elsewhere", "tests/workflow/test_interrupted.py"),
 }
@@ -261,6 +277,23 @@ def stats_table(root: Path) -> list[str]:
     return ["out/curve.csv", "out/selection.json"]
 
 
+def scored_continuations(root: Path) -> list[str]:
+    """Two models' continuations of BOLD gender prompts, both subgroups in both splits, and their scores."""
+    rng = np.random.default_rng(0)
+    rows = [{"prompt_id": f"p{i}", "metric": "BOLD", "axis": "gender", "subgroup": subgroup, "split": split,
+             "group_key": f"k{i}", "promptset": "original", "source_id": f"p{i}", "text": f"prompt {i}",
+             "identity_term": "", "model": model, "seed": 0, "sample": 0, "continuation": "words",
+             "n_tokens": 1}
+            for model in ("m1", "m2") for i, (subgroup, split) in enumerate(
+                [(g, s) for g in ("female", "male") for s in ("valid", "test") for _ in range(3)])]
+    continuations = pd.DataFrame(rows)
+    continuations.to_parquet(root / "continuations.parquet")
+    scores = continuations[["prompt_id", "model", "seed", "sample"]].assign(scorer="profanity",
+                                                                            score=rng.random(len(rows)))
+    scores.to_parquet(root / "scores.parquet")
+    return ["stats/stats.parquet", "stats/bias.csv", "stats/bias.png"]
+
+
 def continuations(root: Path) -> list[str]:
     pd.DataFrame({"model": "mine", "continuation": ["a kind word", "you idiot", ""]}).to_csv(root / "mine.csv",
                                                                                              index=False)
@@ -310,7 +343,8 @@ def test_make_target_runs_what_it_says(command, checkout):
     assert CHECKS[command][1] in result.stdout
     target = command.split()[1]
     if target != "test-gpu":  # needs a GPU; tests/workflow/test_gpu.py says why it skips without one
-        assert f"make {target}\n" in CI or target == "demo", f"CI does not run make {target}"
+        # demo and report run the workflow here; tests/workflow/test_workflow.py runs the report's command.
+        assert f"make {target}\n" in CI or target in ("demo", "report"), f"CI does not run make {target}"
 
 
 @pytest.mark.parametrize("command", of_kind("install"))
@@ -353,6 +387,22 @@ def test_gpu_check_says_why_it_skips_without_a_gpu():
                              str(REPO / "tests/workflow/test_gpu.py")], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-2000:]
     assert "no CUDA device here: the GPU check needs an NVIDIA GPU and a CUDA build of torch" in result.stdout
+
+
+def rule_edges(dot: str) -> set[tuple[str, str]]:
+    """The (from rule, to rule) edges of a Snakemake rule graph in DOT."""
+    names = dict(re.findall(r"^\s*(\d+)\[label = \"(\w+)\"", dot, re.M))
+    return {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, re.M)}
+
+
+def test_the_readmes_rule_graph_is_the_workflows(checkout):
+    """docs/rulegraph.png is drawn from docs/rulegraph.dot (docs/rulegraph.sh); that file must be today's graph."""
+    result = run("snakemake --rulegraph", checkout)
+    assert result.returncode == 0, result.stderr
+    committed = (REPO / "docs/rulegraph.dot").read_text()
+    assert rule_edges(result.stdout) == rule_edges(committed), "run docs/rulegraph.sh to redraw the README's picture"
+    assert len(rule_edges(committed)) > 20
+    assert (REPO / "docs/rulegraph.png").read_bytes()[:4] == b"\x89PNG"
 
 
 # --- checks that do not write -----------------------------------------------------------------

@@ -7,7 +7,7 @@ if __name__ == "__main__":
         lambda sm: summary(
             pairs_paths=list(sm.input.pairs), score_paths=list(sm.input.scores),
             rejection_paths=list(sm.input.rejections), out=sm.output.summary, plot_out=sm.output.plot,
-            rejections_out=sm.output.rejections,
+            rejections_out=sm.output.rejections, tables_page=sm.output.tables_page,
         ),
         snakemake,
     )

@@ -7,7 +7,8 @@ if __name__ == "__main__":
         lambda sm: summary(
             gap_paths=list(sm.input.gaps), probes=list(sm.params.probes), prediction_paths=list(sm.input.predictions),
             interval=sm.params.interval, z=sm.params.z, spans_out=sm.output.spans, net_out=sm.output.net,
-            markedness_out=sm.output.markedness,
+            markedness_out=sm.output.markedness, spans_plot=sm.output.spans_plot,
+            markedness_plot=sm.output.markedness_plot, tables_page=sm.output.tables_page,
         ),
         snakemake,
     )

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from biasflow.cli import example
+
 
 def register(commands) -> None:
     """Add CAIRO's subcommands to the ``biasflow`` parser (entry point ``biasflow.commands``)."""
-    stats = commands.add_parser("cairo-stats", help="sufficient statistics and Eq. 1 bias from scored continuations")
+    stats = commands.add_parser(
+        "cairo-stats", help="sufficient statistics and Eq. 1 bias from scored continuations",
+        description="Pool scored continuations into CAIRO's sufficient statistics (one row per model, metric, "
+        "axis, split, prompt set, seed and subgroup) and each model's Eq. 1 bias, as the workflow's cairo_stats "
+        "step does; writes stats.parquet, bias.csv and bias.png into --out-dir.",
+        **example("biasflow cairo-stats --continuations continuations.parquet --scores scores.parquet "
+                  "--scorer profanity --out-dir stats/"),
+    )
     stats.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
     stats.add_argument("--scores", nargs="+", required=True, help="score tables")
     stats.add_argument("--scorer", required=True, help="which scorer's scores to use")
@@ -14,7 +23,11 @@ def register(commands) -> None:
     stats.set_defaults(run=_stats)
 
     select = commands.add_parser(
-        "cairo-select", help="CAIRO selection on a statistics table (the workflow's cairo_select step)"
+        "cairo-select", help="CAIRO selection on a statistics table (the workflow's cairo_select step)",
+        description="Search the prompt-set combinations that make the metrics agree across models (Pearson's r "
+        "on the valid split), check the choice on the test split and give its selection-aware permutation "
+        "p-value; writes curve.csv, bias.csv and selection.json into --out-dir.",
+        **example("biasflow cairo-select --stats stats.parquet --out-dir out/"),
     )
     select.add_argument("--stats", nargs="+", required=True, help="CAIRO statistics table(s), one or several axes")
     select.add_argument("--out-dir", required=True)

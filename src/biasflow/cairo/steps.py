@@ -175,10 +175,12 @@ def cairo_select(
     curve_plot: str,
     bias_plot: str,
     shares_plot: str,
+    tables_page: str,
 ) -> None:
     """CAIRO selection (docs/methods.md §1.7-1.9) on statistics tables, with its tables, summary and figures.
 
-    ``settings`` holds the :class:`~biasflow.cairo.selection.SearchSettings` fields.
+    ``settings`` holds the :class:`~biasflow.cairo.selection.SearchSettings` fields; ``tables_page``
+    is the report's HTML page of the tables.
     """
     stats, search, result = _selection(stats_paths, settings)
     table = report.bias_table(stats, result, search)
@@ -188,6 +190,7 @@ def cairo_select(
     plot_curve(result.curve, curve_plot)
     plot_before_after(table, bias_plot, split=search.test_split)
     plot_paraphraser_shares(result.choices, shares_plot)
+    report.write_tables(result.curve, table, tables_page, axis=", ".join(sorted(result.curve["axis"].unique())))
     for row in report.headline_k(result.curve).itertuples(index=False):
         log.info("%s %s: best k=%d valid r=%.3f test r=%.3f permutation p=%.4g", row.axis, row.pair, row.k,
                  row.best_r, row.test_r, row.perm_p)

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from biasflow.cli import example
+
 
 def register(commands) -> None:
     """Add FairPair's subcommand to the ``biasflow`` parser (entry point ``biasflow.commands``)."""
-    fair = commands.add_parser("fairpair-score", help="FairPair B, V and F of a continuation table you bring")
+    fair = commands.add_parser(
+        "fairpair-score", help="FairPair B, V and F of a continuation table you bring",
+        description="Score the two sides of every FairPair prompt (rows of prompt_id, side: perturbed_original "
+        "or counterfactual, sample, text) with Jaccard and VADER dissimilarity: the bias B, the sampling "
+        "variabilities V_pg and V_gp, and F = B^2 / (V_pg V_gp), one row per prompt and scorer.",
+        **example("biasflow fairpair-score --continuations c.csv --out scores.csv"),
+    )
     fair.add_argument("--continuations", required=True, help="table with prompt_id, side, sample, text")
     fair.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
     fair.add_argument("--folds", type=int, default=None, help="k-fold variant: compute over k folds of the samples")

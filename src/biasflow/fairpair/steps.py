@@ -15,6 +15,7 @@ from typing import Sequence
 import pandas as pd
 
 from biasflow.errors import BiasflowError
+from biasflow.fairpair import report
 from biasflow.fairpair.ngrams import differential_ngrams
 from biasflow.fairpair.perturbation import Swapper, llm_perturb, rule_perturb
 from biasflow.fairpair.plots import plot_ngrams, plot_summary
@@ -146,8 +147,11 @@ def complete_pairs(sides: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary(*, pairs_paths: Sequence[str], score_paths: Sequence[str], rejection_paths: Sequence[str], out: str,
-            plot_out: str, rejections_out: str) -> None:
-    """Per model and scorer: mean F with its 95% CI, means of B and the V's, and Welch's t-test."""
+            plot_out: str, rejections_out: str, tables_page: str) -> None:
+    """Per model and scorer: mean F with its 95% CI, means of B and the V's, and Welch's t-test.
+
+    ``tables_page`` is the report's HTML page of the summary and the rejection rates.
+    """
     sides = pd.concat(
         [complete_pairs(read_table(p, [*SIDE_COLUMNS, "model"], "FairPair pairs")) for p in pairs_paths]
     )
@@ -159,6 +163,7 @@ def summary(*, pairs_paths: Sequence[str], score_paths: Sequence[str], rejection
     per_model["rejection_rate"] = 1 - per_model["n_accepted"] / per_model["n"]
     write_table(per_model, rejections_out)
     plot_summary(table, plot_out)
+    report.write_tables(table, per_model, tables_page)
 
 
 def score_file(*, continuations_path: str, out: str, folds: int | None = None) -> None:

@@ -1,4 +1,4 @@
-"""The FPR-gap figures: a forest plot of each group's gap with its interval."""
+"""The FPR-gap figures: forest plots of each group's gap and markedness, and the gap spans."""
 
 from __future__ import annotations
 
@@ -12,17 +12,53 @@ from biasflow.plotting import pyplot, save_png
 
 def plot_gaps(gaps: pd.DataFrame, path: str | Path) -> None:
     """Forest plot of FPR gaps with their CIs: one panel per class, one row per group and model."""
+    _forest(gaps, "FPR_gap", "FPR gap (group − mean of groups)", path)
+
+
+def plot_spans(spans: pd.DataFrame, path: str | Path) -> None:
+    """Gap spans per classifier: one panel per class, one bar per probe set (and their mean)."""
     plt = pyplot()
-    rows = gaps.sort_values(["category", "group", "model"]).reset_index(drop=True)
+    table = spans.assign(label=spans["model"] + " · " + spans["category"])
+    labels = sorted(table["label"].unique())
+    probes = sorted(table["probe"].unique(), key=lambda p: (p == "(mean)", p))
+    fig, axes = plt.subplots(1, 2, figsize=(10, 1.5 + 0.35 * len(labels) * max(1, len(probes)) / 2), squeeze=False,
+                             sharey=True)
+    height = 0.8 / max(1, len(probes))
+    for ax, cls in zip(axes[0], ("negative", "positive")):
+        for i, probe in enumerate(probes):
+            rows = table[table["probe"] == probe].set_index("label").reindex(labels)
+            ax.barh(np.arange(len(labels)) + i * height, rows[f"{cls}_span"], height=height, label=probe)
+        ax.set_yticks(np.arange(len(labels)) + 0.4 - height / 2, labels, fontsize=8)
+        ax.set_xlabel(f"{cls} FPR gap span (largest − smallest group gap)")
+        ax.grid(axis="x", alpha=0.3)
+    axes[0][0].invert_yaxis()  # the panels share it: once puts the first label on top
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=len(probes), fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    save_png(fig, path)
+
+
+def plot_markedness(markedness: pd.DataFrame, path: str | Path) -> None:
+    """Forest plot of markedness (group FPR minus the FPR without the identity word) with its interval."""
+    _forest(markedness, "markedness", "markedness (FPR with the identity word − without)", path,
+            empty="no template has an unmarked variant")
+
+
+def _forest(table: pd.DataFrame, value: str, label: str, path: str | Path, empty: str = "no rows") -> None:
+    """Two panels (negative, positive class) of ``<class>_<value>`` ± ``<class>_<value>_width`` per group and model."""
+    plt = pyplot()
+    rows = table.sort_values(["category", "group", "model"]).reset_index(drop=True)
     labels = [f"{r.group} · {r.model}" for r in rows.itertuples(index=False)]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 1.5 + 0.3 * len(rows)), squeeze=False, sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 1.5 + 0.3 * max(1, len(rows))), squeeze=False, sharey=True)
     for ax, cls in zip(axes[0], ("negative", "positive")):
         y = np.arange(len(rows))
-        ax.errorbar(rows[f"{cls}_FPR_gap"], y, xerr=rows[f"{cls}_FPR_gap_width"], fmt="o", capsize=3)
+        if len(rows):
+            ax.errorbar(rows[f"{cls}_{value}"], y, xerr=rows[f"{cls}_{value}_width"], fmt="o", capsize=3)
+        else:
+            ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)
         ax.axvline(0, color="gray", ls="--", lw=1)
         ax.set_yticks(y, labels, fontsize=8)
-        ax.set_xlabel(f"{cls} FPR gap (group − mean of groups)")
-        ax.invert_yaxis()
+        ax.set_xlabel(f"{cls} {label}")
         ax.grid(axis="x", alpha=0.3)
+    axes[0][0].invert_yaxis()  # the panels share it: once puts the first row on top
     fig.tight_layout()
     save_png(fig, path)

@@ -16,7 +16,8 @@ import pandas as pd
 
 from biasflow.fpr.gaps import fpr_gaps, gap_spans, net_significance
 from biasflow.fpr.markedness import markedness_table
-from biasflow.fpr.plots import plot_gaps
+from biasflow.fpr import report
+from biasflow.fpr.plots import plot_gaps, plot_markedness, plot_spans
 from biasflow.fpr.predictions import PREDICTION_COLUMNS, check_floor, check_unique, read_predictions, run_accuracy
 from biasflow.fpr.probes import load_labelled, probe_samples
 from biasflow.fpr.rates import quantile
@@ -120,11 +121,17 @@ def gaps(*, prediction_paths: Sequence[str], interval: str, z: float, accuracy_f
 
 
 def summary(*, gap_paths: Sequence[str], probes: Sequence[str], prediction_paths: Sequence[str], interval: str,
-            z: float, spans_out: str, net_out: str, markedness_out: str) -> None:
-    """Gap spans per probe set (and their mean), net significance over models, markedness."""
+            z: float, spans_out: str, net_out: str, markedness_out: str, spans_plot: str, markedness_plot: str,
+            tables_page: str) -> None:
+    """Gap spans per probe set (and their mean), net significance over models, markedness; figures and page."""
     tables = [pd.read_csv(path).assign(probe=probe) for path, probe in zip(gap_paths, probes)]
     gap_table = pd.concat(tables, ignore_index=True)
-    write_table(gap_spans(gap_table), spans_out)
-    write_table(net_significance(gap_table), net_out)
+    spans, net = gap_spans(gap_table), net_significance(gap_table)
+    write_table(spans, spans_out)
+    write_table(net, net_out)
     preds = read_predictions(list(prediction_paths))
-    write_table(markedness_table(preds, interval, z), markedness_out)
+    marked = markedness_table(preds, interval, z)
+    write_table(marked, markedness_out)
+    plot_spans(spans, spans_plot)
+    plot_markedness(marked, markedness_plot)
+    report.write_tables(spans, net, marked, tables_page)

@@ -1,0 +1,29 @@
+"""The FPR gaps' page in the report: gap spans, net significance and markedness."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from biasflow.html_tables import Section, write_tables_page
+
+
+def write_tables(spans: pd.DataFrame, net: pd.DataFrame, markedness: pd.DataFrame, path) -> None:
+    """The report's page of FPR-gap tables (docs/methods.md §3.3-3.5)."""
+    write_tables_page(path, "Group FPR gaps on template probes", (
+        "Sentiment classifiers built from each model label template sentences about identity groups; a group's "
+        "FPR gap is its false-positive rate for the negative (or positive) class minus the mean over the groups of "
+        "its attribute, with intervals over runs (docs/methods.md section 3). The forest plots show each gap; "
+        "these tables sum them up."), [
+        Section("Gap spans", (
+            "Per classifier, probe set and attribute: the largest minus the smallest group gap (0: every group is "
+            "treated alike); the rows with probe (mean) average the probe sets. Compare the spans of one "
+            "classifier across probe sets: templates that differ only in wording should not move them much."),
+            spans),
+        Section("Net significance over models", (
+            "Per probe set and group: the number of classifiers whose interval lies wholly above 0 minus those "
+            "wholly below, for each class, out of n_models. Large absolute values: a group disfavoured (or "
+            "favoured) by most classifiers, not by one."), net),
+        Section("Markedness", (
+            "Each group's FPR minus the FPR of the same sentences with the identity word dropped (docs/methods.md "
+            "section 3.5), with its interval: a group whose mere mention moves the label."), markedness),
+    ])
