@@ -33,7 +33,7 @@ report: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
-# Jobs killed with SIGKILL part-way and the workflow run twice from scratch (about 6 minutes).
+# Jobs killed with SIGKILL part-way and the workflow run twice from scratch (about 10 minutes on 2 cores).
 test-faults: setup
 	$(BIN)/python -m pytest -q -m faults
 
