@@ -208,26 +208,26 @@ def check_result(driver, artifacts: Path, path: str) -> None:
     driver.save_screenshot(str(artifacts / screenshot_name(path)))
 
 
-def check_image(driver, path: str) -> None:
-    image = wait(driver).until(
+def shown_element(driver, tag: str, path: str, ready: str, message: str):
+    """The report's visible ``<tag>`` showing the result (its src is the data URI) once JS ``ready`` holds."""
+    element = wait(driver).until(
         lambda d: d.execute_script(
             "const uri = results[arguments[0]].data_uri;"
-            "return Array.from(document.querySelectorAll('#app img'))"
-            "  .find(i => i.getAttribute('src') === uri && i.complete && i.naturalWidth > 0) || null;", path),
-        message=f"{path}: its image never loaded (naturalWidth 0 or not shown)",
+            f"return Array.from(document.querySelectorAll('#app {tag}'))"
+            f"  .find(e => e.getAttribute('src') === uri && ({ready})) || null;", path),
+        message=message,
     )
-    assert_visible(driver, image, path)
+    assert_visible(driver, element, path)
+    return element
+
+
+def check_image(driver, path: str) -> None:
+    shown_element(driver, "img", path, "e.complete && e.naturalWidth > 0",
+                  f"{path}: its image never loaded (naturalWidth 0 or not shown)")
 
 
 def check_html_page(driver, path: str) -> None:
-    frame = wait(driver).until(
-        lambda d: d.execute_script(
-            "const uri = results[arguments[0]].data_uri;"
-            "return Array.from(document.querySelectorAll('#app iframe')).find(f => f.getAttribute('src') === uri)"
-            "  || null;", path),
-        message=f"{path}: no iframe shows it",
-    )
-    assert_visible(driver, frame, path)
+    frame = shown_element(driver, "iframe", path, "true", f"{path}: no iframe shows it")
     driver.switch_to.frame(frame)
     try:
         tables = wait(driver).until(
