@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -67,7 +66,7 @@ def measure(backend: str, device: str, model: str, n: int, max_new_tokens: int, 
     seconds = time.perf_counter() - start
     tokens = sum(g.n_tokens for g in generations)
     return {"backend": backend, "device": device, "model": model, "dtype": dtype, "requests": n,
-            "batch_size": batch_size, "new_tokens": tokens, "seconds": seconds, "tokens_per_s": tokens / seconds,
+            "batch_size": batch_size, "max_new_tokens": max_new_tokens, "new_tokens": tokens, "seconds": seconds, "tokens_per_s": tokens / seconds,
             "load_s": load_s}
 
 
@@ -120,16 +119,23 @@ def main(argv=None) -> None:
     if args.json:
         print(JSON_MARK + json.dumps(results), flush=True)
         return
-    base = results[0]["tokens_per_s"]
-    print(f"{'backend':<13}{'device':<7}{'dtype':<9}{'tokens':>8}{'s':>9}{'tokens/s':>10}{'ratio':>7}{'load s':>8}"
-          f"{'paper h':>12}")
-    for r in results:
-        hours = projection_hours(r["tokens_per_s"], args.max_new_tokens)
-        print(f"{r['backend']:<13}{r['device']:<7}{r['dtype']:<9}{r['new_tokens']:>8}{r['seconds']:>9.1f}"
-              f"{r['tokens_per_s']:>10.1f}{r['tokens_per_s'] / base:>7.2f}{r['load_s']:>8.1f}{hours:>12,.0f}")
+    print(markdown_table(results))
     print(f"model: {model}; {args.requests} requests of at most {args.max_new_tokens} new tokens; ratio against "
           f"the first row; paper h: hours for the paper's gender run ({PAPER_CONTINUATIONS:,} continuations)")
 
+
+def markdown_table(results: list[dict]) -> str:
+    """The measurements as benchmarks/README.md shows them, the ratio against the first row."""
+    header = ("| backend | device | dtype | requests | batch | new tokens | seconds | tokens/s | ratio | start s "
+              "| paper gender run, h |")
+    lines = [header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    base = results[0]["tokens_per_s"]
+    for r in results:
+        hours = projection_hours(r["tokens_per_s"], r["max_new_tokens"])
+        lines.append(f"| {r['backend']} | {r['device']} | {r['dtype']} | {r['requests']:,} | {r['batch_size']} "
+                     f"| {r['new_tokens']:,} | {r['seconds']:.1f} | {r['tokens_per_s']:,.1f} "
+                     f"| {r['tokens_per_s'] / base:.2f} | {r['load_s']:.1f} | {hours:,.0f} |")
+    return "\n".join(lines)
 
 if __name__ == "__main__":
     main()

@@ -17,6 +17,7 @@ needs for the paper's gender run, 44.8 million continuations.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import tempfile
 import time
@@ -70,6 +71,7 @@ def main(argv=None) -> None:
     parser.add_argument("--texts", type=int, default=2048)
     parser.add_argument("--detoxify-cpu-texts", type=int, default=256, help="fewer texts for Detoxify on a CPU")
     parser.add_argument("--lexicon", help="the real HurtLex TSV for honest (default: a generated one of its size)")
+    parser.add_argument("--json", help="also write the measurements to this JSON file")
     args = parser.parse_args(argv)
     workdir = Path(tempfile.gettempdir()) / "biasflow-bench-scoring"
     workdir.mkdir(exist_ok=True)
@@ -78,13 +80,22 @@ def main(argv=None) -> None:
         for device in args.devices if name == "detoxify-unbiased" else ["cpu"]:
             n = args.detoxify_cpu_texts if (name, device) == ("detoxify-unbiased", "cpu") else args.texts
             results.append(measure(name, device, texts(n), workdir, args.lexicon))
-    print(f"{'scorer':<19}{'device':<7}{'texts':>7}{'batch':>7}{'s':>9}{'texts/s':>11}{'paper h':>10}")
+    print(markdown_table(results))
+    print(f"25-word texts; paper h: hours for the paper's gender run ({PAPER_CONTINUATIONS:,} continuations)")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+
+def markdown_table(results: list[dict]) -> str:
+    """The measurements as benchmarks/README.md shows them."""
+    lines = ["| scorer | device | texts | batch | seconds | texts/s | paper gender run, h |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     for r in results:
         hours = PAPER_CONTINUATIONS / r["texts_per_s"] / 3600
-        print(f"{r['scorer']:<19}{r['device']:<7}{r['texts']:>7}{r['batch_size']:>7}{r['seconds']:>9.2f}"
-              f"{r['texts_per_s']:>11.1f}{hours:>10,.1f}")
-    print(f"25-word texts; paper h: hours for the paper's gender run ({PAPER_CONTINUATIONS:,} continuations)")
-
+        lines.append(f"| {r['scorer']} | {r['device']} | {r['texts']:,} | {r['batch_size']:,} | {r['seconds']:.2f} "
+                     f"| {r['texts_per_s']:,.1f} | {hours:,.1f} |")
+    return "\n".join(lines)
 
 if __name__ == "__main__":
     main()

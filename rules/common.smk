@@ -168,20 +168,41 @@ def selection_settings(wildcards):
 REPORTING = any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv)
 
 
+def final_jobs():
+    """The default target's jobs: each final table with the rule and wildcards that write it."""
+    jobs = [(f"results/cairo/{axis}.csv", rules.cairo_select, {"axis": axis}) for axis in AXES]
+    jobs += [(f"results/cairo/bias/{axis}.csv", rules.cairo_stats, {"axis": axis}) for axis in AXES]
+    jobs.append(("results/prompts/summary.csv", rules.prompt_summary, {}))
+    if PARAPHRASERS:
+        jobs.append(("results/prompts/rejections.csv", rules.rejections, {}))
+    jobs.append(("results/fairpair/summary.csv", rules.fairpair_summary, {}))
+    if FPR_PROBES:
+        jobs.append(("results/fpr/gap_spans.csv", rules.fpr_summary, {}))
+    return jobs
+
+
 def final_outputs():
     """The default target: every method's final tables (under --report, those already computed)."""
-    outputs = expand("results/cairo/{axis}.csv", axis=AXES)
-    outputs += expand("results/cairo/bias/{axis}.csv", axis=AXES)
-    outputs.append("results/prompts/summary.csv")
-    if PARAPHRASERS:
-        outputs.append("results/prompts/rejections.csv")
-    outputs.append("results/fairpair/summary.csv")
-    if FPR_PROBES:
-        outputs.append("results/fpr/gap_spans.csv")
-    if REPORTING:
-        computed = [path for path in outputs if Path(path).exists()]
-        if len(computed) < len(outputs):
-            missing = ", ".join(sorted(set(outputs) - set(computed)))
-            print(f"The report shows what has been computed; not yet: {missing}.", file=sys.stderr)
-        return computed
-    return outputs
+    if not REPORTING:
+        return [target for target, _, _ in final_jobs()]
+    computed, missing, outdated = [], [], []
+    for target, rule, wildcards in final_jobs():
+        siblings = [expand(str(path), **wildcards)[0] for path in rule.output]
+        absent = [path for path in siblings if not Path(path).exists()]
+        if not Path(target).exists():
+            missing.append(target)
+        elif absent:
+            # Results from an earlier biasflow that did not yet write every figure or table page.
+            outdated.append((target, absent))
+        else:
+            computed.append(target)
+    if missing:
+        print(f"The report shows what has been computed; not yet: {', '.join(sorted(missing))}.", file=sys.stderr)
+    for target, absent in outdated:
+        print(
+            f"Left out of the report: {target} was written by an earlier biasflow without {', '.join(absent)}; "
+            f"`snakemake --cores 2 {' '.join(absent)}` writes {'them' if len(absent) > 1 else 'it'} "
+            "from what is computed, then make the report again.",
+            file=sys.stderr,
+        )
+    return computed

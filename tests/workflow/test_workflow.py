@@ -127,6 +127,22 @@ def test_report_after_the_main_job_alone_shows_what_it_computed(run):
     assert "The report shows what has been computed; not yet: results/fairpair/summary.csv" in result.stderr
 
 
+def test_report_on_results_of_an_earlier_version_says_how_to_bring_them_up_to_date(run):
+    """Results written before the table pages existed: the report leaves them out and names the command."""
+    workdir, _ = run
+    page = workdir / "results/cairo/gender_tables.html"
+    page.unlink()
+    result = snakemake(workdir, *REPORT.split()[1:])
+    assert "gender_tables.html" not in (workdir / "report.html").read_text()
+    advice = ("Left out of the report: results/cairo/gender.csv was written by an earlier biasflow without "
+              "results/cairo/gender_tables.html; `snakemake --cores 2 results/cairo/gender_tables.html` writes it")
+    assert advice in result.stderr
+    rerun = snakemake(workdir, "results/cairo/gender_tables.html")
+    assert "cairo_select" in rerun.stderr and "generate" not in rerun.stderr, "only the selection reruns"
+    snakemake(workdir, *REPORT.split()[1:])
+    assert page.exists() and "gender_tables.html" in (workdir / "report.html").read_text()
+
+
 def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
     workdir, config = run
     snakemake(workdir, "results/fairpair/summary.csv")

@@ -1,0 +1,507 @@
+"""Every time and count the README and benchmarks/README.md state, measured from a fresh clone.
+
+Usage (from the repository root)::
+
+    .venv/bin/python -m benchmarks.readme_numbers measure              # every group, about 75 min on 2 cores
+    .venv/bin/python -m benchmarks.readme_numbers measure --only demo fairpair --clone /tmp/biasflow-clone
+    .venv/bin/python -m benchmarks.readme_numbers render               # write them into both READMEs
+    .venv/bin/python -m benchmarks.readme_numbers render --check       # exit 1 where a README differs
+
+``measure`` clones this repository's committed HEAD into a new folder (or reuses
+``--clone``, where earlier groups ran), runs each group's commands there exactly as the
+READMEs write them, one after another, and records the results, the machine and the
+commit in ``benchmarks/numbers.json``, group by group (groups not run keep their earlier
+record). While a group runs, a watcher samples every process outside its own process tree
+every 5 s, so the record says what else was running: the CPU cores they used on average
+and at most, and the busiest by name.
+
+``render`` writes the numbers into the READMEs, where a value stands between
+``<!-- n:KEY -->`` and ``<!-- /n -->`` and a table between ``<!-- table:KEY -->`` and
+``<!-- /table -->`` (both invisible in the rendered page); ``FIELDS`` and ``TABLES`` below
+say how each is written. ``tests/core/test_readme_numbers.py`` fails when a README and
+``numbers.json`` disagree.
+
+The groups, in order (each later one uses the clone's environment and cached weights):
+``demo`` (``make setup``, the main job, a rerun with ``results/`` deleted, ``make report``),
+``fairpair``, ``fpr``, ``official`` (the official overlay's gender run on official-size
+files in the official formats, made up by ``benchmarks/scale.py``: this machine cannot
+download the real ones), ``plan`` (the paper's dry run), ``scoring``, ``scale``,
+``selection``, ``vllm`` (``make test-vllm``, then the generation benchmark against vLLM's
+CPU build), ``slurm`` (``make test-slurm``, as root).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+from benchmarks.generation import JSON_MARK, PAPER_CONTINUATIONS
+
+REPO = Path(__file__).resolve().parent.parent
+NUMBERS = REPO / "benchmarks" / "numbers.json"
+DOCUMENTS = ("README.md", "benchmarks/README.md")
+GROUPS = ("demo", "fairpair", "fpr", "official", "plan", "scoring", "scale", "selection", "vllm", "slurm")
+MAIN_JOB = "snakemake --cores 2 results/cairo/gender.csv"
+
+
+# ---------------------------------------------------------------------------------------
+# What else is running
+
+
+def _cpu_ticks() -> dict[int, tuple[int, str, int]]:
+    """pid -> (parent pid, name, user + system clock ticks) of every process readable now."""
+    out = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            text = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1: text.rindex(")")]
+        fields = text[text.rindex(")") + 2:].split()
+        out[int(entry.name)] = (int(fields[1]), name, int(fields[11]) + int(fields[12]))
+    return out
+
+
+def _descendants(processes: dict[int, tuple[int, str, int]], root: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _, _) in processes.items():
+        children.setdefault(parent, []).append(pid)
+    tree, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        tree.add(pid)
+        todo += children.get(pid, [])
+    return tree
+
+
+class OtherProcesses(threading.Thread):
+    """Samples the CPU that processes outside this script's process tree use, every ``interval`` s."""
+
+    def __init__(self, interval: float = 5.0):
+        super().__init__(daemon=True)
+        self.interval = interval
+        self.samples: list[float] = []
+        self.by_name: dict[str, float] = {}
+        self._stop = threading.Event()
+
+    def run(self) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        before, then = _cpu_ticks(), time.monotonic()
+        while not self._stop.wait(self.interval):
+            now, when = _cpu_ticks(), time.monotonic()
+            ours = _descendants(now, os.getpid())
+            used = 0.0
+            for pid, (_, name, ticks) in now.items():
+                if pid in ours or pid not in before or before[pid][1] != name:
+                    continue
+                cores = (ticks - before[pid][2]) / tick / (when - then)
+                used += cores
+                self.by_name[name] = self.by_name.get(name, 0.0) + cores * (when - then)
+            self.samples.append(used)
+            before, then = now, when
+
+    def stop(self, seconds: float) -> dict:
+        self._stop.set()
+        self.join()
+        busiest = sorted(self.by_name.items(), key=lambda item: -item[1])
+        return {
+            "mean_cores": sum(self.samples) / len(self.samples) if self.samples else 0.0,
+            "max_cores": max(self.samples, default=0.0),
+            # Names that used more than 1% of one core over the group, with their mean use.
+            "busiest": {name: used / seconds for name, used in busiest if used / seconds > 0.01},
+        }
+
+
+def machine() -> dict:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    memory = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                  if line.startswith("MemTotal"))
+    gpu = shutil.which("nvidia-smi") is not None
+    return {"cores": os.cpu_count(), "cpu": cpu, "memory_gib": round(memory / 2**20), "gpu": gpu,
+            "python": platform.python_version()}
+
+
+# ---------------------------------------------------------------------------------------
+# Running commands in the clone
+
+
+class Clone:
+    """A clone of the committed HEAD and the commands run in it, each timed."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    @classmethod
+    def fresh(cls, parent: Path | None) -> Clone:
+        parent = parent or Path(tempfile.mkdtemp(prefix="biasflow-numbers-"))
+        path = parent / "biasflow"
+        subprocess.run(["git", "clone", "-q", str(REPO), str(path)], check=True)
+        return cls(path)
+
+    def commit(self) -> str:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=self.path, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    def run(self, command: str, env: dict | None = None) -> tuple[float, str]:
+        """Run ``command`` as a user types it (with .venv/bin first on PATH); seconds and its output."""
+        print(f"[readme_numbers] $ {command}", file=sys.stderr, flush=True)
+        environment = {**os.environ, "PATH": f"{self.path / '.venv/bin'}:{os.environ['PATH']}", **(env or {})}
+        start = time.perf_counter()
+        done = subprocess.run(command, check=False, shell=True, cwd=self.path, env=environment, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        seconds = time.perf_counter() - start
+        log = self.path / "readme-numbers.log"
+        with log.open("a") as handle:
+            handle.write(f"$ {command}\n{done.stdout}\n[{seconds:.1f} s, exit {done.returncode}]\n")
+        if done.returncode != 0:
+            raise SystemExit(f"readme_numbers: `{command}` failed (exit {done.returncode}); its output is in {log}")
+        print(f"[readme_numbers]   {seconds:.1f} s", file=sys.stderr, flush=True)
+        return seconds, done.stdout
+
+    def config(self) -> dict:
+        return yaml.safe_load((self.path / "config/config.yaml").read_text())
+
+    def require(self, *paths: str) -> None:
+        missing = [p for p in paths if not (self.path / p).exists()]
+        if missing:
+            raise SystemExit(f"readme_numbers: {self.path} lacks {', '.join(missing)}; measure the demo group "
+                             "first (in the same --clone).")
+
+
+# ---------------------------------------------------------------------------------------
+# The groups
+
+
+def measure_demo(clone: Clone) -> dict:
+    setup, _ = clone.run("make setup")
+    main, _ = clone.run(MAIN_JOB)
+    shutil.rmtree(clone.path / "results")
+    shutil.rmtree(clone.path / "logs", ignore_errors=True)
+    rerun, _ = clone.run(MAIN_JOB)
+    computed = sum(int(n) for log in (clone.path / "logs").rglob("*.log")
+                   for n in re.findall(r"rows from cache, (\d+) to compute", log.read_text()))
+    report, _ = clone.run("make report")
+    return {"setup_s": setup, "main_s": main, "rerun_s": rerun, "rerun_rows_computed": computed, "report_s": report}
+
+
+def measure_fairpair(clone: Clone) -> dict:
+    clone.require(".venv/bin/snakemake", ".cache/biasflow/weights")
+    seconds, _ = clone.run("snakemake --cores 2 results/fairpair/summary.csv")
+    config = clone.config()
+    fairpair = config["fairpair"]
+    return {"seconds": seconds, "occupations": len(fairpair["occupations"]), "samples": fairpair["samples"],
+            "max_new_tokens": fairpair["decoding"]["max_new_tokens"],
+            "systems": len(fairpair["models"] or config["models"])}
+
+
+def measure_fpr(clone: Clone) -> dict:
+    clone.require(".venv/bin/snakemake", ".cache/biasflow/weights")
+    seconds, _ = clone.run("snakemake --cores 2 results/fpr/gap_spans.csv")
+    fpr = clone.config()["fpr"]
+    accuracy = pd.concat([pd.read_csv(clone.path / f"results/fpr/{probe}_accuracy.csv") for probe in fpr["probes"]])
+    accuracy["classifier"] = accuracy["model"].str.split("/").str[-1]
+    by_classifier = {name: {"mean": float(group["accuracy"].mean()), "min": float(group["accuracy"].min()),
+                            "max": float(group["accuracy"].max())}
+                     for name, group in accuracy.groupby("classifier")}
+    return {"seconds": seconds, "probes": len(fpr["probes"]), "runs": fpr["runs"], "accuracy": by_classifier}
+
+
+def synthesise_honest(directory: Path, bundled: Path, templates: int = 15, identities: int = 14) -> None:
+    """HONEST's binary file at its official size: ``templates`` made-up templates × ``identities``
+    made-up terms per category (female, male); the bundled queer_nonqueer file beside it."""
+    from benchmarks.scale import Words
+
+    word = Words()
+    rows = ["template_masked\traw\tidentity\tnumber\tcategory\ttype"]
+    forms = [f"[I] {word()} {word()} [M]" for _ in range(templates)]
+    for category in ("female", "male"):
+        for identity in (f"the {word()}" for _ in range(identities)):
+            rows += [f"{raw.replace('[I]', identity)}.\t{raw}\t{identity}\tsingular\t{category}\toccupation"
+                     for raw in forms]
+    (directory / "binary").mkdir(parents=True)
+    (directory / "binary/en_template.tsv").write_text("\n".join(rows) + "\n")
+    shutil.copytree(bundled / "queer_nonqueer", directory / "queer_nonqueer")
+
+
+def official_files(directory: Path, clone: Clone) -> dict:
+    """Official-size BOLD and HolisticBias files (made-up sentences, the subgroups the gender maps name)."""
+    from benchmarks.scale import synthesise_bold, synthesise_holisticbias
+
+    synthesise_bold(directory / "BOLD")
+    bold = directory / "BOLD/gender_prompt.json"
+    pages = json.loads(bold.read_text())
+    bold.write_text(json.dumps(dict(zip(["American_actresses", "American_actors"], pages.values())), indent=1))
+    synthesise_holisticbias(directory / "HolisticBias")
+    descriptors_file = directory / "HolisticBias/descriptors.json"
+    descriptors = json.loads(descriptors_file.read_text())
+    # The official gender_and_sex axis holds the descriptors "female" and "male".
+    bucket = next(iter(descriptors["gender_and_sex"].values()))
+    plain = [i for i, entry in enumerate(bucket) if isinstance(entry, str)]
+    bucket[plain[0]], bucket[plain[1]] = "female", "male"
+    descriptors_file.write_text(json.dumps(descriptors, indent=1))
+    synthesise_honest(directory / "HONEST", clone.path / "resources/templates/datasets/HONEST")
+    return {metric: str(directory / metric) for metric in ("BOLD", "HolisticBias", "HONEST")}
+
+
+def measure_official(clone: Clone) -> dict:
+    """The README's official run; the data from local files, a cache of its own holding the converted weights."""
+    clone.require(".venv/bin/snakemake", ".cache/biasflow/weights")
+    work = clone.path / ".numbers-official"
+    shutil.rmtree(work, ignore_errors=True)
+    paths = official_files(work / "data", clone)
+    shutil.copytree(clone.path / ".cache/biasflow/weights", work / "cache/weights")
+    overlay = yaml.safe_load((clone.path / "config/official.yaml").read_text())
+    overlay["datasets"] = {metric: {"path": path} for metric, path in paths.items()}
+    overlay["cache_dir"] = str(work / "cache")
+    (work / "official-local.yaml").write_text(yaml.safe_dump(overlay))
+    shutil.rmtree(clone.path / "results", ignore_errors=True)
+    seconds, _ = clone.run(f"{MAIN_JOB} --configfile config/config.yaml {work / 'official-local.yaml'}")
+    summary = pd.read_csv(clone.path / "results/prompts/summary.csv")
+    original = summary[(summary["axis"] == "gender")]
+    config = clone.config()
+    return {"seconds": seconds, "per_subgroup": overlay["prompts"]["per_subgroup"],
+            "original_prompts": int(original["n_prompts"].sum()),
+            "paraphrase_seeds": len(config["paraphrase"]["seeds"]), "systems": len(config["models"])}
+
+
+def measure_plan(clone: Clone) -> dict:
+    clone.require(".venv/bin/snakemake")
+    command = "snakemake -n results/cairo/gender.csv --configfile config/paper.yaml"
+    seconds, output = clone.run(command, env={"OPENAI_API_KEY": "sk-measuring-a-dry-run"})
+    jobs = int(re.search(r"^total\s+(\d+)", output, re.MULTILINE).group(1))
+    return {"seconds": seconds, "jobs": jobs}
+
+
+def measure_scoring(clone: Clone) -> dict:
+    clone.require(".venv/bin/python")
+    clone.run(".venv/bin/pip install -q -e '.[detoxify]'")
+    seconds, _ = clone.run(".venv/bin/python -m benchmarks.scoring --json benchmarks/out/scoring.json")
+    return {"seconds": seconds, "results": json.loads((clone.path / "benchmarks/out/scoring.json").read_text())}
+
+
+def measure_scale(clone: Clone) -> dict:
+    clone.require(".venv/bin/python")
+    seconds, _ = clone.run(".venv/bin/python -m benchmarks.scale")
+    return {"seconds": seconds, "rows": json.loads((clone.path / "benchmarks/out/scale.json").read_text())["rows"]}
+
+
+def measure_selection(clone: Clone) -> dict:
+    clone.require(".venv/bin/python")
+    seconds, _ = clone.run(".venv/bin/python -m benchmarks.bench_selection --json benchmarks/out/selection.json")
+    return {"seconds": seconds, "cases": json.loads((clone.path / "benchmarks/out/selection.json").read_text())["cases"]}
+
+
+def measure_vllm(clone: Clone) -> dict:
+    clone.require(".venv/bin/python", ".cache/biasflow/weights")
+    suite, _ = clone.run("make test-vllm")
+    command = (".venv/bin/python -m benchmarks.generation --backends transformers vllm "
+               "--vllm-python .venv-vllm/bin/python --json")
+    seconds, output = clone.run(command)
+    [line] = [line for line in output.splitlines() if line.startswith(JSON_MARK)]
+    return {"suite_s": suite, "seconds": seconds, "results": json.loads(line[len(JSON_MARK):])}
+
+
+def measure_slurm(clone: Clone) -> dict:
+    clone.require(".venv/bin/python")
+    suite, _ = clone.run("make test-slurm")
+    return {"suite_s": suite}
+
+
+MEASURE = {name: globals()[f"measure_{name}"] for name in GROUPS}
+
+
+def measure(groups: list[str], clone: Clone) -> dict:
+    numbers = json.loads(NUMBERS.read_text()) if NUMBERS.exists() else {}
+    for group in groups:
+        watcher = OtherProcesses()
+        watcher.start()
+        start = time.perf_counter()
+        started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        result = MEASURE[group](clone)
+        others = watcher.stop(time.perf_counter() - start)
+        numbers[group] = {**result, "when": started, "commit": clone.commit(), "machine": machine(),
+                          "fresh_clone": True, "other_processes": others}
+        NUMBERS.write_text(json.dumps(numbers, indent=1, sort_keys=True) + "\n")
+        print(f"[readme_numbers] {group}: recorded in {NUMBERS}", file=sys.stderr, flush=True)
+    return numbers
+
+
+# ---------------------------------------------------------------------------------------
+# Writing them into the READMEs
+
+
+def duration(seconds: float) -> str:
+    """``58 s`` below two minutes, ``9 min 47 s`` above."""
+    seconds = round(seconds)
+    return f"{seconds} s" if seconds < 120 else f"{seconds // 60} min {seconds % 60} s"
+
+
+def about_minutes(seconds: float) -> str:
+    return f"about {round(seconds / 60)} minutes"
+
+
+def conditions(group: dict) -> str:
+    """When, where and alongside what a group was measured."""
+    others = group["other_processes"]
+    cpu = group["machine"]
+    load = ("nothing else running" if others["mean_cores"] < 0.1 else
+            f"other processes using {others['mean_cores']:.1f} of the cores on average "
+            f"({', '.join(list(others['busiest'])[:3])})")
+    return (f"{group['when'][:10]}, a fresh clone of {group['commit']}, {cpu['cores']} cores "
+            f"({cpu['cpu']}), {'a GPU' if cpu['gpu'] else 'no GPU'}, {load}")
+
+
+def accuracy_range(group: dict, classifier: str) -> str:
+    low, high = group["accuracy"][classifier]["min"], group["accuracy"][classifier]["max"]
+    return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
+
+
+def _rate(results: list[dict], key: str, **match) -> float:
+    return next(r[key] for r in results if all(r[k] == v for k, v in match.items()))
+
+
+FIELDS = {
+    "demo.conditions": lambda n: conditions(n["demo"]),
+    "demo.total": lambda n: duration(n["demo"]["setup_s"] + n["demo"]["main_s"]),
+    "demo.setup": lambda n: duration(n["demo"]["setup_s"]),
+    "demo.main": lambda n: duration(n["demo"]["main_s"]),
+    "demo.rerun": lambda n: duration(n["demo"]["rerun_s"]) + (
+        " and loaded no model" if n["demo"]["rerun_rows_computed"] == 0
+        else f" and computed {n['demo']['rerun_rows_computed']} rows"),
+    "demo.report": lambda n: duration(n["demo"]["report_s"]),
+    "fairpair.setup": lambda n: (f"{n['fairpair']['occupations']} occupations, {n['fairpair']['samples']} samples "
+                                 f"per side, {n['fairpair']['max_new_tokens']} new tokens, "
+                                 f"{n['fairpair']['systems']} systems"),
+    "fairpair.seconds": lambda n: duration(n["fairpair"]["seconds"]),
+    "fairpair.conditions": lambda n: conditions(n["fairpair"]),
+    "fpr.setup": lambda n: f"{n['fpr']['probes']} probe sets",
+    "fpr.runs": lambda n: f"{n['fpr']['runs']} runs each",
+    "fpr.seconds": lambda n: duration(n["fpr"]["seconds"]),
+    "fpr.zero_shot": lambda n: f"{n['fpr']['accuracy']['zero_shot']['mean']:.2f}",
+    "fpr.soft_prompt": lambda n: accuracy_range(n["fpr"], "soft_prompt"),
+    "fpr.conditions": lambda n: conditions(n["fpr"]),
+    "official.setup": lambda n: (f"{n['official']['original_prompts']} original prompts, "
+                                 f"{n['official']['paraphrase_seeds']} paraphrase seeds, "
+                                 f"{n['official']['systems']} systems"),
+    "official.seconds": lambda n: duration(n["official"]["seconds"]),
+    "official.conditions": lambda n: conditions(n["official"]),
+    "plan.seconds": lambda n: f"{n['plan']['seconds']:.0f} s",
+    "plan.jobs": lambda n: f"{n['plan']['jobs']} jobs",
+    "vllm.suite": lambda n: about_minutes(n["vllm"]["suite_s"]),
+    "slurm.suite": lambda n: duration(n["slurm"]["suite_s"]),
+    "slurm.conditions": lambda n: conditions(n["slurm"]),
+    "scoring.conditions": lambda n: conditions(n["scoring"]),
+    "scale.conditions": lambda n: conditions(n["scale"]),
+    "selection.conditions": lambda n: conditions(n["selection"]),
+    "vllm.conditions": lambda n: conditions(n["vllm"]),
+    "vllm.ratio": lambda n: "{:.2f}×".format(
+        _rate(n["vllm"]["results"], "tokens_per_s", backend="vllm")
+        / _rate(n["vllm"]["results"], "tokens_per_s", backend="transformers")),
+    "vllm.start": lambda n: duration(_rate(n["vllm"]["results"], "load_s", backend="vllm")),
+    "scoring.detoxify_cpu_hours": lambda n: "about {:,.0f} hours".format(
+        PAPER_CONTINUATIONS / _rate(n["scoring"]["results"], "texts_per_s", scorer="detoxify-unbiased") / 3600),
+    "selection.speedup_a": lambda n: "{:,.0f}".format(round(n["selection"]["cases"][0]["speedup"], -3)),
+}
+
+
+def _table_generation(n: dict) -> str:
+    from benchmarks.generation import markdown_table
+
+    return markdown_table(n["vllm"]["results"])
+
+
+def _table_scoring(n: dict) -> str:
+    from benchmarks.scoring import markdown_table
+
+    return markdown_table(n["scoring"]["results"])
+
+
+def _table_scale(n: dict) -> str:
+    from benchmarks.scale import markdown_table
+
+    return markdown_table(n["scale"]["rows"])
+
+
+def _table_selection(n: dict) -> str:
+    from benchmarks.bench_selection import markdown_table
+
+    return markdown_table(n["selection"]["cases"])
+
+
+TABLES = {"generation": _table_generation, "scoring": _table_scoring, "scale": _table_scale,
+          "selection": _table_selection}
+
+VALUE = re.compile(r"<!-- n:([\w.]+) -->(.*?)<!-- /n -->", re.DOTALL)
+TABLE = re.compile(r"<!-- table:([\w.]+) -->\n(.*?)<!-- /table -->", re.DOTALL)
+
+
+def render_text(text: str, numbers: dict) -> str:
+    """``text`` with every marked value and table written from ``numbers``."""
+    def value(match: re.Match) -> str:
+        key = match.group(1)
+        if key not in FIELDS:
+            raise SystemExit(f"readme_numbers: unknown value <!-- n:{key} -->; known: {', '.join(FIELDS)}")
+        return f"<!-- n:{key} -->{FIELDS[key](numbers)}<!-- /n -->"
+
+    def table(match: re.Match) -> str:
+        key = match.group(1)
+        if key not in TABLES:
+            raise SystemExit(f"readme_numbers: unknown table <!-- table:{key} -->; known: {', '.join(TABLES)}")
+        return f"<!-- table:{key} -->\n{TABLES[key](numbers)}\n<!-- /table -->"
+
+    return TABLE.sub(table, VALUE.sub(value, text))
+
+
+def render(check: bool) -> int:
+    numbers = json.loads(NUMBERS.read_text())
+    stale = []
+    for name in DOCUMENTS:
+        path = REPO / name
+        text = path.read_text()
+        rendered = render_text(text, numbers)
+        if rendered != text:
+            stale.append(name)
+            if not check:
+                path.write_text(rendered)
+    if check and stale:
+        print(f"readme_numbers: {', '.join(stale)} differ from benchmarks/numbers.json; run "
+              "`.venv/bin/python -m benchmarks.readme_numbers render`.", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    measuring = commands.add_parser("measure", help="run the groups in a fresh clone; update numbers.json")
+    measuring.add_argument("--only", nargs="+", choices=GROUPS, default=list(GROUPS), help="these groups, in order")
+    measuring.add_argument("--clone", type=Path, help="a clone where earlier groups ran (default: a new one)")
+    rendering = commands.add_parser("render", help="write numbers.json into the READMEs")
+    rendering.add_argument("--check", action="store_true", help="only report READMEs that differ")
+    args = parser.parse_args(argv)
+    if args.command == "render":
+        return render(args.check)
+    clone = Clone(args.clone) if args.clone and (args.clone / ".git").exists() else Clone.fresh(args.clone)
+    measure([g for g in GROUPS if g in args.only], clone)
+    return render(check=False)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
