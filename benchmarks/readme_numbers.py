@@ -149,9 +149,8 @@ class Clone:
         self.path = path
 
     @classmethod
-    def fresh(cls, parent: Path | None) -> Clone:
-        parent = parent or Path(tempfile.mkdtemp(prefix="biasflow-numbers-"))
-        path = parent / "biasflow"
+    def fresh(cls, path: Path | None) -> Clone:
+        path = path or Path(tempfile.mkdtemp(prefix="biasflow-numbers-")) / "biasflow"
         subprocess.run(["git", "clone", "-q", str(REPO), str(path)], check=True)
         return cls(path)
 
@@ -492,7 +491,7 @@ def main(argv=None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     measuring = commands.add_parser("measure", help="run the groups in a fresh clone; update numbers.json")
     measuring.add_argument("--only", nargs="+", choices=GROUPS, default=list(GROUPS), help="these groups, in order")
-    measuring.add_argument("--clone", type=Path, help="a clone where earlier groups ran (default: a new one)")
+    measuring.add_argument("--clone", type=Path, help="a clone where earlier groups ran, or where to make one (default: a new folder)")
     rendering = commands.add_parser("render", help="write numbers.json into the READMEs")
     rendering.add_argument("--check", action="store_true", help="only report READMEs that differ")
     args = parser.parse_args(argv)
