@@ -25,7 +25,8 @@ The groups, in order (each later one uses the clone's environment and cached wei
 ``demo`` (``make setup``, the main job, a rerun with ``results/`` deleted, ``make report``),
 ``fairpair``, ``fpr``, ``official`` (the official overlay's gender run on official-size
 files in the official formats, made up by ``benchmarks/scale.py``: this machine cannot
-download the real ones), ``plan`` (the paper's dry run), ``scoring``, ``scale``,
+download the real ones), ``plan`` (the paper's dry run), ``weights`` (GGUF conversion
+against later loads), ``scoring``, ``scale``,
 ``selection``, ``vllm`` (``make test-vllm``, then the generation benchmark against vLLM's
 CPU build), ``slurm`` (``make test-slurm``, as root).
 """
@@ -49,12 +50,12 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from benchmarks.generation import JSON_MARK, PAPER_CONTINUATIONS
+from benchmarks.generation import JSON_MARK, PAPER_CONTINUATIONS, projection_hours
 
 REPO = Path(__file__).resolve().parent.parent
 NUMBERS = REPO / "benchmarks" / "numbers.json"
 DOCUMENTS = ("README.md", "benchmarks/README.md")
-GROUPS = ("demo", "fairpair", "fpr", "official", "plan", "scoring", "scale", "selection", "vllm", "slurm")
+GROUPS = ("demo", "fairpair", "fpr", "official", "plan", "weights", "scoring", "scale", "selection", "vllm", "slurm")
 MAIN_JOB = "snakemake --cores 2 results/cairo/gender.csv"
 
 
@@ -98,12 +99,12 @@ class OtherProcesses(threading.Thread):
         self.interval = interval
         self.samples: list[float] = []
         self.by_name: dict[str, float] = {}
-        self._stop = threading.Event()
+        self._done = threading.Event()
 
     def run(self) -> None:
         tick = os.sysconf("SC_CLK_TCK")
         before, then = _cpu_ticks(), time.monotonic()
-        while not self._stop.wait(self.interval):
+        while not self._done.wait(self.interval):
             now, when = _cpu_ticks(), time.monotonic()
             ours = _descendants(now, os.getpid())
             used = 0.0
@@ -117,7 +118,7 @@ class OtherProcesses(threading.Thread):
             before, then = now, when
 
     def stop(self, seconds: float) -> dict:
-        self._stop.set()
+        self._done.set()
         self.join()
         busiest = sorted(self.by_name.items(), key=lambda item: -item[1])
         return {
@@ -153,6 +154,10 @@ class Clone:
         path = path or Path(tempfile.mkdtemp(prefix="biasflow-numbers-")) / "biasflow"
         subprocess.run(["git", "clone", "-q", str(REPO), str(path)], check=True)
         return cls(path)
+
+    def update(self) -> None:
+        """Bring a clone where earlier groups ran to this repository's HEAD (their outputs stay)."""
+        subprocess.run(["git", "pull", "-q", "--ff-only", str(REPO), "HEAD"], cwd=self.path, check=True)
 
     def commit(self) -> str:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=self.path, check=True,
@@ -288,6 +293,12 @@ def measure_plan(clone: Clone) -> dict:
     return {"seconds": seconds, "jobs": jobs}
 
 
+def measure_weights(clone: Clone) -> dict:
+    clone.require(".venv/bin/python")
+    seconds, _ = clone.run(".venv/bin/python -m benchmarks.weights --json benchmarks/out/weights.json")
+    return {"seconds": seconds, "results": json.loads((clone.path / "benchmarks/out/weights.json").read_text())}
+
+
 def measure_scoring(clone: Clone) -> dict:
     clone.require(".venv/bin/python")
     clone.run(".venv/bin/pip install -q -e '.[detoxify]'")
@@ -303,8 +314,12 @@ def measure_scale(clone: Clone) -> dict:
 
 def measure_selection(clone: Clone) -> dict:
     clone.require(".venv/bin/python")
-    seconds, _ = clone.run(".venv/bin/python -m benchmarks.bench_selection --json benchmarks/out/selection.json")
-    return {"seconds": seconds, "cases": json.loads((clone.path / "benchmarks/out/selection.json").read_text())["cases"]}
+    command = ".venv/bin/python -m benchmarks.bench_selection --json benchmarks/out/selection{}.json{}"
+    seconds, _ = clone.run(command.format("", ""))
+    permuted, _ = clone.run(command.format("-b1000", " --cases b --independent-permutations 1000"))
+    cases = [case for name in ("selection", "selection-b1000")
+             for case in json.loads((clone.path / f"benchmarks/out/{name}.json").read_text())["cases"]]
+    return {"seconds": seconds + permuted, "cases": cases}
 
 
 def measure_vllm(clone: Clone) -> dict:
@@ -372,6 +387,21 @@ def accuracy_range(group: dict, classifier: str) -> str:
     return f"{low:.2f}" if f"{low:.2f}" == f"{high:.2f}" else f"{low:.2f}–{high:.2f}"
 
 
+def _span(results: list[dict], key: str) -> tuple[float, float]:
+    return min(r[key] for r in results), max(r[key] for r in results)
+
+
+def _scale(numbers: dict, what: str) -> dict:
+    """The measurement of one row of the scale benchmark (ours), by its label."""
+    return next(r["ours"] for r in numbers["scale"]["rows"] if r["what"] == what)
+
+
+def _break_even(results: list[dict]) -> float:
+    """New tokens at which vLLM's longer start is paid back by its faster generation."""
+    tf, vllm = (next(r for r in results if r["backend"] == name) for name in ("transformers", "vllm"))
+    return (vllm["load_s"] - tf["load_s"]) / (1 / tf["tokens_per_s"] - 1 / vllm["tokens_per_s"])
+
+
 def _rate(results: list[dict], key: str, **match) -> float:
     return next(r[key] for r in results if all(r[k] == v for k, v in match.items()))
 
@@ -406,6 +436,8 @@ FIELDS = {
     "vllm.suite": lambda n: about_minutes(n["vllm"]["suite_s"]),
     "slurm.suite": lambda n: duration(n["slurm"]["suite_s"]),
     "slurm.conditions": lambda n: conditions(n["slurm"]),
+    "weights.convert": lambda n: "{:.0f}–{:.0f} s".format(*_span(n["weights"]["results"], "convert_s")),
+    "weights.load": lambda n: "{:.1f}–{:.1f} s".format(*_span(n["weights"]["results"], "load_s")),
     "scoring.conditions": lambda n: conditions(n["scoring"]),
     "scale.conditions": lambda n: conditions(n["scale"]),
     "selection.conditions": lambda n: conditions(n["selection"]),
@@ -416,6 +448,26 @@ FIELDS = {
     "vllm.start": lambda n: duration(_rate(n["vllm"]["results"], "load_s", backend="vllm")),
     "scoring.detoxify_cpu_hours": lambda n: "about {:,.0f} hours".format(
         PAPER_CONTINUATIONS / _rate(n["scoring"]["results"], "texts_per_s", scorer="detoxify-unbiased") / 3600),
+    "vllm.break_even": lambda n: "{:,.0f}".format(round(_break_even(n["vllm"]["results"]), -3)),
+    "cpu.paper_hours": lambda n: "about {:,.0f} hours of generation and {:,.0f} of scoring".format(
+        projection_hours(_rate(n["vllm"]["results"], "tokens_per_s", backend="transformers"), 25),
+        PAPER_CONTINUATIONS / _rate(n["scoring"]["results"], "texts_per_s", scorer="detoxify-unbiased") / 3600),
+    "scale.hb_all": lambda n: f"{_scale(n, 'all 13 axes, one process')['seconds']:.1f} s",
+    "scale.hb_all_peak": lambda n: f"{_scale(n, 'all 13 axes, one process')['peak_mib']:.0f} MiB",
+    "scale.body_type_peak": lambda n: f"{_scale(n, 'body_type')['peak_mib']:.0f} MiB",
+    "scale.workflow_axes": lambda n: "{:.1f} s".format(
+        max(r["ours"]["seconds"] for r in n["scale"]["rows"] if r.get("workflow_axis"))),
+    "scale.load_all": lambda n: "{:.1f}–{:.1f} s".format(
+        _scale(n, "ShardCache.load, all keys, shards of 4,096")["seconds"],
+        _scale(n, "ShardCache.load, all keys, shards of 256")["seconds"]),
+    "scale.load_ratio": lambda n: "{:.1f}".format(max(
+        _scale(n, f"ShardCache.load, all keys, shards of {size}")["seconds"]
+        / _scale(n, "baseline: pd.read_parquet, one file")["seconds"] for size in ("256", "4,096"))),
+    "scale.load_1pct": lambda n: f"{_scale(n, 'ShardCache.load, 1% of keys, shards of 256')['seconds']:.2f} s",
+    "scale.load_off": lambda n: f"{_scale(n, 'ShardCache.load, all keys, shards of 256, compaction off')['seconds']:.1f} s",
+    "scale.write_256": lambda n: f"{_scale(n, 'write 1,000,000 rows, shards of 256')['seconds']:.1f} s",
+    "scale.write_off": lambda n: f"{_scale(n, 'write 1,000,000 rows, shards of 256, compaction off')['seconds']:.1f} s",
+    "weights.conditions": lambda n: conditions(n["weights"]),
     "selection.speedup_a": lambda n: "{:,.0f}".format(round(n["selection"]["cases"][0]["speedup"], -3)),
 }
 
@@ -444,8 +496,14 @@ def _table_selection(n: dict) -> str:
     return markdown_table(n["selection"]["cases"])
 
 
+def _table_weights(n: dict) -> str:
+    from benchmarks.weights import markdown_table
+
+    return markdown_table(n["weights"]["results"])
+
+
 TABLES = {"generation": _table_generation, "scoring": _table_scoring, "scale": _table_scale,
-          "selection": _table_selection}
+          "selection": _table_selection, "weights": _table_weights}
 
 VALUE = re.compile(r"<!-- n:([\w.]+) -->(.*?)<!-- /n -->", re.DOTALL)
 TABLE = re.compile(r"<!-- table:([\w.]+) -->\n(.*?)<!-- /table -->", re.DOTALL)
@@ -497,7 +555,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.command == "render":
         return render(args.check)
-    clone = Clone(args.clone) if args.clone and (args.clone / ".git").exists() else Clone.fresh(args.clone)
+    if args.clone and (args.clone / ".git").exists():
+        clone = Clone(args.clone)
+        clone.update()
+    else:
+        clone = Clone.fresh(args.clone)
     measure([g for g in GROUPS if g in args.only], clone)
     return render(check=False)
 
