@@ -66,8 +66,8 @@ def measure(backend: str, device: str, model: str, n: int, max_new_tokens: int, 
     seconds = time.perf_counter() - start
     tokens = sum(g.n_tokens for g in generations)
     return {"backend": backend, "device": device, "model": model, "dtype": dtype, "requests": n,
-            "batch_size": batch_size, "max_new_tokens": max_new_tokens, "new_tokens": tokens, "seconds": seconds, "tokens_per_s": tokens / seconds,
-            "load_s": load_s}
+            "batch_size": batch_size, "max_new_tokens": max_new_tokens, "new_tokens": tokens, "seconds": seconds,
+            "tokens_per_s": tokens / seconds, "load_s": load_s}
 
 
 def projection_hours(tokens_per_s: float, max_new_tokens: int) -> float:
@@ -136,6 +136,7 @@ def markdown_table(results: list[dict]) -> str:
                      f"| {r['new_tokens']:,} | {r['seconds']:.1f} | {r['tokens_per_s']:,.1f} "
                      f"| {r['tokens_per_s'] / base:.2f} | {r['load_s']:.1f} | {hours:,.0f} |")
     return "\n".join(lines)
+
 
 if __name__ == "__main__":
     main()

@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    .venv/bin/python -m benchmarks.readme_numbers measure              # every group, about 75 min on 2 cores
+    .venv/bin/python -m benchmarks.readme_numbers measure              # every group (benchmarks/README.md: how long)
     .venv/bin/python -m benchmarks.readme_numbers measure --only demo fairpair --clone /tmp/biasflow-clone
     .venv/bin/python -m benchmarks.readme_numbers render               # write them into both READMEs
     .venv/bin/python -m benchmarks.readme_numbers render --check       # exit 1 where a README differs
@@ -349,8 +349,9 @@ def measure(groups: list[str], clone: Clone) -> dict:
         start = time.perf_counter()
         started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         result = MEASURE[group](clone)
-        others = watcher.stop(time.perf_counter() - start)
-        numbers[group] = {**result, "when": started, "commit": clone.commit(), "machine": machine(),
+        wall = time.perf_counter() - start
+        others = watcher.stop(wall)
+        numbers[group] = {**result, "wall_s": wall, "when": started, "commit": clone.commit(), "machine": machine(),
                           "fresh_clone": True, "other_processes": others}
         NUMBERS.write_text(json.dumps(numbers, indent=1, sort_keys=True) + "\n")
         print(f"[readme_numbers] {group}: recorded in {NUMBERS}", file=sys.stderr, flush=True)
@@ -407,6 +408,7 @@ def _rate(results: list[dict], key: str, **match) -> float:
 
 
 FIELDS = {
+    "all.wall": lambda n: about_minutes(sum(group["wall_s"] for group in n.values())),
     "demo.conditions": lambda n: conditions(n["demo"]),
     "demo.total": lambda n: duration(n["demo"]["setup_s"] + n["demo"]["main_s"]),
     "demo.setup": lambda n: duration(n["demo"]["setup_s"]),

@@ -97,5 +97,6 @@ def markdown_table(results: list[dict]) -> str:
                      f"| {r['texts_per_s']:,.1f} | {hours:,.1f} |")
     return "\n".join(lines)
 
+
 if __name__ == "__main__":
     main()
