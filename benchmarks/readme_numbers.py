@@ -146,14 +146,15 @@ def machine() -> dict:
 class Clone:
     """A clone of the committed HEAD and the commands run in it, each timed."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, new: bool = False):
         self.path = path
+        self.new = new  # made by this run, not reused from an earlier one
 
     @classmethod
     def fresh(cls, path: Path | None) -> Clone:
         path = path or Path(tempfile.mkdtemp(prefix="biasflow-numbers-")) / "biasflow"
         subprocess.run(["git", "clone", "-q", str(REPO), str(path)], check=True)
-        return cls(path)
+        return cls(path, new=True)
 
     def update(self) -> None:
         """Bring a clone where earlier groups ran to this repository's HEAD (their outputs stay)."""
@@ -212,7 +213,7 @@ def measure_fairpair(clone: Clone) -> dict:
     fairpair = config["fairpair"]
     return {"seconds": seconds, "occupations": len(fairpair["occupations"]), "samples": fairpair["samples"],
             "max_new_tokens": fairpair["decoding"]["max_new_tokens"],
-            "systems": len(fairpair["models"] or config["models"])}
+            "systems": len(fairpair.get("models") or config["models"])}
 
 
 def measure_fpr(clone: Clone) -> dict:
@@ -352,7 +353,7 @@ def measure(groups: list[str], clone: Clone) -> dict:
         wall = time.perf_counter() - start
         others = watcher.stop(wall)
         numbers[group] = {**result, "wall_s": wall, "when": started, "commit": clone.commit(), "machine": machine(),
-                          "fresh_clone": True, "other_processes": others}
+                          "fresh_clone": clone.new, "other_processes": others}
         NUMBERS.write_text(json.dumps(numbers, indent=1, sort_keys=True) + "\n")
         print(f"[readme_numbers] {group}: recorded in {NUMBERS}", file=sys.stderr, flush=True)
     return numbers
@@ -379,7 +380,8 @@ def conditions(group: dict) -> str:
     load = ("nothing else running" if others["mean_cores"] < 0.1 else
             f"other processes using {others['mean_cores']:.1f} of the cores on average "
             f"({', '.join(list(others['busiest'])[:3])})")
-    return (f"{group['when'][:10]}, a fresh clone of {group['commit']}, {cpu['cores']} cores "
+    clone = "a fresh clone" if group["fresh_clone"] else "a clone"
+    return (f"{group['when'][:10]}, {clone} of {group['commit']}, {cpu['cores']} cores "
             f"({cpu['cpu']}), {'a GPU' if cpu['gpu'] else 'no GPU'}, {load}")
 
 
@@ -551,7 +553,8 @@ def main(argv=None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     measuring = commands.add_parser("measure", help="run the groups in a fresh clone; update numbers.json")
     measuring.add_argument("--only", nargs="+", choices=GROUPS, default=list(GROUPS), help="these groups, in order")
-    measuring.add_argument("--clone", type=Path, help="a clone where earlier groups ran, or where to make one (default: a new folder)")
+    measuring.add_argument("--clone", type=Path,
+                           help="a clone where earlier groups ran, or where to make one (default: a new folder)")
     rendering = commands.add_parser("render", help="write numbers.json into the READMEs")
     rendering.add_argument("--check", action="store_true", help="only report READMEs that differ")
     args = parser.parse_args(argv)

@@ -36,7 +36,8 @@ def test_every_value_and_table_is_used_and_known():
 def test_every_group_says_where_when_and_alongside_what(numbers):
     assert set(numbers) == set(readme_numbers.GROUPS), "every group measured"
     for name, group in numbers.items():
-        assert group["fresh_clone"] and len(group["commit"]) >= 7, name
+        assert isinstance(group["fresh_clone"], bool) and len(group["commit"]) >= 7, name
+        assert group["wall_s"] > 0, name
         assert {"cores", "cpu", "memory_gib", "gpu"} <= set(group["machine"]), name
         assert {"mean_cores", "max_cores", "busiest"} <= set(group["other_processes"]), name
         assert group["when"].endswith("UTC"), name
