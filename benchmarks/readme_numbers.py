@@ -278,11 +278,9 @@ def measure_official(clone: Clone) -> dict:
     (work / "official-local.yaml").write_text(yaml.safe_dump(overlay))
     shutil.rmtree(clone.path / "results", ignore_errors=True)
     seconds, _ = clone.run(f"{MAIN_JOB} --configfile config/config.yaml {work / 'official-local.yaml'}")
-    summary = pd.read_csv(clone.path / "results/prompts/summary.csv")
-    original = summary[(summary["axis"] == "gender")]
+    original = sum(len(pd.read_parquet(path)) for path in (clone.path / "results/prompts/original").glob("*/gender.parquet"))
     config = clone.config()
-    return {"seconds": seconds, "per_subgroup": overlay["prompts"]["per_subgroup"],
-            "original_prompts": int(original["n_prompts"].sum()),
+    return {"seconds": seconds, "per_subgroup": overlay["prompts"]["per_subgroup"], "original_prompts": original,
             "paraphrase_seeds": len(config["paraphrase"]["seeds"]), "systems": len(config["models"])}
 
 
