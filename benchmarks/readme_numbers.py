@@ -378,8 +378,8 @@ def conditions(group: dict) -> str:
     load = ("nothing else running" if others["mean_cores"] < 0.1 else
             f"other processes using {others['mean_cores']:.1f} of the cores on average "
             f"({', '.join(list(others['busiest'])[:3])})")
-    clone = "a fresh clone" if group["fresh_clone"] else "a clone"
-    return (f"{group['when'][:10]}, {clone} of {group['commit']}, {cpu['cores']} cores "
+    clone = f"a fresh clone of {group['commit']}" if group["fresh_clone"] else f"the same clone, at {group['commit']}"
+    return (f"{group['when'][:10]}, {clone}, {cpu['cores']} cores "
             f"({cpu['cpu']}), {'a GPU' if cpu['gpu'] else 'no GPU'}, {load}")
 
 
@@ -459,9 +459,8 @@ FIELDS = {
     "scale.body_type_peak": lambda n: f"{_scale(n, 'body_type')['peak_mib']:.0f} MiB",
     "scale.workflow_axes": lambda n: "{:.1f} s".format(
         max(r["ours"]["seconds"] for r in n["scale"]["rows"] if r.get("workflow_axis"))),
-    "scale.load_all": lambda n: "{:.1f}–{:.1f} s".format(
-        _scale(n, "ShardCache.load, all keys, shards of 4,096")["seconds"],
-        _scale(n, "ShardCache.load, all keys, shards of 256")["seconds"]),
+    "scale.load_all": lambda n: "{:.1f}–{:.1f} s".format(*sorted(
+        _scale(n, f"ShardCache.load, all keys, shards of {size}")["seconds"] for size in ("256", "4,096"))),
     "scale.load_ratio": lambda n: "{:.1f}".format(max(
         _scale(n, f"ShardCache.load, all keys, shards of {size}")["seconds"]
         / _scale(n, "baseline: pd.read_parquet, one file")["seconds"] for size in ("256", "4,096"))),
