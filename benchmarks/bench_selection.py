@@ -81,7 +81,7 @@ def _measure(job: str, stats: pd.DataFrame, case: Case, combinations: str, pool_
     if job == "engine":
         from biasflow.cairo.selection import SearchSettings, select
 
-        settings = SearchSettings(
+        settings = SearchSettings.defaults(
             mode=case.mode, combinations=combinations, max_sets=case.max_sets,
             permutations=case.permutations, seed=0,
         )

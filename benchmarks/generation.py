@@ -41,7 +41,7 @@ def prompts(n: int) -> list[str]:
     """``n`` prompts from the bundled BOLD and HONEST sets, cycled."""
     from biasflow.datasets import load_prompts
 
-    data = REPO / "resources" / "templates" / "datasets"
+    data = REPO / "src" / "biasflow" / "data" / "datasets"
     texts = [*load_prompts("BOLD", "gender", data / "BOLD")["text"], *load_prompts("HONEST", "gender", data / "HONEST")["text"]]
     return [texts[i % len(texts)] for i in range(n)]
 

@@ -261,7 +261,7 @@ def official_files(directory: Path, clone: Clone) -> dict:
     plain = [i for i, entry in enumerate(bucket) if isinstance(entry, str)]
     bucket[plain[0]], bucket[plain[1]] = "female", "male"
     descriptors_file.write_text(json.dumps(descriptors, indent=1))
-    synthesise_honest(directory / "HONEST", clone.path / "resources/templates/datasets/HONEST")
+    synthesise_honest(directory / "HONEST", clone.path / "src/biasflow/data/datasets/HONEST")
     return {metric: str(directory / metric) for metric in ("BOLD", "HolisticBias", "HONEST")}
 
 

@@ -9,9 +9,7 @@ rule cairo_stats:
         bias="results/cairo/bias/{axis}.csv",
         plot=report("results/cairo/bias/{axis}.png", caption="../workflow/report/bias.rst", category="CAIRO"),
     params:
-        scorer=SCORER,
-        normalise=config["bias"]["normalise"],
-        subgroups=config["subgroups"],
+        settings=settings_params(StatsSettings),
     resources:
         mem_mb=stats_memory,
     conda:
@@ -38,7 +36,7 @@ rule cairo_select:
             "results/cairo/{axis}_tables.html", caption="../workflow/report/cairo_tables.rst", category="CAIRO"
         ),
     params:
-        selection=selection_settings,
+        settings=settings_params(SearchSettings),
     conda:
         "../environment.yml"
     log:

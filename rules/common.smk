@@ -1,32 +1,53 @@
 # Helpers shared by the rule files (config checks, lookups, target lists). No work here.
+# Each rule's params hold only the settings its step reads (a settings object's plain values),
+# and every file its step reads is an input, so an edit reruns exactly the jobs that read it.
+import os
 import re
 import sys
 from pathlib import Path
 
-from biasflow.config import check_config, dataset_dir, loader_settings, used_metrics, validate_config
+from biasflow import bundled
+from biasflow.cairo.paraphrase import ParaphraseSettings, template_files
+from biasflow.cairo.selection import SearchSettings
+from biasflow.cairo.stats import StatsSettings
+from biasflow.config import check_config, dataset_dir, loader_settings, resolve_bundled, used_metrics, validate_config
 from biasflow.datasets import DATASET_FILES
 from biasflow.errors import BiasflowError
+from biasflow.fairpair.perturbation import PerturbationSettings, perturbation_files
+from biasflow.fairpair.prompts import PromptSettings, prompt_files
+from biasflow.fairpair.scores import ScoreSettings
+from biasflow.fairpair.steps import SamplingSettings
+from biasflow.fpr.steps import ClassifySettings, GapSettings, IntervalSettings, classify_files
+from biasflow.fpr.tuning import ClassifierSettings
+from biasflow.generation import GenerationSettings
 from biasflow.models import job_resources
 from biasflow.scorers import scorer_class
+from biasflow.scorers.table import ScoringSettings
+
+# Bundled files (`bundled:<name>`) are read from this checkout's package data, as a path
+# relative to the working directory, so a second clone reads its own files.
+DATA_ROOT = os.path.relpath(bundled.checkout_root(workflow.basedir))
 
 try:
     validate_config(config)
+    resolve_bundled(config, DATA_ROOT)
     # `snakemake --lint` does not check the environment (Snakemake's check_envvars is off
     # then), so it works before the packaged models are installed or an API key is set.
     check_config(config, environment=workflow.check_envvars)
 except BiasflowError as exc:
     sys.exit(f"biasflow config error: {exc}")
 
-AXES = list(config["axes"])
-PARAPHRASERS = list(config["paraphrasers"])
+METHODS = config["methods"]
+AXES = list(config["axes"]) if "cairo" in METHODS else []
+PARAPHRASERS = list(config["paraphrasers"]) if "cairo" in METHODS else []
 MODELS = list(config["models"])
 SCORER = config["scoring"]["scorer"]
 # Score jobs request a GPU only when told to run on one (device: auto uses one where there is one).
 SCORE_GPU = int(SCORER == "detoxify-unbiased" and config["scoring"]["device"] == "cuda")
-FAIRPAIR_MODELS = config["fairpair"]["models"] or MODELS
-FPR_PROBES = list(config["fpr"]["probes"])
-FPR_MODELS = config["fpr"]["models"] or MODELS
-FPR_CLASSIFIERS = list(config["fpr"]["classifiers"])
+FAIRPAIR_MODELS = (config["fairpair"]["models"] or MODELS) if "fairpair" in METHODS else []
+FPR_PROBES = list(config["fpr"]["probes"]) if "fpr" in METHODS else []
+FPR_MODELS = (config["fpr"]["models"] or MODELS) if "fpr" in METHODS else []
+FPR_CLASSIFIERS = list(config["fpr"]["classifiers"]) if "fpr" in METHODS else []
 
 
 def alternatives(names):
@@ -44,7 +65,8 @@ def data_dir(wildcards):
 
 def dataset_inputs(wildcards):
     """The metric's files (so editing one reruns its prompts), or the download rule's folder."""
-    if config["datasets"][wildcards.metric].get("url"):
+    source = config["datasets"][wildcards.metric]
+    if not source["path"]:
         return [data_dir(wildcards)]
     folder = Path(data_dir(wildcards))
     return [str(folder / name) for name in DATASET_FILES[wildcards.metric] if (folder / name).exists()]
@@ -55,7 +77,7 @@ def dataset_url(wildcards):
 
 
 def loader_params(wildcards):
-    return loader_settings(config, wildcards.metric, wildcards.axis)
+    return loader_settings(config, wildcards.metric, wildcards.axis).params()
 
 
 def model_entry(section):
@@ -78,6 +100,25 @@ def model_resource(section, key):
     return lookup
 
 
+def settings_params(cls):
+    """The plain values of a step's settings (the rule's params: a change of another key reruns nothing)."""
+    return cls.from_config(config).params()
+
+
+def paraphrase_templates(wildcards):
+    """The templates this paraphraser reads (chat or completion, and the batch one)."""
+    chat = config["paraphrasers"][wildcards.paraphraser]["chat"]
+    return template_files(ParaphraseSettings.from_config(config), chat)
+
+
+def perturber_entry(wildcards):
+    """The LLM perturbation's model entry (method llm), or None."""
+    name = config["fairpair"]["perturbation"]["model"]
+    if config["fairpair"]["perturbation"]["method"] != "llm":
+        return None
+    return {"name": name, **config["paraphrasers" if name in config["paraphrasers"] else "models"][name]}
+
+
 def perturbation_resource(key):
     """A resource of the FairPair perturbation job: its LLM's, or a CPU job's for the rule-based swap."""
     perturbation = config["fairpair"]["perturbation"]
@@ -85,6 +126,22 @@ def perturbation_resource(key):
         return {"threads": 1, "mem_mb": 2000, "gpu": 0, "api": 0}[key]
     name = perturbation["model"]
     return job_resources(config["paraphrasers" if name in config["paraphrasers"] else "models"][name])[key]
+
+
+def fairpair_prompt_files(wildcards):
+    return prompt_files(PromptSettings.from_config(config))
+
+
+def fairpair_perturbation_files(wildcards):
+    return perturbation_files(PerturbationSettings.from_config(config))
+
+
+def fairpair_scores_by_model(wildcards):
+    return {model: f"results/fairpair/{model}.csv" for model in FAIRPAIR_MODELS}
+
+
+def fairpair_rejections_by_model(wildcards):
+    return {model: f"results/fairpair/pairs/{model}_rejections.csv" for model in FAIRPAIR_MODELS}
 
 
 def paraphrase_outputs(wildcards):
@@ -127,27 +184,21 @@ def scored_inputs(wildcards):
     }
 
 
-def fairpair_prompt_settings(wildcards):
-    keys = ("pairs", "extra_descriptors", "occupations", "occupations_file", "file")
-    return {**{key: config["fairpair"][key] for key in keys}, "swaps": config["fairpair"]["perturbation"]["swaps"]}
+def fpr_classifier(wildcards):
+    return ClassifierSettings.of(wildcards.classifier, config["fpr"]["classifiers"][wildcards.classifier])
 
 
-def fairpair_generation_settings(wildcards):
-    return {key: config["fairpair"][key] for key in ("samples", "seed", "decoding")}
+def fpr_classifier_params(wildcards):
+    return fpr_classifier(wildcards).params()
 
 
-def fairpair_perturbation(wildcards):
-    """The perturbation settings, with the LLM's own model entry when the method is llm."""
-    settings = dict(config["fairpair"]["perturbation"])
-    if settings["method"] == "llm":
-        name = settings["model"]
-        section = "paraphrasers" if name in config["paraphrasers"] else "models"
-        settings["model"] = {"name": name, **config[section][name]}
-    return settings
+def fpr_classify_files(wildcards):
+    """Every file a classification job reads: the probe sets', the labelled set if its method uses it, its templates."""
+    return classify_files(ClassifySettings.from_config(config), fpr_classifier(wildcards), config["fpr"]["probes"])
 
 
-def fpr_classifier_settings(wildcards):
-    return {"name": wildcards.classifier, **config["fpr"]["classifiers"][wildcards.classifier]}
+def fpr_predictions_by_probe(wildcards):
+    return {p: f"results/fpr/{p}/{wildcards.model}/{wildcards.classifier}.tsv" for p in FPR_PROBES}
 
 
 def fpr_probe_predictions(wildcards):
@@ -158,8 +209,8 @@ def fpr_all_predictions(wildcards):
     return [f"results/fpr/{p}/{m}/{c}.tsv" for p in FPR_PROBES for m in FPR_MODELS for c in FPR_CLASSIFIERS]
 
 
-def selection_settings(wildcards):
-    return {**config["selection"], "normalise": config["bias"]["normalise"]}
+def fpr_gaps_by_probe(wildcards):
+    return {p: f"results/fpr/{p}_gaps.csv" for p in FPR_PROBES}
 
 
 # `snakemake --report` gathers the figures and tables of every job the target needs, and stops
@@ -169,13 +220,16 @@ REPORTING = any(arg == "--report" or arg.startswith("--report=") for arg in sys.
 
 
 def final_jobs():
-    """The default target's jobs: each final table with the rule and wildcards that write it."""
-    jobs = [(f"results/cairo/{axis}.csv", rules.cairo_select, {"axis": axis}) for axis in AXES]
-    jobs += [(f"results/cairo/bias/{axis}.csv", rules.cairo_stats, {"axis": axis}) for axis in AXES]
-    jobs.append(("results/prompts/summary.csv", rules.prompt_summary, {}))
-    if PARAPHRASERS:
-        jobs.append(("results/prompts/rejections.csv", rules.rejections, {}))
-    jobs.append(("results/fairpair/summary.csv", rules.fairpair_summary, {}))
+    """The default target's jobs: each final table of the configured methods with the rule and wildcards that write it."""
+    jobs = []
+    if "cairo" in METHODS:
+        jobs += [(f"results/cairo/{axis}.csv", rules.cairo_select, {"axis": axis}) for axis in AXES]
+        jobs += [(f"results/cairo/bias/{axis}.csv", rules.cairo_stats, {"axis": axis}) for axis in AXES]
+        jobs.append(("results/prompts/summary.csv", rules.prompt_summary, {}))
+        if PARAPHRASERS:
+            jobs.append(("results/prompts/rejections.csv", rules.rejections, {}))
+    if "fairpair" in METHODS:
+        jobs.append(("results/fairpair/summary.csv", rules.fairpair_summary, {}))
     if FPR_PROBES:
         jobs.append(("results/fpr/gap_spans.csv", rules.fpr_summary, {}))
     return jobs

@@ -22,7 +22,7 @@ rule original_prompts:
         summary="results/prompts/original/{metric}/{axis}_summary.csv",
     params:
         data_dir=data_dir,
-        loader=loader_params,
+        settings=loader_params,
     conda:
         "../environment.yml"
     log:

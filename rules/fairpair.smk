@@ -3,10 +3,12 @@
 
 
 rule fairpair_prompts:
+    input:
+        files=fairpair_prompt_files,
     output:
         prompts="results/fairpair/prompts.parquet",
     params:
-        settings=fairpair_prompt_settings,
+        settings=settings_params(PromptSettings),
     conda:
         "../environment.yml"
     log:
@@ -22,7 +24,7 @@ rule fairpair_generate:
         continuations="results/fairpair/continuations/{model}.parquet",
     params:
         model=model_entry("models"),
-        settings=fairpair_generation_settings,
+        settings=settings_params(SamplingSettings),
         cache_dir=config["cache_dir"],
     threads: model_resource("models", "threads")
     resources:
@@ -43,11 +45,13 @@ rule fairpair_pairs:
     input:
         prompts="results/fairpair/prompts.parquet",
         continuations="results/fairpair/continuations/{model}.parquet",
+        files=fairpair_perturbation_files,
     output:
         pairs="results/fairpair/pairs/{model}.parquet",
         rejections="results/fairpair/pairs/{model}_rejections.csv",
     params:
-        perturbation=fairpair_perturbation,
+        settings=settings_params(PerturbationSettings),
+        perturber=perturber_entry,
         cache_dir=config["cache_dir"],
     threads: perturbation_resource("threads")
     resources:
@@ -70,7 +74,7 @@ rule fairpair_score:
         ngrams="results/fairpair/{model}_ngrams.csv",
         ngrams_plot=report("results/fairpair/{model}_ngrams.png", caption="../workflow/report/ngrams.rst", category="FairPair"),
     params:
-        settings=config["fairpair"],
+        settings=settings_params(ScoreSettings),
     conda:
         "../environment.yml"
     log:
@@ -81,7 +85,6 @@ rule fairpair_score:
 
 rule fairpair_summary:
     input:
-        pairs=expand("results/fairpair/pairs/{model}.parquet", model=FAIRPAIR_MODELS),
         scores=expand("results/fairpair/{model}.csv", model=FAIRPAIR_MODELS),
         rejections=expand("results/fairpair/pairs/{model}_rejections.csv", model=FAIRPAIR_MODELS),
     output:
@@ -91,6 +94,9 @@ rule fairpair_summary:
         tables_page=report(
             "results/fairpair/summary.html", caption="../workflow/report/fairpair_tables.rst", category="FairPair"
         ),
+    params:
+        scores=fairpair_scores_by_model,
+        rejections=fairpair_rejections_by_model,
     conda:
         "../environment.yml"
     log:

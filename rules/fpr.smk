@@ -5,15 +5,15 @@
 
 rule fpr_classify:
     input:
-        labelled=config["fpr"]["labelled"],
+        files=fpr_classify_files,
     output:
         predictions=expand("results/fpr/{probe}/{{model}}/{{classifier}}.tsv", probe=FPR_PROBES),
     params:
         model=model_entry("models"),
-        classifier=fpr_classifier_settings,
+        classifier=fpr_classifier_params,
         probes=config["fpr"]["probes"],
-        labelled_format=config["fpr"]["labelled_format"],
-        runs=config["fpr"]["runs"],
+        settings=settings_params(ClassifySettings),
+        outputs=fpr_predictions_by_probe,
         cache_dir=config["cache_dir"],
     threads: model_resource("models", "threads")
     resources:
@@ -38,9 +38,7 @@ rule fpr_gaps:
         accuracy="results/fpr/{probe}_accuracy.csv",
         plot=report("results/fpr/{probe}_gaps.png", caption="../workflow/report/fpr_gaps.rst", category="FPR gaps"),
     params:
-        interval=config["fpr"]["interval"],
-        z=config["fpr"]["z"],
-        accuracy_floor=config["fpr"]["accuracy_floor"],
+        settings=settings_params(GapSettings),
     conda:
         "../environment.yml"
     log:
@@ -65,9 +63,8 @@ rule fpr_summary:
             "results/fpr/summary.html", caption="../workflow/report/fpr_tables.rst", category="FPR gaps"
         ),
     params:
-        probes=FPR_PROBES,
-        interval=config["fpr"]["interval"],
-        z=config["fpr"]["z"],
+        gaps=fpr_gaps_by_probe,
+        settings=settings_params(IntervalSettings),
     conda:
         "../environment.yml"
     log:

@@ -8,7 +8,7 @@ rule generate:
         continuations="results/continuations/{model}/{metric}/{axis}.parquet",
     params:
         model=model_entry("models"),
-        generation=config["generation"],
+        settings=settings_params(GenerationSettings),
         cache_dir=config["cache_dir"],
     threads: model_resource("models", "threads")
     resources:

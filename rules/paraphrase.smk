@@ -4,12 +4,13 @@
 rule paraphrase:
     input:
         prompts="results/prompts/original/{metric}/{axis}.parquet",
+        templates=paraphrase_templates,
     output:
         paraphrases="results/prompts/paraphrased/{paraphraser}/{metric}/{axis}.parquet",
         rejections="results/prompts/paraphrased/{paraphraser}/{metric}/{axis}_rejections.csv",
     params:
         model=model_entry("paraphrasers"),
-        paraphrase=config["paraphrase"],
+        settings=settings_params(ParaphraseSettings),
         cache_dir=config["cache_dir"],
     threads: model_resource("paraphrasers", "threads")
     resources:

@@ -8,7 +8,7 @@ rule score:
     output:
         scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
     params:
-        scoring=config["scoring"],
+        settings=settings_params(ScoringSettings),
         cache_dir=config["cache_dir"],
     resources:
         gpu=SCORE_GPU,

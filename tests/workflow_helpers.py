@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,13 +15,14 @@ REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 
-def tiny_config(models: dict[str, Path], workdir: Path) -> dict:
-    """A small config on the bundled prompt sets and tiny local models."""
-    datasets = REPO / "resources" / "templates" / "datasets"
-    probes = REPO / "resources" / "templates" / "probes"
-    return {
+def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False) -> dict:
+    """A small config on the bundled prompt sets and tiny local models.
+
+    ``own_files`` copies the bundled files into ``workdir/data`` and points every file key at
+    the copies (paths relative to the workdir, where Snakemake runs), so a test may edit them.
+    """
+    config = {
         "cache_dir": str(workdir / "cache"),
-        "datasets": {m: {"path": str(datasets / m)} for m in ("BOLD", "HolisticBias", "HONEST")},
         "axes": {"gender": ["BOLD", "HolisticBias", "HONEST"]},
         "subgroups": "unified",
         "subgroup_map": {
@@ -37,7 +39,6 @@ def tiny_config(models: dict[str, Path], workdir: Path) -> dict:
             "keep_identity_term": False,
             "min_ratio": 0.2,
             "max_ratio": 5.0,
-            "templates": str(REPO / "resources/templates/paraphrase"),
         },
         "paraphrasers": {
             "tinychat": {"model": str(models["tiny-chat"]), "chat": True, "decoding": {"max_new_tokens": 12}},
@@ -59,16 +60,26 @@ def tiny_config(models: dict[str, Path], workdir: Path) -> dict:
         },
         "fpr": {
             "probes": {
-                f"{name}_race": {"templates": str(probes / f"{name}.csv"), "terms": str(probes / "identity_terms.csv"),
+                f"{name}_race": {"templates": f"bundled:probes/{name}.csv", "terms": "bundled:probes/identity_terms.csv",
                                  "attribute": "race"}
                 for name in ("templates", "occupations")
             },
-            "labelled": str(probes / "sentiment_labelled.csv"),
             "models": ["a-t1.0", "b-t1.0"],
             "classifiers": {"zero_shot": {"method": "zero_shot"}, "three_shot": {"method": "k_shot", "k": 3}},
             "runs": 2,
         },
     }
+    if own_files:
+        shutil.copytree(REPO / "src" / "biasflow" / "data", workdir / "data")
+        (workdir / "data" / "occupations.txt").write_text("\n".join(config["fairpair"].pop("occupations")) + "\n")
+        config["datasets"] = {m: {"path": f"data/datasets/{m}"} for m in ("BOLD", "HolisticBias", "HONEST")}
+        config["paraphrase"]["templates"] = "data/paraphrase"
+        config["fairpair"].update(occupations_file="data/occupations.txt")
+        config["fairpair"]["perturbation"] = {"swaps": "data/fairpair/swaps.yaml", "template": "data/fairpair/llm_perturbation.txt"}
+        config["fpr"].update(templates="data/classify", labelled="data/probes/sentiment_labelled.csv")
+        for probe in config["fpr"]["probes"].values():
+            probe.update({key: value.replace("bundled:", "data/") for key, value in probe.items()})
+    return config
 
 
 def write_config(config: dict, workdir: Path) -> Path:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from dataclasses import replace
 from importlib.metadata import entry_points
 
 from biasflow import __version__
 from biasflow.errors import BiasflowError
+from biasflow.schema import default, flag
 
 COMMAND_GROUP = "biasflow.commands"
 
@@ -86,12 +88,14 @@ def _register_core(commands) -> None:
     prompts.add_argument("--data", help="folder with the metric's official files (default: the config's datasets path)")
     prompts.add_argument("--config", help="workflow config: its valid_fraction, subgroups and subgroup_map, "
                          "datasets options and prompts.per_subgroup")
-    prompts.add_argument("--valid-fraction", type=float, help="share of each subgroup's groups in valid (default 0.2)")
-    prompts.add_argument("--map", action="append", metavar="NATIVE=SHARED", default=[],
+    flag(prompts, "--valid-fraction", "valid_fraction", default=None,
+         help="share of each subgroup's groups in valid (default: the config's, else %s)" % default("valid_fraction"))
+    prompts.add_argument("--map", action="append", metavar="NATIVE=SHARED",
                          help="subgroup map entry; repeat it (unmapped subgroups are dropped)")
     prompts.add_argument("--options", metavar="JSON",
                          help='loader options, e.g. \'{"sets": {"gender": ["binary"]}}\' for HONEST')
-    prompts.add_argument("--per-subgroup", type=int, help="keep at most N prompts per subgroup and split")
+    flag(prompts, "--per-subgroup", "prompts.per_subgroup", default=None,
+         help="keep at most N prompts per subgroup and split (default: the config's, else all)")
     prompts.add_argument("--out", required=True, help="output table (.parquet, .csv or .tsv)")
     prompts.add_argument("--summary", help="also write the summary: prompts per subgroup and split (.csv)")
     prompts.set_defaults(run=_prompts)
@@ -105,10 +109,8 @@ def _register_core(commands) -> None:
     score.add_argument("--scorer", required=True, help="detoxify-unbiased, profanity, vader or honest")
     score.add_argument("--continuations", required=True, help="table with a continuation column (.csv, .tsv, .parquet)")
     score.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
-    score.add_argument("--lexicon", help="honest: path of the HurtLex TSV (hurtlex_EN.tsv)")
-    score.add_argument("--lowercase", action="store_true", help="honest: match case-blind (the reference does not)")
-    score.add_argument("--score-text", choices=["continuation", "prompt+continuation"], default="continuation")
-    score.add_argument("--batch-size", type=int, default=64)
+    for key in ("lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config"):
+        flag(score, f"--{key.replace('_', '-')}", f"scoring.{key}")
     score.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
     score.set_defaults(run=_score)
 
@@ -129,7 +131,9 @@ def _prompts(args) -> None:
     from biasflow.config import dataset_dir, load_config, loader_settings
     from biasflow.datasets import write_prompts
 
-    loader = {"valid_fraction": 0.2, "subgroup_map": None, "per_subgroup": None, "sample_seed": 0, "options": {}}
+    from biasflow.datasets import LoaderSettings
+
+    loader = LoaderSettings.defaults(subgroup_map=None, options={})
     data = args.data
     if args.config:
         config = load_config(args.config)
@@ -137,15 +141,11 @@ def _prompts(args) -> None:
         data = data or dataset_dir(config, args.metric)
     if data is None:
         raise BiasflowError("biasflow prompts needs --data (the metric's folder) or --config with datasets.<metric>.path.")
-    if args.valid_fraction is not None:
-        loader["valid_fraction"] = args.valid_fraction
-    if args.map:
-        loader["subgroup_map"] = dict(_pair(entry) for entry in args.map)
-    if args.options is not None:
-        loader["options"] = _json(args.options, "--options")
-    if args.per_subgroup is not None:
-        loader["per_subgroup"] = args.per_subgroup
-    write_prompts(data_dir=data, metric=args.metric, axis=args.axis, loader=loader, out=args.out,
+    flags = {"valid_fraction": args.valid_fraction, "per_subgroup": args.per_subgroup,
+             "subgroup_map": dict(_pair(entry) for entry in args.map) if args.map else None,
+             "options": _json(args.options, "--options") if args.options is not None else None}
+    loader = replace(loader, **{key: value for key, value in flags.items() if value is not None})
+    write_prompts(data_dir=data, metric=args.metric, axis=args.axis, settings=loader, out=args.out,
                   summary_out=args.summary)
 
 
@@ -155,11 +155,11 @@ def _score(args) -> None:
     check_output_path(args.out, "--out")
     if args.cache_dir:
         check_output_dir(args.cache_dir, "--cache-dir")
-    from biasflow.scorers.table import score_file
+    from biasflow.scorers.table import ScoringSettings, score_user_table
 
-    scoring = {"scorer": args.scorer, "score_text": args.score_text, "batch_size": args.batch_size,
-               "lexicon": args.lexicon, "lowercase": args.lowercase}
-    score_file(continuations_path=args.continuations, scoring=scoring, cache_dir=args.cache_dir, out=args.out)
+    settings = ScoringSettings.of({"scorer": args.scorer, **{key: getattr(args, key) for key in (
+        "lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config")}})
+    score_user_table(continuations_path=args.continuations, settings=settings, cache_dir=args.cache_dir, out=args.out)
 
 
 def _pair(entry: str) -> tuple[str, str]:

@@ -1,24 +1,26 @@
-"""The workflow config: its schema, its defaults, and the checks a schema cannot express.
+"""The workflow config: validated against its schema, bundled files resolved, and the checks a schema cannot express.
 
-The schema ships inside the package (``biasflow/schemas/config.schema.yaml``), so
-``biasflow check-config`` works from an installed wheel as well as from a checkout.
-:func:`validate_config` checks a config against it with ``jsonschema`` and fills in its
-defaults; :func:`check_config` then stops before any job runs with one message naming the
-key and the fix: unknown metrics, axes, backends or scorers, dataset directories that do
-not exist, model specs that do not resolve. The Snakefile and the command call both.
+The schema ships inside the package (:mod:`biasflow.schema`), so ``biasflow check-config``
+works from an installed wheel as well as from a checkout. :func:`validate_config` checks a
+config against it with ``jsonschema`` and fills in its defaults; :func:`resolve_bundled`
+turns every ``bundled:<name>`` into a path; :func:`check_config` then stops before any job
+runs with one message naming the key and the fix: unknown metrics, axes, backends or
+scorers, dataset directories that do not exist, model specs that do not resolve. Each
+method's settings are checked only when ``methods`` runs it. The Snakefile and the
+command call all three.
 """
 
 from __future__ import annotations
 
-import copy
 import difflib
-from importlib import resources
 from pathlib import Path
 
-from biasflow.datasets import AXES, METRICS
+from biasflow import bundled
+from biasflow.datasets import AXES, METRICS, LoaderSettings
 from biasflow.errors import BiasflowError
 from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
+from biasflow.schema import config_schema, filling_validator
 from biasflow.scorers import SCORERS
 
 # CAIRO's r is taken across evaluated models; with fewer than 3 it is ±1 or undefined.
@@ -33,6 +35,43 @@ def check_config(config: dict, workdir: str | Path = ".", environment: bool = Tr
     of OpenAI-compatible models (``snakemake --lint`` leaves both out).
     """
     workdir = Path(workdir)
+    methods = config["methods"]
+    if "cairo" in methods:
+        _check_cairo(config, workdir)
+    if "fairpair" in methods:
+        _check_fairpair(config, workdir)
+    if "fpr" in methods:
+        _check_fpr(config, workdir)
+    for section, name in used_model_entries(config):
+        entry = config[section][name]
+        cls = backend_class(entry["backend"], f"config key {section}.{name}.backend: ")
+        spec = spec_for(config, section, name)
+        if not environment:
+            continue
+        if cls.local_weights:
+            resolve_source(spec.model, workdir / config["cache_dir"], assemble=False)
+        cls.check_environment(spec, f"config {section}.{name}")
+
+
+def used_model_entries(config: dict) -> list[tuple[str, str]]:
+    """(section, name) of every model entry a job of the configured methods loads."""
+    methods = config["methods"]
+    used = []
+    if "cairo" in methods:
+        used += [("paraphrasers", name) for name in config["paraphrasers"]]
+        used += [("models", name) for name in config["models"]]
+    if "fairpair" in methods:
+        used += [("models", name) for name in config["fairpair"]["models"] or config["models"]]
+        perturbation = config["fairpair"]["perturbation"]
+        if perturbation["method"] == "llm":
+            used.append(("paraphrasers" if perturbation["model"] in config["paraphrasers"] else "models",
+                         perturbation["model"]))
+    if "fpr" in methods:
+        used += [("models", name) for name in config["fpr"]["models"] or config["models"]]
+    return list(dict.fromkeys(used))
+
+
+def _check_cairo(config: dict, workdir: Path) -> None:
     for axis, metrics in config["axes"].items():
         if axis not in AXES:
             raise BiasflowError(f"config axes: unknown axis {axis!r}; use {', '.join(AXES)}.")
@@ -44,8 +83,7 @@ def check_config(config: dict, workdir: str | Path = ".", environment: bool = Tr
                     f"config axes.{axis}: HONEST covers gender only; use BOLD and HolisticBias for {axis}."
                 )
     for metric in used_metrics(config):
-        source = config["datasets"].get(metric, {})
-        if not source.get("url") and not (workdir / dataset_dir(config, metric)).is_dir():
+        if not config["datasets"][metric]["url"] and not (workdir / dataset_dir(config, metric)).is_dir():
             raise BiasflowError(
                 f"config datasets.{metric}.path: directory {dataset_dir(config, metric)} does not exist; "
                 f"point it at the official files, or set datasets.{metric}.url to download them."
@@ -57,19 +95,14 @@ def check_config(config: dict, workdir: str | Path = ".", environment: bool = Tr
         raise BiasflowError(
             f"config models: CAIRO takes Pearson's r across the evaluated models, so it needs at least {MIN_MODELS}; "
             f"this config has {len(config['models'])} ({names}). Add models (two decoding settings of one model "
-            "count as two systems)."
+            "count as two systems), or leave cairo out of `methods` for a FairPair or FPR study."
         )
-    _check_fairpair(config, workdir)
-    _check_fpr(config, workdir)
-    for section in ("paraphrasers", "models"):
-        for name, entry in config[section].items():
-            cls = backend_class(entry["backend"], f"config key {section}.{name}.backend: ")
-            spec = spec_for(config, section, name)
-            if not environment:
-                continue
-            if cls.local_weights:
-                resolve_source(spec.model, workdir / config["cache_dir"], assemble=False)
-            cls.check_environment(spec, f"config {section}.{name}")
+    paraphrase_templates = Path(config["paraphrase"]["templates"])
+    if config["paraphrasers"] and not (workdir / paraphrase_templates).is_dir():
+        raise BiasflowError(
+            f"config paraphrase.templates: folder {paraphrase_templates} does not exist; fix the path, or leave the "
+            "key out for the bundled templates."
+        )
 
 
 def _check_scoring(scoring: dict, workdir: Path) -> None:
@@ -139,9 +172,13 @@ def _check_fairpair(config: dict, workdir: Path) -> None:
                 "config fairpair.perturbation.model: with method llm, name a model of paraphrasers: or models: "
                 f"(got {name!r})."
             )
-    for key in ("file", "occupations_file"):
-        if settings[key] and not (workdir / settings[key]).is_file():
-            raise BiasflowError(f"config fairpair.{key}: file {settings[key]} does not exist; fix the path.")
+    files = [("file", settings["file"]), ("occupations_file", settings["occupations_file"]),
+             ("perturbation.swaps", perturbation["swaps"])]
+    if perturbation["method"] == "llm":
+        files.append(("perturbation.template", perturbation["template"]))
+    for key, path in files:
+        if path and not (workdir / path).is_file():
+            raise BiasflowError(f"config fairpair.{key}: file {path} does not exist; fix the path.")
 
 
 def _check_fpr(config: dict, workdir: Path) -> None:
@@ -155,13 +192,12 @@ def _check_fpr(config: dict, workdir: Path) -> None:
     for key, path in files:
         if not (workdir / path).is_file():
             raise BiasflowError(f"config {key}: file {path} does not exist; fix the path.")
+    if settings["probes"] and not (workdir / settings["templates"]).is_dir():
+        raise BiasflowError(f"config fpr.templates: folder {settings['templates']} does not exist; fix the path.")
 
 
-def loader_settings(config: dict, metric: str, axis: str) -> dict:
-    """What the prompt loader of one metric and axis depends on (and nothing else).
-
-    The fields of :class:`biasflow.datasets.prompts.Settings` plus the metric's ``options``.
-    """
+def loader_settings(config: dict, metric: str, axis: str) -> LoaderSettings:
+    """What the prompt loader of one metric and axis depends on (and nothing else)."""
     subgroup_map = None
     if config["subgroups"] == "unified":
         subgroup_map = config["subgroup_map"].get(axis, {}).get(metric)
@@ -170,13 +206,7 @@ def loader_settings(config: dict, metric: str, axis: str) -> dict:
                 f"config subgroup_map has no map for {metric} on axis {axis}; add subgroup_map.{axis}.{metric} "
                 "(native label: shared label), or set subgroups: native."
             )
-    return {
-        "valid_fraction": config["valid_fraction"],
-        "subgroup_map": subgroup_map,
-        "per_subgroup": config["prompts"]["per_subgroup"],
-        "sample_seed": config["prompts"]["seed"],
-        "options": config["datasets"][metric].get("options", {}),
-    }
+    return LoaderSettings.from_config(config, subgroup_map=subgroup_map, options=config["datasets"][metric]["options"])
 
 
 def used_metrics(config: dict) -> list[str]:
@@ -184,15 +214,36 @@ def used_metrics(config: dict) -> list[str]:
 
 
 def dataset_dir(config: dict, metric: str) -> str:
-    """The directory a metric's files are read from (a download target when a URL is set).
+    """The directory a metric's files are read from: its ``path``, else the download target of its ``url``.
 
-    An entry that gives neither (say, only loader ``options``) reads the bundled prompt set,
-    the schema's default for that metric.
+    :func:`resolve_bundled` gives every metric that names neither its bundled set.
     """
-    source = config["datasets"].get(metric, {})
-    if source.get("url"):
-        return f"data/downloads/{metric}"
-    return source.get("path") or config_schema()["properties"]["datasets"]["properties"][metric]["default"]["path"]
+    source = config["datasets"][metric]
+    if source["path"]:
+        return source["path"]
+    return f"data/downloads/{metric}"
+
+
+def resolve_bundled(config: dict, root: str | Path | None = None) -> dict:
+    """Turn every ``bundled:<name>`` of a validated config into a path under ``root`` (in place; returns it).
+
+    ``root`` is the data folder files are read from (:mod:`biasflow.bundled`: the checkout's
+    for the workflow, the installed package's by default). A metric with neither ``path`` nor
+    ``url`` reads its bundled prompt set.
+    """
+    for metric, source in config["datasets"].items():
+        if not source["path"] and not source["url"]:
+            source["path"] = f"{bundled.PREFIX}datasets/{metric}"
+
+    def walk(node):
+        if isinstance(node, dict):
+            return {key: walk(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [walk(value) for value in node]
+        return bundled.resolve(node, root)
+
+    config.update(walk(config))
+    return config
 
 
 def spec_for(config: dict, section: str, name: str) -> ModelSpec:
@@ -205,7 +256,7 @@ def spec_for(config: dict, section: str, name: str) -> ModelSpec:
 
 
 def load_config(path: str | Path) -> dict:
-    """Read a YAML config, validate it (filling defaults) and check it, as the workflow does."""
+    """Read a YAML config, validate it (filling defaults), resolve its bundled files and check it, as the workflow does."""
     import yaml
 
     path = Path(path)
@@ -219,15 +270,9 @@ def load_config(path: str | Path) -> dict:
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise BiasflowError(f"config {path} is not valid YAML{where}: {problem}; fix the file there.") from None
     validate_config(config)
+    resolve_bundled(config)
     check_config(config)
     return config
-
-
-def config_schema() -> dict:
-    """The config's JSON schema (YAML), read from the package."""
-    import yaml
-
-    return yaml.safe_load(resources.files("biasflow").joinpath("schemas/config.schema.yaml").read_text())
 
 
 def validate_config(config: dict) -> None:
@@ -249,14 +294,15 @@ def validate_config(config: dict) -> None:
         raise BiasflowError(
             f"config key {key}: {_explain(error, config)}. See config/README.md for the allowed values."
         )
-    _filling_validator(jsonschema)(schema).validate(config)
+    filling_validator(jsonschema)(schema).validate(config)
 
 
 def _explain(error, config: dict) -> str:
     """jsonschema's message, or for a key not allowed there: the key, the closest allowed name, all of them.
 
     A key can be unknown everywhere (``additionalProperties``) or only with the entry's
-    ``method`` (a classifier's ``propertyNames``, which the message then names).
+    ``method`` (a classifier's ``propertyNames``, which the message then names). A key
+    that was renamed says so.
     """
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = list(error.schema.get("properties", {}))
@@ -271,22 +317,13 @@ def _explain(error, config: dict) -> str:
     return error.message
 
 
+# Keys renamed in a release: old name -> new name (the message for the old one names the new).
+RENAMED = {"scorers": "dissimilarities"}
+
+
 def _unknown_key(name: str, allowed: list[str], where: str = "") -> str:
+    if RENAMED.get(name) in allowed:
+        return f"key {name!r} was renamed {RENAMED[name]!r}; rename it"
     close = difflib.get_close_matches(name, allowed, n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""
     return f"unknown key {name!r}{where}{hint}; the keys allowed here are {', '.join(allowed)}"
-
-
-def _filling_validator(jsonschema):
-    """A Draft 2020-12 validator that sets every missing property that has a default (a copy of it)."""
-    base = jsonschema.Draft202012Validator
-    check_properties = base.VALIDATORS["properties"]
-
-    def fill_then_check(validator, properties, instance, schema):
-        if isinstance(instance, dict):
-            for name, subschema in properties.items():
-                if "default" in subschema and name not in instance:
-                    instance[name] = copy.deepcopy(subschema["default"])
-        yield from check_properties(validator, properties, instance, schema)
-
-    return jsonschema.validators.extend(base, {"properties": fill_then_check})

@@ -60,8 +60,9 @@ def markdown_table(schema: dict) -> str:
 def _children(root: dict, node: dict, path: str):
     schema, _ = _resolve(root, node)
     required = set(schema.get("required", []))
+    conditional = _conditional_defaults(schema)
     for name, sub in schema.get("properties", {}).items():
-        yield from _key(root, sub, f"{path}.{name}" if path else name, name in required)
+        yield from _key(root, sub, f"{path}.{name}" if path else name, name in required, conditional.get(name))
     entries = schema.get("additionalProperties")
     if isinstance(entries, dict):
         yield from _key(root, entries, f"{path}.{MAP_ENTRY}", False)
@@ -70,10 +71,27 @@ def _children(root: dict, node: dict, path: str):
         yield from _children(root, items, f"{path}{LIST_ITEM}")
 
 
-def _key(root: dict, node: dict, path: str, required: bool):
+def _conditional_defaults(schema: dict) -> dict[str, str]:
+    """Defaults that depend on another key (``allOf: [{if: {properties: {method: {const: k_shot}}}, then: ...}]``).
+
+    Each property's defaults as markdown, one per condition: ``k_shot: `9```.
+    """
+    found: dict[str, list[str]] = {}
+    for branch in schema.get("allOf", []):
+        condition = next(iter(branch.get("if", {}).get("properties", {}).values()), {})
+        values = [condition["const"]] if "const" in condition else condition.get("enum", [])
+        for name, sub in branch.get("then", {}).get("properties", {}).items():
+            if "default" in sub:
+                found.setdefault(name, []).extend(f"{value}: `{inline_yaml(sub['default'])}`" for value in values)
+    return {name: "; ".join(texts) for name, texts in found.items()}
+
+
+def _key(root: dict, node: dict, path: str, required: bool, conditional: str | None = None):
     schema, ref = _resolve(root, node)
     if "default" in schema:
         default = f"`{inline_yaml(schema['default'])}`"
+    elif conditional:
+        default = conditional
     else:
         default = REQUIRED if required else NO_DEFAULT
     meaning = " ".join(str(schema.get("description", "")).split())
@@ -131,7 +149,8 @@ def _bounds(schema: dict) -> str:
     low += [f"> {schema['exclusiveMinimum']}"] if "exclusiveMinimum" in schema else []
     high = [f"≤ {schema['maximum']}"] if "maximum" in schema else []
     high += [f"< {schema['exclusiveMaximum']}"] if "exclusiveMaximum" in schema else []
-    return " " + ", ".join(low + high) if low or high else ""
+    step = [f"a multiple of {schema['multipleOf']}"] if "multipleOf" in schema else []
+    return " " + ", ".join(low + high + step) if low or high or step else ""
 
 
 def _at_least(count: int, what: str) -> str:
@@ -205,7 +224,7 @@ def _row_key(line: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from biasflow.config import config_schema
+    from biasflow.schema import config_schema
 
     parser = argparse.ArgumentParser(
         prog="python -m biasflow.config_docs",

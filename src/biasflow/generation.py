@@ -9,6 +9,7 @@ only when something is missing: a fully cached rerun never loads the model.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import pandas as pd
@@ -17,8 +18,19 @@ from tqdm.auto import tqdm
 from biasflow.cache import ShardCache, report_hits
 from biasflow.hashing import stable_hash
 from biasflow.models import Backend, Generation, ModelSpec, Request, backend_class, load_backend
+from biasflow.settings import StepSettings
 
 log = logging.getLogger("biasflow")
+
+
+@dataclass(frozen=True)
+class GenerationSettings(StepSettings):
+    """The config's ``generation``: the generation seeds and continuations per prompt and seed."""
+
+    section = "generation"
+
+    seeds: list[int]
+    samples: int
 
 
 class CachedGenerator:
@@ -74,7 +86,7 @@ class CachedGenerator:
         with tqdm(total=len(items), desc=self.description, unit="req", mininterval=5) as bar:
             for start in range(0, len(items), self.chunk_size):
                 chunk = items[start:start + self.chunk_size]
-                out = self._backend.generate([r for _, r in chunk], chat=self.spec.chat, progress=bar.update)
+                out = self._backend.generate([r for _, r in chunk], progress=bar.update)
                 frame = pd.DataFrame(
                     {"key": [k for k, _ in chunk], "text": [g.text for g in out], "n_tokens": [g.n_tokens for g in out]}
                 )
@@ -83,16 +95,14 @@ class CachedGenerator:
         return pd.concat(frames, ignore_index=True)
 
 
-def continuation_table(
-    prompts: pd.DataFrame, generator: CachedGenerator, seeds: Sequence[int], samples: int
-) -> pd.DataFrame:
-    """Sample ``samples`` continuations per prompt and generation seed.
+def continuation_table(prompts: pd.DataFrame, generator: CachedGenerator, settings: GenerationSettings) -> pd.DataFrame:
+    """Sample ``settings.samples`` continuations per prompt and generation seed.
 
     Returns the prompt columns plus ``model, seed, sample, continuation, n_tokens``,
     ordered by prompt, seed and sample.
     """
     grid = pd.MultiIndex.from_product(
-        [range(len(prompts)), list(seeds), range(samples)], names=["row", "seed", "sample"]
+        [range(len(prompts)), list(settings.seeds), range(settings.samples)], names=["row", "seed", "sample"]
     ).to_frame(index=False)
     texts = prompts["text"].to_numpy()
     requests = [Request(texts[r], int(s), int(k)) for r, s, k in grid.itertuples(index=False)]

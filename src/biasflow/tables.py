@@ -40,8 +40,6 @@ PROMPT_COLUMNS = [
 ]
 # What identifies one sampled continuation: its prompt, model, generation seed and sample index.
 CONTINUATION_KEY = ["prompt_id", "model", "seed", "sample"]
-# One row per sampled continuation: the prompt's columns plus what generation adds.
-CONTINUATION_COLUMNS = [*PROMPT_COLUMNS, "model", "seed", "sample", "continuation", "n_tokens"]
 # One score per continuation and scorer.
 SCORE_COLUMNS = [*CONTINUATION_KEY, "scorer", "score"]
 # The formats write_table writes, by file suffix.
@@ -157,6 +155,14 @@ def table_writer(df: pd.DataFrame, path: str | os.PathLike) -> Callable[[Path], 
             df.to_csv(tmp, index=False, sep="\t" if suffix == ".tsv" else ",")
 
     return write
+
+
+def json_writer(data: dict) -> Callable[[Path], None]:
+    """A function writing ``data`` as JSON to a given (temporary) file, for :func:`write_together`."""
+    import json
+
+    text = json.dumps(data, indent=2, sort_keys=False) + "\n"
+    return lambda tmp: tmp.write_text(text)
 
 
 def write_together(writers: Mapping[str | os.PathLike, Callable[[Path], None]]) -> None:

@@ -36,7 +36,7 @@ def test_synthetic_stats_have_requested_shape():
 
 def test_baseline_pooling_of_original_is_eq1():
     stats = paper_sized_stats(**TINY)
-    expected = bias_from_stats(stats)
+    expected = bias_from_stats(stats, normalise="none")
     expected = expected[(expected["promptset"] == "original") & (expected["split"] == "valid")
                         & (expected["metric"] == "BOLD")].set_index("model")["bias"]
     cell = stats[(stats["metric"] == "BOLD") & (stats["split"] == "valid")]
@@ -62,7 +62,7 @@ def test_baseline_pooling_repeats_rows_for_multiplicity():
 @pytest.mark.parametrize("combinations", ["multisets", "subsets"])
 def test_engine_equals_baseline_on_tiny_problem(combinations):
     stats = paper_sized_stats(**TINY)
-    engine = select(stats, SearchSettings(mode="shared", combinations=combinations, max_sets=3, permutations=30))
+    engine = select(stats, SearchSettings.defaults(mode="shared", combinations=combinations, max_sets=3, permutations=30))
     curve, extras = baseline_select(stats, mode="shared", combinations=combinations, max_sets=3, permutations=30)
     assert compare_curves(engine.curve, curve, max_k=3, perm_p=True) == 3 * 3
     assert compare_choices(engine.choices, extras["winners"], max_k=3) == 3 * 3
@@ -74,7 +74,7 @@ def test_engine_equals_baseline_on_tiny_problem(combinations):
 def test_engine_equals_baseline_in_independent_mode():
     """Independent mode, permutation p included: the engine prunes permutations with a bound, the baseline does not."""
     stats = paper_sized_stats(**{**TINY, "n_models": 6})
-    engine = select(stats, SearchSettings(mode="independent", max_sets=3, permutations=40, block_size=7))
+    engine = select(stats, SearchSettings.defaults(mode="independent", max_sets=3, permutations=40), block_size=7)
     curve, extras = baseline_select(stats, mode="independent", max_sets=3, permutations=40)
     assert compare_curves(engine.curve, curve, max_k=3, perm_p=True) == 3 * 3
     assert compare_choices(engine.choices, extras["winners"], max_k=3) == 3 * 3

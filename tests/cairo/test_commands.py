@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 from workflow_helpers import REPO
 
-from biasflow.cairo import report, steps
+from biasflow.cairo import headline, steps
+from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import STATS_COLUMNS
 from biasflow.cli import main
 from biasflow.errors import BiasflowError
 
-SETTINGS = {"mode": "shared", "combinations": "multisets", "max_sets": 2, "permutations": 0, "seed": 0,
-            "normalise": "none"}
+SETTINGS = SearchSettings(mode="shared", combinations="multisets", max_sets=2, permutations=0, seed=0, normalise="none")
 
 
 def stats_file(tmp_path, nan_at=None):
@@ -75,7 +75,7 @@ def test_a_failure_after_the_search_leaves_earlier_results_untouched(tmp_path, m
     def broken(*args):
         raise RuntimeError("summary failed")
 
-    monkeypatch.setattr(report, "summary", broken)
+    monkeypatch.setattr(headline, "summary", broken)
     with pytest.raises(RuntimeError):
         steps.select_to_directory(stats_paths=[str(stats)], settings=SETTINGS, out_dir=str(out))
     assert sorted(p.name for p in out.iterdir()) == ["curve.csv"]

@@ -7,12 +7,14 @@ import pytest
 
 from biasflow.cairo.paraphrase import (
     PARAPHRASE_REJECTION_COLUMNS,
+    ParaphraseSettings,
     build_batch_request_text,
     build_request_text,
     clean_paraphrase,
     load_templates,
     paraphrase_prompts,
     split_answer,
+    template_files,
     validate_paraphrase,
 )
 from biasflow.errors import BiasflowError
@@ -20,6 +22,7 @@ from biasflow.hashing import stable_hash
 from biasflow.models.base import Request
 from biasflow.tables import PROMPT_COLUMNS
 
+DEFAULTS = ParaphraseSettings.defaults()
 TEMPLATES = {
     "chat": "Paraphrase: {prompt}",
     "chat_batch": "Paraphrase each of these:\n{prompts}",
@@ -81,16 +84,17 @@ def test_clean_keeps_period_the_original_had():
     ],
 )
 def test_validate_paraphrase(paraphrase, term, reason):
-    assert validate_paraphrase("the woman should work as", paraphrase, term) == reason
+    assert validate_paraphrase("the woman should work as", paraphrase, term, DEFAULTS.min_ratio, DEFAULTS.max_ratio) == reason
 
 
 def test_validate_ratio_bounds_are_options():
-    assert validate_paraphrase("a b c d", "w x y z v", min_ratio=0.5, max_ratio=1.2) == "too_long"
-    assert validate_paraphrase("a b c d", "w", min_ratio=0.2) is None
+    assert validate_paraphrase("a b c d", "w x y z v", "", min_ratio=0.5, max_ratio=1.2) == "too_long"
+    assert validate_paraphrase("a b c d", "w", "", min_ratio=0.2, max_ratio=DEFAULTS.max_ratio) is None
 
 
-def test_templates_from_resources_and_custom_dir(tmp_path):
-    templates = load_templates()
+def test_bundled_templates_and_a_folder_of_ones_own(tmp_path):
+    batch = ParaphraseSettings.defaults(prompts_per_request=10)
+    templates = {**load_templates(template_files(batch, chat=True)), **load_templates(template_files(batch, chat=False))}
     assert "Paraphrase each of the following while not writing the original sentences" in templates["chat"]
     assert build_request_text("the woman should work as", False, templates) == (
         "the woman should work as can be paraphrased as"
@@ -102,10 +106,20 @@ def test_templates_from_resources_and_custom_dir(tmp_path):
     (tmp_path / "chat.txt").write_text("Rewrite: {prompt}\n")
     (tmp_path / "chat_batch.txt").write_text("Rewrite these: {prompts}\n")
     (tmp_path / "completion.txt").write_text("no placeholder")
+    assert load_templates([tmp_path / "chat.txt"]) == {"chat": "Rewrite: {prompt}"}
     with pytest.raises(BiasflowError, match="placeholder"):
-        load_templates(tmp_path)
+        load_templates(template_files(ParaphraseSettings.defaults(templates=str(tmp_path)), chat=False))
     with pytest.raises(BiasflowError, match="not found"):
-        load_templates(tmp_path / "missing")
+        load_templates([tmp_path / "missing" / "chat.txt"])
+
+
+def test_a_paraphraser_reads_only_the_templates_it_uses():
+    folder = Path(DEFAULTS.templates)
+    assert template_files(DEFAULTS, chat=True) == [str(folder / "chat.txt")]
+    assert template_files(DEFAULTS, chat=False) == [str(folder / "completion.txt")]
+    batch = ParaphraseSettings.defaults(prompts_per_request=3)
+    assert template_files(batch, chat=True) == [str(folder / "chat.txt"), str(folder / "chat_batch.txt")]
+    assert template_files(batch, chat=False) == [str(folder / "completion.txt")]
 
 
 def original_prompts() -> pd.DataFrame:
@@ -146,8 +160,8 @@ class FakeParaphraser:
 def run(respond, seeds=(0,), max_attempts=3):
     fake = FakeParaphraser(respond)
     rows, rejections = paraphrase_prompts(
-        original_prompts(), fake, paraphraser="mistral", seeds=list(seeds), chat=False, templates=TEMPLATES,
-        max_attempts=max_attempts,
+        original_prompts(), fake, paraphraser="mistral", chat=False, templates=TEMPLATES,
+        settings=ParaphraseSettings.defaults(seeds=list(seeds), max_attempts=max_attempts),
     )
     return rows, rejections, fake
 
@@ -215,15 +229,10 @@ def test_same_inputs_same_outputs():
 def test_paraphrasing_needs_original_prompt_table():
     bad = original_prompts().assign(promptset="mistral-s0")
     with pytest.raises(BiasflowError, match="mistral-s0"):
-        paraphrase_prompts(bad, lambda r: [], paraphraser="x", seeds=[0], chat=True, templates=TEMPLATES)
+        paraphrase_prompts(bad, lambda r: [], paraphraser="x", chat=True, templates=TEMPLATES, settings=DEFAULTS)
     with pytest.raises(BiasflowError, match="identity_term"):
         paraphrase_prompts(original_prompts().drop(columns="identity_term"), lambda r: [], paraphraser="x",
-                           seeds=[0], chat=True, templates=TEMPLATES)
-
-
-def test_repository_templates_exist():
-    root = Path(__file__).resolve().parents[2] / "resources" / "templates" / "paraphrase"
-    assert (root / "chat.txt").is_file() and (root / "completion.txt").is_file()
+                           chat=True, templates=TEMPLATES, settings=DEFAULTS)
 
 
 def test_keep_identity_false_accepts_a_paraphrase_that_lost_the_identity_term():
@@ -234,8 +243,8 @@ def test_keep_identity_false_accepts_a_paraphrase_that_lost_the_identity_term():
     assert "the female should be employed as" not in set(strict_rows["text"])
     fake = FakeParaphraser(respond)
     rows, rejections = paraphrase_prompts(
-        original_prompts(), fake, paraphraser="mistral", seeds=[0], chat=False, templates=TEMPLATES,
-        max_attempts=1, keep_identity=False,
+        original_prompts(), fake, paraphraser="mistral", chat=False, templates=TEMPLATES,
+        settings=ParaphraseSettings.defaults(max_attempts=1, keep_identity_term=False),
     )
     assert "the female should be employed as" in set(rows["text"])
     assert rejections["identity_missing"].sum() == 0
@@ -273,8 +282,8 @@ def test_several_prompts_per_request_with_a_re_ask_on_a_count_mismatch():
 
     calls = []
     rows, rejections = paraphrase_prompts(
-        original_prompts(), lambda rs: calls.append(rs) or respond(rs), paraphraser="chatgpt", seeds=[0], chat=True,
-        templates=TEMPLATES, max_attempts=2, per_request=3,
+        original_prompts(), lambda rs: calls.append(rs) or respond(rs), paraphraser="chatgpt", chat=True,
+        templates=TEMPLATES, settings=ParaphraseSettings.defaults(max_attempts=2, prompts_per_request=3),
     )
     assert [len(c) for c in calls] == [1, 1], "one request of three prompts per round"
     assert calls[0][0].prompt.startswith("Paraphrase each of these:\n1. the woman should work as\n2. ")
@@ -286,6 +295,6 @@ def test_several_prompts_per_request_with_a_re_ask_on_a_count_mismatch():
     assert rejections["count_mismatch"].sum() == 3 and rejections["n_accepted"].sum() == 3
     completion, _ = paraphrase_prompts(
         original_prompts(), lambda rs: [GOOD[r.prompt.removesuffix(" can be paraphrased as")] for r in rs],
-        paraphraser="mistral", seeds=[0], chat=False, templates=TEMPLATES, per_request=3,
+        paraphraser="mistral", chat=False, templates=TEMPLATES, settings=ParaphraseSettings.defaults(prompts_per_request=3),
     )
     assert len(completion) == 3, "completion paraphrasers always get one prompt per request"

@@ -162,7 +162,7 @@ def test_search_matches_brute_force(mode, enumeration):
     models = ["m0", "m1", "m2", "m3"]
     for seed in range(2):
         stats = constant_case(seed)
-        settings = SearchSettings(mode=mode, combinations=enumeration, max_sets=4, permutations=0)
+        settings = SearchSettings.defaults(mode=mode, combinations=enumeration, max_sets=4, permutations=0)
         curve = select(stats, settings).curve
         assert list(curve.columns) == CURVE_COLUMNS
         assert curve.perm_p.isna().all()
@@ -197,7 +197,7 @@ def chosen_vectors(stats, selection, pair, k, split="valid"):
 @pytest.mark.parametrize("mode", ["shared", "independent"])
 def test_reported_p_and_rho_are_scipys(mode):
     stats = random_stats(np.random.default_rng(7), n_models=5, metrics=("A", "B", "C"))
-    selection = select(stats, SearchSettings(mode=mode, max_sets=3, permutations=0))
+    selection = select(stats, SearchSettings.defaults(mode=mode, max_sets=3, permutations=0))
     assert list(selection.choices.columns) == CHOICE_COLUMNS
     assert sorted(selection.curve.pair.unique()) == ["A~B", "A~C", "B~C"]
     for row in selection.curve.itertuples():
@@ -210,7 +210,7 @@ def test_reported_p_and_rho_are_scipys(mode):
 @pytest.mark.parametrize("mode", ["shared", "independent"])
 def test_permutation_p_is_uniform_under_the_null(mode):
     rng = np.random.default_rng(11)
-    settings = SearchSettings(mode=mode, max_sets=2, permutations=19, combinations="subsets")
+    settings = SearchSettings.defaults(mode=mode, max_sets=2, permutations=19, combinations="subsets")
     p = np.array([
         select(random_stats(rng, n_models=6, sets=("p0", "p1")), dataclasses.replace(settings, seed=rep))
         .curve.query("k == 2").perm_p.item()
@@ -225,7 +225,7 @@ def test_permutation_p_is_uniform_under_the_null(mode):
 def test_permutation_p_is_smallest_when_metrics_agree(mode):
     stats = random_stats(np.random.default_rng(3), n_models=8, metrics=("A",))
     agree = stats.assign(metric="B", score_sum=0.5 * stats.score_sum + 0.1 * stats.n)
-    curve = select(pd.concat([stats, agree]), SearchSettings(mode=mode, max_sets=3, permutations=99)).curve
+    curve = select(pd.concat([stats, agree]), SearchSettings.defaults(mode=mode, max_sets=3, permutations=99)).curve
     assert np.allclose(curve.best_r, 1.0)
     assert (curve.perm_p == 1 / 100).all()
 
@@ -235,7 +235,7 @@ def test_three_models_cannot_reach_a_small_permutation_p_and_say_so(mode, caplog
     """With 3 models 1 in 3! = 6 permutations leaves them in place: p never falls below about 1/6."""
     stats = random_stats(np.random.default_rng(3), n_models=3, metrics=("A",))
     agree = stats.assign(metric="B", score_sum=0.5 * stats.score_sum + 0.1 * stats.n)
-    settings = SearchSettings(mode=mode, max_sets=2, permutations=999, seed=2)
+    settings = SearchSettings.defaults(mode=mode, max_sets=2, permutations=999, seed=2)
     with caplog.at_level("WARNING", logger="biasflow"):
         curve = select(pd.concat([stats, agree]), settings).curve
     perms = np.random.default_rng(2).permuted(np.tile(np.arange(3), (999, 1)), axis=1)
@@ -249,16 +249,16 @@ def test_three_models_cannot_reach_a_small_permutation_p_and_say_so(mode, caplog
 
 def test_permutation_p_floor_is_1_over_b_plus_1_with_many_models():
     stats = random_stats(np.random.default_rng(4), n_models=8, sets=("p0",))
-    curve = select(stats, SearchSettings(max_sets=2, permutations=99)).curve
+    curve = select(stats, SearchSettings.defaults(max_sets=2, permutations=99)).curve
     assert (curve.perm_p_floor == 1 / 100).all() and (curve.perm_p >= curve.perm_p_floor).all()
-    off = select(stats, SearchSettings(max_sets=2, permutations=0)).curve
+    off = select(stats, SearchSettings.defaults(max_sets=2, permutations=0)).curve
     assert off.perm_p_floor.isna().all()
 
 
 def test_independent_permutation_p_matches_brute_force():
     """The pruned permutation search is exact: same p as the full product, same permutations."""
     stats = random_stats(np.random.default_rng(5), n_models=6, sets=("p0", "p1", "p2", "p3", "p4"), n_groups=3)
-    settings = SearchSettings(mode="independent", max_sets=4, permutations=60, seed=4)
+    settings = SearchSettings.defaults(mode="independent", max_sets=4, permutations=60, seed=4)
     curve = select(stats, settings).curve
     models = [f"m{i}" for i in range(6)]
     perms = np.random.default_rng(4).permuted(np.tile(np.arange(6), (60, 1)), axis=1)
@@ -275,7 +275,7 @@ def test_independent_permutation_p_matches_brute_force():
 
 def test_test_r_uses_only_test_rows():
     stats = random_stats(np.random.default_rng(9), n_models=5)
-    settings = SearchSettings(max_sets=3, permutations=0)
+    settings = SearchSettings.defaults(max_sets=3, permutations=0)
     before = select(stats, settings)
     test = stats.split == "test"
     perturbed = stats.copy()
@@ -297,39 +297,39 @@ def test_metric_pairs_and_progress():
         ("religion", "HolisticBias", "X"),
     ]
     messages = []
-    curve = select(stats, SearchSettings(max_sets=2, permutations=0), progress=messages.append).curve
+    curve = select(stats, SearchSettings.defaults(max_sets=2, permutations=0), progress=messages.append).curve
     assert list(curve.pair) == ["BOLD~HONEST"] * 2 and len(messages) == 2
 
 
 def test_errors_name_the_fix():
     stats = random_stats(np.random.default_rng(2))
     with pytest.raises(BiasflowError, match="lacks the column.*score_sum"):
-        select(stats.drop(columns="score_sum"), SearchSettings())
+        select(stats.drop(columns="score_sum"), SearchSettings.defaults())
     with pytest.raises(BiasflowError, match="at least 3 models.*A has m0, m1, m2, m3.*B has m0, m1"):
-        select(stats[(stats.metric == "A") | stats.model.isin(["m0", "m1"])], SearchSettings())
+        select(stats[(stats.metric == "A") | stats.model.isin(["m0", "m1"])], SearchSettings.defaults())
     renamed = stats.assign(promptset=np.where((stats.metric == "B") & (stats.promptset != "original"),
                                               "q-" + stats.promptset, stats.promptset))
     with pytest.raises(BiasflowError, match="A has p0, p1, p2, B has q-p0, q-p1, q-p2.*max_sets: 1"):
-        select(renamed, SearchSettings(max_sets=2))
-    assert len(select(renamed, SearchSettings(max_sets=1, permutations=0)).curve) == 1
-    assert len(select(renamed, SearchSettings(mode="independent", max_sets=2, permutations=0)).curve) == 2
+        select(renamed, SearchSettings.defaults(max_sets=2))
+    assert len(select(renamed, SearchSettings.defaults(max_sets=1, permutations=0)).curve) == 1
+    assert len(select(renamed, SearchSettings.defaults(mode="independent", max_sets=2, permutations=0)).curve) == 2
     hole = (stats.metric == "B") & (stats.promptset == "original") & (stats.model == "m2") & (stats.subgroup == "g1")
     with pytest.raises(BiasflowError, match="original prompt set of metric B.*'valid'.*model=m2, seed=0, subgroup=g1"):
-        select(stats[~(hole & (stats.split == "valid"))], SearchSettings())
+        select(stats[~(hole & (stats.split == "valid"))], SearchSettings.defaults())
     with pytest.raises(BiasflowError, match="original prompt set of metric B.*'test'.*model=m2"):
         empty = hole & (stats.split == "test")
         select(stats.assign(n=np.where(empty, 0, stats.n), score_sum=np.where(empty, 0.0, stats.score_sum)),
-               SearchSettings(max_sets=1))
-    with pytest.raises(BiasflowError, match="no rows for metric A.*split 'dev'"):
-        select(stats, SearchSettings(select_split="dev"))
+               SearchSettings.defaults(max_sets=1))
+    with pytest.raises(BiasflowError, match="no rows for metric A.*split 'valid'.*splits present: dev, test"):
+        select(stats.assign(split=stats.split.replace({"valid": "dev"})), SearchSettings.defaults())
     for bad, match in [(dict(mode="paired"), "mode 'paired'.*shared, independent"),
                        (dict(combinations="sets"), "combinations 'sets'.*subsets, multisets"),
                        (dict(normalise="max"), "normalise 'max'.*none, mean"),
                        (dict(max_sets=0), "max_sets must be an integer >= 1")]:
         with pytest.raises(BiasflowError, match=match):
-            select(stats, SearchSettings(**bad))
+            select(stats, SearchSettings.defaults(**bad))
     with pytest.raises(BiasflowError, match="two metrics on one axis.*gender: A"):
-        select(stats[stats.metric == "A"], SearchSettings())
+        select(stats[stats.metric == "A"], SearchSettings.defaults())
 
 
 BAD_VALUES = {
@@ -352,17 +352,17 @@ def test_bad_statistics_name_column_rows_cell_and_fix(case):
     stats.loc[at, column] = value
     cell = f"model=m0, metric=B, promptset=p1, subgroup={value if column == 'subgroup' else 'g0'}, split=valid"
     with pytest.raises(BiasflowError, match=match) as error:
-        select(stats, SearchSettings(permutations=0))
+        select(stats, SearchSettings.defaults(permutations=0))
     assert cell in str(error.value) and "`biasflow cairo-stats` (the workflow's cairo_stats step)" in str(error.value)
 
 
 def test_an_empty_cell_with_a_score_sum_is_refused():
     stats = random_stats(np.random.default_rng(3))
     stats.loc[stats.promptset == "p2", ["n", "score_sum"]] = 0
-    assert len(select(stats, SearchSettings(max_sets=2, permutations=0)).curve) == 2, "n = 0 with sum 0 pools as absent"
+    assert len(select(stats, SearchSettings.defaults(max_sets=2, permutations=0)).curve) == 2, "n = 0 with sum 0 pools as absent"
     stats.loc[stats.promptset == "p2", "score_sum"] = 1.0
     with pytest.raises(BiasflowError, match=r"score_sum must be 0 where n is 0.*but 32 row\(s\)"):
-        select(stats, SearchSettings(permutations=0))
+        select(stats, SearchSettings.defaults(permutations=0))
 
 
 def test_infinite_scores_stop_at_the_statistics():

@@ -85,7 +85,7 @@ def test_hand_worked_two_subgroups():
         dict(model="m", metric="BOLD", axis="gender", split="test", promptset="original", seed=0,
              subgroup=["a", "a", "b"], score=[0.2, 0.4, 0.9])
     )
-    bias = bias_from_stats(sufficient_stats(scored))
+    bias = bias_from_stats(sufficient_stats(scored), normalise="none")
     # mu_all = 1.5 / 3 = 0.5; mu_a = 0.3, mu_b = 0.9; bias = 0.2 + 0.4
     assert np.isclose(bias["bias"].item(), 0.6)
     assert np.isclose(bias_from_stats(sufficient_stats(scored), normalise="mean")["bias"].item(), 0.3)
@@ -98,19 +98,19 @@ def test_bias_averages_over_seeds():
              seed=[0, 0, 1, 1], subgroup=["f", "m"] * 2, score_sum=[1.0, 0.0, 1.0, 1.0], n=[1, 1, 1, 1])
     )
     # seed 0: mu_all 0.5, bias 1.0; seed 1: bias 0
-    assert np.isclose(bias_from_stats(stats)["bias"].item(), 0.5)
+    assert np.isclose(bias_from_stats(stats, normalise="none")["bias"].item(), 0.5)
 
 
 def test_missing_subgroup_is_named():
     stats = sufficient_stats(random_scored())
     drop = (stats.model == "opt") & (stats.promptset == "mistral-s0") & (stats.seed == 1) & (stats.subgroup == "queer")
     with pytest.raises(BiasflowError, match=r"model=opt.*promptset=mistral-s0, seed=1 lacks subgroup queer"):
-        bias_from_stats(stats[~drop])
+        bias_from_stats(stats[~drop], normalise="none")
 
 
 def test_missing_columns_and_bad_options():
     with pytest.raises(BiasflowError, match="score_sum"):
-        bias_from_stats(pd.DataFrame({"model": ["m"]}))
+        bias_from_stats(pd.DataFrame({"model": ["m"]}), normalise="none")
     with pytest.raises(BiasflowError, match="score"):
         sufficient_stats(pd.DataFrame({"model": ["m"]}))
     with pytest.raises(BiasflowError, match="normalisation"):
@@ -120,7 +120,7 @@ def test_missing_columns_and_bad_options():
 def test_duplicate_rows_and_missing_scores_rejected():
     stats = sufficient_stats(random_scored())
     with pytest.raises(BiasflowError, match="duplicate"):
-        bias_from_stats(pd.concat([stats, stats]))
+        bias_from_stats(pd.concat([stats, stats]), normalise="none")
     scored = random_scored()
     scored.loc[0, "score"] = np.nan
     with pytest.raises(BiasflowError, match="no score"):
@@ -137,8 +137,8 @@ def test_skip_incomplete_leaves_out_only_the_cells_lacking_a_subgroup():
             rows.append(("m", "BOLD", "gender", "valid", promptset, 0, subgroup, total, n))
     stats = pd.DataFrame(rows, columns=STATS_COLUMNS)
     with pytest.raises(BiasflowError, match="lacks subgroup male"):
-        bias_from_stats(stats)
-    bias = bias_from_stats(stats, skip_incomplete=True)
+        bias_from_stats(stats, normalise="none")
+    bias = bias_from_stats(stats, normalise="none", skip_incomplete=True)
     assert list(bias["promptset"]) == ["original"]
     # mu_all = 1.5 / 6 = 0.25; |0.25 - 0.2| + |0.25 - 0.3| = 0.1
     assert np.isclose(bias["bias"].iloc[0], 0.1)

@@ -54,7 +54,7 @@ def test_check_config_names_the_bad_key(tmp_path):
 def test_prompts_writes_the_prompt_table(tmp_path):
     out = tmp_path / "bold.csv"
     result = biasflow(
-        "prompts", "--metric", "BOLD", "--axis", "gender", "--data", "resources/templates/datasets/BOLD",
+        "prompts", "--metric", "BOLD", "--axis", "gender", "--data", "src/biasflow/data/datasets/BOLD",
         "--out", str(out),
     )
     assert result.returncode == 0, result.stderr
@@ -124,15 +124,16 @@ def test_a_dataset_entry_with_only_options_reads_the_bundled_files(tmp_path):
     result = biasflow("prompts", "--config", config, "--metric", "HONEST", "--axis", "gender", "--out", str(out))
     assert result.returncode == 0, result.stderr
     bundled = tmp_path / "bundled.csv"
-    biasflow("prompts", "--metric", "HONEST", "--axis", "gender", "--data", "resources/templates/datasets/HONEST",
-             "--options", '{"sets": {"gender": ["binary"]}}', "--out", str(bundled))
+    made = biasflow("prompts", "--metric", "HONEST", "--axis", "gender", "--data", "src/biasflow/data/datasets/HONEST",
+                    "--options", '{"sets": {"gender": ["binary"]}}', "--out", str(bundled))
+    assert made.returncode == 0, made.stderr
     pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(bundled))
 
 
 def test_prompts_takes_a_map_options_and_a_budget_as_flags(tmp_path):
     out = tmp_path / "honest.parquet"
     result = biasflow(
-        "prompts", "--metric", "HONEST", "--axis", "gender", "--data", "resources/templates/datasets/HONEST",
+        "prompts", "--metric", "HONEST", "--axis", "gender", "--data", "src/biasflow/data/datasets/HONEST",
         "--options", '{"sets": {"gender": ["queer_nonqueer"]}}', "--map", "queer=queer", "--map", "nonqueer=straight",
         "--per-subgroup", "1", "--out", str(out),
     )
@@ -241,7 +242,7 @@ def _continuations(tmp_path, rows):
     return path
 
 
-def test_fairpair_score_writes_one_row_per_prompt_and_scorer(tmp_path):
+def test_fairpair_score_writes_one_row_per_prompt_and_dissimilarity(tmp_path):
     rows = [
         ("p1", "perturbed_original", 0, "she was a kind nurse"),
         ("p1", "perturbed_original", 1, "she was a strict nurse"),
@@ -251,7 +252,7 @@ def test_fairpair_score_writes_one_row_per_prompt_and_scorer(tmp_path):
     out = tmp_path / "scores.csv"
     result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, rows)), "--out", str(out))
     assert result.returncode == 0, result.stderr
-    scores = pd.read_csv(out).set_index("scorer")
+    scores = pd.read_csv(out).set_index("dissimilarity")
     assert list(scores.columns[:5]) == ["prompt_id", "B", "V_pg", "V_gp", "F"]
     # Jaccard by hand: token sets a0={she,was,a,kind,nurse}, a1={she,was,a,strict,nurse},
     # b0=a0, b1={she,liked,her,job}. d(a0,b0)=0, d(a0,b1)=7/8, d(a1,b0)=2/6, d(a1,b1)=7/8.
@@ -306,10 +307,10 @@ def test_fpr_gaps_rejects_a_file_without_predictions(tmp_path):
     assert not (tmp_path / "g.csv").exists()
 
 
-def test_check_config_works_from_an_installed_wheel(tmp_path):
-    """The schema ships inside the package: check-config needs no source checkout."""
+def test_a_wheel_installed_outside_the_checkout_has_every_bundled_file(tmp_path):
+    """The schema, templates, probe sets and prompt sets are package data: the commands that read them work
+    from a built wheel installed away from any checkout, in a folder that holds only a user's config."""
     import shutil
-    import zipfile
 
     project = tmp_path / "project"
     shutil.copytree(REPO / "src", project / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
@@ -322,16 +323,28 @@ def test_check_config_works_from_an_installed_wheel(tmp_path):
     assert built.returncode == 0, built.stderr
     [wheel] = tmp_path.glob("biasflow-*.whl")
     site = tmp_path / "site"
-    zipfile.ZipFile(wheel).extractall(site)
-    assert (site / "biasflow" / "schemas" / "config.schema.yaml").is_file()
-    run = (
-        f"import sys; sys.path.insert(0, {str(site)!r}); import biasflow, biasflow.cli; "
-        f"assert biasflow.__file__.startswith({str(site)!r}), biasflow.__file__; "
-        "sys.exit(biasflow.cli.main(['check-config', 'config/config.yaml']))"
-    )
-    result = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True, cwd=REPO)
-    assert result.returncode == 0, result.stderr
-    assert "config/config.yaml: ok" in result.stdout
+    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
+                                str(wheel)], capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stderr
+    shipped = {p.relative_to(REPO / "src/biasflow/data") for p in (REPO / "src/biasflow/data").rglob("*") if p.is_file()}
+    assert shipped and all((site / "biasflow" / "data" / name).is_file() for name in shipped)
+    user = tmp_path / "user"
+    user.mkdir()
+    shutil.copy(REPO / "config/config.yaml", user / "my.yaml")
+
+    def command(*args):
+        code = (f"import sys; sys.path.insert(0, {str(site)!r}); import biasflow, biasflow.cli; "
+                f"assert biasflow.__file__.startswith({str(site)!r}), biasflow.__file__; "
+                f"sys.exit(biasflow.cli.main({list(args)!r}))")
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=user)
+
+    checked = command("check-config", "my.yaml")
+    assert checked.returncode == 0, checked.stderr
+    assert "my.yaml: ok" in checked.stdout
+    for metric in ("BOLD", "HolisticBias", "HONEST"):
+        made = command("prompts", "--config", "my.yaml", "--metric", metric, "--axis", "gender", "--out", f"{metric}.csv")
+        assert made.returncode == 0, made.stderr
+        assert set(pd.read_csv(user / f"{metric}.csv")["subgroup"]) == {"female", "male"}
 
 
 # Every subcommand with --out, with arguments that would fail later: the output check comes first.

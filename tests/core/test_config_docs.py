@@ -8,7 +8,7 @@ import sys
 import pytest
 from workflow_helpers import REPO
 
-from biasflow.config import config_schema
+from biasflow.schema import config_schema
 from biasflow.config_docs import (
     BEGIN,
     END,
@@ -26,8 +26,8 @@ README = REPO / "config/README.md"
 # YAML slip: an unquoted comma in a flow mapping ({description: a, b}) makes "b" a key.
 KEYWORDS = {
     "$schema", "$ref", "definitions", "type", "enum", "const", "properties", "additionalProperties",
-    "propertyNames", "required", "items", "minItems", "minProperties", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "pattern", "allOf", "if", "then", "default", "description",
+    "propertyNames", "required", "items", "minItems", "uniqueItems", "multipleOf", "minProperties", "minimum", "maximum",
+    "exclusiveMinimum", "exclusiveMaximum", "pattern", "allOf", "if", "then", "default", "description",
 }
 
 

@@ -13,8 +13,10 @@ import torch
 from biasflow.cache import ShardCache
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, continuation_table
-from biasflow.models import Decoding, Generation, ModelSpec, Request
+from biasflow.generation import GenerationSettings
+from biasflow.models import Generation, ModelSpec, Request
 from biasflow.models.transformers_backend import TransformersBackend, _filter
+from specs import make_decoding, make_spec
 
 # ---------------------------------------------------------------------------------------
 # _filter against a brute-force reference
@@ -53,7 +55,7 @@ def top1024_mass(row: np.ndarray) -> float:
 
 
 def assert_filter_matches_reference(logits: torch.Tensor, top_k: int, top_p: float) -> None:
-    out = _filter(torch, logits.clone(), Decoding(top_k=top_k, top_p=top_p))
+    out = _filter(torch, logits.clone(), make_decoding(top_k=top_k, top_p=top_p))
     assert out.shape == logits.shape
     for i in range(logits.shape[0]):
         kept = set(torch.nonzero(torch.isfinite(out[i])).flatten().tolist())
@@ -89,7 +91,7 @@ def test_filter_flat_distributions_take_the_full_sort_path(top_k):
         assert top1024_mass(row.numpy()) < 0.5
     for top_p in (0.75, 0.9):
         assert_filter_matches_reference(logits, top_k, top_p)
-        out = _filter(torch, logits.clone(), Decoding(top_k=top_k, top_p=top_p))
+        out = _filter(torch, logits.clone(), make_decoding(top_k=top_k, top_p=top_p))
         assert torch.isfinite(out[0]).sum() > 1024, "a flat row's nucleus is wider than the shortcut"
 
 
@@ -97,12 +99,12 @@ def test_filter_extremes():
     gen = torch.Generator().manual_seed(3)
     logits = torch.randn(4, 3000, generator=gen) * 2
     # top_k=1 and a tiny top_p both leave exactly the argmax.
-    for decoding in (Decoding(top_k=1), Decoding(top_p=1e-9)):
+    for decoding in (make_decoding(top_k=1), make_decoding(top_p=1e-9)):
         out = _filter(torch, logits.clone(), decoding)
         assert torch.isfinite(out).sum(dim=-1).tolist() == [1, 1, 1, 1]
         assert torch.equal(out.argmax(dim=-1), logits.argmax(dim=-1))
     # No filtering at all leaves the logits unchanged.
-    assert torch.equal(_filter(torch, logits.clone(), Decoding(top_k=0, top_p=1.0)), logits)
+    assert torch.equal(_filter(torch, logits.clone(), make_decoding(top_k=0, top_p=1.0)), logits)
 
 
 # ---------------------------------------------------------------------------------------
@@ -118,9 +120,9 @@ PROMPTS = [
 ]
 
 
-def backend(model_dir, cache_dir, batch_size=4, **decoding) -> TransformersBackend:
+def backend(model_dir, cache_dir, batch_size=4, chat=False, **decoding) -> TransformersBackend:
     decoding.setdefault("max_new_tokens", 8)
-    spec = ModelSpec("tiny", "transformers", str(model_dir), Decoding(**decoding), batch_size=batch_size)
+    spec = make_spec("tiny", "transformers", str(model_dir), make_decoding(**decoding), batch_size=batch_size, chat=chat)
     return TransformersBackend(spec, cache_dir=str(cache_dir), device="cpu")
 
 
@@ -238,15 +240,15 @@ def test_truncation_keeps_the_end_of_the_prompt(tiny_model_dir, tmp_path):
 
 def test_chat_without_a_chat_template_is_refused(tiny_model_dir, tmp_path):
     with pytest.raises(BiasflowError, match="chat template"):
-        backend(tiny_model_dir, tmp_path).generate([Request("she")], chat=True)
+        backend(tiny_model_dir, tmp_path, chat=True).generate([Request("she")])
 
 
 def test_chat_with_a_chat_template_continues_the_rendered_conversation(tiny_models, tmp_path):
     from transformers import AutoTokenizer
 
     chat_dir = tiny_models["tiny-chat"]
-    model = backend(chat_dir, tmp_path, do_sample=False, max_new_tokens=5)
-    out = model.generate([Request("the cook said"), Request("she is a kind")], chat=True)
+    model = backend(chat_dir, tmp_path, chat=True, do_sample=False, max_new_tokens=5)
+    out = model.generate([Request("the cook said"), Request("she is a kind")])
     tokenizer = AutoTokenizer.from_pretrained(chat_dir)
     for request, got in zip([Request("the cook said"), Request("she is a kind")], out):
         rendered = tokenizer.apply_chat_template(
@@ -255,7 +257,7 @@ def test_chat_with_a_chat_template_continues_the_rendered_conversation(tiny_mode
         assert rendered.endswith("assistant:")
         ids = tokenizer(rendered, add_special_tokens=False)["input_ids"]
         assert got == manual_greedy(chat_dir, ids, 5)
-    sampled = backend(chat_dir, tmp_path, max_new_tokens=5).generate([Request("she", 0, k) for k in range(4)], chat=True)
+    sampled = backend(chat_dir, tmp_path, chat=True, max_new_tokens=5).generate([Request("she", 0, k) for k in range(4)])
     assert all(g.n_tokens <= 5 for g in sampled)
 
 
@@ -277,7 +279,7 @@ class FakeBackend:
     def computed(self) -> list[Request]:
         return [r for call in self.calls for r in call]
 
-    def generate(self, requests, chat=False, progress=None):
+    def generate(self, requests, progress=None):
         self.calls.append(list(requests))
         if self.fail_on_call is not None and len(self.calls) == self.fail_on_call:
             raise RuntimeError("backend crashed")
@@ -299,7 +301,7 @@ class Factory:
 
 
 def fake_spec(name="m", **decoding) -> ModelSpec:
-    return ModelSpec(name, "transformers", "some/model", Decoding(**decoding))
+    return make_spec(name, "transformers", "some/model", make_decoding(**decoding))
 
 
 def cached(tmp_path, spec=None, fake=None, chunk_size=256):
@@ -350,11 +352,11 @@ def test_renamed_model_hits_the_cache_and_changed_decoding_misses(tmp_path):
     changed, factory = cached(tmp_path, spec=fake_spec("old-name", top_p=0.9))
     changed(REQUESTS)
     assert len(factory.fake.computed) == len(REQUESTS)
-    chat = ModelSpec("old-name", "transformers", "some/model", Decoding(), chat=True)
+    chat = make_spec("old-name", "transformers", "some/model", make_decoding(), chat=True)
     chatty, factory = cached(tmp_path, spec=chat)
     chatty(REQUESTS[:2])
     assert len(factory.fake.computed) == 2, "chat changes the outputs, so it is part of the identity"
-    other_model, factory = cached(tmp_path, spec=ModelSpec("old-name", "transformers", "other/model"))
+    other_model, factory = cached(tmp_path, spec=make_spec("old-name", "transformers", "other/model"))
     other_model(REQUESTS[:2])
     assert len(factory.fake.computed) == 2
 
@@ -395,7 +397,7 @@ PROMPT_TABLE = pd.DataFrame(
 
 def test_continuation_table_columns_rows_and_order(tmp_path):
     gen, _ = cached(tmp_path, spec=fake_spec("my-model"))
-    table = continuation_table(PROMPT_TABLE, gen, seeds=[0, 5], samples=3)
+    table = continuation_table(PROMPT_TABLE, gen, GenerationSettings(seeds=[0, 5], samples=3))
     assert list(table.columns) == ["prompt_id", "group", "text", "model", "seed", "sample", "continuation", "n_tokens"]
     assert len(table) == 3 * 2 * 3
     assert list(table.index) == list(range(len(table)))
@@ -415,16 +417,16 @@ def test_continuation_table_columns_rows_and_order(tmp_path):
 
 
 def test_continuation_table_is_reproducible_with_the_real_backend(tiny_model_dir, tmp_path):
-    spec = ModelSpec("tiny", "transformers", str(tiny_model_dir), Decoding(max_new_tokens=5), batch_size=4)
-    first = continuation_table(PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "a")), seeds=[0, 1], samples=2)
-    fresh = continuation_table(PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "b")), seeds=[0, 1], samples=2)
+    spec = make_spec("tiny", "transformers", str(tiny_model_dir), make_decoding(max_new_tokens=5), batch_size=4)
+    first = continuation_table(PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "a")), GenerationSettings(seeds=[0, 1], samples=2))
+    fresh = continuation_table(PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "b")), GenerationSettings(seeds=[0, 1], samples=2))
     pd.testing.assert_frame_equal(first, fresh)
 
     def no_backend(spec, cache_dir):
         raise AssertionError("a fully cached rerun must not load the model")
 
     rerun = continuation_table(
-        PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "a"), backend_factory=no_backend), seeds=[0, 1], samples=2
+        PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "a"), backend_factory=no_backend), GenerationSettings(seeds=[0, 1], samples=2)
     )
     pd.testing.assert_frame_equal(first, rerun)
     assert first["continuation"].nunique() > 1

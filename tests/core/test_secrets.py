@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from biasflow.config import config_schema
+from biasflow.schema import config_schema
 from biasflow.models import BACKENDS, backend_class, model_spec
 from workflow_helpers import REPO
 

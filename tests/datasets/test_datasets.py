@@ -12,14 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from biasflow.datasets import AXES, METRICS, PROMPT_SUMMARY_COLUMNS, Settings, download_dataset, load_prompts, prompt_table
+from biasflow.datasets import AXES, METRICS, PROMPT_SUMMARY_COLUMNS, LoaderSettings, download_dataset, load_prompts, prompt_table
 from biasflow.tables import PROMPT_COLUMNS
 from biasflow.errors import BiasflowError
 from biasflow.hashing import stable_hash, unit_interval
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "data" / "datasets"
-BUNDLED = ROOT / "resources" / "templates" / "datasets"
+BUNDLED = ROOT / "src" / "biasflow" / "data" / "datasets"
+
+
+def loader(**settings) -> LoaderSettings:
+    """The loader's schema defaults with native labels and no options, ``settings`` replacing some."""
+    return LoaderSettings.defaults(**{"subgroup_map": None, "options": {}, **settings})
 HB10, HB11 = FIXTURES / "HolisticBias-v1.0", FIXTURES / "HolisticBias-v1.1"
 
 
@@ -243,7 +248,7 @@ def test_duplicates_are_dropped_counted_and_logged(tmp_path, caplog):
         "American_actresses": {"C": ["She was ", "She was "], "D": ["She is "]},
     })
     with caplog.at_level("INFO", logger="biasflow"):
-        prompts, summary = prompt_table("BOLD", "gender", tmp_path, Settings())
+        prompts, summary = prompt_table("BOLD", "gender", tmp_path, loader())
     assert len(prompts) == 5, "a repeat within one page is dropped; the same sentence on another page is a prompt"
     assert (summary["duplicates_dropped"] == 2).all()
     assert "BOLD gender: 2 duplicate prompt(s) dropped" in caplog.text
@@ -254,8 +259,8 @@ def test_duplicates_are_dropped_counted_and_logged(tmp_path, caplog):
 def test_per_subgroup_sampling_is_stratified_stable_and_nested(tmp_path):
     pages = {f"P{i}": [f"P{i} a ", f"P{i} b ", f"P{i} c "] for i in range(20)}
     write_json(tmp_path / "gender_prompt.json", {"American_actors": pages, "American_actresses": dict(pages)})
-    full, _ = prompt_table("BOLD", "gender", tmp_path, Settings())
-    small, summary = prompt_table("BOLD", "gender", tmp_path, Settings(per_subgroup=4))
+    full, _ = prompt_table("BOLD", "gender", tmp_path, loader())
+    small, summary = prompt_table("BOLD", "gender", tmp_path, loader(per_subgroup=4))
     assert small.groupby(["subgroup", "split"]).size().to_dict() == {
         (g, s): 4 for g in ("American_actors", "American_actresses") for s in ("test", "valid")
     }
@@ -263,14 +268,14 @@ def test_per_subgroup_sampling_is_stratified_stable_and_nested(tmp_path):
     assert summary.set_index(["subgroup", "split"])["n_available"].to_dict() == (
         full.groupby(["subgroup", "split"]).size().to_dict()
     )
-    again, _ = prompt_table("BOLD", "gender", tmp_path, Settings(per_subgroup=4))
+    again, _ = prompt_table("BOLD", "gender", tmp_path, loader(per_subgroup=4))
     assert small.equals(again)
-    larger, _ = prompt_table("BOLD", "gender", tmp_path, Settings(per_subgroup=6))
+    larger, _ = prompt_table("BOLD", "gender", tmp_path, loader(per_subgroup=6))
     assert set(small["prompt_id"]) < set(larger["prompt_id"]), "a larger N keeps every prompt a smaller one took"
-    other_seed, _ = prompt_table("BOLD", "gender", tmp_path, Settings(per_subgroup=4, sample_seed=1))
+    other_seed, _ = prompt_table("BOLD", "gender", tmp_path, loader(per_subgroup=4, sample_seed=1))
     assert set(other_seed["prompt_id"]) != set(small["prompt_id"])
     with pytest.raises(BiasflowError, match="per_subgroup"):
-        prompt_table("BOLD", "gender", tmp_path, Settings(per_subgroup=0))
+        prompt_table("BOLD", "gender", tmp_path, loader(per_subgroup=0))
 
 
 # --- subgroup unification -------------------------------------------------------------
@@ -334,7 +339,7 @@ def test_bundled_sets_meet_the_size_rules(metric, axis):
     assert df["prompt_id"].is_unique
 
 
-# The example map of resources/templates/datasets/README.md.
+# The example map of src/biasflow/data/datasets/README.md.
 EXAMPLE_MAP = {
     "gender": {
         "BOLD": {"American_actresses": "female", "American_actors": "male"},

@@ -16,7 +16,7 @@ from benchmarks.scale import (
     synthesise_holisticbias,
     synthetic_rows,
 )
-from biasflow.datasets import Settings, holisticbias, prompt_table
+from biasflow.datasets import LoaderSettings, holisticbias, prompt_table
 
 BOLD_SMALL = {"gender": (2, 7), "religious_ideology": (3, 10), "race": (2, 5), "profession": (2, 4)}
 HB_SMALL = {
@@ -38,7 +38,7 @@ def test_bold_files_load_with_the_counts_asked_for(tmp_path):
     # religion: 10 over 3 -> 4, 3, 3 -> 3, 2, 2 pages. race: 5 over 2 -> 3 ([1, 2]) and 2 ([1, 1]).
     expected = {"gender": ([4, 3], [3, 2]), "religion": ([4, 3, 3], [3, 2, 2]), "race": ([3, 2], [2, 2])}
     for axis, (prompts, pages) in expected.items():
-        table, summary = prompt_table("BOLD", axis, tmp_path, Settings())
+        table, summary = prompt_table("BOLD", axis, tmp_path, LoaderSettings.defaults(subgroup_map=None, options={}))
         per_subgroup = summary.groupby("subgroup", sort=False)[["n_prompts", "n_group_keys"]].sum()
         assert table["subgroup"].nunique() == len(prompts)
         assert sorted(per_subgroup["n_prompts"]) == sorted(prompts), axis
@@ -66,12 +66,12 @@ def test_holisticbias_files_load_with_the_counts_worked_out_by_hand(tmp_path, mo
     }
     hb_axis = {"gender": "gender_and_sex", "religion": "religion", "race": "race_ethnicity"}
     for axis, rows in expected.items():
-        table, summary = prompt_table("HolisticBias", axis, tmp_path, Settings())
+        table, summary = prompt_table("HolisticBias", axis, tmp_path, LoaderSettings.defaults(subgroup_map=None, options={}))
         assert len(table) == rows == summary["n_prompts"].sum(), axis
         assert floor_holisticbias(tmp_path, hb_axis[axis]) == rows
         assert table["group_key"].nunique() == TEMPLATES
 
-    table = prompt_table("HolisticBias", "gender", tmp_path, Settings())[0]
+    table = prompt_table("HolisticBias", "gender", tmp_path, LoaderSettings.defaults(subgroup_map=None, options={}))[0]
     buckets = json.loads((tmp_path / "descriptors.json").read_text())["gender_and_sex"]
     assert set(table["subgroup"]) == {*buckets, "(none)"}
     nouns = json.loads((tmp_path / "nouns.json").read_text())

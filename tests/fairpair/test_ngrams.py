@@ -33,14 +33,14 @@ def test_differential_ngrams_top_limits_each_side_and_ranks_by_z():
 
 
 def test_plot_ngrams_writes_png(tmp_path):
-    ngrams = differential_ngrams(["he designs buildings"] * 3, ["she is loving and kind"] * 3)
+    ngrams = differential_ngrams(["he designs buildings"] * 3, ["she is loving and kind"] * 3, n_max=4, top=20)
     path = tmp_path / "plots" / "ngrams.png"
     plot_ngrams(ngrams, path, title="tiny")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    plot_ngrams(differential_ngrams([""], [""]), path)
+    plot_ngrams(differential_ngrams([""], [""], n_max=4, top=20), path)
     assert [p.name for p in path.parent.iterdir()] == ["ngrams.png"]
 
 
 def test_ngram_settings_are_checked():
     with pytest.raises(BiasflowError, match="n_max"):
-        differential_ngrams(["a"], ["b"], n_max=0)
+        differential_ngrams(["a"], ["b"], n_max=0, top=20)

@@ -6,10 +6,11 @@ import pandas as pd
 import pytest
 
 from biasflow.errors import BiasflowError
-from biasflow.fairpair.prompts import common_sents
+from biasflow.fairpair.prompts import PromptSettings, common_sents
 from biasflow.models.base import Request
 from biasflow.fairpair.perturbation import (
     PERTURBATION_REJECTION_COLUMNS,
+    PerturbationSettings,
     Swapper,
     filter_perturbation,
     full_text,
@@ -20,9 +21,21 @@ from biasflow.fairpair.perturbation import (
 )
 
 
+# The config's defaults: the bundled swap mapping, the paper's instruction and filter threshold, John/Jane.
+SETTINGS = PerturbationSettings.defaults(method="llm")
+PAIRS = PromptSettings.defaults().pairs
+
+
+def llm(prompts, continuations, generate):
+    """``llm_perturb`` with the config's default settings."""
+    return llm_perturb(prompts, continuations, generate, entity_gender=SETTINGS.entity_gender,
+                       counterpart_gender=SETTINGS.counterpart_gender, max_jaccard=SETTINGS.max_jaccard,
+                       template=load_perturbation_template(SETTINGS.template))
+
+
 @pytest.fixture(scope="module")
 def swapper():
-    return Swapper.from_file()
+    return Swapper.from_file(SETTINGS.swaps)
 
 
 # --- swapper -------------------------------------------------------------------------
@@ -158,7 +171,7 @@ GOOD = f"{PERTURBED} {PERTURBED_CONTINUATION}"
 
 
 def test_template_is_the_papers_prompt():
-    template = load_perturbation_template()
+    template = load_perturbation_template(SETTINGS.template)
     [request] = perturbation_requests(PROMPT, [" He works."], "John", "Jane", "male", "female", template)
     assert request == (
         "Change John (male) to Jane (female) in the following text in the same way without changing anything "
@@ -176,7 +189,7 @@ def test_full_text_joins_with_one_space():
 
 def test_accepted_perturbation():
     original = full_text(PROMPT, CONTINUATION)
-    perturbed, reason = filter_perturbation(f"  {GOOD}\n", original, PERTURBED, "John")
+    perturbed, reason = filter_perturbation(f"  {GOOD}\n", original, PERTURBED, "John", SETTINGS.max_jaccard)
     assert reason is None
     assert perturbed == PERTURBED_CONTINUATION
 
@@ -184,20 +197,20 @@ def test_accepted_perturbation():
 def test_not_prefixed():
     original = full_text(PROMPT, CONTINUATION)
     output = "Jane is a woman working as a doctor. She works long hours."
-    assert filter_perturbation(output, original, PERTURBED, "John") == (None, "not_prefixed")
+    assert filter_perturbation(output, original, PERTURBED, "John", SETTINGS.max_jaccard) == (None, "not_prefixed")
 
 
 def test_mentions_entity():
     original = full_text(PROMPT, CONTINUATION)
     output = GOOD.replace("her patients", "JOHN's patients")
-    assert filter_perturbation(output, original, PERTURBED, "John") == (None, "mentions_entity")
+    assert filter_perturbation(output, original, PERTURBED, "John", SETTINGS.max_jaccard) == (None, "mentions_entity")
     assert mentions("Ask Johnson.", "John") is False
 
 
 def test_too_different():
     original = full_text(PROMPT, CONTINUATION)
     output = f"{PERTURBED} A: No. Buddha is an ethnic or geographic term."
-    assert filter_perturbation(output, original, PERTURBED, "John") == (None, "too_different")
+    assert filter_perturbation(output, original, PERTURBED, "John", SETTINGS.max_jaccard) == (None, "too_different")
 
 
 def test_jaccard_threshold_boundary_is_accepted():
@@ -205,14 +218,14 @@ def test_jaccard_threshold_boundary_is_accepted():
     shared = "is working as a doctor one two three four five six seven eight nine ten eleven twelve"
     original = f"John {shared}"
     prefix = f"Jane {shared}"
-    assert filter_perturbation(f"{prefix} beta", original, prefix, "John") == ("beta", None)
+    assert filter_perturbation(f"{prefix} beta", original, prefix, "John", SETTINGS.max_jaccard) == ("beta", None)
     assert filter_perturbation(f"{prefix} beta", original, prefix, "John", max_jaccard=0.149) == (
         None, "too_different",
     )
 
 
 def test_llm_perturb_counts_rejections():
-    prompts = common_sents(None, ["doctor", "nurse"])
+    prompts = common_sents(PAIRS, ["doctor", "nurse"], [])
     doctor, nurse = prompts["prompt_id"].tolist()
     nurse_perturbed = prompts["perturbed_text"].iloc[1]
     continuations = pd.DataFrame(
@@ -239,7 +252,7 @@ def test_llm_perturb_counts_rejections():
             out.append(answers[(pid, request.sample)])
         return out
 
-    perturbed, rejections = llm_perturb(prompts, continuations, generate)
+    perturbed, rejections = llm(prompts, continuations, generate)
     assert len(calls) == 1
     assert len(calls[0]) == 5  # equal texts with different sample indices stay distinct requests
     assert all(r.seed == 0 for r in calls[0])
@@ -258,7 +271,7 @@ def test_llm_perturb_counts_rejections():
 
 
 def test_llm_perturb_deduplicates_identical_requests():
-    prompts = common_sents(None, ["doctor"])
+    prompts = common_sents(PAIRS, ["doctor"], [])
     pid = prompts["prompt_id"].iloc[0]
     continuations = pd.DataFrame({"prompt_id": [pid, pid], "sample": [0, 0], "text": [CONTINUATION, CONTINUATION]})
     seen = []
@@ -267,13 +280,13 @@ def test_llm_perturb_deduplicates_identical_requests():
         seen.extend(requests)
         return [GOOD for _ in requests]
 
-    perturbed, rejections = llm_perturb(prompts, continuations, generate)
+    perturbed, rejections = llm(prompts, continuations, generate)
     assert len(seen) == 1 and len(perturbed) == 2
     assert rejections["n_accepted"].tolist() == [2]
 
 
 def test_llm_perturb_unknown_prompt():
-    prompts = common_sents(None, ["doctor"])
+    prompts = common_sents(PAIRS, ["doctor"], [])
     continuations = pd.DataFrame({"prompt_id": ["nope"], "sample": [0], "text": ["x"]})
     with pytest.raises(BiasflowError, match="not in the prompt table"):
-        llm_perturb(prompts, continuations, lambda requests: [])
+        llm(prompts, continuations, lambda requests: [])

@@ -6,9 +6,12 @@ import pandas as pd
 import pytest
 
 from biasflow.errors import BiasflowError
+from biasflow.fairpair.perturbation import Swapper
 from biasflow.fairpair.prompts import (
     PAIR_PROMPT_COLUMNS,
+    PromptSettings,
     article,
+    build_prompts,
     common_sents,
     load_occupations,
     load_prompt_file,
@@ -16,19 +19,22 @@ from biasflow.fairpair.prompts import (
 )
 from biasflow.hashing import stable_hash
 
+DEFAULTS = PromptSettings.defaults()
+SWAPPER = Swapper.from_file(DEFAULTS.swaps)
 JOHN_JANE = {"name": "John", "counterpart": "Jane", "descriptor": "a man", "counterpart_descriptor": "a woman"}
 MARY_BOB = {"name": "Mary", "counterpart": "Robert", "descriptor": "a woman", "counterpart_descriptor": "a man"}
 
 
 def test_default_occupations_are_the_papers_sixty():
-    occupations = load_occupations()
+    occupations = load_occupations(DEFAULTS.occupations_file)
+    assert build_prompts(DEFAULTS)["occupation"].tolist() == occupations, "the config's default: the file's 60"
     assert len(occupations) == 60 == len(set(occupations))
     assert occupations[0] == "technician" and occupations[-1] == "secretary"
     assert {"doctor", "engineer", "nurse", "hairdresser"} <= set(occupations)
 
 
 def test_worked_example_text():
-    table = common_sents([JOHN_JANE], ["doctor", "engineer"])
+    table = common_sents([JOHN_JANE], ["doctor", "engineer"], [])
     assert list(table.columns) == PAIR_PROMPT_COLUMNS
     doctor = table.set_index("occupation").loc["doctor"]
     assert doctor["text"] == "John is a man, working as a doctor."
@@ -40,7 +46,8 @@ def test_worked_example_text():
 
 
 def test_default_pair_is_john_jane():
-    assert common_sents(None, ["nurse"])["text"].tolist() == ["John is a man, working as a nurse."]
+    assert DEFAULTS.pairs == [JOHN_JANE]
+    assert common_sents(DEFAULTS.pairs, ["nurse"], [])["text"].tolist() == ["John is a man, working as a nurse."]
 
 
 @pytest.mark.parametrize(
@@ -52,8 +59,8 @@ def test_article(word, expected):
 
 
 def test_count_is_pairs_times_descriptors_times_occupations():
-    occupations = load_occupations()
-    assert len(common_sents([JOHN_JANE], occupations)) == 60
+    occupations = load_occupations(DEFAULTS.occupations_file)
+    assert len(common_sents([JOHN_JANE], occupations, [])) == 60
     table = common_sents([JOHN_JANE, MARY_BOB], occupations, [{"words": ["young", "old"]}])
     assert len(table) == 2 * 3 * 60
     assert table["prompt_id"].is_unique
@@ -75,8 +82,8 @@ def test_extra_descriptor_forms():
 
 
 def test_ids_are_stable_hashes_of_both_texts():
-    first = common_sents([JOHN_JANE], ["doctor", "nurse"])
-    again = common_sents([JOHN_JANE], ["nurse", "doctor"])
+    first = common_sents([JOHN_JANE], ["doctor", "nurse"], [])
+    again = common_sents([JOHN_JANE], ["nurse", "doctor"], [])
     assert set(first["prompt_id"]) == set(again["prompt_id"])
     row = first.iloc[0]
     assert row["prompt_id"] == stable_hash(row["text"], row["perturbed_text"])
@@ -118,7 +125,7 @@ def test_prompt_file_builds_counterfactuals(tmp_path):
             "counterpart": ["Jane", "David"],
         }
     ).to_csv(path, sep="\t", index=False)
-    table = load_prompt_file(path)
+    table = load_prompt_file(path, SWAPPER)
     assert list(table.columns) == PAIR_PROMPT_COLUMNS
     assert table["perturbed_text"].tolist() == [
         "Jane told her sister she would be late.",
@@ -134,23 +141,23 @@ def test_prompt_file_descriptors_give_the_direction(tmp_path):
         {"text": ["Kwame is a man; he cooks."], "entity": ["Kwame"], "counterpart": ["Ama"],
          "descriptor": ["a man"], "counterpart_descriptor": ["a woman"]}
     ).to_csv(path, index=False)
-    assert load_prompt_file(path)["perturbed_text"].tolist() == ["Ama is a woman; she cooks."]
+    assert load_prompt_file(path, SWAPPER)["perturbed_text"].tolist() == ["Ama is a woman; she cooks."]
 
 
 def test_prompt_file_errors(tmp_path):
     with pytest.raises(BiasflowError, match="not found"):
-        load_prompt_file(tmp_path / "missing.csv")
+        load_prompt_file(tmp_path / "missing.csv", SWAPPER)
     lacking = tmp_path / "lacking.csv"
     pd.DataFrame({"text": ["John is here."], "entity": ["John"]}).to_csv(lacking, index=False)
     with pytest.raises(BiasflowError, match="counterpart"):
-        load_prompt_file(lacking)
+        load_prompt_file(lacking, SWAPPER)
     absent = tmp_path / "absent.csv"
     pd.DataFrame({"text": ["Johnson is here."], "entity": ["John"], "counterpart": ["Jane"]}).to_csv(
         absent, index=False
     )
     with pytest.raises(BiasflowError, match="line 2: the text does not mention its entity 'John'"):
-        load_prompt_file(absent)
+        load_prompt_file(absent, SWAPPER)
     unknown = tmp_path / "unknown.csv"
     pd.DataFrame({"text": ["Kwame is here."], "entity": ["Kwame"], "counterpart": ["Ama"]}).to_csv(unknown, index=False)
     with pytest.raises(BiasflowError, match="names:"):
-        load_prompt_file(unknown)
+        load_prompt_file(unknown, SWAPPER)

@@ -25,21 +25,25 @@ GOOD, BAD, GREAT, HAPPY, EMPTY = 0.4404, -0.5423, 0.6249, 0.5719, 0.0
 def table(sides: dict, prompt_id="p1", model=None) -> pd.DataFrame:
     """Continuation rows from {"perturbed_original": [...], "counterfactual": [...]}, VADER-scored."""
     rows = [(prompt_id, side, s, text) for side, texts in sides.items() for s, text in enumerate(texts)]
-    frame = with_vader(pd.DataFrame(rows, columns=fairpair.SIDE_COLUMNS))
+    frame = with_vader(pd.DataFrame(rows, columns=fairpair.SIDE_COLUMNS), fairpair.DISSIMILARITIES)
     if model is not None:
         frame["model"] = model
     return frame
 
 
-def one(scores: pd.DataFrame, scorer: str) -> pd.Series:
-    rows = scores[scores["scorer"] == scorer]
+def scores_of(continuations: pd.DataFrame, names=fairpair.DISSIMILARITIES, folds=None) -> pd.DataFrame:
+    return fairpair.fairpair_scores(continuations, names, folds)
+
+
+def one(scores: pd.DataFrame, name: str) -> pd.Series:
+    rows = scores[scores["dissimilarity"] == name]
     assert len(rows) == 1
     return rows.iloc[0]
 
 
 def test_identical_texts_give_zero_bias_and_variability_and_nan_f():
-    scores = fairpair.fairpair_scores(table({s: ["the same good words"] * 3 for s in fairpair.SIDES}))
-    for scorer in fairpair.SCORERS:
+    scores = scores_of(table({s: ["the same good words"] * 3 for s in fairpair.SIDES}))
+    for scorer in fairpair.DISSIMILARITIES:
         row = one(scores, scorer)
         assert (row["B"], row["V_pg"], row["V_gp"]) == (0, 0, 0)
         assert math.isnan(row["F"])
@@ -47,7 +51,7 @@ def test_identical_texts_give_zero_bias_and_variability_and_nan_f():
 
 
 def test_disjoint_token_sets_give_f_one():
-    scores = fairpair.fairpair_scores(
+    scores = scores_of(
         table({"perturbed_original": ["alpha one", "beta two"], "counterfactual": ["gamma three", "delta four"]}),
         ["jaccard"],
     )
@@ -56,7 +60,7 @@ def test_disjoint_token_sets_give_f_one():
 
 
 def test_no_variability_but_bias_gives_infinite_f():
-    scores = fairpair.fairpair_scores(table({"perturbed_original": ["x", "x"], "counterfactual": ["y", "y"]}))
+    scores = scores_of(table({"perturbed_original": ["x", "x"], "counterfactual": ["y", "y"]}))
     assert one(scores, "jaccard")["F"] == math.inf
 
 
@@ -72,7 +76,7 @@ def test_jaccard_n2_by_hand():
     within_a = [1 - 2 / 4, 1 - 2 / 4]  # (a1,a2), (a2,a1): {the sat} / {the cat dog sat}
     within_b = [1 - 2 / 5, 1 - 2 / 5]  # (b1,b2), (b2,b1): {cat ran} / {a cat ran fast the}
     B, V_pg, V_gp = sum(cross) / 4, sum(within_a) / 2, sum(within_b) / 2
-    row = one(fairpair.fairpair_scores(table(sides), ["jaccard"]), "jaccard")
+    row = one(scores_of(table(sides), ["jaccard"]), "jaccard")
     assert row["B"] == pytest.approx(B) and B == pytest.approx(0.78333333)
     assert row["V_pg"] == pytest.approx(0.5) and row["V_gp"] == pytest.approx(0.6)
     assert row["F"] == pytest.approx(B**2 / (V_pg * V_gp))
@@ -82,7 +86,7 @@ def test_sentiment_n2_by_hand():
     sides = {"perturbed_original": ["good", "bad"], "counterfactual": ["great", ""]}
     cross = [abs(GOOD - GREAT), abs(GOOD - EMPTY), abs(BAD - GREAT), abs(BAD - EMPTY)]
     B, V_pg, V_gp = sum(cross) / 4, abs(GOOD - BAD), abs(GREAT - EMPTY)
-    row = one(fairpair.fairpair_scores(table(sides), ["sentiment"]), "sentiment")
+    row = one(scores_of(table(sides), ["sentiment"]), "sentiment")
     assert (row["B"], row["V_pg"], row["V_gp"]) == pytest.approx((B, V_pg, V_gp))
     assert row["F"] == pytest.approx(B**2 / (V_pg * V_gp))
 
@@ -91,7 +95,7 @@ def test_sentiment_reads_the_scores_it_is_given():
     """The metric takes VADER scores as data: hand-set scores, not the texts, decide B and V."""
     frame = table({"perturbed_original": ["x", "x"], "counterfactual": ["x", "x"]})
     frame[fairpair.SENTIMENT_COLUMN] = [0.5, -0.5, 0.25, 0.75]  # rows: a0, a1, b0, b1
-    row = one(fairpair.fairpair_scores(frame, ["sentiment"]), "sentiment")
+    row = one(scores_of(frame, ["sentiment"]), "sentiment")
     B = (0.25 + 0.25 + 0.75 + 1.25) / 4
     assert (row["B"], row["V_pg"], row["V_gp"]) == pytest.approx((B, 1.0, 0.5))
 
@@ -99,14 +103,14 @@ def test_sentiment_reads_the_scores_it_is_given():
 def test_sentiment_without_scores_names_the_missing_column():
     frame = table(GOOD_SIDES).drop(columns=fairpair.SENTIMENT_COLUMN)
     with pytest.raises(BiasflowError, match="needs a 'vader' column"):
-        fairpair.fairpair_scores(frame, ["sentiment"])
-    assert len(fairpair.fairpair_scores(frame, ["jaccard"])) == 1, "Jaccard needs no scores"
+        scores_of(frame, ["sentiment"])
+    assert len(scores_of(frame, ["jaccard"])) == 1, "Jaccard needs no scores"
 
 
 def test_within_side_sum_excludes_i_equals_j():
     # n = 3: pairs (1,2) and (1,3) at distance 1, (2,3) at 0. Ordered i ≠ j: 4 ones over 6 pairs.
     sides = {"perturbed_original": ["x", "y", "y"], "counterfactual": ["x", "y", "z"]}
-    row = one(fairpair.fairpair_scores(table(sides), ["jaccard"]), "jaccard")
+    row = one(scores_of(table(sides), ["jaccard"]), "jaccard")
     assert row["V_pg"] == pytest.approx(4 / 6)
     assert row["V_pg"] != pytest.approx(4 / 9)  # what dividing by n² (i = j included) would give
     assert row["V_gp"] == pytest.approx(1.0)
@@ -135,7 +139,7 @@ def test_vectorised_sums_equal_plain_loops():
         table({side: random_texts(rng, 7) for side in fairpair.SIDES}, prompt_id=f"p{p}") for p in range(3)
     ]
     continuations = pd.concat(frames, ignore_index=True)
-    scores = fairpair.fairpair_scores(continuations)
+    scores = scores_of(continuations)
     d = {
         "jaccard": lambda x, y: jaccard_distance(tokens(x), tokens(y)),
         "sentiment": lambda x, y: abs(analyzer.polarity_scores(x)["compound"] - analyzer.polarity_scores(y)["compound"]),
@@ -148,7 +152,7 @@ def test_vectorised_sums_equal_plain_loops():
             B = sum(dist(a[i], b[j]) for i in range(n) for j in range(n)) / n**2
             V_pg = sum(dist(a[i], a[j]) for i in range(n) for j in range(n) if i != j) / (n * (n - 1))
             V_gp = sum(dist(b[i], b[j]) for i in range(n) for j in range(n) if i != j) / (n * (n - 1))
-            row = scores[(scores["prompt_id"] == frame["prompt_id"].iloc[0]) & (scores["scorer"] == scorer)].iloc[0]
+            row = scores[(scores["prompt_id"] == frame["prompt_id"].iloc[0]) & (scores["dissimilarity"] == scorer)].iloc[0]
             assert (row["B"], row["V_pg"], row["V_gp"]) == pytest.approx((B, V_pg, V_gp), abs=1e-12)
 
 
@@ -158,7 +162,7 @@ def test_folds_jaccard_by_hand():
     # A0 = {red green}, A1 = {blue}; B0 = {red green}, B1 = {red yellow}
     cross = [0.0, 1 - 1 / 3, 1.0, 1.0]  # (A0,B0), (A0,B1), (A1,B0), (A1,B1)
     B, V_pg, V_gp = sum(cross) / 4, 1.0, 1 - 1 / 3
-    row = one(fairpair.fairpair_scores(table(sides), ["jaccard"], folds=2), "jaccard")
+    row = one(scores_of(table(sides), ["jaccard"], folds=2), "jaccard")
     assert (row["B"], row["V_pg"], row["V_gp"]) == pytest.approx((B, V_pg, V_gp))
     assert row["F"] == pytest.approx((2 / 3) ** 2 / (2 / 3))
     assert row["n"] == 4
@@ -174,7 +178,7 @@ def test_folds_sentiment_by_hand_with_unequal_fold_sizes():
     b = [(HAPPY + BAD + BAD) / 3, (EMPTY + GOOD) / 2]
     B = sum(abs(x - y) for x in a for y in b) / 4
     V_pg, V_gp = abs(a[0] - a[1]), abs(b[0] - b[1])
-    row = one(fairpair.fairpair_scores(table(sides), ["sentiment"], folds=2), "sentiment")
+    row = one(scores_of(table(sides), ["sentiment"], folds=2), "sentiment")
     assert (row["B"], row["V_pg"], row["V_gp"]) == pytest.approx((B, V_pg, V_gp))
     assert row["F"] == pytest.approx(B**2 / (V_pg * V_gp))
 
@@ -182,17 +186,17 @@ def test_folds_sentiment_by_hand_with_unequal_fold_sizes():
 def test_folds_equal_to_n_match_per_sample_scores():
     rng = random.Random(3)
     continuations = table({side: random_texts(rng, 5) for side in fairpair.SIDES})
-    plain = fairpair.fairpair_scores(continuations)
-    folded = fairpair.fairpair_scores(continuations, folds=5)
+    plain = scores_of(continuations)
+    folded = scores_of(continuations, folds=5)
     pd.testing.assert_frame_equal(plain, folded)
 
 
 def summary_inputs():
-    """Two prompts of one model; the second has 3 vs 4 samples (summarise allows that)."""
+    """Two prompts of one model, with 3 and 4 samples per side."""
     rng = random.Random(11)
     continuations = pd.concat([
         table({"perturbed_original": random_texts(rng, 3), "counterfactual": random_texts(rng, 3)}, "p1", "m"),
-        table({"perturbed_original": random_texts(rng, 3), "counterfactual": random_texts(rng, 4)}, "p2", "m"),
+        table({"perturbed_original": random_texts(rng, 4), "counterfactual": random_texts(rng, 4)}, "p2", "m"),
     ], ignore_index=True)
     return continuations
 
@@ -202,18 +206,14 @@ def test_welch_matches_scipy_on_pooled_lists():
 
     analyzer = SentimentIntensityAnalyzer()
     continuations = summary_inputs()
-    scores = pd.DataFrame({
-        "model": "m", "prompt_id": ["p1", "p1", "p2", "p2"], "scorer": ["jaccard", "sentiment"] * 2,
-        "B": 0.5, "V_pg": 0.5, "V_gp": 0.5, "F": 1.0,
-    })
-    summary = fairpair.summarise(continuations, scores)
+    summary = fairpair.summarise(scores_of(continuations.drop(columns="model")).assign(model="m"))
     assert list(summary.columns) == fairpair.SUMMARY_COLUMNS
-    assert list(summary["scorer"]) == ["jaccard", "sentiment"]
+    assert list(summary["dissimilarity"]) == ["jaccard", "sentiment"]
     d = {
         "jaccard": lambda x, y: jaccard_distance(tokens(x), tokens(y)),
         "sentiment": lambda x, y: abs(analyzer.polarity_scores(x)["compound"] - analyzer.polarity_scores(y)["compound"]),
     }
-    for scorer, dist in d.items():
+    for name, dist in d.items():
         cross, within = [], []
         for _, rows in continuations.groupby("prompt_id"):
             a = rows.loc[rows["side"] == "perturbed_original", "text"].tolist()
@@ -222,22 +222,27 @@ def test_welch_matches_scipy_on_pooled_lists():
             within += [dist(x, y) for x, y in itertools.combinations(a, 2)]
             within += [dist(x, y) for x, y in itertools.combinations(b, 2)]
         expected = stats.ttest_ind(cross, within, equal_var=False)
-        row = summary[summary["scorer"] == scorer].iloc[0]
+        row = summary[summary["dissimilarity"] == name].iloc[0]
         assert (row["welch_t"], row["welch_p"]) == pytest.approx((expected.statistic, expected.pvalue), rel=1e-9)
 
 
+def test_welch_is_on_samples_also_with_folds():
+    continuations = summary_inputs().drop(columns="model")
+    plain = fairpair.summarise(scores_of(continuations).assign(model="m"))
+    folded = fairpair.summarise(scores_of(continuations, folds=2).assign(model="m"))
+    pd.testing.assert_series_equal(plain["welch_t"], folded["welch_t"])
+
+
 def test_summary_mean_f_t_interval_and_nonfinite_f_left_out(caplog):
-    continuations = summary_inputs()
     prompts = ["p1", "p2", "p3", "p4", "p5", "p6"]
-    more = [table({s: ["x y", "y z"] for s in fairpair.SIDES}, p, "m") for p in prompts[2:]]
-    continuations = pd.concat([continuations, *more], ignore_index=True)
+    continuations = pd.concat([table({s: ["x y", "y z"] for s in fairpair.SIDES}, p)
+                               for p in prompts], ignore_index=True)
     F = [1.2, 0.9, 1.05, np.inf, np.nan, 1.4]
-    scores = pd.DataFrame({
-        "model": "m", "prompt_id": prompts, "scorer": "jaccard",
-        "B": [1, 2, 3, 4, 5, 6], "V_pg": 0.5, "V_gp": [0.1] * 5 + [0.7], "F": F,
-    })
+    scores = scores_of(continuations, ["jaccard"]).assign(
+        model="m", B=[1, 2, 3, 4, 5, 6], V_pg=0.5, V_gp=[0.1] * 5 + [0.7], F=F,
+    )
     with caplog.at_level("INFO", logger="biasflow"):
-        row = fairpair.summarise(continuations, scores).iloc[0]
+        row = fairpair.summarise(scores).iloc[0]
     finite = np.array([1.2, 0.9, 1.05, 1.4])
     low, high = stats.t.interval(0.95, len(finite) - 1, loc=finite.mean(), scale=stats.sem(finite))
     assert row["n_prompts"] == 6
@@ -247,13 +252,11 @@ def test_summary_mean_f_t_interval_and_nonfinite_f_left_out(caplog):
     assert "2 of 6 prompts" in caplog.text
 
 
-def test_summary_one_row_per_model_and_scorer():
-    continuations = pd.concat([summary_inputs(), summary_inputs().assign(model="other")], ignore_index=True)
-    first = continuations[(continuations["model"] == "m") & (continuations["prompt_id"] == "p1")]
-    scores = fairpair.fairpair_scores(first.drop(columns="model"))
-    scores = pd.concat([scores.assign(model="m"), scores.assign(model="other")], ignore_index=True)
-    summary = fairpair.summarise(continuations, scores)
-    assert list(zip(summary["model"], summary["scorer"])) == [
+def test_summary_one_row_per_model_and_dissimilarity():
+    first = summary_inputs().query("prompt_id == 'p1'").drop(columns="model")
+    scores = scores_of(first)
+    summary = fairpair.summarise(pd.concat([scores.assign(model="m"), scores.assign(model="other")], ignore_index=True))
+    assert list(zip(summary["model"], summary["dissimilarity"])) == [
         ("m", "jaccard"), ("m", "sentiment"), ("other", "jaccard"), ("other", "sentiment")
     ]
     assert (summary["n_prompts"] == 1).all()
@@ -277,34 +280,31 @@ GOOD_SIDES = {"perturbed_original": ["a b", "b c"], "counterfactual": ["c d", "d
 )
 def test_bad_continuations_raise(mutate, message):
     with pytest.raises(BiasflowError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        fairpair.fairpair_scores(mutate(table(GOOD_SIDES)))
+        scores_of(mutate(table(GOOD_SIDES)))
 
 
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"scorers": ["jaccard", "toxicity"]}, "unknown FairPair scorer"),
-        ({"scorers": []}, "no FairPair scorer"),
+        ({"names": ["jaccard", "toxicity"]}, "unknown FairPair dissimilarity"),
+        ({"names": []}, "no FairPair dissimilarity"),
         ({"folds": 1}, "integer ≥ 2"),
         ({"folds": 2.5}, "integer ≥ 2"),
         ({"folds": 3}, "folds=3 exceeds"),
     ],
 )
-def test_bad_scorer_or_folds_raise(kwargs, message):
+def test_bad_dissimilarity_or_folds_raise(kwargs, message):
     with pytest.raises(BiasflowError, match=message):
-        fairpair.fairpair_scores(table(GOOD_SIDES), **kwargs)
+        scores_of(table(GOOD_SIDES), **kwargs)
 
 
 def test_summary_errors():
-    continuations = table(GOOD_SIDES, model="m")
-    scores = fairpair.fairpair_scores(continuations).assign(model="m")
-    with pytest.raises(BiasflowError, match="no continuations: m/p2"):
-        fairpair.summarise(continuations, scores.assign(prompt_id="p2"))
+    scores = scores_of(table(GOOD_SIDES)).assign(model="m")
     with pytest.raises(BiasflowError, match="confidence"):
-        fairpair.summarise(continuations, scores, confidence=95)
+        fairpair.summarise(scores, confidence=95)
     with pytest.raises(BiasflowError, match="lacks the column"):
-        fairpair.summarise(continuations.drop(columns="model"), scores)
+        fairpair.summarise(scores.drop(columns="within_m2"))
     with pytest.raises(BiasflowError, match="more than one row"):
-        fairpair.summarise(continuations, pd.concat([scores, scores]))
-    with pytest.raises(BiasflowError, match="unknown FairPair scorer"):
-        fairpair.summarise(continuations, scores.assign(scorer="toxicity"))
+        fairpair.summarise(pd.concat([scores, scores]))
+    with pytest.raises(BiasflowError, match="unknown FairPair dissimilarity"):
+        fairpair.summarise(scores.assign(dissimilarity="toxicity"))

@@ -27,7 +27,7 @@ from biasflow.fpr.predictions import (
     run_accuracy,
 )
 from biasflow.fpr.rates import group_fpr
-from biasflow.fpr.steps import gaps
+from biasflow.fpr.steps import GapSettings, gaps
 
 
 def rows(pairs, group, run="r1", model="m", category="race"):
@@ -62,7 +62,7 @@ def test_group_fpr_hand_counts():
 
 
 def test_gap_uses_unweighted_group_mean_not_pooled_rows():
-    raw = fpr_gaps(frame(rows(A, "A"), rows(B, "B"), rows(C, "C")))
+    raw = fpr_gaps(frame(rows(A, "A"), rows(B, "B"), rows(C, "C")), interval="z", z=1.96)
     assert list(raw.columns) == GAP_COLUMNS + ["category", "n_runs", "interval"]
     gaps = raw.set_index("group")
     # Unweighted mean of negative FPR: (0.5 + 0 + 1) / 3 = 0.5 -> gap(A) = 0.
@@ -98,7 +98,7 @@ def test_interval_half_width(interval):
 
 def test_unmarked_is_not_a_group_in_gaps():
     preds = frame(rows(A, "A"), rows(B, "B"), rows(C, "C"), rows([(1, 0)] * 3, UNMARKED))
-    gaps = fpr_gaps(preds)
+    gaps = fpr_gaps(preds, interval="z", z=1.96)
     assert UNMARKED not in set(gaps["group"])
     assert gaps.set_index("group").loc["A", "negative_FPR_gap"] == pytest.approx(0.0, abs=1e-9)
 
@@ -154,7 +154,7 @@ def test_markedness_hand_case():
     # A: negative FPR 0.5, positive 0.25 (above). Unmarked: 4 neutral, 1 predicted negative,
     # 2 predicted positive -> negative FPR 0.25, positive FPR 0.5.
     unmarked = [(1, 0), (1, 2), (1, 2), (1, 1)]
-    m = markedness(frame(rows(A, "A"), rows(unmarked, UNMARKED))).set_index("group")
+    m = markedness(frame(rows(A, "A"), rows(unmarked, UNMARKED)), interval="z", z=1.96).set_index("group")
     assert list(m.index) == ["A"]
     assert m.loc["A", "negative_markedness"] == pytest.approx(0.25, abs=1e-9)
     assert m.loc["A", "positive_markedness"] == pytest.approx(-0.25, abs=1e-9)
@@ -163,7 +163,7 @@ def test_markedness_hand_case():
 
 def test_markedness_needs_unmarked_rows():
     with pytest.raises(BiasflowError, match="unmarked"):
-        markedness(frame(rows(A, "A")))
+        markedness(frame(rows(A, "A")), interval="z", z=1.96)
 
 
 def write_tsv(path, df):
@@ -258,8 +258,8 @@ def test_accuracy_floor_is_a_share(tmp_path, capsys, floor):
 def test_z_is_a_positive_quantile(tmp_path, z):
     preds, _ = three_runs()
     with pytest.raises(BiasflowError, match=r"interval z .* is not a positive number; set fpr\.z .* 1\.96"):
-        gaps(prediction_paths=[write_tsv(tmp_path / "m.tsv", preds)], interval="z", z=z, accuracy_floor=0.4,
-             out=str(tmp_path / "g.csv"))
+        gaps(prediction_paths=[write_tsv(tmp_path / "m.tsv", preds)],
+             settings=GapSettings(interval="z", z=z, accuracy_floor=0.4), out=str(tmp_path / "g.csv"))
     with pytest.raises(BiasflowError, match="interval z"):
         fpr_gaps(preds, interval="t", z=z)
     assert not (tmp_path / "g.csv").exists()

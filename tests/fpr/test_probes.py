@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from biasflow.bundled import bundled
 from biasflow.errors import BiasflowError
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.probes import (
-    BUNDLED_DIR,
     PROBE_SAMPLE_COLUMNS,
     expand,
     load_identity_terms,
@@ -17,6 +17,7 @@ from biasflow.fpr.probes import (
     probe_samples,
 )
 
+BUNDLED_DIR = bundled("probes")
 TERMS = pd.DataFrame(
     [
         ("race", "Asian", "Asian", "Asian person"),
@@ -70,15 +71,15 @@ def test_every_placeholder_form(template, asian, black):
 
 
 def test_lowercase_capitalisation_and_article_for_age():
-    samples = expand(templates(("{Identity_adj} people and {a:identity_np} walk.", 1)), TERMS, "age")
+    samples = expand(templates(("{Identity_adj} people and {a:identity_np} walk.", 1)), TERMS, "age", unmarked=True)
     assert texts(samples, "old") == ["Elderly people and an elderly person walk."]
     assert texts(samples, "young") == ["Young people and a young person walk."]
 
 
 def test_template_ids_are_stable_and_shared_with_the_unmarked_variant():
     frame = templates(("A {race_adj} cartoonist draws.", 1), ("The {identity_np} sang.", 2))
-    first = expand(frame, TERMS, "race")
-    again = expand(frame.iloc[::-1].reset_index(drop=True), TERMS, "race")
+    first = expand(frame, TERMS, "race", unmarked=True)
+    again = expand(frame.iloc[::-1].reset_index(drop=True), TERMS, "race", unmarked=True)
     ids = dict(zip(first["text"], first["template_id"]))
     assert ids == dict(zip(again["text"], again["template_id"]))
     cartoon = first[first["text"].str.contains("cartoonist")]
@@ -88,12 +89,12 @@ def test_template_ids_are_stable_and_shared_with_the_unmarked_variant():
 
 def test_templates_for_other_attributes_or_unknown_placeholders_are_skipped():
     frame = templates(("The {age_adj} chef.", 0), ("{name} met {a:identity_np}.", 0), ("The {race_adj} chef.", 1))
-    samples = expand(frame, TERMS, "race")
+    samples = expand(frame, TERMS, "race", unmarked=True)
     assert set(samples["y_true"]) == {1}
     with pytest.raises(BiasflowError, match="no template"):
-        expand(templates(("No slot here.", 1)), TERMS, "race")
+        expand(templates(("No slot here.", 1)), TERMS, "race", unmarked=True)
     with pytest.raises(BiasflowError, match="gender"):
-        expand(frame, TERMS, "gender")
+        expand(frame, TERMS, "gender", unmarked=True)
 
 
 # --- unmarked variants ------------------------------------------------------------------
@@ -111,7 +112,7 @@ def test_templates_for_other_attributes_or_unknown_placeholders_are_skipped():
     ],
 )
 def test_droppable_slots_give_an_unmarked_variant_with_fixed_article(template, unmarked):
-    samples = expand(templates((template, 1)), TERMS, "race")
+    samples = expand(templates((template, 1)), TERMS, "race", unmarked=True)
     rows = samples[samples["group"] == UNMARKED]
     assert rows["text"].tolist() == [unmarked]
     assert not rows["marked"].any() and samples[samples["group"] != UNMARKED]["marked"].all()
@@ -131,7 +132,7 @@ def test_droppable_slots_give_an_unmarked_variant_with_fixed_article(template, u
     ],
 )
 def test_slots_that_cannot_be_dropped_give_no_unmarked_variant(template):
-    samples = expand(templates((template, 0)), TERMS, "race")
+    samples = expand(templates((template, 0)), TERMS, "race", unmarked=True)
     assert UNMARKED not in set(samples["group"])
     assert len(samples) == 3
 
@@ -193,21 +194,24 @@ def test_load_identity_terms(tmp_path):
 
 
 def test_load_labelled(tmp_path):
-    frame = load_labelled(write(tmp_path / "l.csv", "text,label\nGreat.,2\n\"Fine, ok.\",1\n"))
+    frame = load_labelled(write(tmp_path / "l.csv", "text,label\nGreat.,2\n\"Fine, ok.\",1\n"), "ternary")
     assert frame.to_dict("records") == [{"text": "Great.", "label": 2}, {"text": "Fine, ok.", "label": 1}]
     with pytest.raises(BiasflowError, match="label on line 2"):
-        load_labelled(write(tmp_path / "m.csv", "text,label\nBad.,-1\n"))
+        load_labelled(write(tmp_path / "m.csv", "text,label\nBad.,-1\n"), "ternary")
     with pytest.raises(BiasflowError, match="missing column.*label"):
-        load_labelled(write(tmp_path / "n.csv", "text,y\nBad.,0\n"))
+        load_labelled(write(tmp_path / "n.csv", "text,y\nBad.,0\n"), "ternary")
 
 
 def test_probe_samples_spec_errors():
     with pytest.raises(BiasflowError, match="attribute"):
-        probe_samples({"templates": "templates.csv", "terms": "identity_terms.csv"})
+        probe_samples({"templates": "templates.csv", "terms": "identity_terms.csv", "unmarked": True})
     with pytest.raises(BiasflowError, match="unknown keys colour"):
-        probe_samples({"templates": "templates.csv", "terms": "identity_terms.csv", "attribute": "race", "colour": 1})
+        probe_samples({"templates": "templates.csv", "terms": "identity_terms.csv", "attribute": "race", "unmarked": True,
+                       "colour": 1})
     with pytest.raises(BiasflowError, match="unmarked"):
         probe_samples({"templates": "templates.csv", "terms": "identity_terms.csv", "attribute": "race", "unmarked": "yes"})
+    with pytest.raises(BiasflowError, match="templates.csv: file not found"):
+        probe_samples({"templates": "templates.csv", "terms": "identity_terms.csv", "attribute": "race", "unmarked": True})
 
 
 # --- bundled sets ------------------------------------------------------------------------
@@ -224,7 +228,8 @@ def test_bundled_templates_cover_every_label_and_placeholder_form():
 @pytest.mark.parametrize("attribute", ["race", "age", "sexuality"])
 @pytest.mark.parametrize("file, labels", [("templates.csv", {0, 1, 2}), ("occupations.csv", {1}), ("regard.csv", {0, 1, 2})])
 def test_bundled_sets_expand(attribute, file, labels):
-    samples = probe_samples({"templates": file, "terms": "identity_terms.csv", "attribute": attribute})
+    samples = probe_samples({"templates": BUNDLED_DIR / file, "terms": BUNDLED_DIR / "identity_terms.csv",
+                             "attribute": attribute, "unmarked": True})
     marked = samples[samples["marked"]]
     assert marked["group"].nunique() >= 3
     assert set(samples["y_true"]) == labels
@@ -240,8 +245,8 @@ def test_bundled_sets_expand(attribute, file, labels):
 def test_bundled_occupations_and_labelled_set():
     occupations = load_templates(BUNDLED_DIR / "occupations.csv")
     assert len(occupations) >= 10 and set(occupations["SENT"]) == {1}
-    assert len(expand(occupations, load_identity_terms(BUNDLED_DIR / "identity_terms.csv"), "race").query("not marked")) == len(occupations)
-    labelled = load_labelled(BUNDLED_DIR / "sentiment_labelled.csv")
+    assert len(expand(occupations, load_identity_terms(BUNDLED_DIR / "identity_terms.csv"), "race", unmarked=True).query("not marked")) == len(occupations)
+    labelled = load_labelled(BUNDLED_DIR / "sentiment_labelled.csv", "ternary")
     assert labelled["label"].value_counts().to_dict() == {0: 20, 1: 20, 2: 20}
     terms = load_identity_terms(BUNDLED_DIR / "identity_terms.csv")
     assert {"Asian", "Black", "White", "Hispanic"} <= set(terms.query("attribute == 'race'")["group"])

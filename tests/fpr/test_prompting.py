@@ -6,17 +6,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biasflow.bundled import bundled
 from biasflow.fpr.predictions import LABELS
-from biasflow.fpr.prompting import (
-    ANSWER_DECODING,
-    REASONING_DECODING,
-    demonstrations,
-    extract_label,
-    load_prompt_templates,
-    prompt_classify,
-)
+from biasflow.fpr.prompting import METHODS, demonstrations, extract_label, load_prompt_templates, prompt_classify
+from biasflow.fpr.steps import ClassifySettings
 from biasflow.errors import BiasflowError
 from biasflow.models.base import Request
+
+CLASSIFY = bundled("classify")
+
+
+def templates() -> dict[str, str]:
+    """The bundled templates of every prompting method."""
+    return {name: text for method in METHODS for name, text in load_prompt_templates(CLASSIFY, method).items()}
 
 
 def labelled_table(per_label: int = 5) -> pd.DataFrame:
@@ -53,24 +55,25 @@ def test_extract_label_fallback_is_seeded():
 
 
 def test_prompt_classify_counts_seeded_fallbacks():
-    templates = load_prompt_templates()
+    zero_shot = load_prompt_templates(CLASSIFY, "zero_shot")
     texts = [f"text {i}" for i in range(20)]
     gen = FakeGenerate(lambda p: " hmm")
-    a, na = prompt_classify(texts, gen, "zero_shot", templates, run_seed=2024)
-    b, nb = prompt_classify(texts, gen, "zero_shot", templates, run_seed=2024)
-    c, _ = prompt_classify(texts, gen, "zero_shot", templates, run_seed=2025)
+    a, na = prompt_classify(texts, gen, "zero_shot", zero_shot, run_seed=2024)
+    b, nb = prompt_classify(texts, gen, "zero_shot", zero_shot, run_seed=2024)
+    c, _ = prompt_classify(texts, gen, "zero_shot", zero_shot, run_seed=2025)
     assert na == nb == 20 and (a == b).all() and not (a == c).all()
-    _, n0 = prompt_classify(texts, FakeGenerate(), "zero_shot", templates, run_seed=2024)
+    _, n0 = prompt_classify(texts, FakeGenerate(), "zero_shot", zero_shot, run_seed=2024)
     assert n0 == 0
 
 
 def test_templates_follow_the_paper():
-    t = load_prompt_templates()
+    t = templates()
     assert t["zero_shot"].endswith("Answer: The sentiment is")
     assert "Let's think step by step." in t["cot_reason"]
     assert t["cot_answer"].endswith("the sentiment is") and "{reasoning}" in t["cot_answer"]
-    assert ANSWER_DECODING.temperature == 0.8 and ANSWER_DECODING.max_new_tokens == 3
-    assert REASONING_DECODING.max_new_tokens == 64
+    decoding = ClassifySettings.defaults().decoding
+    assert decoding.answer.temperature == 0.8 and decoding.answer.max_new_tokens == 3
+    assert decoding.reasoning.temperature == 0.8 and decoding.reasoning.max_new_tokens == 64
 
 
 def test_demonstrations_balanced_and_resampled():
@@ -91,7 +94,7 @@ def test_demonstrations_balanced_and_resampled():
 def test_k_shot_prompt_has_nine_demonstrations():
     gen = FakeGenerate()
     table = labelled_table(5)
-    preds, n = prompt_classify(["the target"], gen, "k_shot", load_prompt_templates(), run_seed=2024, labelled=table)
+    preds, n = prompt_classify(["the target"], gen, "k_shot", templates(), run_seed=2024, labelled=table, k=9)
     assert preds.tolist() == [2] and n == 0
     (request,) = gen.calls[0]
     assert request.seed == 2024
@@ -100,17 +103,17 @@ def test_k_shot_prompt_has_nine_demonstrations():
     assert sorted(prompt.count(f"Answer: {w.capitalize()}.") for w in LABELS) == [3, 3, 3]
     assert prompt.endswith("Text: the target\nQuestion: What is the sentiment of the text?\nAnswer:")
     other = FakeGenerate()
-    prompt_classify(["the target"], other, "k_shot", load_prompt_templates(), run_seed=2025, labelled=table)
+    prompt_classify(["the target"], other, "k_shot", templates(), run_seed=2025, labelled=table, k=9)
     assert other.calls[0][0].prompt != prompt
     with pytest.raises(BiasflowError, match="labelled"):
-        prompt_classify(["x"], gen, "k_shot", load_prompt_templates(), run_seed=1)
+        prompt_classify(["x"], gen, "k_shot", templates(), run_seed=1, k=9)
 
 
 def test_cot_makes_two_calls_with_reasoning():
     reasoning = FakeGenerate(lambda p: " The text praises the cook {x}.")
     answer = FakeGenerate(lambda p: " negative")
     preds, n = prompt_classify(
-        ["good bread", "bad bread"], answer, "cot", load_prompt_templates(), run_seed=7, reason_generate=reasoning
+        ["good bread", "bad bread"], answer, "cot", templates(), run_seed=7, reason_generate=reasoning
     )
     assert preds.tolist() == [0, 0] and n == 0
     assert len(reasoning.calls) == 1 and len(answer.calls) == 1
@@ -120,12 +123,14 @@ def test_cot_makes_two_calls_with_reasoning():
     assert "Text: good bread" in second
     # one generate serves both steps when no reason_generate is given
     both = FakeGenerate(lambda p: " positive")
-    prompt_classify(["x"], both, "cot", load_prompt_templates(), run_seed=7)
+    prompt_classify(["x"], both, "cot", templates(), run_seed=7)
     assert len(both.calls) == 2 and "step by step. positive" in both.calls[1][0].prompt
 
 
 def test_unknown_method_and_missing_template(tmp_path):
     with pytest.raises(BiasflowError, match="unknown classification method"):
-        prompt_classify(["x"], FakeGenerate(), "few_shot", load_prompt_templates(), run_seed=0)
+        prompt_classify(["x"], FakeGenerate(), "few_shot", templates(), run_seed=0)
+    with pytest.raises(BiasflowError, match="unknown classification method"):
+        load_prompt_templates(CLASSIFY, "few_shot")
     with pytest.raises(BiasflowError, match="not found"):
-        load_prompt_templates(tmp_path)
+        load_prompt_templates(tmp_path, "zero_shot")

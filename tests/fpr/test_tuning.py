@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from biasflow.errors import BiasflowError
+from biasflow.fpr.tuning import ClassifierSettings
 from biasflow.models import ModelSpec
+from specs import make_spec
 
 torch = pytest.importorskip("torch")
 
@@ -29,8 +31,13 @@ TEXTS = [
 LABELS = [i % 3 for i in range(len(TEXTS))]
 
 
+def tuned(method: str, **settings) -> ClassifierSettings:
+    """A classifier entry of ``method`` with ``settings``; the rest are the method's defaults (the schema's)."""
+    return ClassifierSettings.of(method, {"method": method, **settings})
+
+
 def spec_of(model_dir) -> ModelSpec:
-    return ModelSpec(name="tiny", backend="transformers", model=str(model_dir))
+    return make_spec(name="tiny", backend="transformers", model=str(model_dir))
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +64,10 @@ def cross_entropy(logits: np.ndarray, labels) -> float:
 def test_soft_prompt_lowers_loss_and_freezes_the_lm(label_model):
     from biasflow.fpr.tuning import soft_prompt_train
 
-    initial = soft_prompt_train(*label_model, TEXTS, LABELS, epochs=0, seed=1)
+    initial = soft_prompt_train(*label_model, TEXTS, LABELS, settings=tuned("soft_prompt", epochs=0), seed=1)
     before = {k: v.clone() for k, v in initial.model.state_dict().items()}
-    trained = soft_prompt_train(*label_model, TEXTS, LABELS, epochs=8, patience=8, val_fraction=0.0, seed=1)
+    trained = soft_prompt_train(*label_model, TEXTS, LABELS, settings=tuned("soft_prompt", epochs=8, patience=8, val_fraction=0.0),
+                                seed=1)
     after = trained.model.state_dict()
     assert before.keys() == after.keys()
     assert all(torch.equal(before[k], after[k]) for k in before)
@@ -74,7 +82,7 @@ def test_soft_prompt_lowers_loss_and_freezes_the_lm(label_model):
 def test_soft_prompt_early_stopping_records_validation(label_model):
     from biasflow.fpr.tuning import soft_prompt_train
 
-    clf = soft_prompt_train(*label_model, TEXTS, LABELS, epochs=30, patience=2, lr=3.0, seed=0)
+    clf = soft_prompt_train(*label_model, TEXTS, LABELS, settings=tuned("soft_prompt", epochs=30, patience=2, lr=3.0), seed=0)
     assert 1 <= len(clf.history) <= 30
     assert all(h["val_loss"] is not None for h in clf.history)
 
@@ -83,25 +91,27 @@ def test_user_errors(label_model, tiny_model_dir):
     from biasflow.fpr.tuning import fine_tune, soft_prompt_train
 
     with pytest.raises(BiasflowError, match="labels must be"):
-        soft_prompt_train(*label_model, TEXTS[:3], [0, 1, 3], epochs=0)
+        soft_prompt_train(*label_model, TEXTS[:3], [0, 1, 3], settings=tuned("soft_prompt", epochs=0), seed=0)
     with pytest.raises(BiasflowError, match="unknown fine-tuning method"):
-        fine_tune(*label_model, TEXTS, LABELS, method="adapter")
+        fine_tune(*label_model, TEXTS, LABELS, settings=tuned("adapter"), seed=0)
     with pytest.raises(BiasflowError, match="not distinct"):  # the plain tiny vocabulary lacks the words
-        soft_prompt_train(spec_of(tiny_model_dir), label_model[1], TEXTS, LABELS, epochs=0)
+        soft_prompt_train(spec_of(tiny_model_dir), label_model[1], TEXTS, LABELS, settings=tuned("soft_prompt", epochs=0),
+                          seed=0)
     with pytest.raises(BiasflowError, match=r"need local weights \(backend transformers\), not backend openai"):
-        soft_prompt_train(ModelSpec(name="api", backend="openai", model="gpt"), label_model[1], TEXTS, LABELS)
+        soft_prompt_train(make_spec(name="api", backend="openai", model="gpt"), label_model[1], TEXTS, LABELS,
+                          settings=tuned("soft_prompt"), seed=0)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("peft") is None, reason="peft not installed (pip install -e '.[lora]')")
 def test_lora_fine_tune_changes_logits(label_model):
     from biasflow.fpr.tuning import fine_tune
 
-    clf = fine_tune(*label_model, TEXTS, LABELS, method="lora", epochs=1, lr=1e-2, val_fraction=0.0)
+    clf = fine_tune(*label_model, TEXTS, LABELS, settings=tuned("lora", epochs=1, lr=1e-2, val_fraction=0.0), seed=0)
     assert len(clf.history) == 1
     trainable = [n for n, p in clf.model.named_parameters() if p.requires_grad]
     assert trainable and all("lora_" in n for n in trainable)
     # LoRA B starts at zero: untrained LoRA logits equal the base model's; one epoch moves them
-    plain = fine_tune(*label_model, TEXTS, LABELS, method="lora", epochs=0)
+    plain = fine_tune(*label_model, TEXTS, LABELS, settings=tuned("lora", epochs=0), seed=0)
     assert clf.logits(TEXTS).shape == (len(TEXTS), 3)
     assert not np.allclose(plain.logits(TEXTS), clf.logits(TEXTS), atol=1e-4)
 
@@ -109,5 +119,5 @@ def test_lora_fine_tune_changes_logits(label_model):
 def test_full_fine_tune_runs(label_model):
     from biasflow.fpr.tuning import fine_tune
 
-    clf = fine_tune(*label_model, TEXTS, LABELS, method="full", epochs=1, lr=1e-3, val_fraction=0.0)
+    clf = fine_tune(*label_model, TEXTS, LABELS, settings=tuned("full", epochs=1, lr=1e-3, val_fraction=0.0), seed=0)
     assert clf.predict(TEXTS).shape == (len(TEXTS),)

@@ -22,6 +22,7 @@ import pytest
 from biasflow.errors import BiasflowError
 from biasflow.models.base import Decoding, ModelSpec, Request
 from biasflow.models.openai_backend import OpenAIBackend, request_params
+from specs import make_decoding, make_spec
 
 KEY = "sk-test-0123456789-SECRET"
 
@@ -147,18 +148,18 @@ def server(env):
         yield fake
 
 
-def make_spec(base_url: str, model: str = "fake-model", decoding: Decoding | None = None, **options) -> ModelSpec:
-    return ModelSpec(
+def openai_spec(base_url: str, model: str = "fake-model", decoding: Decoding | None = None, **options) -> ModelSpec:
+    return make_spec(
         name="fake",
         backend="openai",
         model=model,
-        decoding=decoding or Decoding(temperature=0.7, top_p=0.9, max_new_tokens=12),
+        decoding=decoding or make_decoding(temperature=0.7, top_p=0.9, max_new_tokens=12),
         options={"base_url": base_url, "max_retries": 0, **options},
     )
 
 
 def test_completions_endpoint_gets_the_decoding_settings(server):
-    backend = OpenAIBackend(make_spec(server.base_url))
+    backend = OpenAIBackend(openai_spec(server.base_url))
     request = Request("The nurse said", seed=3, sample=1)
 
     [generation] = backend.generate([request])
@@ -178,9 +179,9 @@ def test_completions_endpoint_gets_the_decoding_settings(server):
 
 
 def test_chat_uses_chat_endpoint_with_one_user_message(server):
-    backend = OpenAIBackend(make_spec(server.base_url))
+    backend = OpenAIBackend(replace(openai_spec(server.base_url), chat=True))
 
-    [generation] = backend.generate([Request("Tell me about doctors")], chat=True)
+    [generation] = backend.generate([Request("Tell me about doctors")])
 
     assert generation.text == "reply to Tell me about doctors"
     [call] = server.calls
@@ -191,9 +192,9 @@ def test_chat_uses_chat_endpoint_with_one_user_message(server):
 
 
 def test_greedy_sends_temperature_zero_and_top_k_only_when_sampling(server):
-    greedy = OpenAIBackend(make_spec(server.base_url, decoding=Decoding(do_sample=False, top_k=40)))
+    greedy = OpenAIBackend(openai_spec(server.base_url, decoding=make_decoding(do_sample=False, top_k=40)))
     greedy.generate([Request("a")])
-    sampled = OpenAIBackend(make_spec(server.base_url, decoding=Decoding(top_k=40)))
+    sampled = OpenAIBackend(openai_spec(server.base_url, decoding=make_decoding(top_k=40)))
     sampled.generate([Request("b")])
 
     assert server.calls[0]["body"]["temperature"] == 0
@@ -202,7 +203,7 @@ def test_greedy_sends_temperature_zero_and_top_k_only_when_sampling(server):
 
 
 def test_seed_differs_per_request_and_is_stable():
-    decoding = Decoding()
+    decoding = make_decoding()
     a = request_params(decoding, Request("x", seed=0, sample=0))["seed"]
     assert a == request_params(decoding, Request("x", seed=0, sample=0))["seed"]
     assert a != request_params(decoding, Request("x", seed=0, sample=1))["seed"]
@@ -210,7 +211,7 @@ def test_seed_differs_per_request_and_is_stable():
 
 
 def test_order_is_preserved_under_concurrency(server):
-    backend = OpenAIBackend(make_spec(server.base_url, max_concurrency=4))
+    backend = OpenAIBackend(openai_spec(server.base_url, max_concurrency=4))
     requests = [Request(f"p{i}") for i in range(8)]
     finished = []
 
@@ -222,7 +223,7 @@ def test_order_is_preserved_under_concurrency(server):
 
 
 def test_missing_usage_falls_back_to_whitespace_count(server):
-    backend = OpenAIBackend(make_spec(server.base_url, model="no-usage"))
+    backend = OpenAIBackend(openai_spec(server.base_url, model="no-usage"))
 
     [generation] = backend.generate([Request("one two")])
 
@@ -231,7 +232,7 @@ def test_missing_usage_falls_back_to_whitespace_count(server):
 
 
 def test_key_is_sent_as_bearer_but_never_shown(server):
-    backend = OpenAIBackend(make_spec(server.base_url))
+    backend = OpenAIBackend(openai_spec(server.base_url))
     backend.generate([Request("hello")])
 
     assert server.calls[0]["auth"] == f"Bearer {KEY}"
@@ -241,7 +242,7 @@ def test_key_is_sent_as_bearer_but_never_shown(server):
 
 def test_rejected_key_is_a_biasflow_error_without_the_key(server):
     server.key = "the-key-the-server-wants"
-    backend = OpenAIBackend(make_spec(server.base_url))
+    backend = OpenAIBackend(openai_spec(server.base_url))
 
     with pytest.raises(BiasflowError) as info:
         backend.generate([Request("hello")])
@@ -254,7 +255,7 @@ def test_rejected_key_is_a_biasflow_error_without_the_key(server):
 
 
 def test_unknown_model_is_a_biasflow_error_naming_model_and_server(server):
-    backend = OpenAIBackend(make_spec(server.base_url, model="missing-model"))
+    backend = OpenAIBackend(openai_spec(server.base_url, model="missing-model"))
 
     with pytest.raises(BiasflowError) as info:
         backend.generate([Request("hello")])
@@ -267,7 +268,7 @@ def test_unknown_model_is_a_biasflow_error_naming_model_and_server(server):
 def test_unreachable_server_is_a_biasflow_error(env):
     with FakeServer() as fake:
         base_url = fake.base_url
-    backend = OpenAIBackend(make_spec(base_url, timeout=2))
+    backend = OpenAIBackend(openai_spec(base_url, timeout=2))
 
     with pytest.raises(BiasflowError, match="Could not reach") as info:
         backend.generate([Request("hello")])
@@ -278,12 +279,12 @@ def test_missing_key_variable_is_named(env):
     env.delenv("MY_SERVER_KEY", raising=False)
 
     with pytest.raises(BiasflowError, match="MY_SERVER_KEY"):
-        OpenAIBackend(make_spec("http://127.0.0.1:9/v1", api_key_env="MY_SERVER_KEY"))
+        OpenAIBackend(openai_spec("http://127.0.0.1:9/v1", api_key_env="MY_SERVER_KEY"))
 
 
 def test_base_url_defaults_to_environment(env):
     env.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
-    spec = ModelSpec(name="fake", backend="openai", model="m")
+    spec = make_spec(name="fake", backend="openai", model="m")
 
     assert OpenAIBackend(spec).base_url == "http://127.0.0.1:9/v1"
     env.delenv("OPENAI_BASE_URL")
@@ -294,7 +295,7 @@ def test_missing_openai_package_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "openai", None)
 
     with pytest.raises(BiasflowError, match=r"pip install -e '\.\[openai\]'"):
-        OpenAIBackend(make_spec("http://127.0.0.1:9/v1"))
+        OpenAIBackend(openai_spec("http://127.0.0.1:9/v1"))
 
 
 # --- faults: retries with backoff, or one clear error; nothing computed is lost --------------
@@ -310,7 +311,7 @@ def timed_generate(backend, requests):
 
 def test_a_429_is_retried_after_the_time_the_server_asks_for(server):
     server.faults["fake-model"] = [(429, ERROR, {"Retry-After": "2"}, 0)]
-    backend = OpenAIBackend(make_spec(server.base_url, max_retries=2))
+    backend = OpenAIBackend(openai_spec(server.base_url, max_retries=2))
     [generation], seconds = timed_generate(backend, [Request("hello")])
     assert generation.text == " after hello"
     assert len(server.calls) == 2 and seconds >= 2.0, "waited the Retry-After before the second call"
@@ -318,32 +319,32 @@ def test_a_429_is_retried_after_the_time_the_server_asks_for(server):
 
 def test_server_errors_are_retried_with_backoff_then_succeed(server):
     server.faults["fake-model"] = [(500, ERROR, {}, 0), (503, ERROR, {}, 0)]
-    backend = OpenAIBackend(make_spec(server.base_url, max_retries=3))
+    backend = OpenAIBackend(openai_spec(server.base_url, max_retries=3))
     [generation] = backend.generate([Request("hello")])
     assert generation.text == " after hello" and len(server.calls) == 3
 
 
 def test_retries_that_run_out_end_in_one_clear_error(server):
     server.faults["fake-model"] = [(503, ERROR, {}, 0)] * 3
-    backend = OpenAIBackend(make_spec(server.base_url, max_retries=2))
+    backend = OpenAIBackend(openai_spec(server.base_url, max_retries=2))
     with pytest.raises(BiasflowError, match="failed with HTTP 503") as info:
         backend.generate([Request("hello")])
     assert len(server.calls) == 3 and KEY not in str(info.value)
     server.faults["fake-model"] = [(429, ERROR, {"Retry-After": "0"}, 0)] * 2
     with pytest.raises(BiasflowError, match="Rate limit or quota exceeded.*max_concurrency"):
-        OpenAIBackend(make_spec(server.base_url, max_retries=1)).generate([Request("again")])
+        OpenAIBackend(openai_spec(server.base_url, max_retries=1)).generate([Request("again")])
 
 
 def test_a_timeout_is_retried_then_one_clear_error(server):
     server.faults["fake-model"] = [(200, {}, {}, 3)] * 2
-    backend = OpenAIBackend(make_spec(server.base_url, timeout=1, max_retries=1))
+    backend = OpenAIBackend(openai_spec(server.base_url, timeout=1, max_retries=1))
     with pytest.raises(BiasflowError, match=r"within 1\.0 s, after all retries.*options.timeout"):
         backend.generate([Request("hello")])
     assert len(server.calls) == 2
 
 
 def test_a_malformed_answer_is_one_clear_error(server):
-    backend = OpenAIBackend(make_spec(server.base_url))
+    backend = OpenAIBackend(openai_spec(server.base_url))
     server.faults["fake-model"] = [(200, b"<html>not json</html>", {"Content-Type": "text/html"}, 0)]
     with pytest.raises(BiasflowError, match="not an OpenAI completion.*/v1 address"):
         backend.generate([Request("hello")])
@@ -356,7 +357,7 @@ def test_a_refused_connection_after_retries_loses_nothing_already_computed(serve
     """A job whose server goes away keeps every chunk it finished; the rerun asks only for the rest."""
     from biasflow.generation import CachedGenerator
 
-    spec = make_spec(server.base_url, max_retries=1)
+    spec = openai_spec(server.base_url, max_retries=1)
     requests = [Request(f"q{i}") for i in range(6)]
     first = CachedGenerator(spec, str(tmp_path), chunk_size=2)
     first(requests[:4])

@@ -21,12 +21,13 @@ import pandas as pd
 import pytest
 from workflow_helpers import snakemake, tiny_config, write_config
 
-from biasflow.cairo.paraphrase import load_templates, paraphrase_prompts
-from biasflow.fairpair.perturbation import llm_perturb
-from biasflow.fairpair.prompts import common_sents
+from biasflow.cairo.paraphrase import ParaphraseSettings, load_templates, paraphrase_prompts, template_files
+from biasflow.fairpair.perturbation import PerturbationSettings, llm_perturb, load_perturbation_template
+from biasflow.fairpair.prompts import PromptSettings, common_sents
 from biasflow.generation import CachedGenerator
 from biasflow.models import load_backend
-from biasflow.models.base import Decoding, ModelSpec, Request
+from biasflow.models.base import ModelSpec, Request
+from specs import make_decoding, make_spec
 
 pytest.importorskip("openai", reason="the openai backend needs: pip install -e '.[openai]'")
 pytestmark = pytest.mark.slow
@@ -82,20 +83,20 @@ def key(monkeypatch):
 
 def spec(served, chat=False, max_new_tokens=8, max_concurrency=2) -> ModelSpec:
     base_url, model = served
-    return ModelSpec(name="served", backend="openai", model=model, chat=chat,
-                     decoding=Decoding(max_new_tokens=max_new_tokens),
+    return make_spec(name="served", backend="openai", model=model, chat=chat,
+                     decoding=make_decoding(max_new_tokens=max_new_tokens),
                      options={"base_url": base_url, "api_key_env": KEY_ENV, "max_concurrency": max_concurrency})
 
 
 @pytest.mark.parametrize("chat", [False, True], ids=["completions", "chat"])
-def test_seeded_requests_repeat_and_usage_is_counted(served, key, chat):
+def test_seeded_requests_repeat_and_usage_is_counted(served, key, chat, tmp_path):
     """One request at a time: this server seeds its one global generator with each request's
     seed, so concurrent requests would interleave their draws (vLLM's server seeds each
     request apart; OpenAI's seed is best-effort)."""
-    backend = load_backend(spec(served, chat, max_concurrency=1))
+    backend = load_backend(spec(served, chat, max_concurrency=1), str(tmp_path))
     requests = [Request("the woman worked as a", seed=0, sample=k) for k in range(4)]
-    first = backend.generate(requests, chat=chat)
-    again = backend.generate(list(reversed(requests)), chat=chat)
+    first = backend.generate(requests)
+    again = backend.generate(list(reversed(requests)))
     assert [g.text for g in first] == [g.text for g in reversed(again)], "the server honours each request's seed"
     assert len({g.text for g in first}) > 1, "different samples differ"
     assert all(0 < g.n_tokens <= 8 for g in first)
@@ -110,16 +111,23 @@ def test_paraphrase_and_perturb_through_the_server(served, key, tmp_path):
         "text": ["the woman worked as a", "the man worked as a"], "identity_term": "",
     })
     generator = CachedGenerator(spec(served, chat=True, max_new_tokens=12), str(tmp_path))
+    settings = ParaphraseSettings.defaults(seeds=[0], max_attempts=2, min_ratio=0.01, max_ratio=100,
+                                           keep_identity_term=False)
     rows, rejections = paraphrase_prompts(
-        originals, lambda rs: [g.text for g in generator(rs)], paraphraser="served", seeds=[0], chat=True,
-        templates=load_templates(), max_attempts=2, min_ratio=0.01, max_ratio=100, keep_identity=False,
+        originals, lambda rs: [g.text for g in generator(rs)], paraphraser="served", chat=True,
+        templates=load_templates(template_files(settings, chat=True)), settings=settings,
     )
     assert int(rejections["n_prompts"].sum()) == 2
     assert len(rows) + int(rejections["n_dropped"].sum()) == 2
-    prompts = common_sents(None, ["doctor"])
+    prompts = common_sents(PromptSettings.defaults().pairs, ["doctor"], [])
     continuations = pd.DataFrame({"prompt_id": prompts["prompt_id"].iloc[0], "sample": [0, 1],
                                   "text": [" He said his day was long.", " He smiled."]})
-    perturbed, counts = llm_perturb(prompts, continuations, lambda rs: [g.text for g in generator(rs)])
+    perturbation = PerturbationSettings.defaults(method="llm")
+    perturbed, counts = llm_perturb(
+        prompts, continuations, lambda rs: [g.text for g in generator(rs)], entity_gender=perturbation.entity_gender,
+        counterpart_gender=perturbation.counterpart_gender, max_jaccard=perturbation.max_jaccard,
+        template=load_perturbation_template(perturbation.template),
+    )
     assert int(counts["n"].sum()) == 2, "both continuations were sent and judged by the paper's filters"
     assert len(perturbed) == int(counts["n_accepted"].sum())
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from biasflow.errors import BiasflowError
-from biasflow.models import Decoding, model_spec
+from biasflow.models import model_spec
 from biasflow.models.sources import package_file, resolve_source
+from specs import make_decoding
 
 # ---------------------------------------------------------------------------------------
 # resolve_source: directories, .gguf paths, hub ids, nonsense
@@ -174,7 +175,7 @@ def test_pkg_without_file_part_is_refused(tmp_path):
 def test_model_spec_builds_decoding_and_defaults():
     spec = model_spec("m", {"model": "gpt2", "decoding": {"top_p": 0.9, "max_new_tokens": 5}, "chat": True})
     assert spec.backend == "transformers"
-    assert spec.decoding == Decoding(top_p=0.9, max_new_tokens=5)
+    assert spec.decoding == make_decoding(top_p=0.9, max_new_tokens=5)
     assert spec.chat is True
     assert spec.identity() == {"backend": "transformers", "model": "gpt2", "decoding": spec.decoding.as_dict(), "chat": True}
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from biasflow.errors import BiasflowError
-from biasflow.models.base import Decoding, ModelSpec, Request
+from biasflow.models.base import ModelSpec, Request
 from biasflow.models.vllm_backend import (
     VLLMBackend,
     build_params,
@@ -19,6 +19,7 @@ from biasflow.models.vllm_backend import (
     sampling_kwargs,
     takes_truncation,
 )
+from specs import make_decoding, make_spec
 
 VLLM_SKIP_REASON = "vLLM needs a GPU machine: pip install -e '.[vllm]'"
 
@@ -47,7 +48,7 @@ class NewSamplingParams:
 
 
 def test_seed_is_per_request_and_stable():
-    decoding = Decoding()
+    decoding = make_decoding()
     seed = sampling_kwargs(decoding, Request("The doctor", seed=0, sample=0))["seed"]
 
     assert seed == Request("The doctor", seed=0, sample=0).rng_seed()
@@ -60,17 +61,17 @@ def test_seed_is_per_request_and_stable():
 
 
 def test_sampling_settings_and_top_k_mapping():
-    kwargs = sampling_kwargs(Decoding(temperature=0.7, top_p=0.9, top_k=0, max_new_tokens=25), Request("x"))
+    kwargs = sampling_kwargs(make_decoding(temperature=0.7, top_p=0.9, top_k=0, max_new_tokens=25), Request("x"))
 
     assert kwargs["temperature"] == 0.7
     assert kwargs["top_p"] == 0.9
     assert kwargs["top_k"] == -1
     assert kwargs["max_tokens"] == 25
-    assert sampling_kwargs(Decoding(top_k=40), Request("x"))["top_k"] == 40
+    assert sampling_kwargs(make_decoding(top_k=40), Request("x"))["top_k"] == 40
 
 
 def test_greedy_mapping():
-    kwargs = sampling_kwargs(Decoding(do_sample=False, temperature=0.7, top_p=0.9, top_k=40), Request("x"))
+    kwargs = sampling_kwargs(make_decoding(do_sample=False, temperature=0.7, top_p=0.9, top_k=40), Request("x"))
 
     assert kwargs["temperature"] == 0.0
     assert kwargs["top_p"] == 1.0
@@ -78,7 +79,7 @@ def test_greedy_mapping():
 
 
 def test_truncation_field_is_the_prompt_cap():
-    assert sampling_kwargs(Decoding(max_prompt_tokens=100), Request("x"))["truncate_prompt_tokens"] == 100
+    assert sampling_kwargs(make_decoding(max_prompt_tokens=100), Request("x"))["truncate_prompt_tokens"] == 100
 
 
 def test_takes_truncation_reads_fields():
@@ -90,7 +91,7 @@ def test_takes_truncation_reads_fields():
 
 
 def test_build_params_puts_the_cap_where_vllm_reads_it():
-    decoding = Decoding(max_prompt_tokens=50)
+    decoding = make_decoding(max_prompt_tokens=50)
     requests = [Request("a"), Request("b")]
 
     old_params, old_call = build_params(OldSamplingParams, decoding, requests)
@@ -102,17 +103,17 @@ def test_build_params_puts_the_cap_where_vllm_reads_it():
     assert [p.seed for p in new_params] == [r.rng_seed() for r in requests]
 
 
-def make_spec(**overrides) -> ModelSpec:
-    fields = {"name": "tiny", "backend": "vllm", "model": "org/tiny", "decoding": Decoding(max_new_tokens=5)}
-    return ModelSpec(**{**fields, **overrides})
+def vllm_spec(**overrides) -> ModelSpec:
+    fields = {"name": "tiny", "backend": "vllm", "model": "org/tiny", "decoding": make_decoding(max_new_tokens=5)}
+    return make_spec(**{**fields, **overrides})
 
 
 def test_engine_kwargs_defaults():
-    assert engine_kwargs(make_spec()) == {"model": "org/tiny", "trust_remote_code": False, "dtype": "auto", "seed": 0}
+    assert engine_kwargs(vllm_spec()) == {"model": "org/tiny", "trust_remote_code": False, "dtype": "auto", "seed": 0}
 
 
 def test_engine_kwargs_gguf_with_tokenizer_and_engine_options():
-    spec = make_spec(
+    spec = vllm_spec(
         model="/models/smol.Q4_1.gguf",
         dtype="float16",
         options={
@@ -138,7 +139,7 @@ def test_engine_kwargs_gguf_with_tokenizer_and_engine_options():
 @pytest.mark.parametrize("key", ["trust_remote_code", "gpu_memory_utilization", "tokenizer"])
 def test_engine_options_cannot_override_the_entry(key):
     with pytest.raises(BiasflowError, match=key):
-        engine_kwargs(make_spec(options={"engine": {key: 1}}))
+        engine_kwargs(vllm_spec(options={"engine": {key: 1}}))
 
 
 def test_unknown_model_options_are_named_with_the_closest_one():
@@ -154,15 +155,15 @@ def test_missing_vllm_is_a_biasflow_error_with_install_hint(monkeypatch):
     monkeypatch.setitem(sys.modules, "vllm", None)
 
     with pytest.raises(BiasflowError, match=r"pip install -e '\.\[vllm\]'"):
-        VLLMBackend(make_spec())
+        VLLMBackend(vllm_spec(), cache_dir=".cache/biasflow")
 
 
 def test_real_vllm_accepts_our_arguments():
     vllm = pytest.importorskip("vllm", reason=VLLM_SKIP_REASON)
-    params, call_kwargs = build_params(vllm.SamplingParams, Decoding(), [Request("x")])
+    params, call_kwargs = build_params(vllm.SamplingParams, make_decoding(), [Request("x")])
 
     assert params[0].seed == Request("x").rng_seed()
-    assert params[0].max_tokens == Decoding().max_new_tokens
+    assert params[0].max_tokens == make_decoding().max_new_tokens
     for method in (vllm.LLM.generate, vllm.LLM.chat):
         accepted = inspect.signature(method).parameters
         assert {"sampling_params", "use_tqdm", *call_kwargs} <= set(accepted)

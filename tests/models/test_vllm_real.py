@@ -15,6 +15,7 @@ import pytest
 from biasflow.generation import CachedGenerator
 from biasflow.models import load_backend
 from biasflow.models.base import Decoding, ModelSpec, Request
+from specs import make_decoding, make_spec
 from tiny_models import build_tiny_model
 
 vllm = pytest.importorskip("vllm", reason="vLLM's CPU build runs in its own environment: make test-vllm")
@@ -26,7 +27,7 @@ ENGINE = {"gpu_memory_utilization": 0.15, "max_model_len": 256, "enforce_eager":
 
 
 def spec(path, decoding: Decoding, chat: bool = False) -> ModelSpec:
-    return ModelSpec(name="tiny", backend="vllm", model=str(path), decoding=decoding, chat=chat, dtype="float32",
+    return make_spec(name="tiny", backend="vllm", model=str(path), decoding=decoding, chat=chat, dtype="float32",
                      options=dict(ENGINE))
 
 
@@ -41,27 +42,27 @@ def models(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def sampler(models, tmp_path_factory):
-    return load_backend(spec(models["plain"], Decoding(max_new_tokens=12)), str(tmp_path_factory.mktemp("cache")))
+    return load_backend(spec(models["plain"], make_decoding(max_new_tokens=12)), str(tmp_path_factory.mktemp("cache")))
 
 
 @pytest.fixture(scope="module")
 def greedy(models, tmp_path_factory):
     """Greedy decoding with prompts cut to their last 4 tokens."""
-    decoding = Decoding(do_sample=False, max_new_tokens=8, max_prompt_tokens=4)
+    decoding = make_decoding(do_sample=False, max_new_tokens=8, max_prompt_tokens=4)
     return load_backend(spec(models["plain"], decoding), str(tmp_path_factory.mktemp("cache")))
 
 
 @pytest.fixture(scope="module")
 def greedy_chat(models, tmp_path_factory):
-    decoding = Decoding(do_sample=False, max_new_tokens=8, max_prompt_tokens=10)
+    decoding = make_decoding(do_sample=False, max_new_tokens=8, max_prompt_tokens=10)
     return load_backend(spec(models["chat"], decoding, chat=True), str(tmp_path_factory.mktemp("cache")))
 
 
 REQUESTS = [Request("the woman worked as a", seed=s, sample=k) for s in (0, 1) for k in range(3)]
 
 
-def texts(backend, requests, chat=False):
-    return [g.text for g in backend.generate(requests, chat=chat)]
+def texts(backend, requests):
+    return [g.text for g in backend.generate(requests)]
 
 
 def test_per_request_seeds_reproduce_and_differ(sampler):
@@ -94,12 +95,12 @@ def test_prompts_are_cut_on_the_chat_path_too(greedy_chat):
     """The cap applies to the templated conversation: its last 10 tokens are the same for both."""
     tail = "she is a kind person who likes music"
     long, short = f"the cook said that the bread was good and {tail}", tail
-    assert texts(greedy_chat, [Request(long)], chat=True) == texts(greedy_chat, [Request(short)], chat=True)
+    assert texts(greedy_chat, [Request(long)]) == texts(greedy_chat, [Request(short)])
 
 
 def test_outputs_and_cache_follow_the_transformers_contract(models, tmp_path):
     """Text without the prompt, tokens counted before EOS, at most max_new_tokens; cached like any backend."""
-    decoding = Decoding(max_new_tokens=30)
+    decoding = make_decoding(max_new_tokens=30)
     loads = []
 
     def factory(model_spec, cache_dir):

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from biasflow.errors import BiasflowError
-from biasflow.scorers import get_scorer, score_texts, scorer_from_settings
+from biasflow.scorers import get_scorer, score_texts
+from biasflow.scorers.table import ScoringSettings
 from tiny_models import build_tiny_detoxify
 
 detoxify = pytest.importorskip("detoxify", reason="detoxify is part of the test extra: pip install -e '.[test]'")
@@ -43,9 +44,11 @@ def test_device_is_chosen_from_the_config_and_batches_sized_for_it(tiny):
     assert auto.device == expected and auto.batch_size == {"cpu": 32, "cuda": 512}[expected]
     assert scorer(tiny, device="cpu").device == "cpu"
     assert scorer(tiny, device="cpu", batch_size=7).batch_size == 7
-    settings = {"scorer": "detoxify-unbiased", "batch_size": None, "device": "cpu", "checkpoint": str(tiny[0]),
-                "huggingface_config": str(tiny[1])}
-    assert scorer_from_settings(settings).device == "cpu"
+    settings = {"scorer": "detoxify-unbiased", "score_text": "continuation", "batch_size": None, "device": "cpu",
+                "checkpoint": str(tiny[0]), "huggingface_config": str(tiny[1]), "lexicon": "ignored"}
+    built = ScoringSettings.of(settings)
+    assert "lexicon" not in built.options, "only the scorer's own options"
+    assert built.build().device == "cpu"
     if not torch.cuda.is_available():
         with pytest.raises(BiasflowError, match="device is cuda but PyTorch sees no CUDA device"):
             scorer(tiny, device="cuda")

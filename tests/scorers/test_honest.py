@@ -9,8 +9,9 @@ from __future__ import annotations
 import pytest
 
 from biasflow.errors import BiasflowError
-from biasflow.scorers import get_scorer, scorer_from_settings, score_texts
+from biasflow.scorers import get_scorer, score_texts
 from biasflow.scorers.honest import HonestScorer, read_hurtlex, strip_accents
+from biasflow.scorers.table import ScoringSettings
 
 LEXICON = [
     ("EN1", "n", "an", "no", "pig", "conservative"),
@@ -51,33 +52,34 @@ def lexicon(tmp_path):
     ],
 )
 def test_hand_worked_sentences(lexicon, text, score, category):
-    scorer = HonestScorer(lexicon)
+    scorer = HonestScorer(lexicon, lowercase=False)
     assert scorer.score([text])[0] == score
     assert scorer.categories([text]) == [category]
 
 
 def test_lowercase_option_matches_case_blind(lexicon):
     assert HonestScorer(lexicon, lowercase=True).score(["A Pig.", "THIEF!"]).tolist() == [1.0, 1.0]
-    assert HonestScorer(lexicon).score(["A Pig.", "THIEF!"]).tolist() == [0.0, 0.0]
+    assert HonestScorer(lexicon, lowercase=False).score(["A Pig.", "THIEF!"]).tolist() == [0.0, 0.0]
 
 
 def test_reading_the_lexicon_keeps_conservative_lemmas_first_category(lexicon):
-    assert read_hurtlex(lexicon) == {"pig": "an", "thief": "re", "idiot": "cds", "cretin": "cds", "gag reel": "qas"}
+    assert read_hurtlex(lexicon, lowercase=False) == {"pig": "an", "thief": "re", "idiot": "cds", "cretin": "cds", "gag reel": "qas"}
     assert strip_accents("Crème brûlée") == "Creme brulee"
 
 
 def test_cache_key_changes_with_the_lexicon_and_the_case_option(lexicon, tmp_path):
     cache = tmp_path / "cache"
-    first = HonestScorer(lexicon)
+    first = HonestScorer(lexicon, lowercase=False)
     assert score_texts(first, ["a pig"], cache).tolist() == [1.0]
     other = write_lexicon(tmp_path / "other.tsv", rows=[("EN1", "n", "an", "no", "dog", "conservative")])
-    assert score_texts(HonestScorer(other), ["a pig"], cache).tolist() == [0.0], "another lexicon never reuses scores"
+    assert score_texts(HonestScorer(other, lowercase=False), ["a pig"], cache).tolist() == [0.0], "another lexicon never reuses scores"
     assert first.cache_identity() != HonestScorer(lexicon, lowercase=True).cache_identity()
-    assert first.cache_identity() == HonestScorer(lexicon).cache_identity()
+    assert first.cache_identity() == HonestScorer(lexicon, lowercase=False).cache_identity()
 
 
 def test_built_from_the_config_section(lexicon):
-    scorer = scorer_from_settings({"scorer": "honest", "batch_size": 8, "lexicon": str(lexicon), "lowercase": True})
+    scorer = ScoringSettings.of({"scorer": "honest", "score_text": "continuation", "batch_size": 8,
+                                 "lexicon": str(lexicon), "lowercase": True, "device": "cuda"}).build()
     assert isinstance(scorer, HonestScorer) and scorer.lowercase and scorer.batch_size == 8
 
 

@@ -25,7 +25,7 @@ from biasflow.cli import main
 from workflow_helpers import REPO, snakemake, tiny_config, write_config
 
 CATALOGUE = REPO / "docs" / "reliability.md"
-BOLD = REPO / "resources/templates/datasets/BOLD"
+BOLD = REPO / "src/biasflow/data/datasets/BOLD"
 
 
 # --- inputs ---------------------------------------------------------------------------------
@@ -168,7 +168,7 @@ CASES = {
     "config-model-package-missing": (
         lambda t: config(t, lambda c: add_model(c, "gone", model="pkg:no-such-package/m.gguf")),
         "no-such-package is not installed"),
-    "config-missing-dataset": (lambda t: config(t, lambda c: c["datasets"]["BOLD"].update(path=str(t / "nowhere"))),
+    "config-missing-dataset": (lambda t: config(t, lambda c: c["datasets"].update(BOLD={"path": str(t / "nowhere")})),
                                "datasets.BOLD.path: directory"),
     "config-missing-probe-file": (
         lambda t: config(t, lambda c: next(iter(c["fpr"]["probes"].values())).update(templates=str(t / "t.csv"))),

@@ -264,7 +264,7 @@ def my_config(root: Path) -> list[str]:
 
 
 def bold_files(root: Path) -> list[str]:
-    shutil.copytree(root / "resources/templates/datasets/BOLD", root / "path/to/prompts", dirs_exist_ok=True)
+    shutil.copytree(root / "src/biasflow/data/datasets/BOLD", root / "path/to/prompts", dirs_exist_ok=True)
     return ["p.parquet", "s.csv"]
 
 

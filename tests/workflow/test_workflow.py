@@ -8,6 +8,7 @@ The tests run in file order: the incremental ones come last because they change 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections import defaultdict
 
@@ -17,7 +18,7 @@ import pytest
 
 from biasflow.cairo.stats import STATS_COLUMNS
 from biasflow.tables import PROMPT_COLUMNS
-from workflow_helpers import planned_jobs, snakemake, tiny_config, write_config
+from workflow_helpers import REPO, planned_jobs, snakemake, tiny_config, write_config
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +31,7 @@ REPORT = "snakemake --report report.html"
 @pytest.fixture(scope="module")
 def run(tiny_models, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("run")
-    config = tiny_config(tiny_models, workdir)
+    config = tiny_config(tiny_models, workdir, own_files=True)
     write_config(config, workdir)
     snakemake(workdir, MAIN_JOB, "results/cairo/bias/gender.csv", "results/prompts/rejections.csv",
               "results/prompts/summary.csv")
@@ -148,13 +149,14 @@ def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
     snakemake(workdir, "results/fairpair/summary.csv")
     summary = pd.read_csv(workdir / "results/fairpair/summary.csv")
     assert list(summary.columns) == [
-        "model", "scorer", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "mean_B", "mean_V_pg", "mean_V_gp",
+        "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "mean_B", "mean_V_pg", "mean_V_gp",
         "welch_t", "welch_p",
     ]
-    assert set(summary["model"]) == {"a-t1.0", "b-t1.0"} and set(summary["scorer"]) == {"jaccard", "sentiment"}
+    assert set(summary["model"]) == {"a-t1.0", "b-t1.0"}
+    assert set(summary["dissimilarity"]) == {"jaccard", "sentiment"}
     per_prompt = pd.read_csv(workdir / "results/fairpair/a-t1.0.csv")
-    assert {"prompt_id", "scorer", "B", "V_pg", "V_gp", "F"} <= set(per_prompt.columns)
-    assert per_prompt["prompt_id"].nunique() == 4, "one row per occupation and scorer"
+    assert {"prompt_id", "dissimilarity", "B", "V_pg", "V_gp", "F"} <= set(per_prompt.columns)
+    assert per_prompt["prompt_id"].nunique() == 4, "one row per occupation and dissimilarity"
     finite = per_prompt.dropna(subset=["F"])
     finite = finite[np.isfinite(finite["F"])]
     assert np.allclose(finite["F"], finite["B"] ** 2 / (finite["V_pg"] * finite["V_gp"]))
@@ -197,11 +199,53 @@ def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
     assert (workdir / "results/fpr/templates_race_gaps.png").read_bytes()[:4] == b"\x89PNG"
 
 
+# The jobs after a CAIRO prompt set changes, given the jobs of the prompt set itself.
+CAIRO_DOWNSTREAM = {"cairo_stats": 1, "cairo_select": 1, "rejections": 1, "all": 1}
+FPR_DOWNSTREAM = {"fpr_gaps": 2, "fpr_summary": 1, "all": 1}
+# File (relative to the run's workdir) -> the jobs a dry run plans after it is edited: exactly
+# those that read it and those downstream of them (2 FairPair and FPR models, 2 classifiers,
+# 2 probe sets, 3 evaluated models, a chat and a completion paraphraser, 3 metrics on gender).
+EDITS = {
+    "data/paraphrase/chat.txt": {"paraphrase": 3, "prompt_sets": 3, "generate": 9, "score": 9, **CAIRO_DOWNSTREAM},
+    "data/paraphrase/completion.txt": {"paraphrase": 3, "prompt_sets": 3, "generate": 9, "score": 9,
+                                       **CAIRO_DOWNSTREAM},
+    "data/paraphrase/chat_batch.txt": {},
+    "data/datasets/BOLD/gender_prompt.json": {"original_prompts": 1, "prompt_summary": 1, "paraphrase": 2,
+                                              "prompt_sets": 1, "generate": 3, "score": 3, **CAIRO_DOWNSTREAM},
+    "data/classify/zero_shot.txt": {"fpr_classify": 2, **FPR_DOWNSTREAM},
+    "data/classify/k_shot.txt": {"fpr_classify": 2, **FPR_DOWNSTREAM},
+    "data/classify/cot_reason.txt": {},
+    "data/probes/sentiment_labelled.csv": {"fpr_classify": 2, **FPR_DOWNSTREAM},
+    "data/probes/templates.csv": {"fpr_classify": 4, **FPR_DOWNSTREAM},
+    "data/probes/identity_terms.csv": {"fpr_classify": 4, **FPR_DOWNSTREAM},
+    "data/occupations.txt": {"fairpair_prompts": 1, "fairpair_generate": 2, "fairpair_pairs": 2, "fairpair_score": 2,
+                             "fairpair_summary": 1, "all": 1},
+    "data/fairpair/swaps.yaml": {"fairpair_pairs": 2, "fairpair_score": 2, "fairpair_summary": 1, "all": 1},
+    "data/fairpair/llm_perturbation.txt": {},
+}
+
+
+@pytest.mark.parametrize("edited", EDITS)
+def test_editing_a_file_reruns_exactly_the_jobs_that_read_it(run, edited):
+    """Every file a step reads is an input of its rule; the run's config points at its own copies."""
+    workdir, _ = run
+    assert planned_jobs(workdir) == {}, "the whole default target was computed"
+    path = workdir / edited
+    before, content = path.stat(), path.read_bytes()
+    path.write_bytes(content + b"\n")  # an edit every format allows: a trailing newline
+    try:
+        assert planned_jobs(workdir) == EDITS[edited]
+    finally:
+        path.write_bytes(content)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
 def test_same_config_twice_gives_identical_continuations(run, tmp_path):
     """A fresh workdir and cache with the same config reproduces the continuation table."""
     workdir, config = run
     again = tmp_path / "again"
     write_config({**config, "cache_dir": str(again / "cache")}, again)
+    shutil.copytree(workdir / "data", again / "data")
     target = "results/continuations/b-t1.0/HONEST/gender.parquet"
     snakemake(again, target)
     pd.testing.assert_frame_equal(pd.read_parquet(again / target), pd.read_parquet(workdir / target))
@@ -241,7 +285,9 @@ BAD_CONFIGS = {
     "unknown axis": (lambda c: c["axes"].update(age=["BOLD"]), "unknown axis 'age'"),
     "unknown backend": (lambda c: c["models"]["a-t1.0"].update(backend="llamafile"), "models.a-t1.0.backend"),
     "unknown scorer": (lambda c: c["scoring"].update(scorer="perspective"), "unknown scorer 'perspective'"),
-    "missing dataset": (lambda c: c["datasets"]["BOLD"].update(path="/nonexistent/bold"), "/nonexistent/bold does not exist"),
+    "missing dataset": (
+        lambda c: c.update(datasets={"BOLD": {"path": "/nonexistent/bold"}}), "/nonexistent/bold does not exist"
+    ),
     "unresolvable model": (
         lambda c: c["models"]["a-t1.0"].update(model="pkg:no-such-package/m.gguf"), "no-such-package is not installed"
     ),
@@ -303,10 +349,10 @@ def test_subgroup_map_typo_stops_the_first_job_before_any_model_loads(tiny_model
 
 def test_malformed_dataset_fails_its_job_cleanly(tiny_models, tmp_path):
     broken = tmp_path / "BOLD"
-    shutil.copytree(tiny_config(tiny_models, tmp_path)["datasets"]["BOLD"]["path"], broken)
+    shutil.copytree(REPO / "src/biasflow/data/datasets/BOLD", broken)
     (broken / "gender_prompt.json").write_text('{"American_actors": ["not", "a", "dict"')
     config = tiny_config(tiny_models, tmp_path)
-    config["datasets"]["BOLD"]["path"] = str(broken)
+    config["datasets"] = {"BOLD": {"path": str(broken)}}
     write_config(config, tmp_path)
     target = "results/prompts/original/BOLD/gender.parquet"
     result = snakemake(tmp_path, target, check=False)

@@ -1,3 +1,4 @@
+from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.steps import cairo_select
 from biasflow.snakemake_adapter import run
 
@@ -5,9 +6,9 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: cairo_select(
-            stats_paths=[sm.input.stats], settings=sm.params.selection, table_out=sm.output.table,
-            curve_out=sm.output.curve, summary_out=sm.output.summary, curve_plot=sm.output.curve_plot,
-            bias_plot=sm.output.bias_plot, shares_plot=sm.output.shares_plot,
+            stats_paths=[sm.input.stats], settings=SearchSettings.from_params(sm.params.settings),
+            table_out=sm.output.table, curve_out=sm.output.curve, summary_out=sm.output.summary,
+            curve_plot=sm.output.curve_plot, bias_plot=sm.output.bias_plot, shares_plot=sm.output.shares_plot,
             tables_page=sm.output.tables_page,
         ),
         snakemake,

@@ -1,3 +1,4 @@
+from biasflow.cairo.stats import StatsSettings
 from biasflow.cairo.steps import cairo_stats
 from biasflow.snakemake_adapter import run
 
@@ -5,8 +6,8 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: cairo_stats(
-            continuation_paths=list(sm.input.continuations), score_paths=list(sm.input.scores), scorer=sm.params.scorer,
-            normalise=sm.params.normalise, subgroups=sm.params.subgroups, stats_out=sm.output.stats,
+            continuation_paths=list(sm.input.continuations), score_paths=list(sm.input.scores),
+            settings=StatsSettings.from_params(sm.params.settings), stats_out=sm.output.stats,
             bias_out=sm.output.bias, plot_out=sm.output.plot,
         ),
         snakemake,

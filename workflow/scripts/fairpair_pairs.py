@@ -1,3 +1,4 @@
+from biasflow.fairpair.perturbation import PerturbationSettings
 from biasflow.fairpair.steps import pairs
 from biasflow.snakemake_adapter import run
 
@@ -5,9 +6,9 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: pairs(
-            prompts_path=sm.input.prompts, continuations_path=sm.input.continuations,
-            perturbation=sm.params.perturbation, cache_dir=sm.params.cache_dir, out=sm.output.pairs,
-            rejections_out=sm.output.rejections,
+            prompts_path=sm.input.prompts, continuations_path=sm.input.continuations, model=sm.wildcards.model,
+            settings=PerturbationSettings.from_params(sm.params.settings), perturber=sm.params.perturber,
+            cache_dir=sm.params.cache_dir, out=sm.output.pairs, rejections_out=sm.output.rejections,
         ),
         snakemake,
     )

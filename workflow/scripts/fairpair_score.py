@@ -1,3 +1,4 @@
+from biasflow.fairpair.scores import ScoreSettings
 from biasflow.fairpair.steps import score
 from biasflow.snakemake_adapter import run
 
@@ -5,8 +6,8 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: score(
-            pairs_path=sm.input.pairs, settings=sm.params.settings, out=sm.output.scores, ngrams_out=sm.output.ngrams,
-            ngrams_plot=sm.output.ngrams_plot,
+            pairs_path=sm.input.pairs, model=sm.wildcards.model, settings=ScoreSettings.from_params(sm.params.settings),
+            out=sm.output.scores, ngrams_out=sm.output.ngrams, ngrams_plot=sm.output.ngrams_plot,
         ),
         snakemake,
     )

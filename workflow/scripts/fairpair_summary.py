@@ -5,9 +5,8 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: summary(
-            pairs_paths=list(sm.input.pairs), score_paths=list(sm.input.scores),
-            rejection_paths=list(sm.input.rejections), out=sm.output.summary, plot_out=sm.output.plot,
-            rejections_out=sm.output.rejections, tables_page=sm.output.tables_page,
+            score_paths=sm.params.scores, rejection_paths=sm.params.rejections, out=sm.output.summary,
+            plot_out=sm.output.plot, rejections_out=sm.output.rejections, tables_page=sm.output.tables_page,
         ),
         snakemake,
     )

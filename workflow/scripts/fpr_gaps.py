@@ -1,13 +1,12 @@
-from biasflow.fpr.steps import gaps
+from biasflow.fpr.steps import GapSettings, gaps
 from biasflow.snakemake_adapter import run
 
 # The guard keeps processes that a model engine spawns (vLLM) from running the step again.
 if __name__ == "__main__":
     run(
         lambda sm: gaps(
-            prediction_paths=list(sm.input.predictions), interval=sm.params.interval, z=sm.params.z,
-            accuracy_floor=sm.params.accuracy_floor, out=sm.output.gaps, accuracy_out=sm.output.accuracy,
-            plot_out=sm.output.plot,
+            prediction_paths=list(sm.input.predictions), settings=GapSettings.from_params(sm.params.settings),
+            out=sm.output.gaps, accuracy_out=sm.output.accuracy, plot_out=sm.output.plot,
         ),
         snakemake,
     )

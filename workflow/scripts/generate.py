@@ -1,12 +1,14 @@
-from biasflow.cairo.steps import generate
+from biasflow.generation import GenerationSettings
+from biasflow.steps import generate
 from biasflow.snakemake_adapter import run
 
 # The guard keeps processes that a model engine spawns (vLLM) from running the step again.
 if __name__ == "__main__":
     run(
         lambda sm: generate(
-            prompts_path=sm.input.prompts, entry=sm.params.model, generation=sm.params.generation,
-            cache_dir=sm.params.cache_dir, out=sm.output.continuations,
+            prompts_path=sm.input.prompts, entry=sm.params.model,
+            settings=GenerationSettings.from_params(sm.params.settings), cache_dir=sm.params.cache_dir,
+            out=sm.output.continuations,
         ),
         snakemake,
     )

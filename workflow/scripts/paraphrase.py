@@ -1,3 +1,4 @@
+from biasflow.cairo.paraphrase import ParaphraseSettings
 from biasflow.cairo.steps import paraphrase
 from biasflow.snakemake_adapter import run
 
@@ -5,8 +6,9 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: paraphrase(
-            prompts_path=sm.input.prompts, entry=sm.params.model, settings=sm.params.paraphrase,
-            cache_dir=sm.params.cache_dir, out=sm.output.paraphrases, rejections_out=sm.output.rejections,
+            prompts_path=sm.input.prompts, entry=sm.params.model,
+            settings=ParaphraseSettings.from_params(sm.params.settings), cache_dir=sm.params.cache_dir,
+            out=sm.output.paraphrases, rejections_out=sm.output.rejections,
         ),
         snakemake,
     )

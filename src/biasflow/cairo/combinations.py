@@ -146,7 +146,7 @@ def _check_original(n, metric, axis, split, models, seeds, subgroups) -> None:
         )
 
 
-def pooled_bias(counts: np.ndarray, pooled: PooledStats, normalise: str = "none") -> np.ndarray:
+def pooled_bias(counts: np.ndarray, pooled: PooledStats, normalise: str) -> np.ndarray:
     """Eq. 1 (pooled form) for every row of ``counts``, averaged over seeds: (combinations, models).
 
     Per seed, ``counts @ S`` gives ``S_g(C)`` for all combinations, models and subgroups at
@@ -176,7 +176,7 @@ def bias_matrix(
     promptsets: list[str],
     counts: np.ndarray,
     models: list[str],
-    normalise: str = "none",
+    normalise: str,
     axis: str | None = None,
 ) -> np.ndarray:
     """Bias of every combination in ``counts`` (columns follow ``promptsets``, ``original`` first).
@@ -198,7 +198,7 @@ def combination_bias(
     split: str,
     combination: dict[str, int],
     models: list[str],
-    normalise: str = "none",
+    normalise: str,
     axis: str | None = None,
 ) -> pd.Series:
     """Bias per model of one combination ``{prompt set: multiplicity}``; ``original`` is added once if absent."""

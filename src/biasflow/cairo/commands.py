@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from biasflow.cli import example
+from biasflow.schema import flag
 
 
 def register(commands) -> None:
@@ -18,7 +19,7 @@ def register(commands) -> None:
     stats.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
     stats.add_argument("--scores", nargs="+", required=True, help="score tables")
     stats.add_argument("--scorer", required=True, help="which scorer's scores to use")
-    stats.add_argument("--normalise", choices=["none", "mean"], default="none")
+    flag(stats, "--normalise", "bias.normalise")
     stats.add_argument("--out-dir", required=True)
     stats.set_defaults(run=_stats)
 
@@ -31,12 +32,9 @@ def register(commands) -> None:
     )
     select.add_argument("--stats", nargs="+", required=True, help="CAIRO statistics table(s), one or several axes")
     select.add_argument("--out-dir", required=True)
-    select.add_argument("--mode", choices=["shared", "independent"], default="shared")
-    select.add_argument("--combinations", choices=["subsets", "multisets"], default="multisets")
-    select.add_argument("--max-sets", type=int, default=4, help="largest combination size K")
-    select.add_argument("--permutations", type=int, default=1000, help="B for the permutation p-value (0: off)")
-    select.add_argument("--seed", type=int, default=0)
-    select.add_argument("--normalise", choices=["none", "mean"], default="none")
+    for name in ("mode", "combinations", "max_sets", "permutations", "seed"):
+        flag(select, f"--{name.replace('_', '-')}", f"selection.{name}")
+    flag(select, "--normalise", "bias.normalise")
     select.set_defaults(run=_select)
 
 
@@ -44,12 +42,13 @@ def _stats(args) -> None:
     from biasflow.tables import check_output_dir
 
     out = check_output_dir(args.out_dir, "--out-dir")
+    from biasflow.cairo.stats import StatsSettings
     from biasflow.cairo.steps import cairo_stats
 
+    settings = StatsSettings(scorer=args.scorer, normalise=args.normalise, subgroups="as given")
     cairo_stats(
-        continuation_paths=args.continuations, score_paths=args.scores, scorer=args.scorer,
-        normalise=args.normalise, subgroups="as given", stats_out=str(out / "stats.parquet"),
-        bias_out=str(out / "bias.csv"), plot_out=str(out / "bias.png"),
+        continuation_paths=args.continuations, score_paths=args.scores, settings=settings,
+        stats_out=str(out / "stats.parquet"), bias_out=str(out / "bias.csv"), plot_out=str(out / "bias.png"),
     )
 
 
@@ -57,10 +56,9 @@ def _select(args) -> None:
     from biasflow.tables import check_output_dir
 
     check_output_dir(args.out_dir, "--out-dir")
+    from biasflow.cairo.selection import SearchSettings
     from biasflow.cairo.steps import select_to_directory
 
-    settings = {
-        "mode": args.mode, "combinations": args.combinations, "max_sets": args.max_sets,
-        "permutations": args.permutations, "seed": args.seed, "normalise": args.normalise,
-    }
+    settings = SearchSettings(mode=args.mode, combinations=args.combinations, max_sets=args.max_sets,
+                              permutations=args.permutations, seed=args.seed, normalise=args.normalise)
     select_to_directory(stats_paths=args.stats, settings=settings, out_dir=args.out_dir)

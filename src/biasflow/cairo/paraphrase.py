@@ -16,41 +16,72 @@ identity term, so a set never silently measures a different subgroup.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import pandas as pd
 
-from biasflow.bundled import TEMPLATES
 from biasflow.errors import BiasflowError
 from biasflow.hashing import stable_hash
 from biasflow.models.base import ProgressCallback, Request
+from biasflow.settings import StepSettings
 from biasflow.tables import PROMPT_COLUMNS, require_columns
 
 REASONS = ("empty", "copy", "too_short", "too_long", "identity_missing", "count_mismatch")
 REJECTION_COUNTS = ["n_prompts", "n_accepted", "n_dropped", "n_retried", *REASONS]
 PARAPHRASE_REJECTION_COLUMNS = ["paraphraser", "seed", "metric", "axis", *REJECTION_COUNTS]
-TEMPLATE_NAMES = ("chat", "chat_batch", "completion")
 # The slot of each template: one prompt, or a numbered list of several (chat_batch).
 _SLOTS = {"chat": "{prompt}", "chat_batch": "{prompts}", "completion": "{prompt}"}
-DEFAULT_TEMPLATE_DIR = TEMPLATES / "paraphrase"
 
 Generate = Callable[[list[Request]], list[str]]
+
+
+@dataclass(frozen=True)
+class ParaphraseSettings(StepSettings):
+    """What a paraphrase job reads of the config's ``paraphrase`` (docs/methods.md §1.2); its templates are files.
+
+    ``seeds``: one prompt set per seed; ``max_attempts``: fresh samples per prompt until a
+    valid paraphrase; ``min_ratio``/``max_ratio``: the valid length, in words, against the
+    original's; ``keep_identity_term``: reject a paraphrase that lost the subgroup's words;
+    ``prompts_per_request``: chat paraphrasers get that many prompts per request;
+    ``templates``: the folder of the templates (a job reads those of :func:`template_files`).
+    """
+
+    section = "paraphrase"
+
+    templates: str
+    seeds: list[int]
+    max_attempts: int
+    min_ratio: float
+    max_ratio: float
+    keep_identity_term: bool
+    prompts_per_request: int
 
 
 # --- templates -----------------------------------------------------------------------
 
 
-def load_templates(directory: str | Path | None = None) -> dict[str, str]:
-    """Read ``chat.txt``, ``chat_batch.txt`` and ``completion.txt`` from ``directory``.
+def template_files(settings: ParaphraseSettings, chat: bool) -> list[str]:
+    """The template files a paraphraser reads: ``chat.txt`` (and ``chat_batch.txt`` for several prompts per
+    request) or ``completion.txt``, in the ``templates`` folder. The workflow declares them as the job's inputs."""
+    names = ["chat", "chat_batch"] if chat and settings.prompts_per_request > 1 else ["chat" if chat else "completion"]
+    return [str(Path(settings.templates) / f"{name}.txt") for name in names]
 
-    Defaults to the repository's ``resources/templates/paraphrase``, which holds the
-    paper's prompts (appendix A.4): an instruction for chat models, with one prompt in
-    ``{prompt}`` or a numbered list of several in ``{prompts}``, and "{prompt} can be
-    paraphrased as" for completion models.
+
+def load_templates(paths) -> dict[str, str]:
+    """Read paraphrase templates, each named by its file's stem (``chat.txt`` is ``chat``).
+
+    The bundled ones (``bundled:paraphrase``) hold the paper's prompts (appendix A.4): an
+    instruction for chat models, with one prompt in ``{prompt}`` or a numbered list of several
+    in ``{prompts}``, and "{prompt} can be paraphrased as" for completion models.
     """
-    directory = Path(directory) if directory is not None else DEFAULT_TEMPLATE_DIR
-    return {name: _read_template(directory / f"{name}.txt", _SLOTS[name]) for name in TEMPLATE_NAMES}
+    templates = {}
+    for path in map(Path, paths):
+        if path.stem not in _SLOTS:
+            raise BiasflowError(f"paraphrase template {path}: unknown name; use {', '.join(f'{n}.txt' for n in _SLOTS)}.")
+        templates[path.stem] = _read_template(path, _SLOTS[path.stem])
+    return templates
 
 
 def _read_template(path: Path, slot: str) -> str:
@@ -200,7 +231,7 @@ def _is_abbreviation(word: str) -> bool:
 
 
 def validate_paraphrase(
-    original: str, paraphrase: str, identity_term: str = "", min_ratio: float = 0.5, max_ratio: float = 2.0
+    original: str, paraphrase: str, identity_term: str, min_ratio: float, max_ratio: float
 ) -> str | None:
     """``None`` if ``paraphrase`` is usable, else the first failing reason of :data:`REASONS`.
 
@@ -242,14 +273,9 @@ def paraphrase_prompts(
     generate: Generate,
     *,
     paraphraser: str,
-    seeds: list[int],
     chat: bool,
     templates: dict[str, str],
-    max_attempts: int = 3,
-    min_ratio: float = 0.5,
-    max_ratio: float = 2.0,
-    keep_identity: bool = True,
-    per_request: int = 1,
+    settings: ParaphraseSettings,
     progress: ProgressCallback | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Paraphrase every original prompt once per seed; return (paraphrase rows, rejections).
@@ -258,13 +284,13 @@ def paraphrase_prompts(
     ``Request(prompt=<template filled>, seed=s, sample=a)`` for every (prompt, seed) still
     without a valid paraphrase; the first valid cleaned output is kept. Prompts still
     invalid after ``max_attempts`` are dropped. ``min_ratio``/``max_ratio`` go to
-    :func:`validate_paraphrase`; ``keep_identity`` false drops the identity-term check
+    :func:`validate_paraphrase`; ``keep_identity_term`` false drops the identity-term check
     (for metrics whose subgroup does not hinge on the literal words, or other languages);
     ``progress`` gets the number of requests per round.
     The request carries seed and attempt, so the same inputs give the same outputs
     whatever the batch.
 
-    ``per_request`` > 1 with a chat paraphraser asks for several paraphrases in one request,
+    ``prompts_per_request`` > 1 with a chat paraphraser asks for several paraphrases in one request,
     as the paper did with ChatGPT (A.4): the prompts still pending for a seed, in order,
     in chunks of ``per_request``, as a numbered list; :func:`split_answer` pairs the answer
     back with the prompts, and a chunk whose answer has the wrong count is a
@@ -278,15 +304,17 @@ def paraphrase_prompts(
     rejected (accepted later or dropped).
     """
     _check_original(original)
+    max_attempts, min_ratio, max_ratio = settings.max_attempts, settings.min_ratio, settings.max_ratio
     if max_attempts < 1:
         raise BiasflowError(f"paraphrase max_attempts must be at least 1, got {max_attempts}.")
-    if per_request < 1:
-        raise BiasflowError(f"paraphrase prompts_per_request must be at least 1, got {per_request}.")
-    per_request = per_request if chat else 1
+    if settings.prompts_per_request < 1:
+        raise BiasflowError(f"paraphrase prompts_per_request must be at least 1, got {settings.prompts_per_request}.")
+    per_request = settings.prompts_per_request if chat else 1
     prompts = original.reset_index(drop=True)
-    seeds = list(dict.fromkeys(int(s) for s in seeds))
+    seeds = list(dict.fromkeys(int(s) for s in settings.seeds))
     texts = prompts["text"].astype(str).tolist()
-    terms = [t if isinstance(t, str) and keep_identity else "" for t in prompts["identity_term"].tolist()]
+    keep = settings.keep_identity_term
+    terms = [t if isinstance(t, str) and keep else "" for t in prompts["identity_term"].tolist()]
     requests = [build_request_text(t, chat, templates) for t in texts]
 
     accepted: dict[tuple[int, int], str] = {}

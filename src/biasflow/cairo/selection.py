@@ -36,6 +36,7 @@ from biasflow.cairo.combinations import (
 from biasflow.cairo.stats import NORMALISE, check_stats_values
 from biasflow.config import MIN_MODELS
 from biasflow.errors import BiasflowError
+from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
 log = logging.getLogger("biasflow")
@@ -77,25 +78,33 @@ ANGLE_MARGIN = 1e-6
 PERM_CHUNK_ELEMENTS = 1 << 22
 
 
-@dataclass(frozen=True)
-class SearchSettings:
-    """Options of :func:`select`; each one is a choice named in docs/methods.md §1."""
+# The split the selection is made on, and the held-out one it is checked on (docs/methods.md §1.3).
+SELECT_SPLIT = "valid"
+TEST_SPLIT = "test"
+# Rows of Z1 per block of Z1 @ Z2.T in independent mode: bounds memory to block_size x n_combinations.
+BLOCK_SIZE = 4096
 
-    # "shared": C1 = C2 (same prompt-set names); "independent": C1, C2 free, both of size k.
-    mode: str = "shared"
-    # "multisets" (reference code, sets may repeat) or "subsets" (paper text, distinct sets).
-    combinations: str = "multisets"
-    # K: combination sizes k = 1..K, original included.
-    max_sets: int = 4
-    # B permutations for the selection-aware p-value; 0 leaves perm_p NaN.
-    permutations: int = 1000
-    seed: int = 0
-    # "mean" divides Eq. 1 by the number of subgroups (no effect on any r).
-    normalise: str = "none"
-    select_split: str = "valid"
-    test_split: str = "test"
-    # Rows of Z1 per block of Z1 @ Z2.T in independent mode: bounds memory to block_size x n_combinations.
-    block_size: int = 4096
+
+@dataclass(frozen=True)
+class SearchSettings(StepSettings):
+    """What the selection reads of the config (``selection`` and ``bias.normalise``); docs/methods.md §1.5-1.8.
+
+    ``mode``: ``shared`` (C1 = C2, the same prompt-set names) or ``independent`` (C1, C2
+    free, both of size k); ``combinations``: ``multisets`` (reference code, sets may repeat)
+    or ``subsets`` (paper text); ``max_sets``: K, sizes k = 1..K with original included;
+    ``permutations``: B for the selection-aware p-value (0 leaves perm_p NaN) and its
+    ``seed``; ``normalise``: ``mean`` divides Eq. 1 by the number of subgroups.
+    """
+
+    section = "selection"
+    keys = {"normalise": "bias.normalise"}
+
+    mode: str
+    combinations: str
+    max_sets: int
+    permutations: int
+    seed: int
+    normalise: str
 
 
 @dataclass
@@ -133,14 +142,17 @@ def metric_pairs(stats: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def select(
-    stats: pd.DataFrame, settings: SearchSettings, progress: Callable[[str], None] | None = None
+    stats: pd.DataFrame, settings: SearchSettings, progress: Callable[[str], None] | None = None,
+    block_size: int = BLOCK_SIZE,
 ) -> Selection:
     """Run the CAIRO search for every metric pair of every axis and k = 1..max_sets.
+
+    ``block_size`` bounds the memory of independent mode (rows of Z1 per product).
 
     The statistics are checked first (:func:`~biasflow.cairo.stats.check_stats_values`): a
     NaN would otherwise end the search with every combination skipped and no reason given.
     """
-    _check_settings(settings)
+    _check_settings(settings, block_size)
     check_stats_values(stats)
     pairs = metric_pairs(stats)
     if not pairs:
@@ -154,13 +166,13 @@ def select(
         )
     curve, choices = [], []
     for axis, metric1, metric2 in pairs:
-        pair_curve, pair_choices = _select_pair(stats, axis, metric1, metric2, settings, progress)
+        pair_curve, pair_choices = _select_pair(stats, axis, metric1, metric2, settings, progress, block_size)
         curve.extend(pair_curve)
         choices.extend(pair_choices)
     return Selection(pd.DataFrame(curve, columns=CURVE_COLUMNS), pd.DataFrame(choices, columns=CHOICE_COLUMNS))
 
 
-def _check_settings(settings: SearchSettings) -> None:
+def _check_settings(settings: SearchSettings, block_size: int) -> None:
     for name, value, allowed in (
         ("mode", settings.mode, SEARCH_MODES),
         ("combinations", settings.combinations, COMBINATION_MODES),
@@ -169,19 +181,19 @@ def _check_settings(settings: SearchSettings) -> None:
         if value not in allowed:
             raise BiasflowError(f"unknown CAIRO search {name} {value!r}; choose one of: {', '.join(allowed)}.")
     for name, value, least in (("max_sets", settings.max_sets, 1), ("permutations", settings.permutations, 0),
-                               ("block_size", settings.block_size, 1)):
+                               ("block_size", block_size, 1)):
         if int(value) != value or value < least:
             raise BiasflowError(f"CAIRO search {name} must be an integer >= {least}; got {value!r}.")
 
 
-def _select_pair(stats, axis, metric1, metric2, settings, progress):
+def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size):
     """Curve rows and choice rows of one (axis, metric pair), for k = 1..max_sets."""
     pair = f"{metric1}~{metric2}"
     models = _shared_models(stats, axis, metric1, metric2, pair)
     sides = list(zip((metric1, metric2), _paraphrase_sets(stats, axis, metric1, metric2, pair, settings)))
     promptsets = [[ORIGINAL, *sets] for _, sets in sides]
-    valid = [pooled_stats(stats, m, axis, settings.select_split, p, models) for (m, _), p in zip(sides, promptsets)]
-    test = [pooled_stats(stats, m, axis, settings.test_split, p, models) for (m, _), p in zip(sides, promptsets)]
+    valid = [pooled_stats(stats, m, axis, SELECT_SPLIT, p, models) for (m, _), p in zip(sides, promptsets)]
+    test = [pooled_stats(stats, m, axis, TEST_SPLIT, p, models) for (m, _), p in zip(sides, promptsets)]
     rng = np.random.default_rng(settings.seed)
     perms = rng.permuted(np.tile(np.arange(len(models)), (settings.permutations, 1)), axis=1)
     floor = perm_p_floor(perms)
@@ -199,7 +211,7 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress):
         if settings.mode == "shared":
             search = _search_shared(*z, perms)
         else:
-            search = _search_independent(*z, perms, settings.block_size)
+            search = _search_independent(*z, perms, block_size)
         row = dict(axis=axis, pair=pair, k=k, best_r=search.best_r, best_p=np.nan, perm_p=search.perm_p,
                    perm_p_floor=floor, best_rho=np.nan, mean_r=search.mean_r, test_r=np.nan,
                    n_models=len(models), n_combinations=search.n_combinations, n_skipped=search.n_skipped,

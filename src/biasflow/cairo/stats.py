@@ -8,10 +8,13 @@ combinations cheap.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
+from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
 CELL = ["model", "metric", "axis", "split", "promptset", "seed"]
@@ -21,6 +24,23 @@ BIAS_COLUMNS = ["model", "metric", "axis", "split", "promptset", "bias", "n_subg
 NORMALISE = ("none", "mean")
 # How a statistics row is shown in an error: the cell a user can find in their files.
 EXAMPLE_KEYS = ["model", "metric", "promptset", "subgroup", "split"]
+
+
+@dataclass(frozen=True)
+class StatsSettings(StepSettings):
+    """What the statistics step reads: the scorer whose scores it pools, Eq. 1's normalisation and the labels.
+
+    ``subgroups`` (``unified`` or ``native``) is recorded in the tables, so a reader knows
+    which labels the subgroups are.
+    """
+
+    keys = {"scorer": "scoring.scorer", "normalise": "bias.normalise", "subgroups": "subgroups"}
+
+    scorer: str
+    normalise: str
+    subgroups: str
+
+
 RECOMPUTE = (
     "Recompute the statistics with `biasflow cairo-stats` (the workflow's cairo_stats step) from complete "
     "score tables."
@@ -88,7 +108,7 @@ def check_stats_values(stats: pd.DataFrame, what: str = "CAIRO statistics") -> N
             )
 
 
-def bias_from_stats(stats: pd.DataFrame, normalise: str = "none", skip_incomplete: bool = False) -> pd.DataFrame:
+def bias_from_stats(stats: pd.DataFrame, normalise: str, skip_incomplete: bool = False) -> pd.DataFrame:
     """Eq. 1 in its pooled form, averaged over generation seeds.
 
     Per (model, metric, axis, split, promptset, seed): ``mu_all = sum_g S_g / sum_g N_g``

@@ -1,10 +1,11 @@
 """One function per CAIRO workflow step, from input paths to output paths (docs/methods.md §1).
 
 Original prompts (written by :func:`biasflow.datasets.write_prompts`) → paraphrased
-prompt sets → continuations → scores → sufficient statistics and Eq. 1 bias → the
-selection. The Snakemake scripts are one call into this module, passing every path by
-keyword; the ``biasflow`` command and the tests call the same functions. Each step reads its inputs, computes through the library and
-writes its outputs atomically (see :mod:`biasflow.tables`).
+prompt sets → (continuations and scores: the shared core's :mod:`biasflow.steps`) →
+sufficient statistics and Eq. 1 bias → the selection. The Snakemake scripts are one call
+into this module, passing every path and settings object by keyword; the ``biasflow``
+command and the tests call the same functions. Each step reads its inputs, computes
+through the library and writes its outputs atomically (see :mod:`biasflow.tables`).
 """
 
 from __future__ import annotations
@@ -15,26 +16,29 @@ from typing import Sequence
 
 import pandas as pd
 
-from biasflow.cairo import report
-from biasflow.cairo.paraphrase import PARAPHRASE_REJECTION_COLUMNS, REASONS, load_templates, paraphrase_prompts
+from biasflow.cairo import headline, pages
+from biasflow.cairo.paraphrase import (
+    PARAPHRASE_REJECTION_COLUMNS, REASONS, ParaphraseSettings, load_templates, paraphrase_prompts, template_files,
+)
 from biasflow.cairo.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares
-from biasflow.cairo.selection import SearchSettings, select
+from biasflow.cairo.selection import TEST_SPLIT, SearchSettings, select
 from biasflow.cairo.stats import (
     STATS_COLUMNS,
+    StatsSettings,
     bias_from_stats,
     check_stats_values,
     incomplete_cells,
     sufficient_stats,
 )
 from biasflow.errors import BiasflowError
-from biasflow.generation import CachedGenerator, continuation_table
+from biasflow.generation import CachedGenerator
 from biasflow.models import spec_from_entry
-from biasflow.scorers.table import score_table
 from biasflow.tables import (
     CONTINUATION_KEY,
     PROMPT_COLUMNS,
     SCORE_COLUMNS,
     concat_tables,
+    json_writer,
     read_table,
     table_writer,
     write_table,
@@ -45,9 +49,12 @@ log = logging.getLogger("biasflow")
 
 
 def paraphrase(
-    *, prompts_path: str, entry: dict, settings: dict, cache_dir: str, out: str, rejections_out: str
+    *, prompts_path: str, entry: dict, settings: ParaphraseSettings, cache_dir: str, out: str, rejections_out: str
 ) -> None:
-    """Paraphrase every original prompt once per paraphrase seed (one prompt set per seed)."""
+    """Paraphrase every original prompt once per paraphrase seed (one prompt set per seed).
+
+    The templates read are those this paraphraser uses (:func:`~biasflow.cairo.paraphrase.template_files`).
+    """
     spec = spec_from_entry(entry)
     name = spec.name
     original = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
@@ -56,14 +63,9 @@ def paraphrase(
         original,
         lambda requests: [g.text for g in generator(requests)],
         paraphraser=name,
-        seeds=list(settings["seeds"]),
         chat=spec.chat,
-        templates=load_templates(settings["templates"]),
-        max_attempts=settings["max_attempts"],
-        min_ratio=settings["min_ratio"],
-        max_ratio=settings["max_ratio"],
-        keep_identity=settings["keep_identity_term"],
-        per_request=settings["prompts_per_request"],
+        templates=load_templates(template_files(settings, spec.chat)),
+        settings=settings,
     )
     for row in rejections.itertuples(index=False):
         log.info(
@@ -102,37 +104,11 @@ def collect_rejections(*, paths: Sequence[str], out: str) -> None:
     concat_tables(paths, out, PARAPHRASE_REJECTION_COLUMNS, "rejection table")
 
 
-def generate(*, prompts_path: str, entry: dict, generation: dict, cache_dir: str, out: str) -> None:
-    """Sample continuations of every prompt set from one evaluated model."""
-    spec = spec_from_entry(entry)
-    name = spec.name
-    prompts = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
-    generator = CachedGenerator(spec, cache_dir, description=f"generate {name}")
-    table = continuation_table(prompts, generator, generation["seeds"], generation["samples"])
-    if len(table) and not table["continuation"].str.strip().astype(bool).any():
-        raise BiasflowError(
-            f"model {name}: all {len(table)} continuations are empty, so every score would be of nothing; check its "
-            "chat setting (a chat model needs chat: true), decoding.max_new_tokens and the model itself."
-        )
-    write_table(table, out)
-
-
-def score(*, continuations_path: str, scoring: dict, cache_dir: str, out: str) -> None:
-    """Score every continuation of one model, metric and axis (see :func:`biasflow.scorers.table.score_table`)."""
-    table = read_table(continuations_path, [*CONTINUATION_KEY, "text", "continuation"], "continuation table")
-    scored = score_table(table, scoring, Path(cache_dir) / "scores")
-    scored["scorer"] = scoring["scorer"]
-    extra = ["category"] if "category" in scored else []
-    write_table(scored[[*SCORE_COLUMNS, *extra]], out)
-
-
 def cairo_stats(
     *,
     continuation_paths: Sequence[str],
     score_paths: Sequence[str],
-    scorer: str,
-    normalise: str,
-    subgroups: str,
+    settings: StatsSettings,
     stats_out: str,
     bias_out: str,
     plot_out: str | None = None,
@@ -143,6 +119,7 @@ def cairo_stats(
         ignore_index=True,
     )
     scores = pd.concat([read_table(p, SCORE_COLUMNS, "score table") for p in score_paths], ignore_index=True)
+    scorer = settings.scorer
     scores = scores[scores["scorer"] == scorer]
     scored = continuations.merge(scores, on=CONTINUATION_KEY, how="left", validate="one_to_one")
     if scored["score"].isna().any():
@@ -155,10 +132,10 @@ def cairo_stats(
             "(its paraphrases were rejected); the set still pools in combinations",
             cell.model, cell.metric, cell.split, cell.promptset, cell.seed,
         )
-    bias = bias_from_stats(stats, normalise=normalise, skip_incomplete=True)
+    bias = bias_from_stats(stats, normalise=settings.normalise, skip_incomplete=True)
     for table in (stats, bias):
         table["scorer"] = scorer
-        table["subgroups"] = subgroups
+        table["subgroups"] = settings.subgroups
     write_table(stats, stats_out)
     write_table(bias, bias_out)
     if plot_out:
@@ -168,7 +145,7 @@ def cairo_stats(
 def cairo_select(
     *,
     stats_paths: Sequence[str],
-    settings: dict,
+    settings: SearchSettings,
     table_out: str,
     curve_out: str,
     summary_out: str,
@@ -179,24 +156,23 @@ def cairo_select(
 ) -> None:
     """CAIRO selection (docs/methods.md §1.7-1.9) on statistics tables, with its tables, summary and figures.
 
-    ``settings`` holds the :class:`~biasflow.cairo.selection.SearchSettings` fields; ``tables_page``
-    is the report's HTML page of the tables.
+    ``tables_page`` is the report's HTML page of the tables.
     """
-    stats, search, result = _selection(stats_paths, settings)
-    table = report.bias_table(stats, result, search)
-    summary = report.summary(result, search, stats)
+    stats, result = _selection(stats_paths, settings)
+    table = headline.bias_table(stats, result, settings)
+    summary = headline.summary(result, settings, stats)
     write_together({curve_out: table_writer(result.curve, curve_out), table_out: table_writer(table, table_out),
-                    summary_out: report.json_writer(summary)})
+                    summary_out: json_writer(summary)})
     plot_curve(result.curve, curve_plot)
-    plot_before_after(table, bias_plot, split=search.test_split)
+    plot_before_after(table, bias_plot, split=TEST_SPLIT)
     plot_paraphraser_shares(result.choices, shares_plot)
-    report.write_tables(result.curve, table, tables_page, axis=", ".join(sorted(result.curve["axis"].unique())))
-    for row in report.headline_k(result.curve).itertuples(index=False):
+    pages.write_tables(result.curve, table, tables_page, axis=", ".join(sorted(result.curve["axis"].unique())))
+    for row in headline.headline_k(result.curve).itertuples(index=False):
         log.info("%s %s: best k=%d valid r=%.3f test r=%.3f permutation p=%.4g", row.axis, row.pair, row.k,
                  row.best_r, row.test_r, row.perm_p)
 
 
-def select_to_directory(*, stats_paths: Sequence[str], settings: dict, out_dir: str) -> None:
+def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings, out_dir: str) -> None:
     """``biasflow cairo-select``: the selection step on statistics a user brings.
 
     Writes ``curve.csv`` (``<axis>_curve.csv`` per axis when the tables hold several),
@@ -204,20 +180,20 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: dict, out_dir: 
     Everything is computed before anything is written, and the files are renamed into place
     together, so a failure leaves none of them (and any earlier run's files as they were).
     """
-    stats, search, result = _selection(stats_paths, settings)
+    stats, result = _selection(stats_paths, settings)
     out = Path(out_dir)
     axes = sorted(result.curve["axis"].unique())
     if len(axes) == 1:
         curves = {out / "curve.csv": result.curve}
     else:
         curves = {out / f"{axis}_curve.csv": result.curve[result.curve["axis"] == axis] for axis in axes}
-    tables = {**curves, out / "bias.csv": report.bias_table(stats, result, search)}
+    tables = {**curves, out / "bias.csv": headline.bias_table(stats, result, settings)}
     writers = {path: table_writer(table, path) for path, table in tables.items()}
-    writers[out / "selection.json"] = report.json_writer(report.summary(result, search, stats))
+    writers[out / "selection.json"] = json_writer(headline.summary(result, settings, stats))
     write_together(writers)
 
 
-def _selection(stats_paths: Sequence[str], settings: dict):
+def _selection(stats_paths: Sequence[str], settings: SearchSettings):
     """Read and check every statistics table (each named in its errors), then run the search."""
     tables = []
     for path in stats_paths:
@@ -225,5 +201,4 @@ def _selection(stats_paths: Sequence[str], settings: dict):
         check_stats_values(table, f"CAIRO statistics {path}")
         tables.append(table)
     stats = pd.concat(tables, ignore_index=True)
-    search = SearchSettings(**settings)
-    return stats, search, select(stats, search, progress=log.info)
+    return stats, select(stats, settings, progress=log.info)

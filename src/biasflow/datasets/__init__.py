@@ -17,12 +17,12 @@ import pandas as pd
 from biasflow.datasets import bold, holisticbias, honest
 from biasflow.datasets.download import download_files
 from biasflow.datasets.files import WHERE_TO_GET
-from biasflow.datasets.prompts import PROMPT_SUMMARY_COLUMNS, Settings, check_valid_fraction, finalise
+from biasflow.datasets.prompts import PROMPT_SUMMARY_COLUMNS, LoaderSettings, check_valid_fraction, finalise
 from biasflow.errors import BiasflowError
 from biasflow.tables import concat_tables, write_table
 
 __all__ = [
-    "AXES", "DATASET_FILES", "METRICS", "PROMPT_SUMMARY_COLUMNS", "Settings", "combine_summaries",
+    "AXES", "DATASET_FILES", "METRICS", "PROMPT_SUMMARY_COLUMNS", "LoaderSettings", "combine_summaries",
     "download_dataset", "load_prompts",
     "prompt_table", "write_prompts",
 ]
@@ -34,37 +34,27 @@ LOADERS = {"BOLD": bold, "HolisticBias": holisticbias, "HONEST": honest}
 DATASET_FILES = {metric: loader.FILES for metric, loader in LOADERS.items()}
 
 
-def load_prompts(
-    metric: str,
-    axis: str,
-    data_dir: str | Path,
-    *,
-    valid_fraction: float = 0.2,
-    subgroup_map: dict[str, str] | None = None,
-    options: dict | None = None,
-    per_subgroup: int | None = None,
-    sample_seed: int = 0,
-) -> pd.DataFrame:
+def load_prompts(metric: str, axis: str, data_dir: str | Path, **settings) -> pd.DataFrame:
     """The original prompts of ``metric`` on ``axis`` read from ``data_dir``.
 
-    Columns are :data:`biasflow.tables.PROMPT_COLUMNS`. ``split`` is drawn within each
-    subgroup (docs/methods.md §1.3): about ``valid_fraction`` of its group keys are
-    ``valid``, and every subgroup has both splits. ``subgroup_map`` (native label →
-    shared label) relabels the rows and drops those it does not map; ``options`` are the
-    metric's settings (HolisticBias ``buckets``, HONEST ``sets``; see their modules);
-    ``per_subgroup`` keeps at most that many prompts per subgroup and split.
+    Columns are :data:`biasflow.tables.PROMPT_COLUMNS`. ``settings`` replace the schema's
+    defaults of :class:`LoaderSettings` (native subgroup labels and no loader options
+    unless given): ``split`` is drawn within each subgroup (docs/methods.md §1.3), about
+    ``valid_fraction`` of its group keys are ``valid``, and every subgroup has both splits;
+    ``subgroup_map`` (native label → shared label) relabels the rows and drops those it does
+    not map; ``options`` are the metric's settings (HolisticBias ``buckets``, HONEST
+    ``sets``; see their modules); ``per_subgroup`` keeps at most that many prompts per
+    subgroup and split.
     """
-    settings = Settings(valid_fraction, subgroup_map, per_subgroup, sample_seed)
-    return prompt_table(metric, axis, data_dir, settings, options)[0]
+    loader = LoaderSettings.defaults(**{"subgroup_map": None, "options": {}, **settings})
+    return prompt_table(metric, axis, data_dir, loader)[0]
 
 
-def prompt_table(
-    metric: str, axis: str, data_dir: str | Path, settings: Settings, options: dict | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+def prompt_table(metric: str, axis: str, data_dir: str | Path, settings: LoaderSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The prompt table of ``metric`` on ``axis`` and its summary (one row per subgroup and split)."""
     loader = module_for(metric, axis)
     check_valid_fraction(settings.valid_fraction)
-    options = check_options(metric, options)
+    options = check_options(metric, settings.options)
     data_dir = Path(data_dir)
     if not data_dir.is_dir():
         raise BiasflowError(
@@ -75,16 +65,14 @@ def prompt_table(
 
 
 def write_prompts(
-    *, data_dir: str | Path, metric: str, axis: str, loader: dict, out: str | Path, summary_out: str | Path | None = None
+    *, data_dir: str | Path, metric: str, axis: str, settings: LoaderSettings, out: str | Path,
+    summary_out: str | Path | None = None,
 ) -> None:
     """The prompt table of ``metric`` on ``axis``, written to ``out`` (the ``original_prompts`` step).
 
-    ``loader`` holds the :class:`~biasflow.datasets.prompts.Settings` fields and the
-    metric's ``options``; ``summary_out`` gets the summary (prompts per subgroup and split,
-    duplicates dropped).
+    ``summary_out`` gets the summary (prompts per subgroup and split, duplicates dropped).
     """
-    settings = Settings(**{key: value for key, value in loader.items() if key != "options"})
-    prompts, summary = prompt_table(metric, axis, data_dir, settings, loader.get("options"))
+    prompts, summary = prompt_table(metric, axis, data_dir, settings)
     counts = ", ".join(
         f"{row.subgroup} {row.split} {row.n_prompts}" for row in summary.itertuples(index=False)
     )

@@ -14,7 +14,7 @@ from typing import Any
 from biasflow.errors import BiasflowError
 
 WHERE_TO_GET = (
-    "The official files are described in resources/templates/datasets/README.md; "
+    "The official files are described in src/biasflow/data/datasets/README.md; "
     "biasflow.datasets.download_dataset fetches them."
 )
 

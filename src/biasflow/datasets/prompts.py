@@ -26,6 +26,7 @@ import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.hashing import stable_hash, unit_interval
+from biasflow.settings import StepSettings
 from biasflow.tables import PROMPT_COLUMNS
 
 log = logging.getLogger("biasflow")
@@ -39,22 +40,27 @@ PROMPT_SUMMARY_COLUMNS = [
 
 
 @dataclass(frozen=True)
-class Settings:
-    """How a metric's raw prompts become the prompt table (the config's loader settings).
+class LoaderSettings(StepSettings):
+    """How a metric's files become the prompt table of one axis (what ``original_prompts`` reads of the config).
 
     ``valid_fraction``: share of each subgroup's group keys in the valid split;
-    ``subgroup_map``: native label → shared label (None keeps the native labels);
-    ``per_subgroup``: keep at most this many prompts per subgroup and split (None: all),
-    chosen by a stable hash seeded with ``sample_seed``.
+    ``subgroup_map``: native label → shared label (None keeps the native labels; derived
+    from ``subgroups`` and ``subgroup_map`` for the metric and axis); ``per_subgroup``: keep
+    at most this many prompts per subgroup and split (None: all), chosen by a stable hash
+    seeded with ``sample_seed``; ``options``: the metric's loader options.
     """
 
-    valid_fraction: float = 0.2
-    subgroup_map: dict[str, str] | None = None
-    per_subgroup: int | None = None
-    sample_seed: int = 0
+    keys = {"valid_fraction": "valid_fraction", "per_subgroup": "prompts.per_subgroup",
+            "sample_seed": "prompts.seed", "subgroup_map": None, "options": None}
+
+    valid_fraction: float
+    subgroup_map: dict[str, str] | None
+    per_subgroup: int | None
+    sample_seed: int
+    options: dict
 
 
-def finalise(raw: pd.DataFrame, metric: str, axis: str, settings: Settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+def finalise(raw: pd.DataFrame, metric: str, axis: str, settings: LoaderSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Turn a loader's raw frame into the prompt table of the original prompts and its summary.
 
     A natural key that occurs twice (BOLD repeats a few sentences on one page, HONEST a

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from biasflow.cli import example
+from biasflow.schema import flag
 
 
 def register(commands) -> None:
@@ -11,12 +12,13 @@ def register(commands) -> None:
         "fairpair-score", help="FairPair B, V and F of a continuation table you bring",
         description="Score the two sides of every FairPair prompt (rows of prompt_id, side: perturbed_original "
         "or counterfactual, sample, text) with Jaccard and VADER dissimilarity: the bias B, the sampling "
-        "variabilities V_pg and V_gp, and F = B^2 / (V_pg V_gp), one row per prompt and scorer.",
+        "variabilities V_pg and V_gp, and F = B^2 / (V_pg V_gp), one row per prompt and dissimilarity.",
         **example("biasflow fairpair-score --continuations c.csv --out scores.csv"),
     )
     fair.add_argument("--continuations", required=True, help="table with prompt_id, side, sample, text")
     fair.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
-    fair.add_argument("--folds", type=int, default=None, help="k-fold variant: compute over k folds of the samples")
+    flag(fair, "--dissimilarities", "fairpair.dissimilarities")
+    flag(fair, "--folds", "fairpair.folds")
     fair.set_defaults(run=_score)
 
 
@@ -24,6 +26,8 @@ def _score(args) -> None:
     from biasflow.tables import check_output_path
 
     check_output_path(args.out, "--out")
-    from biasflow.fairpair.steps import score_file
+    from biasflow.fairpair.scores import ScoreSettings
+    from biasflow.fairpair.steps import score_user_sides
 
-    score_file(continuations_path=args.continuations, out=args.out, folds=args.folds)
+    settings = ScoreSettings.defaults(dissimilarities=args.dissimilarities, folds=args.folds)
+    score_user_sides(continuations_path=args.continuations, settings=settings, out=args.out)

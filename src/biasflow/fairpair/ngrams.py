@@ -20,7 +20,7 @@ _NGRAM_PSEUDOCOUNT = 1.0
 
 
 def differential_ngrams(
-    a_texts: Sequence[str], b_texts: Sequence[str], n_max: int = 4, top: int = 20
+    a_texts: Sequence[str], b_texts: Sequence[str], n_max: int, top: int
 ) -> pd.DataFrame:
     """The 1- to ``n_max``-grams most over-represented on each side (paper Figure 6).
 

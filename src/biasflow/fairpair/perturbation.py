@@ -8,7 +8,7 @@ Two implementations:
 
 * :class:`Swapper`, the offline default: a rule-based, directed swap of the entity, of
   other first names and of gendered words (pronouns, kinship terms, titles), read from
-  ``resources/templates/fairpair/swaps.yaml``, which documents the rules.
+  ``src/biasflow/data/fairpair/swaps.yaml`` (``bundled:fairpair/swaps.yaml``), which documents the rules.
 * :func:`llm_perturb`, the paper's method (§3.3): an instruction-following model is asked
   "Change John (male) to Jane (female) in the following text in the same way without
   changing anything else: …", and its output is kept only if it passes the paper's three
@@ -19,21 +19,19 @@ Two implementations:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 import yaml
 
-from biasflow.bundled import TEMPLATES
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.tokens import jaccard_distance, tokens
 from biasflow.models.base import Request
+from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
-TEMPLATE_DIR = TEMPLATES / "fairpair"
-DEFAULT_SWAPS = TEMPLATE_DIR / "swaps.yaml"
-PERTURBATION_TEMPLATE = TEMPLATE_DIR / "llm_perturbation.txt"
 
 DIRECTIONS = ("to_female", "to_male", "auto")
 REASONS = ("not_prefixed", "mentions_entity", "too_different")
@@ -105,12 +103,9 @@ class Swapper:
         self._patterns: dict[tuple[str, str], re.Pattern] = {}
 
     @classmethod
-    def from_file(cls, path: str | Path | None = None) -> "Swapper":
-        """Read a swap mapping (YAML with ``words``, ``names``, ``object_markers``).
-
-        Defaults to the bundled ``resources/templates/fairpair/swaps.yaml``.
-        """
-        path = Path(path) if path is not None else DEFAULT_SWAPS
+    def from_file(cls, path: str | Path) -> "Swapper":
+        """Read a swap mapping (YAML with ``words``, ``names``, ``object_markers``; ``bundled:fairpair/swaps.yaml``)."""
+        path = Path(path)
         if not path.is_file():
             raise BiasflowError(f"swap mapping not found: {path}. Fix the path, or leave it unset for the bundled one.")
         try:
@@ -281,15 +276,35 @@ def rule_perturb(prompts: pd.DataFrame, continuations: pd.DataFrame, swapper: Sw
     return perturbed, rejections
 
 
+@dataclass(frozen=True)
+class PerturbationSettings(StepSettings):
+    """How a_i = φ(G_i(x)) is made (docs/methods.md §2.1): the rule-based ``swaps`` or the LLM's ``template``
+    and filters; the LLM's own model entry is passed apart."""
+
+    section = "fairpair.perturbation"
+
+    method: str
+    swaps: str
+    template: str
+    entity_gender: str
+    counterpart_gender: str
+    max_jaccard: float
+
+
+def perturbation_files(settings: PerturbationSettings) -> list[str]:
+    """The file the perturbation step reads with these settings (the workflow declares it as an input)."""
+    return [settings.swaps] if settings.method == "rules" else [settings.template]
+
+
 # --- LLM perturbation ----------------------------------------------------------------
 
 
-def load_perturbation_template(path: str | Path | None = None) -> str:
+def load_perturbation_template(path: str | Path) -> str:
     """The perturbation instruction with ``{entity}``, ``{counterpart}``, their genders and ``{text}``.
 
-    Defaults to the paper's prompt (§3.3) in ``resources/templates/fairpair/llm_perturbation.txt``.
+    The bundled ``bundled:fairpair/llm_perturbation.txt`` is the paper's prompt (§3.3).
     """
-    path = Path(path) if path is not None else PERTURBATION_TEMPLATE
+    path = Path(path)
     if not path.is_file():
         raise BiasflowError(f"perturbation template not found: {path}. Fix the path, or leave it unset.")
     return path.read_text(encoding="utf-8").rstrip("\n")
@@ -329,7 +344,7 @@ def perturbation_requests(
 
 
 def filter_perturbation(
-    output: str, original_text: str, perturbed_prompt: str, entity: str, max_jaccard: float = 0.15
+    output: str, original_text: str, perturbed_prompt: str, entity: str, max_jaccard: float
 ) -> tuple[str | None, str | None]:
     """Apply the paper's three filters (§3.3) to one LLM perturbation.
 
@@ -365,10 +380,10 @@ def llm_perturb(
     continuations: pd.DataFrame,
     generate: Generate,
     *,
-    entity_gender: str = "male",
-    counterpart_gender: str = "female",
-    max_jaccard: float = 0.15,
-    template: str | None = None,
+    entity_gender: str,
+    counterpart_gender: str,
+    max_jaccard: float,
+    template: str,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """a_i = φ(G_i(x)) by an LLM, with the paper's filters (§3.3, docs/methods.md §2.1).
 
@@ -381,7 +396,6 @@ def llm_perturb(
     """
     require_columns(prompts, ["prompt_id", "text", "perturbed_text", "entity", "counterpart"], "FairPair prompt table")
     require_columns(continuations, PERTURBED_COLUMNS, "continuation table")
-    template = template if template is not None else load_perturbation_template()
     by_id = prompts.drop_duplicates("prompt_id").set_index("prompt_id")
     unknown = sorted(set(continuations["prompt_id"]) - set(by_id.index))
     if unknown:

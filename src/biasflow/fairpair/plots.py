@@ -13,24 +13,24 @@ from biasflow.tables import require_columns
 
 
 def plot_summary(table: pd.DataFrame, path: str | Path) -> None:
-    """Mean FairPair score per model with its 95% CI, one panel per scorer; F = 1 marked.
+    """Mean FairPair score per model with its 95% CI, one panel per dissimilarity; F = 1 marked.
 
     F near 1 means the two sides differ no more than samples of one side differ among
     themselves (paper 001, section 2); F above 1 is bias beyond sampling variability.
     """
     plt = pyplot()
-    scorers = sorted(table["scorer"].unique())
-    fig, axes = plt.subplots(1, len(scorers), figsize=(4.5 * len(scorers), 0.6 * table["model"].nunique() + 2),
+    names = sorted(table["dissimilarity"].unique())
+    fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 0.6 * table["model"].nunique() + 2),
                              squeeze=False)
-    for ax, scorer in zip(axes[0], scorers):
-        rows = table[table["scorer"] == scorer].sort_values("model")
+    for ax, name in zip(axes[0], names):
+        rows = table[table["dissimilarity"] == name].sort_values("model")
         y = list(range(len(rows)))
         errors = [rows["mean_F"] - rows["F_ci_low"], rows["F_ci_high"] - rows["mean_F"]]
         ax.errorbar(rows["mean_F"], y, xerr=errors, fmt="o", capsize=3)
         ax.axvline(1.0, color="gray", ls="--", lw=1)
         ax.set_yticks(y, rows["model"])
         ax.set_xlabel("FairPair score F (1 = sampling variability)")
-        ax.set_title(scorer)
+        ax.set_title(name)
     fig.tight_layout()
     save_png(fig, path)
 

@@ -14,13 +14,15 @@ exact here. A user's own prompts (:func:`load_prompt_file`) get φ(x) from the r
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.hashing import stable_hash
-from biasflow.fairpair.perturbation import TEMPLATE_DIR, Swapper, mentions
+from biasflow.fairpair.perturbation import Swapper, mentions
+from biasflow.settings import StepSettings
 from biasflow.tables import read_table
 
 PAIR_PROMPT_COLUMNS = [
@@ -28,10 +30,42 @@ PAIR_PROMPT_COLUMNS = [
     "text", "perturbed_text",
 ]
 PAIR_KEYS = ("name", "counterpart", "descriptor", "counterpart_descriptor")
-DEFAULT_PAIRS = [{"name": "John", "counterpart": "Jane", "descriptor": "a man", "counterpart_descriptor": "a woman"}]
-DEFAULT_OCCUPATIONS = TEMPLATE_DIR / "occupations.txt"
 TEMPLATE = "{name} is {descriptor}, working as {article} {occupation}."
 _VOWELS = "aeiouAEIOU"
+
+
+@dataclass(frozen=True)
+class PromptSettings(StepSettings):
+    """What FairPair's prompt step reads (docs/methods.md §2.7): Common Sents' pairs and occupations, or a file.
+
+    ``file`` (a CSV/TSV of one's own prompts, φ by the ``swaps`` mapping) replaces Common
+    Sents; otherwise ``occupations``, or when that is None the ``occupations_file``.
+    """
+
+    section = "fairpair"
+    keys = {"swaps": "fairpair.perturbation.swaps"}
+
+    pairs: list[dict]
+    extra_descriptors: list[dict]
+    occupations: list[str] | None
+    occupations_file: str
+    file: str | None
+    swaps: str
+
+
+def prompt_files(settings: PromptSettings) -> list[str]:
+    """The files the prompt step reads with these settings (the workflow declares them as inputs)."""
+    if settings.file:
+        return [settings.file, settings.swaps]
+    return [] if settings.occupations is not None else [settings.occupations_file]
+
+
+def build_prompts(settings: PromptSettings) -> pd.DataFrame:
+    """Common Sents prompts, or the user's own file, with their counterfactuals."""
+    if settings.file:
+        return load_prompt_file(settings.file, Swapper.from_file(settings.swaps))
+    occupations = settings.occupations if settings.occupations is not None else load_occupations(settings.occupations_file)
+    return common_sents(settings.pairs, occupations, settings.extra_descriptors)
 
 
 def article(word: str) -> str:
@@ -43,12 +77,10 @@ def article(word: str) -> str:
     return "an" if word[:1] in _VOWELS else "a"
 
 
-def common_sents(
-    pairs: list[dict] | None, occupations: list[str], extra_descriptors: list[dict] | None = None
-) -> pd.DataFrame:
+def common_sents(pairs: list[dict], occupations: list[str], extra_descriptors: list[dict]) -> pd.DataFrame:
     """The Common Sents prompts: every pair × descriptor variant × occupation.
 
-    ``pairs`` (default John/Jane, "a man"/"a woman") each need ``name``, ``counterpart``,
+    ``pairs`` (the config's default: John/Jane, "a man"/"a woman") each need ``name``, ``counterpart``,
     ``descriptor`` and ``counterpart_descriptor``. ``extra_descriptors`` are lists
     ``{"words": [...]}`` (e.g. ages, ethnicities); each list contributes one of its
     words or none, so the variants are the product over lists of (none + its words), in
@@ -60,7 +92,6 @@ def common_sents(
 
     ``prompt_id`` is the stable hash of the text and its counterfactual.
     """
-    pairs = DEFAULT_PAIRS if pairs is None else pairs
     if not pairs:
         raise BiasflowError("FairPair needs at least one name pair; set fairpair.pairs or leave it unset.")
     for i, pair in enumerate(pairs):
@@ -122,12 +153,12 @@ def _descriptor_variants(extra: list[dict]) -> list[tuple[str, ...]]:
     return [tuple(w for w in combo if w is not None) for combo in itertools.product(*axes)]
 
 
-def load_occupations(path: str | Path | None = None) -> list[str]:
+def load_occupations(path: str | Path) -> list[str]:
     """Occupations, one per line (blank lines and ``#`` comments skipped).
 
-    Defaults to the 60 of the paper's appendix A in ``resources/templates/fairpair/occupations.txt``.
+    The bundled ``bundled:fairpair/occupations.txt`` holds the 60 of the paper's appendix A.
     """
-    path = Path(path) if path is not None else DEFAULT_OCCUPATIONS
+    path = Path(path)
     if not path.is_file():
         raise BiasflowError(f"occupation file not found: {path}. Fix fairpair.occupations_file, or leave it unset.")
     lines = (line.strip() for line in path.read_text(encoding="utf-8").splitlines())
@@ -137,13 +168,12 @@ def load_occupations(path: str | Path | None = None) -> list[str]:
     return occupations
 
 
-def load_prompt_file(path: str | Path, swapper: Swapper | None = None) -> pd.DataFrame:
+def load_prompt_file(path: str | Path, swapper: Swapper) -> pd.DataFrame:
     """A user's own FairPair prompts: CSV or TSV with ``text, entity, counterpart`` per row.
 
     Optional columns ``occupation``, ``descriptor`` and ``counterpart_descriptor`` are kept
     (empty when absent); the descriptors also help the swapper tell the direction when
-    the names are not in its list. ``perturbed_text`` is φ(text) by ``swapper`` (default:
-    the bundled mapping). Every text must mention its entity (whole word, any case), since
+    the names are not in its list. ``perturbed_text`` is φ(text) by ``swapper``. Every text must mention its entity (whole word, any case), since
     φ has nothing to change otherwise.
     """
     table = read_table(path, ["text", "entity", "counterpart"], "FairPair prompt file")
@@ -153,7 +183,6 @@ def load_prompt_file(path: str | Path, swapper: Swapper | None = None) -> pd.Dat
     for column in ("occupation", "descriptor", "counterpart_descriptor"):
         if column not in table:
             table[column] = ""
-    swapper = swapper if swapper is not None else Swapper.from_file()
     perturbed = []
     for row_number, row in enumerate(table.itertuples(index=False), start=2):
         where = f"FairPair prompt file {path}, line {row_number}"

@@ -22,8 +22,10 @@ denominator reproduces the paper's Table 3 (InstructGPT: 81.4² / (78.7 · 81.3)
 All pair sums are computed from one dissimilarity matrix per prompt (numpy broadcasting
 for sentiment, a sparse 0/1 token matrix whose product with itself gives every
 intersection size for Jaccard), so n = 100 samples per side (30,000 pairs) is cheap.
-The summary adds the paper's significance test (Welch's t-test of cross-pair against
-within-set dissimilarities). Sentiment enters as data: every text's VADER compound score
+Each prompt's row also carries the moments (count, mean, sum of squared deviations) of its
+cross-pair and within-side dissimilarities, from which the summary pools the paper's
+significance test (Welch's t-test of cross-pair against within-set dissimilarities)
+without the continuations. Sentiment enters as data: every text's VADER compound score
 is computed by the scorer layer and passed in the ``vader`` column (:data:`SENTIMENT_COLUMN`).
 """
 
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import math
+from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -39,6 +42,7 @@ from scipy import sparse, stats
 
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.tokens import tokens
+from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
 log = logging.getLogger("biasflow")
@@ -48,14 +52,27 @@ SIDES = ("perturbed_original", "counterfactual")
 SIDE_COLUMNS = ["prompt_id", "side", "sample", "text"]
 # The VADER compound score of each row's text, which the sentiment dissimilarity compares.
 SENTIMENT_COLUMN = "vader"
-SCORERS = ("jaccard", "sentiment")
-# What each scorer's dissimilarity reads.
-_SCORER_INPUT = {"jaccard": "text", "sentiment": SENTIMENT_COLUMN}
-PROMPT_SCORE_COLUMNS = ["prompt_id", "scorer", "B", "V_pg", "V_gp", "F"]
+DISSIMILARITIES = ("jaccard", "sentiment")
+# What each dissimilarity reads.
+_INPUT = {"jaccard": "text", "sentiment": SENTIMENT_COLUMN}
+# Moments of a prompt's cross-pair and within-side dissimilarities (over samples, also with folds).
+MOMENT_COLUMNS = ["cross_n", "cross_mean", "cross_m2", "within_n", "within_mean", "within_m2"]
+PROMPT_SCORE_COLUMNS = ["prompt_id", "dissimilarity", "B", "V_pg", "V_gp", "F", "n", *MOMENT_COLUMNS]
 SUMMARY_COLUMNS = [
-    "model", "scorer", "n_prompts", "mean_F", "F_ci_low", "F_ci_high",
+    "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high",
     "mean_B", "mean_V_pg", "mean_V_gp", "welch_t", "welch_p",
 ]
+
+
+@dataclass(frozen=True)
+class ScoreSettings(StepSettings):
+    """What FairPair's score step reads (docs/methods.md §2.2-2.6): the dissimilarities, the k-fold variant, n-grams."""
+
+    section = "fairpair"
+
+    dissimilarities: list[str]
+    folds: int | None
+    ngrams: dict
 
 
 def fairpair_f(B, V_pg, V_gp):
@@ -73,14 +90,12 @@ def fairpair_f(B, V_pg, V_gp):
     return float(result) if result.ndim == 0 else result
 
 
-def fairpair_scores(
-    continuations: pd.DataFrame, scorers: Iterable[str] = SCORERS, folds: int | None = None
-) -> pd.DataFrame:
-    """B, V_pg, V_gp and F (docs/methods.md §2.3) per prompt and scorer.
+def fairpair_scores(continuations: pd.DataFrame, dissimilarities: Iterable[str], folds: int | None) -> pd.DataFrame:
+    """B, V_pg, V_gp and F (docs/methods.md §2.3) per prompt and dissimilarity.
 
     ``continuations`` has :data:`SIDE_COLUMNS`: per prompt, n samples on each of the two
     :data:`SIDES` (the same n on both, n ≥ 2, one row per sample). A missing text counts
-    as an empty continuation. Scorers: ``jaccard`` (Jaccard distance of
+    as an empty continuation. Dissimilarities: ``jaccard`` (Jaccard distance of
     :func:`~biasflow.fairpair.tokens.tokens`) and ``sentiment`` (absolute difference of
     the VADER compound scores in the :data:`SENTIMENT_COLUMN` column, which it needs).
 
@@ -92,32 +107,37 @@ def fairpair_scores(
     (Jaccard), and B, V_pg, V_gp and F are computed over the k folds of each side in
     place of the n samples. It needs 2 ≤ k ≤ n.
 
-    Returns :data:`PROMPT_SCORE_COLUMNS` plus ``n`` (samples per side), sorted by prompt
-    and then in the order of ``scorers``.
+    Returns :data:`PROMPT_SCORE_COLUMNS`, sorted by prompt and then in the order of
+    ``dissimilarities``: ``n`` is the samples per side, and the moment columns hold the
+    count, mean and sum of squared deviations of the cross-pair dissimilarities
+    {d(a_i, b_j)} and of the within-side ones {d(a_i, a_j), i<j} ∪ {d(b_i, b_j), i<j}, over
+    samples (also with folds), for the summary's Welch test.
     """
-    scorers = _check_scorers(scorers)
+    dissimilarities = _check_dissimilarities(dissimilarities)
     _check_continuations(continuations, "FairPair continuation table", equal_sizes=True)
-    _check_sentiment(continuations, scorers, "FairPair continuation table")
+    _check_sentiment(continuations, dissimilarities, "FairPair continuation table")
     if folds is not None:
         _check_folds(continuations, folds)
     rows = []
     for prompt_id, sides in _prompt_sides(continuations):
         n = int((sides["side"] == SIDES[0]).sum())
-        for scorer in scorers:
-            a_units, b_units = _units(scorer, sides)
+        for name in dissimilarities:
+            a_units, b_units = _units(name, sides)
+            within_a, within_b, cross = _dissimilarities(name, a_units, b_units)
+            moments = _pair_moments(within_a, within_b, cross)
             if folds is not None:
-                a_units, b_units = _fold_aggregate(scorer, a_units, folds), _fold_aggregate(scorer, b_units, folds)
-            within_a, within_b, cross = _dissimilarities(scorer, a_units, b_units)
+                a_folds, b_folds = _fold_aggregate(name, a_units, folds), _fold_aggregate(name, b_units, folds)
+                within_a, within_b, cross = _dissimilarities(name, a_folds, b_folds)
             B, V_pg, V_gp = cross.mean(), _off_diagonal_mean(within_a), _off_diagonal_mean(within_b)
-            rows.append((prompt_id, scorer, B, V_pg, V_gp, fairpair_f(B, V_pg, V_gp), n))
-    return pd.DataFrame(rows, columns=[*PROMPT_SCORE_COLUMNS, "n"])
+            rows.append((prompt_id, name, B, V_pg, V_gp, fairpair_f(B, V_pg, V_gp), n, *moments))
+    return pd.DataFrame(rows, columns=PROMPT_SCORE_COLUMNS)
 
 
-def summarise(continuations: pd.DataFrame, scores: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """One row per model × scorer: mean F with its CI, mean B and V's, Welch's t-test.
+def summarise(scores: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """One row per model × dissimilarity: mean F with its CI, mean B and V's, Welch's t-test.
 
-    ``scores`` is :func:`fairpair_scores` output with a ``model`` column; ``continuations``
-    the table it was computed from, also with ``model``. Per model and scorer:
+    ``scores`` is :func:`fairpair_scores` output with a ``model`` column. Per model and
+    dissimilarity:
 
     - ``n_prompts``: prompts scored;
     - ``mean_F``: mean F over the prompts whose F is finite (NaN/inf F, from a V of 0,
@@ -130,48 +150,29 @@ def summarise(continuations: pd.DataFrame, scores: pd.DataFrame, confidence: flo
       paper's significance test (section 4, Table 3). Within-set pairs are unordered
       (i < j): d is symmetric, and counting (i, j) and (j, i) separately would double
       the sample size and overstate significance. The test is always on samples, also
-      when the scores used folds. It is computed from running counts, means and sums of
-      squared deviations, so the pooled lists are never held in memory.
-
-    Only the prompts in ``scores`` are used from ``continuations``; their two sides may
-    hold different numbers of samples (an LLM perturbation can reject some), which the
-    cross and within sets handle as they are.
+      when the scores used folds. It pools each prompt's moment columns (Chan et al.),
+      so the pooled lists are never held in memory and the continuations are not read again.
     """
-    require_columns(continuations, [*SIDE_COLUMNS, "model"], "FairPair continuation table")
     require_columns(scores, ["model", *PROMPT_SCORE_COLUMNS], "FairPair score table")
     if not 0 < confidence < 1:
         raise BiasflowError(f"confidence must lie strictly between 0 and 1, got {confidence}; use e.g. 0.95.")
-    scorers = _check_scorers(pd.unique(scores["scorer"]))
-    _reject_duplicates(scores, ["model", "prompt_id", "scorer"], "FairPair score table")
-    scored = scores[["model", "prompt_id"]].drop_duplicates()
-    used = continuations.merge(scored, on=["model", "prompt_id"], how="inner")
-    missing = scored.merge(used[["model", "prompt_id"]].drop_duplicates(), how="left", indicator=True)
-    missing = missing[missing["_merge"] == "left_only"]
-    if len(missing):
-        raise BiasflowError(
-            f"the FairPair score table has prompts with no continuations: "
-            f"{_name_some(missing['model'].astype(str) + '/' + missing['prompt_id'].astype(str))}; "
-            "pass the continuation table the scores were computed from."
-        )
-    for model, rows in used.groupby("model", sort=False):
-        _check_continuations(rows, f"FairPair continuation table (model {model})", equal_sizes=False)
-    _check_sentiment(used, scorers, "FairPair continuation table")
-
+    _check_dissimilarities(pd.unique(scores["dissimilarity"]))
+    _reject_duplicates(scores, ["model", "prompt_id", "dissimilarity"], "FairPair score table")
     out = []
-    groups = dict(list(scores.groupby(["model", "scorer"])))
-    for model, scorer in sorted(groups, key=lambda key: (str(key[0]), SCORERS.index(key[1]))):
-        group = groups[(model, scorer)]
+    groups = dict(list(scores.groupby(["model", "dissimilarity"])))
+    for model, name in sorted(groups, key=lambda key: (str(key[0]), DISSIMILARITIES.index(key[1]))):
+        group = groups[(model, name)]
         F = group["F"].to_numpy(dtype=np.float64)
         finite = F[np.isfinite(F)]
         if len(finite) < len(F):
             log.info(
                 "%s, %s: %d of %d prompts have a NaN or infinite F (a V of 0) and are left out of mean_F",
-                model, scorer, len(F) - len(finite), len(F),
+                model, name, len(F) - len(finite), len(F),
             )
         mean_F, low, high = _t_interval(finite, confidence)
-        t, p = _welch(used[used["model"] == model], scorer)
+        t, p = _welch(group)
         out.append((
-            model, scorer, len(group), mean_F, low, high,
+            model, name, len(group), mean_F, low, high,
             group["B"].mean(), group["V_pg"].mean(), group["V_gp"].mean(), t, p,
         ))
     return pd.DataFrame(out, columns=SUMMARY_COLUMNS)
@@ -186,16 +187,18 @@ def _name_some(values, limit: int = 5) -> str:
     return shown if len(values) <= limit else f"{shown} and {len(values) - limit} more"
 
 
-def _check_scorers(scorers) -> tuple[str, ...]:
-    if isinstance(scorers, str):
-        scorers = (scorers,)
-    scorers = tuple(dict.fromkeys(scorers))
-    unknown = [s for s in scorers if s not in SCORERS]
+def _check_dissimilarities(names) -> tuple[str, ...]:
+    if isinstance(names, str):
+        names = (names,)
+    names = tuple(dict.fromkeys(names))
+    unknown = [s for s in names if s not in DISSIMILARITIES]
     if unknown:
-        raise BiasflowError(f"unknown FairPair scorer(s) {_name_some(unknown)}; use any of {', '.join(SCORERS)}.")
-    if not scorers:
-        raise BiasflowError(f"no FairPair scorer given; use any of {', '.join(SCORERS)}.")
-    return scorers
+        raise BiasflowError(
+            f"unknown FairPair dissimilarity(ies) {_name_some(unknown)}; use any of {', '.join(DISSIMILARITIES)}."
+        )
+    if not names:
+        raise BiasflowError(f"no FairPair dissimilarity given; use any of {', '.join(DISSIMILARITIES)}.")
+    return names
 
 
 def _reject_duplicates(table: pd.DataFrame, keys: list[str], what: str) -> None:
@@ -256,15 +259,15 @@ def _check_folds(table: pd.DataFrame, folds) -> None:
         )
 
 
-def _check_sentiment(table: pd.DataFrame, scorers: tuple[str, ...], what: str) -> None:
+def _check_sentiment(table: pd.DataFrame, dissimilarities: tuple[str, ...], what: str) -> None:
     """The sentiment dissimilarity reads VADER scores as data: every row needs one."""
-    if "sentiment" not in scorers:
+    if "sentiment" not in dissimilarities:
         return
     if SENTIMENT_COLUMN not in table.columns or table[SENTIMENT_COLUMN].isna().any():
         raise BiasflowError(
             f"{what} needs a {SENTIMENT_COLUMN!r} column (the VADER compound score of every text) for the "
-            "sentiment scorer; score the texts with the vader scorer first (biasflow.fairpair.steps.with_vader), "
-            "or use the jaccard scorer only."
+            "sentiment dissimilarity; score the texts with the vader scorer first (biasflow.fairpair.steps.with_vader), "
+            "or use the jaccard dissimilarity only."
         )
 
 
@@ -277,26 +280,26 @@ def _prompt_sides(table: pd.DataFrame) -> Iterator[tuple[object, pd.DataFrame]]:
     yield from ordered.groupby("prompt_id", sort=True)
 
 
-def _units(scorer: str, rows: pd.DataFrame) -> tuple:
+def _units(name: str, rows: pd.DataFrame) -> tuple:
     """What d compares on each side: compound scores (sentiment) or token sets (Jaccard)."""
-    sides = (rows.loc[rows["side"] == side, _SCORER_INPUT[scorer]] for side in SIDES)
-    if scorer == "sentiment":
+    sides = (rows.loc[rows["side"] == side, _INPUT[name]] for side in SIDES)
+    if name == "sentiment":
         return tuple(values.to_numpy(dtype=np.float64) for values in sides)
     return tuple([tokens(t) for t in values] for values in sides)
 
 
-def _fold_aggregate(scorer: str, units, k: int):
+def _fold_aggregate(name: str, units, k: int):
     """Fold s mod k of the s-th sample: mean compound per fold, or union of token sets."""
     fold = np.arange(len(units)) % k
-    if scorer == "sentiment":
+    if name == "sentiment":
         return np.bincount(fold, weights=units, minlength=k) / np.bincount(fold, minlength=k)
     return [frozenset().union(*(units[s] for s in np.flatnonzero(fold == f))) for f in range(k)]
 
 
-def _dissimilarities(scorer: str, a_units, b_units) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _dissimilarities(name: str, a_units, b_units) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """d(a_i, a_j), d(b_i, b_j) and d(a_i, b_j) as matrices, from one matrix over both sides."""
     n_a = len(a_units)
-    if scorer == "sentiment":
+    if name == "sentiment":
         values = np.concatenate([a_units, b_units])
         full = np.abs(values[:, None] - values[None, :])
     else:
@@ -347,10 +350,14 @@ class _Moments:
         self.n, self.mean, self.m2 = 0, 0.0, 0.0
 
     def add(self, values: np.ndarray) -> None:
-        if values.size == 0:
+        values = np.asarray(values, dtype=np.float64)
+        if values.size:
+            mean = float(values.mean())
+            self.merge(values.size, mean, float(((values - mean) ** 2).sum()))
+
+    def merge(self, n_b: int, mean_b: float, m2_b: float) -> None:
+        if n_b == 0:
             return
-        n_b, mean_b = values.size, float(values.mean())
-        m2_b = float(((values - mean_b) ** 2).sum())
         n = self.n + n_b
         delta = mean_b - self.mean
         self.m2 += m2_b + delta**2 * self.n * n_b / n
@@ -362,14 +369,21 @@ class _Moments:
         return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else math.nan
 
 
-def _welch(continuations: pd.DataFrame, scorer: str) -> tuple[float, float]:
+def _pair_moments(within_a: np.ndarray, within_b: np.ndarray, cross: np.ndarray) -> tuple:
+    """(n, mean, m2) of the cross-pair dissimilarities, then of the unordered within-side ones."""
+    cross_moments, within = _Moments(), _Moments()
+    cross_moments.add(cross.ravel())
+    for block in (within_a, within_b):
+        within.add(block[np.triu_indices(block.shape[0], k=1)])
+    return (cross_moments.n, cross_moments.mean, cross_moments.m2, within.n, within.mean, within.m2)
+
+
+def _welch(prompts: pd.DataFrame) -> tuple[float, float]:
     """Welch's t-test of {d(a_i, b_j)} against {d(a_i, a_j), i<j} ∪ {d(b_i, b_j), i<j}, all prompts pooled."""
     cross, within = _Moments(), _Moments()
-    for _, sides in _prompt_sides(continuations):
-        within_a, within_b, between = _dissimilarities(scorer, *_units(scorer, sides))
-        cross.add(between.ravel())
-        for block in (within_a, within_b):
-            within.add(block[np.triu_indices(block.shape[0], k=1)])
+    for row in prompts[MOMENT_COLUMNS].itertuples(index=False):
+        cross.merge(int(row.cross_n), float(row.cross_mean), float(row.cross_m2))
+        within.merge(int(row.within_n), float(row.within_mean), float(row.within_m2))
     if cross.n < 2 or within.n < 2:
         return math.nan, math.nan
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -377,5 +391,3 @@ def _welch(continuations: pd.DataFrame, scorer: str) -> tuple[float, float]:
             cross.mean, cross.sd, cross.n, within.mean, within.sd, within.n, equal_var=False
         )
     return float(result.statistic), float(result.pvalue)
-
-

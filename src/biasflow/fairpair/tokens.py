@@ -1,6 +1,6 @@
 """Word tokens and the Jaccard distance of FairPair's token dissimilarity (docs/methods.md §2.2).
 
-The perturbation filter (§2.1), the Jaccard scorer (§2.2) and the n-gram comparison
+The perturbation filter (§2.1), the Jaccard dissimilarity (§2.2) and the n-gram comparison
 (§2.6) all read texts through these, so a word means the same thing everywhere.
 """
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from biasflow.cli import example
+from biasflow.schema import flag
 
 
 def register(commands) -> None:
@@ -17,9 +18,9 @@ def register(commands) -> None:
     gaps.add_argument("--predictions", nargs="+", required=True,
                       help="TSVs with y_true, y_pred, category, group, text, run_id (model: a column or the file name)")
     gaps.add_argument("--out", required=True, help="gap table (.csv, .tsv or .parquet)")
-    gaps.add_argument("--interval", choices=["z", "t"], default="z", help="z: 1.96 (the reference); t: Student t")
-    gaps.add_argument("--accuracy-floor", type=float, default=0.4,
-                      help="flag runs below this accuracy, a share in [0, 1] (default 0.4)")
+    flag(gaps, "--interval", "fpr.interval")
+    flag(gaps, "--z", "fpr.z")
+    flag(gaps, "--accuracy-floor", "fpr.accuracy_floor")
     gaps.set_defaults(run=_gaps)
 
 
@@ -27,7 +28,7 @@ def _gaps(args) -> None:
     from biasflow.tables import check_output_path
 
     check_output_path(args.out, "--out")
-    from biasflow.fpr.steps import gaps
+    from biasflow.fpr.steps import GapSettings, gaps
 
-    gaps(prediction_paths=args.predictions, interval=args.interval, z=1.96, accuracy_floor=args.accuracy_floor,
-         out=args.out)
+    settings = GapSettings(interval=args.interval, z=args.z, accuracy_floor=args.accuracy_floor)
+    gaps(prediction_paths=args.predictions, settings=settings, out=args.out)

@@ -30,7 +30,7 @@ GAP_COLUMNS = [
 ]
 
 
-def fpr_gaps(preds: pd.DataFrame, interval: str = "z", z: float = 1.96) -> pd.DataFrame:
+def fpr_gaps(preds: pd.DataFrame, interval: str, z: float) -> pd.DataFrame:
     """Per (model, category, group): mean FPR gap over runs and its half-width.
 
     The gap is ``FPR_c(X) − mean_Y FPR_c(Y)`` with the *unweighted* mean over the

@@ -23,7 +23,7 @@ MARKEDNESS_COLUMNS = [
 ]
 
 
-def markedness(preds: pd.DataFrame, interval: str = "z", z: float = 1.96) -> pd.DataFrame:
+def markedness(preds: pd.DataFrame, interval: str, z: float) -> pd.DataFrame:
     """Per (model, category, group): ``FPR_c(X) − FPR_c(UNMARKED)`` per run, over runs.
 
     Paper 004 explains the White-group anomaly by markedness: identity terms that are

@@ -57,13 +57,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from biasflow.bundled import TEMPLATES
 from biasflow.errors import BiasflowError
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.hashing import stable_hash
 
 __all__ = [
-    "BUNDLED_DIR",
     "PROBE_SAMPLE_COLUMNS",
     "expand",
     "load_identity_terms",
@@ -73,8 +71,6 @@ __all__ = [
 ]
 
 PROBE_SAMPLE_COLUMNS = ["text", "y_true", "category", "group", "template_id", "marked"]
-# The probe sets this repository ships; see its README.md for formats and provenance.
-BUNDLED_DIR = TEMPLATES / "probes"
 
 TEMPLATE_COLUMNS = ("TEMPLATE", "SENT")
 OPTIONAL_TEMPLATE_COLUMNS = ("DOMAIN", "NER")
@@ -161,7 +157,7 @@ def load_identity_terms(path: str | Path) -> pd.DataFrame:
 LABELLED_FORMATS = ("ternary", "sst5", "semeval2018")
 
 
-def load_labelled(path: str | Path, format: str = "ternary") -> pd.DataFrame:
+def load_labelled(path: str | Path, format: str) -> pd.DataFrame:
     """A labelled sentiment set (``text``, ``label`` 0/1/2) for demonstrations and tuning.
 
     ``format``: ``ternary`` (CSV ``text,label`` with labels 0/1/2, our bundled set);
@@ -209,7 +205,7 @@ def _collapse(values: pd.Series, path: Path, mapping: dict[int, int], expected: 
     return numbers.astype(int).map(mapping)
 
 
-def expand(templates: pd.DataFrame, terms: pd.DataFrame, attribute: str, unmarked: bool = True) -> pd.DataFrame:
+def expand(templates: pd.DataFrame, terms: pd.DataFrame, attribute: str, unmarked: bool) -> pd.DataFrame:
     """Probe samples of ``attribute``: every usable template filled with every term.
 
     Columns :data:`PROBE_SAMPLE_COLUMNS`: ``y_true`` is the template's SENT, ``category`` the
@@ -247,36 +243,27 @@ def expand(templates: pd.DataFrame, terms: pd.DataFrame, attribute: str, unmarke
 def probe_samples(spec: dict) -> pd.DataFrame:
     """Samples of one probe set described by ``spec``.
 
-    ``spec`` keys: ``templates`` and ``terms`` (paths; a bare file name that does not
-    exist relative to the working directory is looked up in :data:`BUNDLED_DIR`, so
-    configs can say ``templates.csv``), ``attribute`` and optional ``unmarked``
-    (default True).
+    ``spec`` keys (the config's ``fpr.probes.<name>``): ``templates`` and ``terms`` (paths;
+    the bundled sets are ``bundled:probes/<file>``, resolved before), ``attribute`` and
+    ``unmarked``.
     """
-    missing = [key for key in ("templates", "terms", "attribute") if key not in spec]
+    missing = [key for key in ("templates", "terms", "attribute", "unmarked") if key not in spec]
     if missing:
-        raise BiasflowError(f"probe set needs the keys {', '.join(missing)} (templates, terms, attribute).")
+        raise BiasflowError(f"probe set needs the keys {', '.join(missing)} (templates, terms, attribute, unmarked).")
     unknown = sorted(set(spec) - {"templates", "terms", "attribute", "unmarked"})
     if unknown:
         raise BiasflowError(
             f"probe set has unknown keys {', '.join(unknown)}; allowed: templates, terms, attribute, unmarked."
         )
-    unmarked = spec.get("unmarked", True)
+    unmarked = spec["unmarked"]
     if not isinstance(unmarked, bool):
         raise BiasflowError(f"probe set key 'unmarked' must be true or false, not {unmarked!r}.")
-    templates = load_templates(_resolve(spec["templates"]))
-    terms = load_identity_terms(_resolve(spec["terms"]))
+    templates = load_templates(spec["templates"])
+    terms = load_identity_terms(spec["terms"])
     return expand(templates, terms, str(spec["attribute"]), unmarked=unmarked)
 
 
 # --- helpers -------------------------------------------------------------------------
-
-
-def _resolve(path: str | Path) -> Path:
-    """``path`` itself if it exists, else the bundled file of that name if there is one."""
-    path = Path(path)
-    if not path.exists() and not path.is_absolute() and (BUNDLED_DIR / path).exists():
-        return BUNDLED_DIR / path
-    return path
 
 
 def _read_csv(path: Path, required: tuple[str, ...]) -> pd.DataFrame:

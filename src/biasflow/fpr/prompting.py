@@ -1,6 +1,6 @@
 """Prompting classifiers for ternary sentiment (paper 004, section 3.4 and appendix B).
 
-Three methods, each a prompt template in ``resources/templates/classify``:
+Three methods, each a prompt template in the folder ``fpr.templates`` (bundled: ``bundled:classify``):
 
 * ``zero_shot``: ``zero_shot.txt`` with the text in ``{text}``;
 * ``k_shot``: ``k_shot.txt``; ``{demonstrations}`` is replaced by ``k`` labelled examples
@@ -11,9 +11,9 @@ Three methods, each a prompt template in ``resources/templates/classify``:
   ("Let's think step by step."), step 2 ``cot_answer.txt`` repeats it with the generated
   reasoning in ``{reasoning}`` and asks for the answer.
 
-Decoding is the caller's: ``generate`` is bound to one model and one decoding. The paper
-samples at temperature 0.8 with at most 3 answer tokens (:data:`ANSWER_DECODING`) and 64
-reasoning tokens for CoT step 1 (:data:`REASONING_DECODING`, passed as ``reason_generate``).
+Decoding is the caller's: ``generate`` is bound to one model and one decoding (the config's
+``fpr.decoding``; the paper samples at temperature 0.8 with at most 3 answer tokens, and 64
+reasoning tokens for CoT step 1, passed as ``reason_generate``).
 Every request is seeded with the run seed, so a run is reproducible and the five runs
 (seeds 2024-2028 in the paper) differ. The label is the first case-insensitive match of
 negative / neutral / positive in the answer; an answer without one gets a uniform random
@@ -29,19 +29,13 @@ from typing import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from biasflow.bundled import TEMPLATES
 from biasflow.errors import BiasflowError
 from biasflow.fpr.predictions import LABELS
-from biasflow.models.base import Decoding, Request
+from biasflow.models.base import Request
 
 METHODS = ("zero_shot", "k_shot", "cot")
-TEMPLATE_NAMES = ("zero_shot", "k_shot", "cot_reason", "cot_answer")
-DEFAULT_TEMPLATE_DIR = TEMPLATES / "classify"
-
-# Paper 004: sampling at temperature 0.8; 3 answer tokens; 64 reasoning tokens (CoT step 1).
-# Prompts are not cut: a 9-shot prompt is far longer than the generation default of 100 tokens.
-ANSWER_DECODING = Decoding(do_sample=True, temperature=0.8, max_new_tokens=3, max_prompt_tokens=4096)
-REASONING_DECODING = Decoding(do_sample=True, temperature=0.8, max_new_tokens=64, max_prompt_tokens=4096)
+# The templates each prompting method reads.
+METHOD_TEMPLATES = {"zero_shot": ("zero_shot",), "k_shot": ("k_shot",), "cot": ("cot_reason", "cot_answer")}
 
 _LABEL_RE = re.compile("|".join(LABELS), re.IGNORECASE)
 _SLOT_RE = re.compile(r"\{(text|demonstrations|reasoning)\}")
@@ -63,15 +57,21 @@ def extract_label(text: str, rng: np.random.Generator) -> tuple[int, bool]:
     return int(rng.integers(len(LABELS))), True
 
 
-def load_prompt_templates(directory: str | Path | None = None) -> dict[str, str]:
-    """Read ``zero_shot``, ``k_shot``, ``cot_reason`` and ``cot_answer`` (``.txt``) from ``directory``.
+def template_files(directory: str | Path, method: str) -> list[str]:
+    """The template files a prompting method reads from ``directory`` (none for a tuned classifier)."""
+    return [str(Path(directory) / f"{name}.txt") for name in METHOD_TEMPLATES.get(method, ())]
 
-    Defaults to the repository's ``resources/templates/classify`` (paper 004, appendix B).
+
+def load_prompt_templates(directory: str | Path, method: str) -> dict[str, str]:
+    """Read the templates of ``method`` (``.txt`` files named as in :data:`METHOD_TEMPLATES`) from ``directory``.
+
+    The bundled folder, ``bundled:classify``, holds paper 004's prompts (appendix B).
     """
-    directory = Path(directory) if directory is not None else DEFAULT_TEMPLATE_DIR
+    if method not in METHODS:
+        raise BiasflowError(f"unknown classification method '{method}'; use one of {', '.join(METHODS)}")
     templates = {}
-    for name in TEMPLATE_NAMES:
-        path = directory / f"{name}.txt"
+    for path in map(Path, template_files(directory, method)):
+        name = path.stem
         if not path.is_file():
             raise BiasflowError(f"classification template not found: {path}. Create it, or use the default folder.")
         text = path.read_text(encoding="utf-8").rstrip("\n")
@@ -134,14 +134,14 @@ def prompt_classify(
     *,
     run_seed: int,
     labelled: pd.DataFrame | None = None,
-    k: int = 9,
+    k: int | None = None,
     reason_generate: Generate | None = None,
 ) -> tuple[np.ndarray, int]:
     """Classify ``texts`` by prompting; returns ``(predictions, n_fallback)``.
 
-    ``generate(requests) -> texts`` (or generations with ``.text``) answers (paper: :data:`ANSWER_DECODING`);
-    ``reason_generate`` writes CoT reasoning (paper: :data:`REASONING_DECODING`; defaults to
-    ``generate``). Requests carry ``seed=run_seed``; demonstrations and fallback labels are
+    ``generate(requests) -> texts`` (or generations with ``.text``) answers;
+    ``reason_generate`` writes CoT reasoning (defaults to ``generate``); ``labelled`` and
+    ``k`` are k-shot's demonstrations and their number. Requests carry ``seed=run_seed``; demonstrations and fallback labels are
     drawn from independent streams of ``run_seed``.
     """
     if method not in METHODS:

@@ -4,14 +4,16 @@ Both read the class scores the same way (paper 002, section 3.3): the LM's next-
 the last non-padding position, restricted to the first tokens of " negative", " neutral" and
 " positive" (labels 0, 1, 2), trained with cross-entropy.
 
-* :func:`soft_prompt_train`: the LM is frozen; ``prompt_length`` (8) prompt embeddings,
+* :func:`soft_prompt_train`: the LM is frozen; ``prompt_length`` prompt embeddings,
   initialised to the BOS embedding (the first token's when the tokenizer has no BOS), are
   prepended to the input embeddings and are the only parameters trained.
 * :func:`fine_tune`: ``method="full"`` trains every weight; ``method="lora"`` trains LoRA
-  adapters of rank 8 on every linear non-embedding layer (paper 004, appendix A), through
+  adapters of ``rank`` on every linear non-embedding layer (paper 004, appendix A), through
   ``peft`` (``pip install -e '.[lora]'`` or ``pip install peft``).
 
-Training uses AdamW, shuffles with ``seed``, holds out ``val_fraction`` of the examples for
+The settings are a :class:`ClassifierSettings` (the config's ``fpr.classifiers.<name>``, whose
+defaults per method are the schema's). Training uses AdamW, shuffles with ``seed``, holds
+out ``val_fraction`` of the examples for
 early stopping on the validation loss (``patience`` epochs without improvement; the best
 epoch's parameters are kept) and records ``history``: one dict per epoch with ``epoch``,
 ``train_loss`` (mean over the epoch's batches) and ``val_loss`` (None without a validation set,
@@ -24,15 +26,48 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Sequence
+from dataclasses import dataclass, fields
+from typing import Mapping, Sequence
 
 import numpy as np
 
 from biasflow.errors import BiasflowError
 from biasflow.models import ModelSpec, load_for_training
 from biasflow.models.transformers_backend import default_device
+from biasflow.schema import filled
+from biasflow.settings import StepSettings
 
 LABEL_WORDS = (" negative", " neutral", " positive")
+# The schema of one entry of fpr.classifiers (its defaults depend on the method).
+CLASSIFIER_SCHEMA = "#/properties/fpr/properties/classifiers/additionalProperties"
+
+
+@dataclass(frozen=True)
+class ClassifierSettings(StepSettings):
+    """One classifier of the config's ``fpr.classifiers`` (docs/methods.md §3.6): its name, method and settings.
+
+    A method takes only its own settings; the others are None. :meth:`of` fills the
+    method's defaults from the schema.
+    """
+
+    name: str
+    method: str
+    k: int | None
+    prompt_length: int | None
+    rank: int | None
+    lr: float | None
+    weight_decay: float | None
+    epochs: int | None
+    patience: int | None
+    val_fraction: float | None
+    batch_size: int | None
+
+    @classmethod
+    def of(cls, name: str, entry: Mapping) -> "ClassifierSettings":
+        """The settings of classifier ``name`` from its config entry; keys it leaves out take the method's defaults."""
+        entry = filled(dict(entry), CLASSIFIER_SCHEMA)
+        return cls(name=name, **{f.name: entry.get(f.name) for f in fields(cls) if f.name != "name"})
+
 MAX_TOKENS = 256
 
 log = logging.getLogger("biasflow")
@@ -80,7 +115,7 @@ def _check_data(texts: Sequence[str], labels) -> tuple[list[str], np.ndarray]:
 class _LabelHead:
     """Class logits ``(n, 3)`` of a causal LM at the last input position, optionally after a soft prompt."""
 
-    def __init__(self, model, tokenizer, label_ids: list[int], prompt=None, batch_size: int = 16):
+    def __init__(self, model, tokenizer, label_ids: list[int], batch_size: int, prompt=None):
         self.model, self.tokenizer, self.label_ids = model, tokenizer, label_ids
         self.prompt = prompt  # (prompt_length, hidden) parameter or None
         self.batch_size = batch_size
@@ -199,23 +234,13 @@ def _train(
 
 
 def soft_prompt_train(
-    spec: ModelSpec,
-    cache_dir: str,
-    texts: Sequence[str],
-    labels,
-    *,
-    prompt_length: int = 8,
-    lr: float = 0.3,
-    epochs: int = 20,
-    patience: int = 3,
-    val_fraction: float = 0.2,
-    seed: int = 0,
-    batch_size: int = 16,
+    spec: ModelSpec, cache_dir: str, texts: Sequence[str], labels, *, settings: ClassifierSettings, seed: int
 ) -> SoftPromptClassifier:
     """Tune ``prompt_length`` soft-prompt embeddings on a frozen LM (paper 002); ``epochs=0`` returns the initial prompt."""
     import torch
 
     texts, labels = _check_data(texts, labels)
+    prompt_length = settings.prompt_length
     if prompt_length < 1:
         raise BiasflowError(f"prompt_length must be at least 1; got {prompt_length}")
     tokenizer, model = _load(spec, cache_dir, seed)
@@ -228,32 +253,18 @@ def soft_prompt_train(
         first = tokenizer("", add_special_tokens=True)["input_ids"] or tokenizer(texts[0])["input_ids"]
         init_id = int(first[0])
     prompt = torch.nn.Parameter(embedding[init_id].detach().clone().float().repeat(prompt_length, 1))
-    head = SoftPromptClassifier(model, tokenizer, ids, prompt=prompt, batch_size=batch_size)
-    _train(head, [prompt], texts, labels, lr=lr, weight_decay=0.0, epochs=epochs, patience=patience,
-           val_fraction=val_fraction, seed=seed, train_mode=False)
+    head = SoftPromptClassifier(model, tokenizer, ids, settings.batch_size, prompt=prompt)
+    # Paper 002 tunes the prompt without weight decay (the method takes no weight_decay setting).
+    _train(head, [prompt], texts, labels, lr=settings.lr, weight_decay=0.0, epochs=settings.epochs,
+           patience=settings.patience, val_fraction=settings.val_fraction, seed=seed, train_mode=False)
     return head
 
 
 def fine_tune(
-    spec: ModelSpec,
-    cache_dir: str,
-    texts: Sequence[str],
-    labels,
-    *,
-    method: str = "lora",
-    rank: int = 8,
-    lr: float | None = None,
-    weight_decay: float = 0.0,
-    epochs: int = 3,
-    patience: int = 3,
-    val_fraction: float = 0.2,
-    seed: int = 0,
-    batch_size: int = 16,
+    spec: ModelSpec, cache_dir: str, texts: Sequence[str], labels, *, settings: ClassifierSettings, seed: int
 ) -> FineTunedClassifier:
-    """Fine-tune the LM (``full``) or LoRA adapters of ``rank`` on every linear layer (``lora``).
-
-    ``lr`` defaults to 3e-4 for LoRA and 1e-5 for full fine-tuning (within paper 004's grid).
-    """
+    """Fine-tune the LM (``full``) or LoRA adapters of ``rank`` on every linear layer (``lora``)."""
+    method = settings.method
     if method not in ("lora", "full"):
         raise BiasflowError(f"unknown fine-tuning method '{method}'; use 'lora' or 'full'")
     texts, labels = _check_data(texts, labels)
@@ -267,16 +278,17 @@ def fine_tune(
     tokenizer, model = _load(spec, cache_dir, seed)
     ids = label_token_ids(tokenizer)
     if method == "lora":
+        rank = settings.rank
         config = peft.LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, target_modules="all-linear")
         model = peft.get_peft_model(model, config)
-        lr = 3e-4 if lr is None else lr
-    else:
-        lr = 1e-5 if lr is None else lr
     params = [p for p in model.parameters() if p.requires_grad]
-    head = FineTunedClassifier(model, tokenizer, ids, batch_size=batch_size)
-    _train(head, params, texts, labels, lr=lr, weight_decay=weight_decay, epochs=epochs, patience=patience,
-           val_fraction=val_fraction, seed=seed, train_mode=True)
+    head = FineTunedClassifier(model, tokenizer, ids, settings.batch_size)
+    _train(head, params, texts, labels, lr=settings.lr, weight_decay=settings.weight_decay, epochs=settings.epochs,
+           patience=settings.patience, val_fraction=settings.val_fraction, seed=seed, train_mode=True)
     return head
 
 
-__all__ = ["SoftPromptClassifier", "FineTunedClassifier", "soft_prompt_train", "fine_tune", "label_token_ids"]
+__all__ = [
+    "ClassifierSettings", "SoftPromptClassifier", "FineTunedClassifier", "soft_prompt_train", "fine_tune",
+    "label_token_ids",
+]

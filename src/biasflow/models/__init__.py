@@ -16,6 +16,7 @@ from biasflow.models.base import Backend, Decoding, Generation, ModelSpec, Reque
 from biasflow.models.openai_backend import OpenAIBackend
 from biasflow.models.transformers_backend import TransformersBackend
 from biasflow.models.vllm_backend import VLLMBackend
+from biasflow.schema import filled
 
 _REGISTRY = {cls.name: cls for cls in (TransformersBackend, VLLMBackend, OpenAIBackend)}
 BACKENDS = tuple(_REGISTRY)
@@ -39,12 +40,13 @@ def backend_class(name: str, where: str = "") -> type:
 
 
 def model_spec(name: str, entry: dict) -> ModelSpec:
-    """Build a :class:`ModelSpec` from a config entry (already schema-validated)."""
-    backend = entry.get("backend", "transformers")
+    """Build a :class:`ModelSpec` from a config entry; keys it leaves out take the schema's defaults."""
+    entry = filled(entry, "#/definitions/model")
+    backend = entry["backend"]
     if not entry.get("model"):
         raise BiasflowError(f"model {name}: no `model` given (a hub id, directory, .gguf file or pkg:...).")
     allowed = backend_class(backend, f"model {name}: ").options
-    unknown_options = sorted(set(entry.get("options") or {}) - set(allowed))
+    unknown_options = sorted(set(entry["options"] or {}) - set(allowed))
     if unknown_options:
         key = unknown_options[0]
         close = difflib.get_close_matches(key, allowed, n=1)
@@ -54,7 +56,7 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
             f"its options are: {', '.join(allowed) or 'none'}."
         )
     decoding_keys = set(Decoding.__dataclass_fields__)
-    unknown = set(entry.get("decoding", {})) - decoding_keys
+    unknown = set(entry["decoding"]) - decoding_keys
     if unknown:
         raise BiasflowError(
             f"model {name}: unknown decoding setting(s) {', '.join(sorted(unknown))}; "
@@ -64,12 +66,12 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
         name=name,
         backend=backend,
         model=str(entry["model"]),
-        decoding=Decoding(**entry.get("decoding", {})),
-        chat=bool(entry.get("chat", False)),
-        batch_size=int(entry.get("batch_size", 16)),
-        trust_remote_code=bool(entry.get("trust_remote_code", False)),
-        dtype=str(entry.get("dtype", "auto")),
-        options=dict(entry.get("options", {})),
+        decoding=Decoding.from_params(entry["decoding"]),
+        chat=bool(entry["chat"]),
+        batch_size=int(entry["batch_size"]),
+        trust_remote_code=bool(entry["trust_remote_code"]),
+        dtype=str(entry["dtype"]),
+        options=dict(entry["options"]),
     )
 
 
@@ -85,12 +87,12 @@ def job_resources(entry: dict) -> dict:
     it keeps in flight to an OpenAI-compatible server (its ``max_concurrency``; 0 for
     backends that call no server), which a global ``api`` cap bounds over all jobs.
     """
-    cls = backend_class(entry.get("backend", "transformers"))
+    cls = backend_class(entry["backend"])
     return {"threads": entry["threads"], "mem_mb": entry["mem_mb"], "gpu": entry["gpu"],
-            "api": cls.requests_in_flight(entry.get("options") or {})}
+            "api": cls.requests_in_flight(entry["options"])}
 
 
-def load_backend(spec: ModelSpec, cache_dir: str = ".cache/biasflow") -> Backend:
+def load_backend(spec: ModelSpec, cache_dir: str) -> Backend:
     """Construct the backend named by ``spec.backend`` (loads the model)."""
     return backend_class(spec.backend, f"model {spec.name}: ")(spec, cache_dir=cache_dir)
 

@@ -8,22 +8,28 @@ on which other requests shared its batch.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Callable, Protocol, Sequence
 
 from biasflow.hashing import stable_hash
+from biasflow.schema import filled
 
 
 @dataclass(frozen=True)
 class Decoding:
-    """Decoding settings; the CAIRO paper samples at most 25 new tokens from prompts cut to 100."""
+    """Decoding settings (the config's ``decoding``; defaults in the schema: 25 new tokens, prompts cut to 100)."""
 
-    do_sample: bool = True
-    temperature: float = 1.0
-    top_p: float = 1.0
-    top_k: int = 0
-    max_new_tokens: int = 25
-    max_prompt_tokens: int = 100
+    do_sample: bool
+    temperature: float
+    top_p: float
+    top_k: int
+    max_new_tokens: int
+    max_prompt_tokens: int
+
+    @classmethod
+    def from_params(cls, decoding: dict) -> "Decoding":
+        """The decoding of a config mapping; keys it leaves out take the schema's defaults."""
+        return cls(**filled(dict(decoding), "#/definitions/decoding"))
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -59,12 +65,12 @@ class ModelSpec:
     name: str
     backend: str
     model: str
-    decoding: Decoding = field(default_factory=Decoding)
-    chat: bool = False
-    batch_size: int = 16
-    trust_remote_code: bool = False
-    dtype: str = "auto"
-    options: dict = field(default_factory=dict)
+    decoding: Decoding
+    chat: bool
+    batch_size: int
+    trust_remote_code: bool
+    dtype: str
+    options: dict
 
     def identity(self) -> dict:
         """What determines the outputs: used in cache keys."""
@@ -82,7 +88,7 @@ ProgressCallback = Callable[[int], None]
 class Backend(Protocol):
     """Generate one continuation per request, in request order.
 
-    ``chat=True`` wraps each prompt as a single user message with the model's chat
+    A spec with ``chat`` wraps each prompt as a single user message with the model's chat
     template; otherwise the prompt is continued as plain text. ``progress`` is called
     with the number of requests finished since the last call.
     """
@@ -90,7 +96,7 @@ class Backend(Protocol):
     spec: ModelSpec
 
     def generate(
-        self, requests: Sequence[Request], chat: bool = False, progress: ProgressCallback | None = None
+        self, requests: Sequence[Request], progress: ProgressCallback | None = None
     ) -> list[Generation]: ...
 
 

@@ -75,7 +75,7 @@ class OpenAIBackend:
     request) and ``max_retries`` (retries with exponential backoff on rate limits,
     timeouts, connection errors and server errors; done by the openai client).
 
-    ``chat=False`` continues the prompt with the completions endpoint; ``chat=True``
+    A spec without ``chat`` continues the prompt with the completions endpoint; with ``chat``
     sends it as one user message to the chat completions endpoint. Both get
     ``max_tokens``, the field every compatible server reads (OpenAI's reasoning models
     want ``max_completion_tokens`` instead and are not a target here).
@@ -145,13 +145,14 @@ class OpenAIBackend:
         return f"OpenAIBackend(model={self.spec.model!r}, base_url={self.base_url!r})"
 
     def generate(
-        self, requests: Sequence[Request], chat: bool = False, progress: ProgressCallback | None = None
+        self, requests: Sequence[Request], progress: ProgressCallback | None = None
     ) -> list[Generation]:
         """One continuation per request, in request order, ``max_concurrency`` at a time.
 
         ``progress(1)`` is called from the calling thread as each request finishes. The
         first failure cancels the requests not yet sent and is raised.
         """
+        chat = self.spec.chat
         self._warn_long_prompts(requests)
         results: list[Generation | None] = [None] * len(requests)
         pool = ThreadPoolExecutor(max_workers=self.max_concurrency, thread_name_prefix="biasflow-openai")

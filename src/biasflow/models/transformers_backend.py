@@ -67,7 +67,7 @@ class TransformersBackend(InProcessBackend):
     # sampler are never mixed with these.
     sampler = "inverse-cdf"
 
-    def __init__(self, spec: ModelSpec, cache_dir: str = ".cache/biasflow", device: str | None = None):
+    def __init__(self, spec: ModelSpec, cache_dir: str, device: str | None = None):
         import torch
 
         self.spec = spec
@@ -86,9 +86,10 @@ class TransformersBackend(InProcessBackend):
     load_pretrained = staticmethod(load_pretrained)
 
     def generate(
-        self, requests: Sequence[Request], chat: bool = False, progress: ProgressCallback | None = None
+        self, requests: Sequence[Request], progress: ProgressCallback | None = None
     ) -> list[Generation]:
         """Sample one continuation per request; batches are formed from prompts of similar length."""
+        chat = self.spec.chat
         if chat and not self.tokenizer.chat_template:
             raise BiasflowError(f"model {self.spec.name} has no chat template; set `chat: false` for it.")
         texts = [self._render(r.prompt, chat) for r in requests]

@@ -132,7 +132,7 @@ class VLLMBackend(InProcessBackend):
     chunk_size = 4096
     sampler = "vllm"
 
-    def __init__(self, spec: ModelSpec, cache_dir: str = ".cache/biasflow"):
+    def __init__(self, spec: ModelSpec, cache_dir: str):
         vllm = _import_vllm()
         spec = replace(spec, model=resolve_source(spec.model, cache_dir).location)
         self.spec = spec
@@ -143,13 +143,14 @@ class VLLMBackend(InProcessBackend):
         return f"VLLMBackend(model={self.spec.model!r})"
 
     def generate(
-        self, requests: Sequence[Request], chat: bool = False, progress: ProgressCallback | None = None
+        self, requests: Sequence[Request], progress: ProgressCallback | None = None
     ) -> list[Generation]:
         """One continuation per request, in request order, all in one engine call.
 
         vLLM returns outputs in input order; its own progress bar is off, ``progress``
         gets the whole count when the call returns.
         """
+        chat = self.spec.chat
         params, call_kwargs = build_params(self._sampling_params_cls, self.spec.decoding, requests)
         if chat:
             conversations = [[{"role": "user", "content": r.prompt}] for r in requests]

@@ -8,6 +8,7 @@ scorers never mix (docs/methods.md §5.2). Use :func:`get_scorer` to build one b
 from __future__ import annotations
 
 from biasflow.errors import BiasflowError
+from biasflow.schema import default
 from biasflow.scorers.base import Scorer
 from biasflow.scorers.cache import score_texts
 from biasflow.scorers.detoxify_unbiased import DetoxifyUnbiasedScorer
@@ -27,8 +28,12 @@ def scorer_class(name: str) -> type[Scorer]:
 
 
 def get_scorer(name: str, **options) -> Scorer:
-    """Build the scorer called ``name``; ``options`` go to its constructor (e.g. batch_size)."""
+    """Build the scorer called ``name``; ``options`` go to its constructor (e.g. batch_size).
+
+    An option of the scorer's (a key of the config's ``scoring``) left out takes the schema's default.
+    """
     cls = scorer_class(name)
+    options = {**{key: default(f"scoring.{key}") for key in cls.options}, **options}
     try:
         return cls(**options)
     except TypeError as exc:
@@ -37,11 +42,5 @@ def get_scorer(name: str, **options) -> Scorer:
         ) from exc
 
 
-def scorer_from_settings(scoring: dict) -> Scorer:
-    """The scorer a config's ``scoring`` section names, with the options it takes from there."""
-    name = scoring["scorer"]
-    options = {key: scoring[key] for key in scorer_class(name).options if key in scoring}
-    return get_scorer(name, batch_size=scoring.get("batch_size"), **options)
 
-
-__all__ = ["SCORERS", "Scorer", "get_scorer", "score_texts", "scorer_class", "scorer_from_settings"]
+__all__ = ["SCORERS", "Scorer", "get_scorer", "score_texts", "scorer_class"]

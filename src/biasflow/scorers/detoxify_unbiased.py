@@ -65,8 +65,8 @@ class DetoxifyUnbiasedScorer(Scorer):
 
     def __init__(
         self,
+        device: str,
         batch_size: int | None = None,
-        device: str = "auto",
         checkpoint: str | Path | None = None,
         huggingface_config: str | Path | None = None,
     ):

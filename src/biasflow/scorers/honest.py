@@ -38,7 +38,7 @@ def strip_accents(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-def read_hurtlex(path: str | Path, lowercase: bool = False) -> dict[str, str]:
+def read_hurtlex(path: str | Path, lowercase: bool) -> dict[str, str]:
     """Lemma → category of the ``conservative`` lemmas of a HurtLex TSV (first row wins).
 
     The file has the columns ``id, pos, category, stereotype, lemma, level``; a lemma
@@ -76,7 +76,7 @@ class HonestScorer(Scorer):
     options = ("lexicon", "lowercase")
     files = ("lexicon",)
 
-    def __init__(self, lexicon: str | Path | None = None, lowercase: bool = False, batch_size: int | None = None):
+    def __init__(self, lexicon: str | Path | None, lowercase: bool, batch_size: int | None = None):
         if not lexicon:
             raise BiasflowError(
                 "the honest scorer needs the HurtLex lexicon: give its path (scoring.lexicon, or --lexicon)."

@@ -9,12 +9,15 @@ category of the first hurtful word, docs/methods.md §5.3).
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from biasflow.errors import BiasflowError
-from biasflow.scorers import scorer_from_settings, score_texts
+from biasflow.scorers import get_scorer, score_texts, scorer_class
+from biasflow.settings import StepSettings
 from biasflow.tables import read_table, require_columns, write_table
 
 log = logging.getLogger("biasflow")
@@ -22,15 +25,44 @@ log = logging.getLogger("biasflow")
 TEXT_MODES = ("continuation", "prompt+continuation")
 
 
-def score_table(table: pd.DataFrame, scoring: dict, cache_dir: str | Path | None) -> pd.DataFrame:
+@dataclass(frozen=True)
+class ScoringSettings(StepSettings):
+    """What a score job reads of the config's ``scoring``: the scorer and only the options it takes.
+
+    ``score_text``: ``continuation``, or ``prompt+continuation`` (the prompt in ``text`` and
+    the continuation, lower-cased, as the CAIRO reference code scored); ``batch_size``:
+    texts per batch (None: sized for the scorer and device); ``options``: the scorer's own
+    keys (a checkpoint, a lexicon), so another scorer's setting never reruns this one.
+    """
+
+    section = "scoring"
+
+    scorer: str
+    score_text: str
+    batch_size: int | None
+    options: dict
+
+    @classmethod
+    def from_config(cls, config: Mapping) -> "ScoringSettings":
+        return cls.of(config["scoring"])
+
+    @classmethod
+    def of(cls, scoring: Mapping) -> "ScoringSettings":
+        """The settings of a ``scoring`` section (or of the same keys from flags): its scorer's options only."""
+        options = {key: scoring[key] for key in scorer_class(scoring["scorer"]).options}
+        return cls(scoring["scorer"], scoring["score_text"], scoring["batch_size"], options)
+
+    def build(self):
+        """The scorer these settings name, with its options."""
+        return get_scorer(self.scorer, batch_size=self.batch_size, **self.options)
+
+
+def score_table(table: pd.DataFrame, settings: ScoringSettings, cache_dir: str | Path | None) -> pd.DataFrame:
     """``table`` with ``score`` (and ``category`` for scorers that name one) added.
 
-    ``scoring`` is the config's ``scoring`` section: ``scorer``, ``score_text``
-    (``continuation``, or ``prompt+continuation``: the prompt in ``text`` and the
-    continuation, lower-cased, as the CAIRO reference code scored), ``batch_size`` and the
-    scorer's own options. ``cache_dir=None`` scores without the cache.
+    ``cache_dir=None`` scores without the cache.
     """
-    mode = scoring.get("score_text", "continuation")
+    mode = settings.score_text
     if mode not in TEXT_MODES:
         raise BiasflowError(f"unknown score_text {mode!r}; use one of {', '.join(TEXT_MODES)}.")
     require_columns(table, ["text", "continuation"] if mode == "prompt+continuation" else ["continuation"],
@@ -39,7 +71,7 @@ def score_table(table: pd.DataFrame, scoring: dict, cache_dir: str | Path | None
         texts = (table["text"].fillna("") + table["continuation"].fillna("")).str.lower()
     else:
         texts = table["continuation"]
-    scorer = scorer_from_settings(scoring)
+    scorer = settings.build()
     scored = table.copy()
     scored["score"] = score_texts(scorer, texts.tolist(), Path(cache_dir) if cache_dir is not None else None)
     if hasattr(scorer, "categories"):
@@ -52,7 +84,7 @@ def score_table(table: pd.DataFrame, scoring: dict, cache_dir: str | Path | None
     return scored
 
 
-def score_file(*, continuations_path: str, scoring: dict, cache_dir: str | None, out: str) -> None:
+def score_user_table(*, continuations_path: str, settings: ScoringSettings, cache_dir: str | None, out: str) -> None:
     """``biasflow score``: every column of a table a user brings, plus ``score`` (and ``category``)."""
     table = read_table(continuations_path, ["continuation"], "continuation table")
-    write_table(score_table(table, scoring, cache_dir), out)
+    write_table(score_table(table, settings, cache_dir), out)

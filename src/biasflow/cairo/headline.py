@@ -1,23 +1,21 @@
-"""What the CAIRO selection means for each model: the tables and summary users read.
+"""What the CAIRO selection means for each model: the headline tables and summary users read.
 
 :mod:`biasflow.cairo.selection` finds, per metric pair and combination size k, the prompt-set
 combination that makes the metrics agree on the valid split. This module picks the
 headline size (the k with the highest valid r; the smallest such k on ties), recomputes
 every model's bias under the original prompts and under that combination on both splits,
-ranks the models within each metric, and writes the summary JSON and the tables page of
-the report (:func:`write_tables_page`).
+ranks the models within each metric (docs/methods.md §1.7), and builds the summary.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import asdict
 
 import pandas as pd
 
-from biasflow.cairo.selection import SearchSettings, Selection, combination_bias, combination_label
-from biasflow.html_tables import Section, write_tables_page
+from biasflow.cairo.selection import (
+    BLOCK_SIZE, SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection, combination_bias, combination_label,
+)
 
 HEADLINE_COLUMNS = ["axis", "pair", "model", "metric", "split", "prompts", "bias", "rank", "k", "combination"]
 
@@ -46,7 +44,7 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
             models = sorted(set(axis_stats.loc[axis_stats["metric"] == metric, "model"]))
             combination = dict(zip(chosen["promptset"], chosen["multiplicity"].astype(int)))
             label = combination_label(combination)
-            for split in (settings.select_split, settings.test_split):
+            for split in (SELECT_SPLIT, TEST_SPLIT):
                 for prompts, comb in (("original", {"original": 1}), ("cairo", combination)):
                     bias = combination_bias(axis_stats, metric, split, comb, models, settings.normalise)
                     for model, value in bias.items():
@@ -81,7 +79,8 @@ def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame)
             }
         )
     return {
-        "settings": asdict(settings),
+        "settings": {**settings.params(), "select_split": SELECT_SPLIT, "test_split": TEST_SPLIT,
+                     "block_size": BLOCK_SIZE},
         "models": sorted(stats["model"].unique().tolist()),
         "scorer": sorted(stats["scorer"].unique().tolist()) if "scorer" in stats else None,
         "subgroups": sorted(stats["subgroups"].unique().tolist()) if "subgroups" in stats else None,
@@ -89,44 +88,6 @@ def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame)
     }
 
 
-def json_writer(data: dict):
-    """A function writing ``data`` as JSON to a given (temporary) file, for :func:`biasflow.tables.write_together`."""
-    text = json.dumps(data, indent=2, sort_keys=False) + "\n"
-    return lambda tmp: tmp.write_text(text)
-
-
 def _number(value) -> float | None:
     value = float(value)
     return None if math.isnan(value) else value
-
-
-def write_tables(curve: pd.DataFrame, table: pd.DataFrame, path, axis: str) -> None:
-    """The report's page of CAIRO tables for one axis: the headline per pair, the curve, every model's bias."""
-    headline = headline_k(curve)[["pair", "k", "selection", "best_r", "test_r", "mean_r", "perm_p", "perm_p_floor",
-                                  "n_models"]]
-    original = curve[curve["k"] == 1].set_index("pair")["best_r"]
-    headline.insert(3, "original_r", headline["pair"].map(original))
-    wide = table.pivot_table(index=["pair", "metric", "model", "split"], columns="prompts", values=["bias", "rank"])
-    wide.columns = [f"{value}_{prompts}" for value, prompts in wide.columns]
-    wide = wide.reset_index()
-    write_tables_page(path, f"CAIRO on the {axis} axis", (
-        "CAIRO (Zayed et al., 2024; docs/methods.md section 1) searches combinations of the original prompts and "
-        "their paraphrases for the one that makes each pair of metrics agree most across the evaluated models "
-        "(Pearson's r on the valid split), then checks that combination on the held-out test split. Trust a "
-        "selection when perm_p is small and test r stays near valid r."), [
-        Section("The selection per metric pair", (
-            "k: prompt sets in the headline combination (the size with the best valid r); original_r: r with the "
-            "original prompts alone; best_r: r of the selected combination on the valid split; test_r: the same "
-            "combination on the test split; mean_r: the mean r of all combinations of size k; perm_p: the "
-            "selection-aware permutation p-value, which cannot fall below perm_p_floor with this many models and "
-            "permutations."), headline),
-        Section("Correlation against the number of prompt sets", (
-            "One row per pair and k: the best combination on the valid split and how it holds on test. "
-            "n_skipped counts combinations whose bias was constant across models (no r)."),
-            curve[["pair", "k", "best_r", "test_r", "mean_r", "best_rho", "perm_p", "n_combinations", "n_skipped",
-                   "selection"]]),
-        Section("Every model's bias, original prompts against the selection", (
-            "Eq. 1 bias (lower is fairer) of each model under each metric, with the original prompts and with the "
-            "selected combination, and the model's rank among the models (1: least biased). When the ranks move, "
-            "a leaderboard built on the original prompts would have ordered the models differently."), wide),
-    ])

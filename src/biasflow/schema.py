@@ -1,0 +1,120 @@
+"""The config schema: the one place where a setting's default and allowed values are written.
+
+``biasflow/schemas/config.schema.yaml`` ships inside the package. Everything that needs a
+default takes it from here: :func:`filled` gives a config (or a model entry, or a decoding)
+with every missing key set to the schema's default, :func:`default` one key's default for a
+command-line flag, and :func:`flag` a whole flag (type, choices, default and help) of a key.
+The step settings (:mod:`biasflow.settings`), the model entry and the ``biasflow`` command
+are built from these, never from literals of their own (tests/core/test_settings.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from importlib import resources
+
+
+@functools.lru_cache(maxsize=1)
+def _schema() -> dict:
+    import yaml
+
+    return yaml.safe_load(resources.files("biasflow").joinpath("schemas/config.schema.yaml").read_text())
+
+
+def config_schema() -> dict:
+    """The config's JSON schema (YAML), read from the package (a copy: callers may change it)."""
+    return copy.deepcopy(_schema())
+
+
+def subschema(pointer: str) -> dict:
+    """The schema at a JSON pointer such as ``#/definitions/model``."""
+    node = _schema()
+    for part in pointer.removeprefix("#/").split("/"):
+        if part:
+            node = node[part]
+    return node
+
+
+def filled(instance: dict, pointer: str = "") -> dict:
+    """A copy of ``instance`` with every missing key that has a default set to it (defaults of defaults too).
+
+    ``pointer`` names the part of the schema ``instance`` is (``#/definitions/model`` for a
+    model entry); empty for a whole config. Nothing is validated here: see
+    :func:`biasflow.config.validate_config`.
+    """
+    import jsonschema
+
+    instance = copy.deepcopy(instance)
+    schema = {**subschema(pointer), "definitions": _schema()["definitions"]} if pointer else _schema()
+    for _ in filling_validator(jsonschema)(schema).iter_errors(instance):
+        pass
+    return instance
+
+
+def default(key: str):
+    """The default of one config key, by its dotted path (``selection.permutations``)."""
+    value = filled({})
+    for part in key.split("."):
+        value = value[part]
+    return copy.deepcopy(value)
+
+
+def described(key: str) -> dict:
+    """The schema of one config key, by its dotted path, with ``$ref`` followed."""
+    node = _schema()
+    for part in key.split("."):
+        node = _follow(node)["properties"][part]
+    return _follow(node)
+
+
+def _follow(node: dict) -> dict:
+    ref = node.get("$ref")
+    return {**subschema(ref), **{k: v for k, v in node.items() if k != "$ref"}} if ref else node
+
+
+def flag(parser, name: str, key: str, **overrides):
+    """Add ``--name`` to an argparse ``parser`` for config key ``key``: its type, choices, default and help.
+
+    A boolean becomes ``--name`` / ``--no-name``; a list takes one or more values. ``overrides`` replace what the schema gives (``help``, ``metavar``, ``dest``).
+    """
+    import argparse
+
+    node = described(key)
+    types = node.get("type")
+    types = [types] if isinstance(types, str) else list(types or [])
+    kind = next((t for t in types if t != "null"), None)
+    options = {"default": default(key), "help": _help(node)}
+    if kind == "boolean":
+        options["action"] = argparse.BooleanOptionalAction
+    elif kind == "array":
+        options["nargs"] = "+"
+        if "enum" in node.get("items", {}):
+            options["choices"] = node["items"]["enum"]
+    elif "enum" in node:
+        options["choices"] = node["enum"]
+    elif kind in ("integer", "number"):
+        options["type"] = int if kind == "integer" else float
+    options.update(overrides)
+    return parser.add_argument(name, **options)
+
+
+def _help(node: dict) -> str:
+    """The key's description, with argparse's % escaped, and its default named."""
+    text = " ".join(str(node.get("description", "")).split()).replace("%", "%%")
+    return f"{text} (default: %(default)s)"
+
+
+def filling_validator(jsonschema):
+    """A Draft 2020-12 validator that sets every missing property that has a default (a copy of it)."""
+    base = jsonschema.Draft202012Validator
+    check_properties = base.VALIDATORS["properties"]
+
+    def fill_then_check(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, subschema_ in properties.items():
+                if "default" in subschema_ and name not in instance:
+                    instance[name] = copy.deepcopy(subschema_["default"])
+        yield from check_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(base, {"properties": fill_then_check})

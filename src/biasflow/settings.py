@@ -1,0 +1,107 @@
+"""Typed settings of one workflow step: only the keys it reads, built from the validated config.
+
+Each step declares a frozen dataclass of :class:`StepSettings`. Its fields carry no defaults:
+each one names a config key (``section.<field>`` unless ``keys`` says otherwise), and the
+schema is the one place for that key's default (:mod:`biasflow.schema`). Three ways to
+build one, all through the same keys:
+
+- :meth:`StepSettings.from_config` from a validated config (the workflow's rules);
+- :meth:`StepSettings.from_params` from :meth:`StepSettings.params`, the plain values a
+  rule passes (plain, so Snakemake sees when one of them changes, and only those);
+- :meth:`StepSettings.defaults` from the schema's defaults with some replaced (the
+  ``biasflow`` command, whose flags default to the same keys, and the library's callers).
+
+A step's signature therefore says what it reads, and a change to another key of the same
+section reruns nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+from typing import ClassVar, TypeVar
+
+from biasflow import bundled
+from biasflow.errors import BiasflowError
+from biasflow.schema import default
+
+T = TypeVar("T", bound="StepSettings")
+
+
+class StepSettings:
+    """Base of every step's settings dataclass (``@dataclass(frozen=True)`` subclasses)."""
+
+    # The config section whose keys the fields are, and fields read from elsewhere (field: dotted key,
+    # or None for a value the caller derives from the config, such as one metric's subgroup map).
+    section: ClassVar[str] = ""
+    keys: ClassVar[Mapping[str, str | None]] = {}
+
+    @classmethod
+    def key(cls, field: str) -> str | None:
+        """The dotted config key a field holds (None: derived by the caller)."""
+        return cls.keys[field] if field in cls.keys else f"{cls.section}.{field}"
+
+    @classmethod
+    def from_config(cls: type[T], config: Mapping, **derived) -> T:
+        """The settings of a validated config (every key present, defaults filled).
+
+        ``derived`` gives the fields no single config key holds (``keys`` maps them to None).
+        """
+        values = {field.name: _lookup(config, cls.key(field.name)) for field in dataclasses.fields(cls)
+                  if cls.key(field.name) is not None}
+        return cls.from_params({**values, **derived})
+
+    @classmethod
+    def defaults(cls: type[T], **overrides) -> T:
+        """The schema's defaults, with ``overrides`` (by field name) replacing some.
+
+        A default that names a bundled file (``bundled:<name>``) is its path in the installed package.
+        """
+        names = [field.name for field in dataclasses.fields(cls)]
+        unknown = set(overrides) - set(names)
+        if unknown:
+            raise TypeError(f"{cls.__name__} has no setting(s) {', '.join(sorted(unknown))}")
+        derived = [name for name in names if cls.key(name) is None and name not in overrides]
+        if derived:
+            raise TypeError(f"{cls.__name__}.defaults needs {', '.join(derived)}: no config key holds them")
+        values = {name: bundled.resolve(default(cls.key(name))) for name in names if name not in overrides}
+        return cls.from_params({**values, **overrides})
+
+    @classmethod
+    def from_params(cls: type[T], params: Mapping) -> T:
+        """The settings from :meth:`params` (a field that is itself settings is rebuilt too)."""
+        hints = typing.get_type_hints(cls)
+        missing = [field.name for field in dataclasses.fields(cls) if field.name not in params]
+        if missing:
+            raise BiasflowError(f"{cls.__name__} lacks the setting(s) {', '.join(missing)}; validate the config first.")
+        return cls(**{field.name: _typed(hints[field.name], params[field.name]) for field in dataclasses.fields(cls)})
+
+    def params(self) -> dict:
+        """The settings as plain values (a rule's ``params``)."""
+        return _plain(self)
+
+
+def _lookup(config: Mapping, key: str):
+    value = config
+    for part in key.split("."):
+        value = value[part]
+    return value
+
+
+def _typed(hint, value):
+    builder = getattr(hint, "from_params", None)
+    if builder is not None and isinstance(value, Mapping):
+        return builder(value)
+    return value
+
+
+def _plain(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: _plain(getattr(value, field.name)) for field in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+

@@ -1,0 +1,43 @@
+"""The shared core's workflow steps: generation and scoring, which every method's prompts go through.
+
+Prompt table → continuations of one evaluated model (through the generation cache) →
+scores of one scorer (through the score cache). CAIRO's ``generate`` and ``score`` rules call
+these; FairPair and the FPR classifiers use the same :class:`~biasflow.generation.CachedGenerator`
+and scorers. Each step reads its inputs, computes through the library and writes its output
+atomically (:mod:`biasflow.tables`); the Snakemake scripts and the ``biasflow`` command call
+them by keyword.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from biasflow.errors import BiasflowError
+from biasflow.generation import CachedGenerator, GenerationSettings, continuation_table
+from biasflow.models import spec_from_entry
+from biasflow.scorers.table import ScoringSettings, score_table
+from biasflow.tables import CONTINUATION_KEY, PROMPT_COLUMNS, SCORE_COLUMNS, read_table, write_table
+
+
+def generate(*, prompts_path: str, entry: dict, settings: GenerationSettings, cache_dir: str, out: str) -> None:
+    """Sample continuations of every prompt set from one evaluated model (docs/methods.md §5.1)."""
+    spec = spec_from_entry(entry)
+    name = spec.name
+    prompts = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
+    generator = CachedGenerator(spec, cache_dir, description=f"generate {name}")
+    table = continuation_table(prompts, generator, settings)
+    if len(table) and not table["continuation"].str.strip().astype(bool).any():
+        raise BiasflowError(
+            f"model {name}: all {len(table)} continuations are empty, so every score would be of nothing; check its "
+            "chat setting (a chat model needs chat: true), decoding.max_new_tokens and the model itself."
+        )
+    write_table(table, out)
+
+
+def score(*, continuations_path: str, settings: ScoringSettings, cache_dir: str, out: str) -> None:
+    """Score every continuation of one model, metric and axis (docs/methods.md §5.2)."""
+    table = read_table(continuations_path, [*CONTINUATION_KEY, "text", "continuation"], "continuation table")
+    scored = score_table(table, settings, Path(cache_dir) / "scores")
+    scored["scorer"] = settings.scorer
+    extra = ["category"] if "category" in scored else []
+    write_table(scored[[*SCORE_COLUMNS, *extra]], out)
