@@ -23,6 +23,7 @@ rule cairo_stats:
 rule cairo_select:
     input:
         stats="results/cairo/stats/{axis}.parquet",
+        prompts="results/prompts/summary.csv",
     output:
         table="results/cairo/{axis}.csv",
         curve="results/cairo/{axis}_curve.csv",

@@ -10,8 +10,16 @@ from biasflow import bundled
 from biasflow.cairo.paraphrase import ParaphraseSettings, template_files
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import StatsSettings
-from biasflow.config import check_config, dataset_dir, loader_settings, resolve_bundled, used_metrics, validate_config
-from biasflow.datasets import DATASET_FILES
+from biasflow.config import (
+    check_config,
+    dataset_dir,
+    loader_settings,
+    read_config_files,
+    resolve_bundled,
+    used_metrics,
+    validate_config,
+)
+from biasflow.datasets import needed_files
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.perturbation import PerturbationSettings, perturbation_files
 from biasflow.fairpair.prompts import PromptSettings, prompt_files
@@ -21,19 +29,24 @@ from biasflow.fpr.steps import ClassifySettings, GapSettings, IntervalSettings, 
 from biasflow.fpr.tuning import ClassifierSettings
 from biasflow.generation import GenerationSettings
 from biasflow.models import job_resources
+from biasflow.report_front import front_page
 from biasflow.scorers import scorer_class
 from biasflow.scorers.table import ScoringSettings
 
 # Bundled files (`bundled:<name>`) are read from this checkout's package data, as a path
 # relative to the working directory, so a second clone reads its own files.
 DATA_ROOT = os.path.relpath(bundled.checkout_root(workflow.basedir))
+if bundled.foreign_code(workflow.basedir):
+    print(f"biasflow warning: {bundled.foreign_code(workflow.basedir)}", file=sys.stderr)
 
 try:
+    read_config_files(workflow.configfiles)  # each file read strictly: a key given twice stops here
     validate_config(config)
     resolve_bundled(config, DATA_ROOT)
     # `snakemake --lint` does not check the environment (Snakemake's check_envvars is off
     # then), so it works before the packaged models are installed or an API key is set.
-    check_config(config, environment=workflow.check_envvars)
+    for warning in check_config(config, environment=workflow.check_envvars):
+        print(f"biasflow warning: {warning}", file=sys.stderr)
 except BiasflowError as exc:
     sys.exit(f"biasflow config error: {exc}")
 
@@ -64,12 +77,11 @@ def data_dir(wildcards):
 
 
 def dataset_inputs(wildcards):
-    """The metric's files (so editing one reruns its prompts), or the download rule's folder."""
+    """The files the metric reads for the axis (so editing one reruns its prompts), or the download rule's folder."""
     source = config["datasets"][wildcards.metric]
     if not source["path"]:
         return [data_dir(wildcards)]
-    folder = Path(data_dir(wildcards))
-    return [str(folder / name) for name in DATASET_FILES[wildcards.metric] if (folder / name).exists()]
+    return [str(Path(source["path"]) / name) for name in needed_files(wildcards.metric, wildcards.axis, source["options"])]
 
 
 def dataset_url(wildcards):
@@ -215,8 +227,20 @@ def fpr_gaps_by_probe(wildcards):
 
 # `snakemake --report` gathers the figures and tables of every job the target needs, and stops
 # at the first one missing. A report right after a partial run (`make demo` runs the main job
-# only) should show what was computed, so under --report the default target is what exists.
+# only) should show what was computed, so under --report the default target is what exists,
+# and the front page (workflow/report/workflow.rst) names the methods, models and data of it.
 REPORTING = any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv)
+
+
+def reported_methods():
+    """The methods whose final tables exist."""
+    finals = {"cairo": [f"results/cairo/{axis}.csv" for axis in AXES], "fairpair": ["results/fairpair/summary.csv"],
+              "fpr": ["results/fpr/gap_spans.csv"]}
+    return [m for m in METHODS if any(Path(path).exists() for path in finals[m])]
+
+
+if REPORTING:
+    config["__report__"] = front_page(config, reported_methods(), DATA_ROOT)
 
 
 def final_jobs():

@@ -82,6 +82,19 @@ def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False)
     return config
 
 
+def copy_checkout(root: Path) -> Path:
+    """The repository's tracked and new files copied to ``root``, as a fresh clone has them (no caches, no venv)."""
+    files = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO, capture_output=True, text=True,
+        check=True,
+    ).stdout.split()
+    for name in files:
+        if (REPO / name).is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, root / name)
+    return root
+
+
 def write_config(config: dict, workdir: Path) -> Path:
     workdir.mkdir(parents=True, exist_ok=True)
     path = workdir / "config.yaml"

@@ -33,6 +33,21 @@ def checkout_root(workflow_dir: str | Path) -> Path:
     return root if root.is_dir() else package_root()
 
 
+def foreign_code(workflow_dir: str | Path) -> str | None:
+    """A warning when the workflow's checkout has its own package but Python imports biasflow from elsewhere.
+
+    Then the steps run the other copy's code (an editable install of another clone, say)
+    while the bundled files come from this checkout: say so rather than mix the two silently.
+    """
+    own = Path(workflow_dir) / "src" / "biasflow"
+    imported = Path(__file__).resolve().parent
+    if not own.is_dir() or own.resolve() == imported:
+        return None
+    return (f"this workflow is in {Path(workflow_dir).resolve()}, but Python imports biasflow from {imported}, so its "
+            f"steps run that copy's code (its bundled files are read from this checkout); run `pip install -e "
+            f"{Path(workflow_dir).resolve()}` to use this checkout's code.")
+
+
 def is_bundled(value) -> bool:
     return isinstance(value, str) and value.startswith(PREFIX)
 

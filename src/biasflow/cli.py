@@ -16,7 +16,7 @@ from importlib.metadata import entry_points
 
 from biasflow import __version__
 from biasflow.errors import BiasflowError
-from biasflow.schema import default, flag
+from biasflow.schema import check_flags, default, flag
 
 COMMAND_GROUP = "biasflow.commands"
 
@@ -56,9 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     try:
+        check_flags(next(a for a in parser._actions if a.dest == "command").choices[args.command], args)
         args.run(args)
     except BiasflowError as exc:
         print(f"biasflow: {exc}", file=sys.stderr)
@@ -70,10 +72,11 @@ def _register_core(commands) -> None:
     check = commands.add_parser(
         "check-config", help="validate a workflow config without running anything",
         description="Check a workflow config as `snakemake` does before any job runs: the schema, every name, "
-        "every path, the models and the API keys; prints one line naming the first problem and its fix.",
-        **example("biasflow check-config my.yaml"),
+        "every path, the dataset folders, the models and the API keys; prints one line naming the first problem "
+        "and its fix. Several files are merged as `snakemake --configfile` merges them, later ones winning.",
+        **example("biasflow check-config config/config.yaml config/official.yaml"),
     )
-    check.add_argument("config", help="YAML config file")
+    check.add_argument("config", nargs="+", help="YAML config file(s), in --configfile order")
     check.set_defaults(run=_check_config)
 
     prompts = commands.add_parser(
@@ -86,8 +89,8 @@ def _register_core(commands) -> None:
     prompts.add_argument("--metric", required=True, help="BOLD, HolisticBias or HONEST")
     prompts.add_argument("--axis", required=True, help="gender, religion or race")
     prompts.add_argument("--data", help="folder with the metric's official files (default: the config's datasets path)")
-    prompts.add_argument("--config", help="workflow config: its valid_fraction, subgroups and subgroup_map, "
-                         "datasets options and prompts.per_subgroup")
+    prompts.add_argument("--config", nargs="+", help="workflow config file(s): its valid_fraction, subgroups and "
+                         "subgroup_map, datasets options and prompts.per_subgroup")
     flag(prompts, "--valid-fraction", "valid_fraction", default=None,
          help="share of each subgroup's groups in valid (default: the config's, else %s)" % default("valid_fraction"))
     prompts.add_argument("--map", action="append", metavar="NATIVE=SHARED",
@@ -118,8 +121,10 @@ def _register_core(commands) -> None:
 def _check_config(args) -> None:
     from biasflow.config import load_config
 
-    load_config(args.config)
-    print(f"{args.config}: ok")
+    _, warnings = load_config(args.config)
+    for warning in warnings:
+        print(f"biasflow: warning: {warning}", file=sys.stderr)
+    print(f"{', '.join(args.config)}: ok")
 
 
 def _prompts(args) -> None:
@@ -136,7 +141,7 @@ def _prompts(args) -> None:
     loader = LoaderSettings.defaults(subgroup_map=None, options={})
     data = args.data
     if args.config:
-        config = load_config(args.config)
+        config, _ = load_config(args.config)
         loader = loader_settings(config, args.metric, args.axis)
         data = data or dataset_dir(config, args.metric)
     if data is None:
@@ -150,9 +155,10 @@ def _prompts(args) -> None:
 
 
 def _score(args) -> None:
-    from biasflow.tables import check_output_dir, check_output_path
+    from biasflow.tables import check_not_inputs, check_output_dir, check_output_path
 
     check_output_path(args.out, "--out")
+    check_not_inputs({"--out": args.out}, {"--continuations": args.continuations})
     if args.cache_dir:
         check_output_dir(args.cache_dir, "--cache-dir")
     from biasflow.scorers.table import ScoringSettings, score_user_table

@@ -13,35 +13,39 @@ command call all three.
 from __future__ import annotations
 
 import difflib
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from biasflow import bundled
-from biasflow.datasets import AXES, METRICS, LoaderSettings
+from biasflow.datasets import LoaderSettings
 from biasflow.errors import BiasflowError
 from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.schema import config_schema, filling_validator
 from biasflow.scorers import SCORERS
 
-# CAIRO's r is taken across evaluated models; with fewer than 3 it is ±1 or undefined.
-MIN_MODELS = 3
+# Each method checks its own settings (entry point group; the core knows no method).
+CHECK_GROUP = "biasflow.checks"
+# Maps whose names become parts of result paths.
+NAMED = (("models",), ("paraphrasers",), ("fpr", "probes"), ("fpr", "classifiers"))
 
 
-def check_config(config: dict, workdir: str | Path = ".", environment: bool = True) -> None:
-    """Raise :class:`BiasflowError` for the first problem found in a schema-valid config.
+def check_config(config: dict, workdir: str | Path = ".", environment: bool = True) -> list[str]:
+    """Raise :class:`BiasflowError` for the first problem found in a schema-valid config; return warnings.
 
     Nothing is written (packaged weights are found, not reassembled). ``environment``
     also checks what the machine must provide: installed model packages and the API keys
-    of OpenAI-compatible models (``snakemake --lint`` leaves both out).
+    of OpenAI-compatible models (``snakemake --lint`` leaves both out). A warning names
+    what may be meant but is unusual (a HolisticBias release other than the supported one).
     """
     workdir = Path(workdir)
-    methods = config["methods"]
-    if "cairo" in methods:
-        _check_cairo(config, workdir)
-    if "fairpair" in methods:
-        _check_fairpair(config, workdir)
-    if "fpr" in methods:
-        _check_fpr(config, workdir)
+    warnings = []
+    check_names(config)
+    checks = {entry.name: entry for entry in entry_points(group=CHECK_GROUP)}
+    for method in config["methods"]:
+        if method not in checks:
+            raise BiasflowError(f"the {method} method's checks are not installed; reinstall biasflow (pip install -e .).")
+        warnings += checks[method].load()(config, workdir) or []
     for section, name in used_model_entries(config):
         entry = config[section][name]
         cls = backend_class(entry["backend"], f"config key {section}.{name}.backend: ")
@@ -51,6 +55,26 @@ def check_config(config: dict, workdir: str | Path = ".", environment: bool = Tr
         if cls.local_weights:
             resolve_source(spec.model, workdir / config["cache_dir"], assemble=False)
         cls.check_environment(spec, f"config {section}.{name}")
+    return warnings
+
+
+def check_names(config: dict) -> None:
+    """Refuse names of one map that differ only in case: they would make two outputs one file.
+
+    A case-insensitive file system (macOS, Windows) has one file for ``Tiny`` and ``tiny``.
+    """
+    for path in NAMED:
+        names = config
+        for part in path:
+            names = names.get(part) or {}
+        seen: dict[str, str] = {}
+        for name in names:
+            other = seen.setdefault(name.lower(), name)
+            if other != name:
+                raise BiasflowError(
+                    f"config {'.'.join(path)}: {other!r} and {name!r} differ only in case, and name the same files on "
+                    "file systems that ignore case (macOS, Windows); rename one."
+                )
 
 
 def used_model_entries(config: dict) -> list[tuple[str, str]]:
@@ -71,41 +95,8 @@ def used_model_entries(config: dict) -> list[tuple[str, str]]:
     return list(dict.fromkeys(used))
 
 
-def _check_cairo(config: dict, workdir: Path) -> None:
-    for axis, metrics in config["axes"].items():
-        if axis not in AXES:
-            raise BiasflowError(f"config axes: unknown axis {axis!r}; use {', '.join(AXES)}.")
-        for metric in metrics:
-            if metric not in METRICS:
-                raise BiasflowError(f"config axes.{axis}: unknown metric {metric!r}; use {', '.join(METRICS)}.")
-            if metric == "HONEST" and axis != "gender":
-                raise BiasflowError(
-                    f"config axes.{axis}: HONEST covers gender only; use BOLD and HolisticBias for {axis}."
-                )
-    for metric in used_metrics(config):
-        if not config["datasets"][metric]["url"] and not (workdir / dataset_dir(config, metric)).is_dir():
-            raise BiasflowError(
-                f"config datasets.{metric}.path: directory {dataset_dir(config, metric)} does not exist; "
-                f"point it at the official files, or set datasets.{metric}.url to download them."
-            )
-    _check_scoring(config["scoring"], workdir)
-    _check_subgroups(config)
-    if len(config["models"]) < MIN_MODELS:
-        names = ", ".join(config["models"]) or "none"
-        raise BiasflowError(
-            f"config models: CAIRO takes Pearson's r across the evaluated models, so it needs at least {MIN_MODELS}; "
-            f"this config has {len(config['models'])} ({names}). Add models (two decoding settings of one model "
-            "count as two systems), or leave cairo out of `methods` for a FairPair or FPR study."
-        )
-    paraphrase_templates = Path(config["paraphrase"]["templates"])
-    if config["paraphrasers"] and not (workdir / paraphrase_templates).is_dir():
-        raise BiasflowError(
-            f"config paraphrase.templates: folder {paraphrase_templates} does not exist; fix the path, or leave the "
-            "key out for the bundled templates."
-        )
-
-
-def _check_scoring(scoring: dict, workdir: Path) -> None:
+def check_scoring(scoring: dict, workdir: Path) -> None:
+    """The scorer exists, and the files its options name."""
     if scoring["scorer"] not in SCORERS:
         close = difflib.get_close_matches(scoring["scorer"], SCORERS, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
@@ -122,78 +113,6 @@ def _check_scoring(scoring: dict, workdir: Path) -> None:
             )
         if not (workdir / lexicon).is_file():
             raise BiasflowError(f"config scoring.lexicon: file {lexicon} does not exist; give the path of hurtlex_EN.tsv.")
-
-
-def _check_subgroups(config: dict) -> None:
-    """In unified mode every metric of an axis needs a map, and all of them the same shared subgroups.
-
-    CAIRO correlates the metrics' Eq. 1 bias, a sum over subgroups: metrics that cover
-    different groups would not measure the same thing (docs/methods.md §1.1).
-    """
-    if config["subgroups"] != "unified":
-        return
-    for axis, metrics in config["axes"].items():
-        maps = config["subgroup_map"].get(axis)
-        if maps is None:
-            raise BiasflowError(
-                f"config subgroups is 'unified' but subgroup_map has no entry for axis {axis}; "
-                "add one, or set subgroups: native."
-            )
-        shared = {}
-        for metric in metrics:
-            if not maps.get(metric):
-                raise BiasflowError(
-                    f"config subgroup_map.{axis}: no map for {metric}, so none of its prompts would be kept; "
-                    f"add subgroup_map.{axis}.{metric} (native label: shared label), or set subgroups: native."
-                )
-            shared[metric] = set(maps[metric].values())
-        first, *others = metrics
-        for metric in others:
-            if shared[metric] != shared[first]:
-                only_first = ", ".join(sorted(shared[first] - shared[metric])) or "none"
-                only_other = ", ".join(sorted(shared[metric] - shared[first])) or "none"
-                raise BiasflowError(
-                    f"config subgroup_map.{axis}: {first} and {metric} map to different shared subgroups "
-                    f"(only {first}: {only_first}; only {metric}: {only_other}); the metrics being correlated "
-                    "must cover the same subgroups. Map the same shared labels for every metric of the axis."
-                )
-
-
-def _check_fairpair(config: dict, workdir: Path) -> None:
-    settings = config["fairpair"]
-    for name in settings["models"] or []:
-        if name not in config["models"]:
-            raise BiasflowError(f"config fairpair.models: {name!r} is not an entry of models:; use one of {', '.join(config['models'])}.")
-    perturbation = settings["perturbation"]
-    if perturbation["method"] == "llm":
-        name = perturbation["model"]
-        if name not in config["paraphrasers"] and name not in config["models"]:
-            raise BiasflowError(
-                "config fairpair.perturbation.model: with method llm, name a model of paraphrasers: or models: "
-                f"(got {name!r})."
-            )
-    files = [("file", settings["file"]), ("occupations_file", settings["occupations_file"]),
-             ("perturbation.swaps", perturbation["swaps"])]
-    if perturbation["method"] == "llm":
-        files.append(("perturbation.template", perturbation["template"]))
-    for key, path in files:
-        if path and not (workdir / path).is_file():
-            raise BiasflowError(f"config fairpair.{key}: file {path} does not exist; fix the path.")
-
-
-def _check_fpr(config: dict, workdir: Path) -> None:
-    settings = config["fpr"]
-    for name in settings["models"] or []:
-        if name not in config["models"]:
-            raise BiasflowError(f"config fpr.models: {name!r} is not an entry of models:; use one of {', '.join(config['models'])}.")
-    files = [("fpr.labelled", settings["labelled"])] if settings["probes"] else []
-    for probe, spec in settings["probes"].items():
-        files += [(f"fpr.probes.{probe}.templates", spec["templates"]), (f"fpr.probes.{probe}.terms", spec["terms"])]
-    for key, path in files:
-        if not (workdir / path).is_file():
-            raise BiasflowError(f"config {key}: file {path} does not exist; fix the path.")
-    if settings["probes"] and not (workdir / settings["templates"]).is_dir():
-        raise BiasflowError(f"config fpr.templates: folder {settings['templates']} does not exist; fix the path.")
 
 
 def loader_settings(config: dict, metric: str, axis: str) -> LoaderSettings:
@@ -255,24 +174,80 @@ def spec_for(config: dict, section: str, name: str) -> ModelSpec:
     return model_spec(name, entry)
 
 
-def load_config(path: str | Path) -> dict:
-    """Read a YAML config, validate it (filling defaults), resolve its bundled files and check it, as the workflow does."""
+def load_config(paths) -> tuple[dict, list[str]]:
+    """Read YAML configs as ``--configfile`` merges them, validate (filling defaults), resolve bundled files, check.
+
+    ``paths`` is one file or several, later ones overriding earlier ones key by key, as
+    Snakemake merges ``--configfile a.yaml b.yaml``. Returns the config and the check's
+    warnings.
+    """
+    config = read_config_files([paths] if isinstance(paths, (str, Path)) else list(paths))
+    validate_config(config)
+    resolve_bundled(config)
+    return config, check_config(config)
+
+
+def read_config_files(paths: list) -> dict:
+    """The merge of YAML files, each read strictly: a key given twice in one mapping is an error, not the last one."""
+    merged: dict = {}
+    for path in map(Path, paths):
+        _merge(merged, read_yaml(path))
+    return merged
+
+
+def read_yaml(path: Path) -> dict:
+    """One config file; a file that is missing, not YAML, not a mapping or repeats a key is a :class:`BiasflowError`."""
     import yaml
 
-    path = Path(path)
     if not path.is_file():
         raise BiasflowError(f"config file not found: {path}; check the path (relative paths start where you run).")
     try:
-        config = yaml.safe_load(path.read_text()) or {}
+        data = yaml.load(path.read_text(), Loader=_strict_loader()) or {}
+    except _RepeatedKey as exc:
+        key, first, second = exc.args
+        raise BiasflowError(
+            f"config {path}: the key {key!r} appears twice in one mapping (lines {first} and {second}), and YAML would "
+            "keep only the last; remove one."
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise BiasflowError(f"config {path} is not valid YAML{where}: {problem}; fix the file there.") from None
-    validate_config(config)
-    resolve_bundled(config)
-    check_config(config)
-    return config
+    if not isinstance(data, dict):
+        raise BiasflowError(f"config {path} holds a {type(data).__name__}, not a mapping of keys; see config/config.yaml.")
+    return data
+
+
+class _RepeatedKey(Exception):
+    """A key given twice in one YAML mapping: (key, first line, second line)."""
+
+
+def _strict_loader():
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        """PyYAML keeps the last of two equal keys without a word; this loader stops there."""
+
+        def construct_mapping(self, node, deep=False):
+            seen = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise _RepeatedKey(key, seen[key] + 1, key_node.start_mark.line + 1)
+                seen[key] = key_node.start_mark.line
+            return super().construct_mapping(node, deep=deep)
+
+    return StrictLoader
+
+
+def _merge(base: dict, overlay: dict) -> None:
+    """``overlay`` into ``base`` key by key, mappings recursively, as Snakemake merges config files."""
+    for key, value in overlay.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = value
 
 
 def validate_config(config: dict) -> None:

@@ -96,7 +96,30 @@ def flag(parser, name: str, key: str, **overrides):
     elif kind in ("integer", "number"):
         options["type"] = int if kind == "integer" else float
     options.update(overrides)
-    return parser.add_argument(name, **options)
+    action = parser.add_argument(name, **options)
+    action.schema_key = key
+    return action
+
+
+def check_flags(parser, args) -> None:
+    """Raise :class:`BiasflowError` for a flag value its config key does not allow (``--batch-size 0``).
+
+    argparse checks types and choices; bounds and the like are the schema's, and a value a
+    config could not hold is refused as the config check refuses it, in one line.
+    """
+    import jsonschema
+
+    from biasflow.errors import BiasflowError
+
+    for action in parser._actions:
+        key = getattr(action, "schema_key", None)
+        value = getattr(args, action.dest, None)
+        if key is None or value is None:
+            continue
+        error = next(jsonschema.Draft202012Validator(described(key)).iter_errors(value), None)
+        if error is not None:
+            raise BiasflowError(f"{action.option_strings[0]} {value}: {error.message}; the config key {key} takes "
+                                "the same values (config/README.md).")
 
 
 def _help(node: dict) -> str:

@@ -186,10 +186,12 @@ def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str 
     try:
         if path.suffix == ".parquet":
             df = pd.read_parquet(path)
-        elif path.suffix == ".tsv":
-            df = pd.read_csv(path, sep="\t")
         else:
-            df = pd.read_csv(path)
+            sep = "\t" if path.suffix == ".tsv" else ","
+            df = pd.read_csv(path, sep=sep)
+            _check_header(path, sep, what)
+    except BiasflowError:
+        raise
     except Exception as exc:  # pandas/pyarrow raise many types for a corrupt file
         raise BiasflowError(
             f"cannot read {what} {path}: {str(exc).rstrip('.')}. Is it a valid {path.suffix} file?"
@@ -198,11 +200,63 @@ def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str 
     return df
 
 
+def _check_header(path: Path, sep: str, what: str) -> None:
+    """A column named twice in a CSV/TSV header is an error: pandas would silently rename the second ``name.1``."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as handle:
+        header = next(csv.reader(handle, delimiter=sep), [])
+    repeated = sorted({name for name in header if header.count(name) > 1})
+    if repeated:
+        raise BiasflowError(
+            f"{what} {path} names the column(s) {', '.join(repeated)} more than once in its header, so which one is "
+            "meant is unclear; keep one column of each name."
+        )
+
+
+def require_rows(df: pd.DataFrame, what: str) -> None:
+    """Raise a :class:`BiasflowError` for a table without rows (a header alone says nothing)."""
+    if df.empty:
+        raise BiasflowError(f"{what} has no rows, only a header; give a table with at least one row.")
+
+
+def require_numbers(df: pd.DataFrame, column: str, what: str) -> None:
+    """Raise a :class:`BiasflowError` unless ``column`` holds finite numbers in every row."""
+    values = pd.to_numeric(df[column], errors="coerce")
+    bad = values.isna() | ~values.abs().lt(float("inf"))
+    if bad.any():
+        example = df.loc[bad, column].iloc[0]
+        raise BiasflowError(
+            f"{what}: column {column} must hold a finite number in every row, but {int(bad.sum())} row(s) do not, "
+            f"e.g. {example!r}; fix those rows or rescore the table."
+        )
+
+
+def check_not_inputs(outputs: Mapping[str, object], inputs: Mapping[str, object]) -> None:
+    """Refuse an output path that is also an input: writing it would overwrite what is read.
+
+    ``outputs`` and ``inputs`` map a flag (``--out``) to its path or paths.
+    """
+    read = {Path(path).resolve(): flag for flag, path in _flag_paths(inputs)}
+    for flag, path in _flag_paths(outputs):
+        source = read.get(Path(path).resolve())
+        if source:
+            raise BiasflowError(
+                f"{flag} {path} is also the input given as {source}; writing it would overwrite what is read. "
+                "Name another output file."
+            )
+
+
 def concat_tables(paths: Iterable[str | os.PathLike], out: str | os.PathLike, required: Iterable[str] = (),
                   what: str = "table") -> None:
     """Write the rows of every table in ``paths``, in order, as one table at ``out``."""
     required = list(required)
     write_table(pd.concat([read_table(path, required, what) for path in paths], ignore_index=True), out)
+
+
+def _flag_paths(paths: Mapping[str, object]) -> list[tuple[str, object]]:
+    return [(flag, path) for flag, value in paths.items()
+            for path in ([value] if isinstance(value, (str, os.PathLike)) else value)]
 
 
 def require_columns(df: pd.DataFrame, required: Iterable[str], what: str) -> None:

@@ -61,7 +61,8 @@ def test_the_workflow_step_checks_the_same_way(tmp_path):
     outputs = {name: str(tmp_path / "out" / name) for name in ("table_out", "curve_out", "summary_out", "curve_plot",
                                                                 "bias_plot", "shares_plot", "tables_page")}
     with pytest.raises(BiasflowError, match="column score_sum must be a finite number.*metric=HONEST"):
-        steps.cairo_select(stats_paths=[str(stats)], settings=SETTINGS, **outputs)
+        steps.cairo_select(stats_paths=[str(stats)], settings=SETTINGS, prompt_summary=str(tmp_path / "summary.csv"),
+                           **outputs)
     assert not (tmp_path / "out").exists()
 
 
@@ -96,3 +97,38 @@ def test_an_out_dir_that_is_a_file_is_refused_before_any_work(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert f"biasflow: --out-dir {target} is a file, not a folder; name a folder" in err
     assert target.read_text() == "keep\n"
+
+
+def continuation_table(models=("m1", "m2", "m3", "m4")) -> pd.DataFrame:
+    """Continuations of two metrics on gender, two subgroups with two group keys per split, original and one
+    paraphrase set: every column the workflow's continuation tables have."""
+    rng = np.random.default_rng(3)
+    words = ["you are an idiot", "what a lovely day", "shut up, stupid", "she is kind", "he works hard", "damn it"]
+    rows = []
+    for model, metric, subgroup, split, key, promptset in itertools.product(
+            models, ("BOLD", "HONEST"), ("female", "male"), ("valid", "test"), ("k1", "k2"), ("original", "para-s0")):
+        prompt_id = f"{metric}-{subgroup}-{split}-{key}-{promptset}"
+        rows.append({"prompt_id": prompt_id, "metric": metric, "axis": "gender", "subgroup": subgroup,
+                     "split": split, "group_key": key, "promptset": promptset, "source_id": prompt_id,
+                     "text": f"the {subgroup} worked as", "identity_term": subgroup, "model": model, "seed": 0,
+                     "sample": 0, "continuation": str(rng.choice(words)), "n_tokens": 4})
+    return pd.DataFrame(rows)
+
+
+def test_the_documented_commands_chain_on_their_own_outputs(tmp_path):
+    """README: score continuations, pool them into statistics, select on those statistics, each on the last's files."""
+    continuation_table().to_parquet(tmp_path / "continuations.parquet")
+    assert main(["score", "--scorer", "profanity", "--continuations", str(tmp_path / "continuations.parquet"),
+                 "--out", str(tmp_path / "scores.parquet")]) == 0
+    scored = pd.read_parquet(tmp_path / "scores.parquet")
+    assert (scored["scorer"] == "profanity").all() and scored["score"].between(0, 1).all()
+    assert main(["cairo-stats", "--continuations", str(tmp_path / "continuations.parquet"), "--scores",
+                 str(tmp_path / "scores.parquet"), "--scorer", "profanity", "--out-dir", str(tmp_path / "stats")]) == 0
+    stats = pd.read_parquet(tmp_path / "stats" / "stats.parquet")
+    pooled = stats.groupby(["model", "metric", "split", "promptset", "subgroup"])["score_sum"].sum()
+    direct = scored.groupby(["model", "metric", "split", "promptset", "subgroup"])["score"].sum()
+    pd.testing.assert_series_equal(pooled, direct, check_names=False)
+    assert main(["cairo-select", "--stats", str(tmp_path / "stats" / "stats.parquet"), "--out-dir",
+                 str(tmp_path / "out"), "--permutations", "19"]) == 0
+    curve = pd.read_csv(tmp_path / "out" / "curve.csv")
+    assert list(curve["pair"].unique()) == ["BOLD~HONEST"] and list(curve["k"]) == [1, 2, 3, 4]

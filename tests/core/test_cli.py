@@ -155,7 +155,7 @@ def test_score_round_trip_keeps_every_column_csv(tmp_path):
     result = biasflow("score", "--scorer", "profanity", "--continuations", str(source), "--out", str(out))
     assert result.returncode == 0, result.stderr
     scored = pd.read_csv(out, keep_default_na=False)
-    assert list(scored.columns) == ["id", "model", "continuation", "score"]
+    assert list(scored.columns) == ["id", "model", "continuation", "score", "scorer"]
     from profanity_check import predict_prob  # the scorer's model, called directly
 
     assert np.allclose(scored["score"], predict_prob(texts))

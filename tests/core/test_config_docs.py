@@ -26,7 +26,7 @@ README = REPO / "config/README.md"
 # YAML slip: an unquoted comma in a flow mapping ({description: a, b}) makes "b" a key.
 KEYWORDS = {
     "$schema", "$ref", "definitions", "type", "enum", "const", "properties", "additionalProperties",
-    "propertyNames", "required", "items", "minItems", "uniqueItems", "multipleOf", "minProperties", "minimum", "maximum",
+    "propertyNames", "required", "items", "minItems", "uniqueItems", "multipleOf", "minLength", "minProperties", "minimum", "maximum",
     "exclusiveMinimum", "exclusiveMaximum", "pattern", "allOf", "if", "then", "default", "description",
 }
 

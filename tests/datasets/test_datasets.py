@@ -540,3 +540,30 @@ def test_failed_download_leaves_no_file(serve, tmp_path):
     assert not dest.exists() or not any(p.is_file() for p in dest.rglob("*"))
     with pytest.raises(BiasflowError, match="unknown metric"):
         download_dataset("HOLISTIC", base_url, dest)
+
+
+def test_a_holisticbias_release_other_than_v1_1_is_named_in_a_warning(tmp_path, caplog):
+    from biasflow.datasets import check_folder
+
+    assert check_folder("HolisticBias", ["gender"], HB11, {}, "here") == []
+    [warning] = check_folder("HolisticBias", ["gender"], HB10, {}, "here")
+    assert warning.startswith("here: the HolisticBias files in") and "look like v1.0" in warning
+    assert "I'm a female husband." in warning and "targets v1.1" in warning
+    with caplog.at_level("WARNING", logger="biasflow"):
+        load_prompts("HolisticBias", "gender", HB10)
+    assert "look like v1.0" in caplog.text, "the job's log says it too"
+
+
+def test_a_folder_that_lacks_the_files_names_the_folder_below_that_has_them(tmp_path):
+    from biasflow.datasets import check_folder
+
+    for version, source in (("v1.0", HB10), ("v1.1", HB11)):
+        shutil.copytree(source, tmp_path / "holistic_bias" / "dataset" / version)
+    with pytest.raises(BiasflowError, match=r"lacks descriptors.json.*dataset/v1.0 and .*dataset/v1.1 below it have "
+                                            r"them: set the path to one of them"):
+        check_folder("HolisticBias", ["gender"], tmp_path / "holistic_bias", {}, "here")
+    with pytest.raises(BiasflowError, match="point it at the folder that holds them"):
+        check_folder("BOLD", ["gender"], tmp_path, {}, "here")
+    assert check_folder("BOLD", ["gender"], BUNDLED / "BOLD", {}, "here") == []
+    with pytest.raises(BiasflowError, match="race_prompt.json"):
+        check_folder("BOLD", ["race"], FIXTURES / "BOLD", {}, "here")

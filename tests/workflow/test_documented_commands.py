@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import REPO, job_stats
+from workflow_helpers import REPO, copy_checkout, job_stats
 
 pytestmark = pytest.mark.slow
 
@@ -130,15 +130,20 @@ CHECKS: dict[str, tuple[str, object]] = {
     "snakemake --cores 2 --resources gpu=1 api=8": ("dry", {"cairo_select": 2}),
     "snakemake --cores 8 --configfile my.yaml": ("dry", {"cairo_select": 2}),
     "snakemake --cores 2 results/cairo/gender.csv --configfile config/config.yaml config/official.yaml": (
-        "dry", {"download_dataset": 3, "original_prompts": 3}),
+        "dry", {"download_dataset": 3, "original_prompts": 5, "prompt_summary": 1}),
+    # Files a user has, as their authors publish them: a path given wins over the overlay's URL.
+    "snakemake --cores 2 results/cairo/gender.csv --configfile config/config.yaml config/official.yaml my_data.yaml": (
+        "dry", {"download_dataset": None, "original_prompts": 5, "prompt_summary": 1, "cairo_select": 1}),
     # The paper's gender run: 3 downloads, 3 paraphrasers x 3 metrics, 10 models x 3 metrics.
     "snakemake -n results/cairo/gender.csv --configfile config/paper.yaml": (
-        "dry", {"paraphrase": 9, "generate": 30, "score": 30, "cairo_select": 1, "total": 80}),
+        "dry", {"paraphrase": 9, "generate": 30, "score": 30, "cairo_select": 1, "total": 83}),
     "snakemake --profile profiles/slurm results/cairo/gender.csv --configfile config/paper.yaml": (
         "dry", {"paraphrase": 9, "generate": 30, "score": 30, "cairo_select": 1}),
     "snakemake --cores 8 results/fairpair/summary.csv": ("dry", {"fairpair_generate": 4, "fairpair_summary": 1}),
     "snakemake --cores 8 results/fpr/gap_spans.csv": ("dry", {"fpr_classify": 2, "fpr_gaps": 5}),
     "biasflow check-config my.yaml": ("biasflow", "my_config"),
+    "biasflow check-config config/config.yaml config/official.yaml": ("biasflow", "nothing"),
+    "biasflow check-config config/config.yaml config/official.yaml my_data.yaml": ("biasflow", "official_files"),
     "biasflow prompts --config config/config.yaml --metric BOLD --axis religion --data path/to/prompts "
     "--out p.parquet --summary s.csv": ("biasflow", "bold_files"),
     "biasflow cairo-stats --continuations continuations.parquet --scores scores.parquet --scorer profanity "
@@ -170,16 +175,7 @@ def test_every_documented_command_has_a_check():
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory) -> Path:
     """The repository's tracked and new files, without caches, results or the virtual environment."""
-    files = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO, capture_output=True, text=True,
-        check=True,
-    ).stdout.split()
-    root = tmp_path_factory.mktemp("checkout")
-    for name in files:
-        if (REPO / name).is_file():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, root / name)
-    return root
+    return copy_checkout(tmp_path_factory.mktemp("checkout"))
 
 
 def run(command: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
@@ -192,6 +188,7 @@ def run(command: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("command", of_kind("dry"))
 def test_snakemake_command_plans_its_jobs(command, checkout):
     shutil.copy(checkout / "config/config.yaml", checkout / "my.yaml")
+    official_files(checkout)
     started = time.monotonic()
     result = run(dry_run(command), checkout, OPENAI_API_KEY=FAKE_KEY)
     seconds = time.monotonic() - started
@@ -260,6 +257,22 @@ def _resource(item: str) -> tuple[str, object]:
 
 def my_config(root: Path) -> list[str]:
     shutil.copy(root / "config/config.yaml", root / "my.yaml")
+    return []
+
+
+def nothing(root: Path) -> list[str]:
+    return []
+
+
+def official_files(root: Path) -> list[str]:
+    """my_data.yaml and the official files laid out as their repositories publish them (with our bundled content)."""
+    data = root / "src/biasflow/data/datasets"
+    shutil.copytree(data / "BOLD", root / "bold/prompts", dirs_exist_ok=True)
+    shutil.copytree(data / "HolisticBias", root / "ResponsibleNLP/holistic_bias/dataset/v1.1", dirs_exist_ok=True)
+    shutil.copytree(data / "HONEST", root / "honest/resources", dirs_exist_ok=True)
+    paths = {"BOLD": "bold/prompts", "HolisticBias": "ResponsibleNLP/holistic_bias/dataset/v1.1",
+             "HONEST": "honest/resources"}
+    (root / "my_data.yaml").write_text(yaml.safe_dump({"datasets": {m: {"path": p} for m, p in paths.items()}}))
     return []
 
 
@@ -429,3 +442,17 @@ def test_check_config_and_dry_runs_wrote_no_weights_or_results(checkout):
     assert written == []
     assert not (checkout / "results").exists() and not (checkout / "data").exists()
 
+
+
+def test_files_you_already_have_are_read_where_they_are(checkout):
+    """The README's official-data stack with my_data.yaml: the prompts come from the paths, nothing is downloaded."""
+    official_files(checkout)
+    command = ("snakemake --cores 2 results/prompts/summary.csv --configfile config/config.yaml config/official.yaml "
+               "my_data.yaml")
+    result = run(command, checkout)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert not (checkout / "data/downloads").exists(), "a path given wins over the overlay's URL"
+    summary = pd.read_csv(checkout / "results/prompts/summary.csv")
+    assert set(summary["metric"]) == {"BOLD", "HolisticBias", "HONEST"}
+    assert (summary["n_prompts"] <= 5).all(), "the overlay's budget of 5 prompts per subgroup and split still holds"
+    shutil.rmtree(checkout / "results")

@@ -117,6 +117,10 @@ def test_landing_page_lists_every_category(browser, report, artifacts):
     assert set(EXPECTED) <= set(categories), f"categories in the report: {sorted(categories)}"
     page = browser.page_source
     assert "What was run" in page and "a-t1.0" in page and "profanity" in page, "the front page says what was run"
+    for words in ("CAIRO", "FairPair", "Group FPR gaps", "Zayed et al., 2024", "Dwivedi-Yu et al., 2024",
+                  "Tian et al., 2023", "The data", "small bundled set", "release v1.1", "every prompt"):
+        assert words in page, f"the front page names {words!r}: the data, the methods run and their papers"
+    assert "Not run" not in page and not re.search(r"paper 00\d", page), "every paper cited by authors and year"
     for category in categories:
         assert_visible(browser, menu_entry(browser, menu_label(categories, category)), f"menu entry {category!r}")
 

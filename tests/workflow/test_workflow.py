@@ -125,6 +125,8 @@ def test_report_after_the_main_job_alone_shows_what_it_computed(run):
                  "What was run"):
         assert item in page, item
     assert "fairpair/summary" not in page
+    assert "Not run, so not shown: FairPair, Group FPR gaps" in page and "continuations per side" not in page
+    assert "BOLD: the files in data/datasets/BOLD" in page and "Zayed et al., 2024" in page, "the data, the paper"
     assert "The report shows what has been computed; not yet: results/fairpair/summary.csv" in result.stderr
 
 

@@ -9,7 +9,7 @@ if __name__ == "__main__":
             stats_paths=[sm.input.stats], settings=SearchSettings.from_params(sm.params.settings),
             table_out=sm.output.table, curve_out=sm.output.curve, summary_out=sm.output.summary,
             curve_plot=sm.output.curve_plot, bias_plot=sm.output.bias_plot, shares_plot=sm.output.shares_plot,
-            tables_page=sm.output.tables_page,
+            tables_page=sm.output.tables_page, prompt_summary=sm.input.prompts,
         ),
         snakemake,
     )

@@ -38,10 +38,17 @@ def register(commands) -> None:
     select.set_defaults(run=_select)
 
 
+# What each command writes into its --out-dir.
+STATS_OUTPUTS = ("stats.parquet", "bias.csv", "bias.png")
+SELECT_OUTPUTS = ("curve.csv", "bias.csv", "selection.json")
+
+
 def _stats(args) -> None:
-    from biasflow.tables import check_output_dir
+    from biasflow.tables import check_not_inputs, check_output_dir
 
     out = check_output_dir(args.out_dir, "--out-dir")
+    check_not_inputs({"--out-dir": [out / name for name in STATS_OUTPUTS]},
+                     {"--continuations": args.continuations, "--scores": args.scores})
     from biasflow.cairo.stats import StatsSettings
     from biasflow.cairo.steps import cairo_stats
 
@@ -53,9 +60,10 @@ def _stats(args) -> None:
 
 
 def _select(args) -> None:
-    from biasflow.tables import check_output_dir
+    from biasflow.tables import check_not_inputs, check_output_dir
 
-    check_output_dir(args.out_dir, "--out-dir")
+    out = check_output_dir(args.out_dir, "--out-dir")
+    check_not_inputs({"--out-dir": [out / name for name in SELECT_OUTPUTS]}, {"--stats": args.stats})
     from biasflow.cairo.selection import SearchSettings
     from biasflow.cairo.steps import select_to_directory
 

@@ -34,7 +34,6 @@ from biasflow.cairo.combinations import (
     pooled_stats,
 )
 from biasflow.cairo.stats import NORMALISE, check_stats_values
-from biasflow.config import MIN_MODELS
 from biasflow.errors import BiasflowError
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
@@ -57,6 +56,8 @@ __all__ = [
 ]
 
 SEARCH_MODES = ("shared", "independent")
+# r is taken across evaluated models; with fewer than 3 it is ±1 or undefined.
+MIN_MODELS = 3
 CURVE_COLUMNS = [
     "axis", "pair", "k", "best_r", "best_p", "perm_p", "perm_p_floor", "best_rho", "mean_r", "test_r",
     "n_models", "n_combinations", "n_skipped", "selection",

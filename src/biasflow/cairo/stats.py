@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from biasflow.datasets import AXES, METRICS
 from biasflow.errors import BiasflowError
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
@@ -105,6 +106,18 @@ def check_stats_values(stats: pd.DataFrame, what: str = "CAIRO statistics") -> N
             cell = ", ".join(f"{key}={row[key]}" for key in shown)
             raise BiasflowError(
                 f"{what}: column {column} {rule}, but {int(bad.sum())} row(s) are not, e.g. {cell}. {RECOMPUTE}"
+            )
+
+
+def check_stats_names(stats: pd.DataFrame, what: str = "CAIRO statistics") -> None:
+    """Every metric and axis must be one biasflow knows: another name (a typo, a renamed metric) would be
+    correlated as if it were a metric of its own."""
+    for column, known in (("metric", METRICS), ("axis", AXES)):
+        unknown = sorted(set(stats[column].astype(str)) - set(known))
+        if unknown:
+            raise BiasflowError(
+                f"{what}: column {column} names {', '.join(map(repr, unknown))}, which is not one of {', '.join(known)}; "
+                f"fix the {column} of those rows (or recompute the statistics with `biasflow cairo-stats`)."
             )
 
 

@@ -26,10 +26,12 @@ from biasflow.cairo.stats import (
     STATS_COLUMNS,
     StatsSettings,
     bias_from_stats,
+    check_stats_names,
     check_stats_values,
     incomplete_cells,
     sufficient_stats,
 )
+from biasflow.datasets import PROMPT_SUMMARY_COLUMNS
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator
 from biasflow.models import spec_from_entry
@@ -40,6 +42,8 @@ from biasflow.tables import (
     concat_tables,
     json_writer,
     read_table,
+    require_numbers,
+    require_rows,
     table_writer,
     write_table,
     write_together,
@@ -115,12 +119,17 @@ def cairo_stats(
 ) -> None:
     """Sufficient statistics and the Eq. 1 bias (docs/methods.md §1.4, §1.6) of every model, metric, split and set."""
     continuations = pd.concat(
-        [read_table(p, [*CONTINUATION_KEY, *PROMPT_COLUMNS], "continuation table") for p in continuation_paths],
+        [_rows(read_table(p, [*CONTINUATION_KEY, *PROMPT_COLUMNS], "continuation table"), f"continuation table {p}")
+         for p in continuation_paths],
         ignore_index=True,
     )
-    scores = pd.concat([read_table(p, SCORE_COLUMNS, "score table") for p in score_paths], ignore_index=True)
+    # A score table holds the continuation key, scorer and score, and may hold more (``biasflow score``
+    # keeps every column it was given): only those columns are joined, by the key.
+    scores = pd.concat([_rows(read_table(p, SCORE_COLUMNS, "score table")[SCORE_COLUMNS], f"score table {p}")
+                        for p in score_paths], ignore_index=True)
     scorer = settings.scorer
     scores = scores[scores["scorer"] == scorer]
+    require_numbers(scores, "score", f"the {scorer} scores of " + ", ".join(map(str, score_paths)))
     scored = continuations.merge(scores, on=CONTINUATION_KEY, how="left", validate="one_to_one")
     if scored["score"].isna().any():
         missing = scored.loc[scored["score"].isna(), "model"].unique()
@@ -142,6 +151,11 @@ def cairo_stats(
         plot_bias(bias, plot_out)
 
 
+def _rows(table: pd.DataFrame, what: str) -> pd.DataFrame:
+    require_rows(table, what)
+    return table
+
+
 def cairo_select(
     *,
     stats_paths: Sequence[str],
@@ -153,14 +167,25 @@ def cairo_select(
     bias_plot: str,
     shares_plot: str,
     tables_page: str,
+    prompt_summary: str,
 ) -> None:
     """CAIRO selection (docs/methods.md §1.7-1.9) on statistics tables, with its tables, summary and figures.
 
-    ``tables_page`` is the report's HTML page of the tables.
+    ``tables_page`` is the report's HTML page of the tables. ``prompt_summary`` is the
+    prompts per subgroup and split (``results/prompts/summary.csv``): the summary lists the
+    axis's, and the log names every subgroup whose mean in a split rests on a single group key.
     """
     stats, result = _selection(stats_paths, settings)
     table = headline.bias_table(stats, result, settings)
     summary = headline.summary(result, settings, stats)
+    axes = sorted(result.curve["axis"].unique())
+    prompts = read_table(prompt_summary, PROMPT_SUMMARY_COLUMNS, "prompt summary")
+    prompts = prompts[prompts["axis"].isin(axes)][["metric", "axis", "subgroup", "split", "n_prompts", "n_group_keys"]]
+    summary["prompts"] = prompts.to_dict("records")
+    for row in prompts[prompts["n_group_keys"] < 2].itertuples(index=False):
+        log.warning("%s %s %s, %s split: its mean rests on %d prompt(s) of a single group key (page or template), "
+                    "so it says little about the subgroup; use more prompts (prompts.per_subgroup) or the official "
+                    "files", row.metric, row.axis, row.subgroup, row.split, row.n_prompts)
     write_together({curve_out: table_writer(result.curve, curve_out), table_out: table_writer(table, table_out),
                     summary_out: json_writer(summary)})
     plot_curve(result.curve, curve_plot)
@@ -199,6 +224,7 @@ def _selection(stats_paths: Sequence[str], settings: SearchSettings):
     for path in stats_paths:
         table = read_table(path, STATS_COLUMNS, "CAIRO statistics")
         check_stats_values(table, f"CAIRO statistics {path}")
+        check_stats_names(table, f"CAIRO statistics {path}")
         tables.append(table)
     stats = pd.concat(tables, ignore_index=True)
     return stats, select(stats, settings, progress=log.info)

@@ -22,16 +22,78 @@ from biasflow.errors import BiasflowError
 from biasflow.tables import concat_tables, write_table
 
 __all__ = [
-    "AXES", "DATASET_FILES", "METRICS", "PROMPT_SUMMARY_COLUMNS", "LoaderSettings", "combine_summaries",
-    "download_dataset", "load_prompts",
-    "prompt_table", "write_prompts",
+    "AXES", "METRICS", "PROMPT_SUMMARY_COLUMNS", "LoaderSettings", "check_folder", "combine_summaries",
+    "download_dataset", "load_prompts", "needed_files", "prompt_table", "version_warning", "write_prompts",
 ]
 
 METRICS = ("BOLD", "HolisticBias", "HONEST")
 AXES = ("gender", "religion", "race")
 LOADERS = {"BOLD": bold, "HolisticBias": holisticbias, "HONEST": honest}
-# The official files of each metric, relative to its data folder.
-DATASET_FILES = {metric: loader.FILES for metric, loader in LOADERS.items()}
+# The HolisticBias release the loader and the default subgroup maps are written for.
+SUPPORTED_HOLISTICBIAS = "v1.1"
+# How deep below a dataset folder the check looks for the folder that holds the files.
+SEARCH_DEPTH = 3
+
+log = logging.getLogger("biasflow")
+
+
+def needed_files(metric: str, axis: str, options: dict) -> list[str]:
+    """The official files ``metric`` reads for ``axis`` with these loader options, relative to its folder."""
+    return module_for(metric, axis).files(axis, check_options(metric, options))
+
+
+def check_folder(metric: str, axes: list[str], folder: str | Path, options: dict, where: str) -> list[str]:
+    """Raise unless ``folder`` holds every file ``metric`` reads on ``axes``; return warnings.
+
+    A missing file is named, with the nearest folder below that has them all (a path one
+    folder too high: ``HolisticBias/`` instead of ``HolisticBias/v1.1``), and a link whose
+    target is gone is named as such. The warning is a HolisticBias release other than
+    :data:`SUPPORTED_HOLISTICBIAS`. ``where`` starts every message (the config key).
+    """
+    folder = Path(folder)
+    needed = sorted({name for axis in axes for name in needed_files(metric, axis, options)})
+    if not folder.is_dir():
+        raise BiasflowError(f"{where}: directory {folder} does not exist; point it at the folder of the official "
+                            f"{metric} files ({', '.join(needed)}).")
+    for name in needed:
+        path = folder / name
+        if path.is_symlink() and not path.exists():
+            raise BiasflowError(f"{where}: {path} is a link to {path.readlink()}, which does not exist; "
+                                "fix the link or copy the file there.")
+    missing = [name for name in needed if not (folder / name).is_file()]
+    if missing:
+        nearest = _folders_with(folder, needed)
+        hint = (f"{' and '.join(map(str, nearest))} below it {'has' if len(nearest) == 1 else 'have'} them: set the "
+                f"path to {'that folder' if len(nearest) == 1 else 'one of them'}" if nearest else
+                f"point it at the folder that holds them. {WHERE_TO_GET}")
+        raise BiasflowError(f"{where}: {folder} lacks {', '.join(missing)}, which {metric} reads for "
+                            f"{', '.join(axes)}; {hint}.")
+    warning = version_warning(metric, folder)
+    return [f"{where}: {warning}"] if warning else []
+
+
+def version_warning(metric: str, folder: str | Path) -> str | None:
+    """A sentence when ``folder`` holds a HolisticBias release other than the supported one, else None."""
+    if metric != "HolisticBias":
+        return None
+    found = holisticbias.version(Path(folder))
+    if found == SUPPORTED_HOLISTICBIAS:
+        return None
+    return (f"the HolisticBias files in {folder} look like {found} (no descriptor carries v1.1's gender or "
+            f"preference metadata), so gendered descriptors meet every noun (\"I'm a female husband.\"); biasflow "
+            f"targets {SUPPORTED_HOLISTICBIAS} (holistic_bias/dataset/{SUPPORTED_HOLISTICBIAS} of facebookresearch/"
+            "ResponsibleNLP).")
+
+
+def _folders_with(folder: Path, names: list[str]) -> list[Path]:
+    """The shallowest folders below ``folder`` (up to :data:`SEARCH_DEPTH` levels) that hold every file of ``names``."""
+    level = [folder]
+    for _ in range(SEARCH_DEPTH):
+        level = sorted(child for parent in level for child in parent.iterdir() if child.is_dir())
+        found = [candidate for candidate in level if all((candidate / name).is_file() for name in names)]
+        if found:
+            return found
+    return []
 
 
 def load_prompts(metric: str, axis: str, data_dir: str | Path, **settings) -> pd.DataFrame:
@@ -60,6 +122,9 @@ def prompt_table(metric: str, axis: str, data_dir: str | Path, settings: LoaderS
         raise BiasflowError(
             f"{metric} dataset folder not found: {data_dir}. It should hold {', '.join(loader.FILES)}. {WHERE_TO_GET}"
         )
+    warning = version_warning(metric, data_dir)
+    if warning:
+        log.warning("%s", warning)
     raw = loader.load(axis, data_dir, options)
     return finalise(raw, metric, axis, settings)
 
@@ -76,7 +141,7 @@ def write_prompts(
     counts = ", ".join(
         f"{row.subgroup} {row.split} {row.n_prompts}" for row in summary.itertuples(index=False)
     )
-    logging.getLogger("biasflow").info("%s %s: %d prompts (%s)", metric, axis, len(prompts), counts)
+    log.info("%s %s: %d prompts (%s)", metric, axis, len(prompts), counts)
     if summary_out is not None:
         write_table(summary, summary_out)
     write_table(prompts, out)

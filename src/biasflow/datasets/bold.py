@@ -38,6 +38,11 @@ OPTIONS = ()
 LAYOUT = "a JSON object {subgroup: {wikipedia_title: [prompt, ...]}}"
 
 
+def files(axis: str, options: dict) -> list[str]:
+    """The file one BOLD domain is read from."""
+    return [DOMAIN_FILES[axis]]
+
+
 def load(axis: str, data_dir: Path, options: dict) -> pd.DataFrame:
     """Raw prompts of one BOLD domain (see :mod:`biasflow.datasets.prompts`); no options."""
     path = data_file(data_dir, DOMAIN_FILES[axis], "BOLD")

@@ -55,6 +55,22 @@ OPTIONS = ("buckets",)
 STANDALONE_BUCKET = "(none)"
 
 
+def files(axis: str, options: dict) -> list[str]:
+    """Every axis reads all four files."""
+    return list(FILES)
+
+
+def version(data_dir: Path) -> str:
+    """``v1.1`` when some descriptor carries v1.1's metadata (``gender`` or ``preference``), else ``v1.0``.
+
+    v1.0 has neither, so its gender descriptors meet every noun ("I'm a female husband.").
+    """
+    data = read_json(Path(data_dir) / "descriptors.json", "an object {axis: {bucket: [descriptor, ...]}}")
+    entries = [entry for axis in (data.values() if isinstance(data, dict) else []) if isinstance(axis, dict)
+               for bucket in axis.values() if isinstance(bucket, list) for entry in bucket]
+    return "v1.1" if any(isinstance(e, dict) and ("gender" in e or "preference" in e) for e in entries) else "v1.0"
+
+
 def load(axis: str, data_dir: Path, options: dict) -> pd.DataFrame:
     """Raw sentences of one HolisticBias axis (see :mod:`biasflow.datasets.prompts`)."""
     hb_axis = HB_AXES[axis]

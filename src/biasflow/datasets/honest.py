@@ -39,6 +39,11 @@ USED_COLUMNS = ["template_masked", "raw", "identity", "category"]
 MASK = "[M]"
 
 
+def files(axis: str, options: dict) -> list[str]:
+    """The files of the identity sets ``axis`` reads."""
+    return [SET_FILES[name] for name in selected_sets(options, axis)]
+
+
 def load(axis: str, data_dir: Path, options: dict) -> pd.DataFrame:
     """Raw prompts of the HONEST identity sets assigned to ``axis``."""
     frames = [read_set(data_file(data_dir, SET_FILES[name], "HONEST"), name) for name in selected_sets(options, axis)]

@@ -23,9 +23,10 @@ def register(commands) -> None:
 
 
 def _score(args) -> None:
-    from biasflow.tables import check_output_path
+    from biasflow.tables import check_not_inputs, check_output_path
 
     check_output_path(args.out, "--out")
+    check_not_inputs({"--out": args.out}, {"--continuations": args.continuations})
     from biasflow.fairpair.scores import ScoreSettings
     from biasflow.fairpair.steps import score_user_sides
 

@@ -94,8 +94,8 @@ def fairpair_scores(continuations: pd.DataFrame, dissimilarities: Iterable[str],
     """B, V_pg, V_gp and F (docs/methods.md §2.3) per prompt and dissimilarity.
 
     ``continuations`` has :data:`SIDE_COLUMNS`: per prompt, n samples on each of the two
-    :data:`SIDES` (the same n on both, n ≥ 2, one row per sample). A missing text counts
-    as an empty continuation. Dissimilarities: ``jaccard`` (Jaccard distance of
+    :data:`SIDES` (the same n on both, n ≥ 2, one row per sample). A missing text is an
+    error (a model that wrote nothing has ``""``). Dissimilarities: ``jaccard`` (Jaccard distance of
     :func:`~biasflow.fairpair.tokens.tokens`) and ``sentiment`` (absolute difference of
     the VADER compound scores in the :data:`SENTIMENT_COLUMN` column, which it needs).
 
@@ -223,6 +223,13 @@ def _check_continuations(table: pd.DataFrame, what: str, equal_sizes: bool) -> N
             f"side must be {SIDES[0]} (a_i = φ(G_i(x))) or {SIDES[1]} (b_j = G_j(φ(x)))."
         )
     _reject_duplicates(table, ["prompt_id", "side", "sample"], what)
+    missing = table[table["text"].isna()]
+    if len(missing):
+        named = (missing[["prompt_id", "side", "sample"]].astype(str).agg("/".join, axis=1)).tolist()
+        raise BiasflowError(
+            f"{what} has {len(missing)} row(s) without a text: {_name_some(named)}; every sample needs its "
+            "continuation (write \"\" for a model that wrote nothing), or drop those samples on both sides."
+        )
     sizes = table.groupby(["prompt_id", "side"]).size().unstack("side").reindex(columns=list(SIDES))
     one_sided = sizes.index[sizes.isna().any(axis=1)]
     if len(one_sided):

@@ -25,9 +25,10 @@ def register(commands) -> None:
 
 
 def _gaps(args) -> None:
-    from biasflow.tables import check_output_path
+    from biasflow.tables import check_not_inputs, check_output_path
 
     check_output_path(args.out, "--out")
+    check_not_inputs({"--out": args.out}, {"--predictions": args.predictions})
     from biasflow.fpr.steps import GapSettings, gaps
 
     settings = GapSettings(interval=args.interval, z=args.z, accuracy_floor=args.accuracy_floor)

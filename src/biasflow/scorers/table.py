@@ -18,7 +18,7 @@ import pandas as pd
 from biasflow.errors import BiasflowError
 from biasflow.scorers import get_scorer, score_texts, scorer_class
 from biasflow.settings import StepSettings
-from biasflow.tables import read_table, require_columns, write_table
+from biasflow.tables import read_table, require_columns, require_rows, write_table
 
 log = logging.getLogger("biasflow")
 
@@ -85,6 +85,13 @@ def score_table(table: pd.DataFrame, settings: ScoringSettings, cache_dir: str |
 
 
 def score_user_table(*, continuations_path: str, settings: ScoringSettings, cache_dir: str | None, out: str) -> None:
-    """``biasflow score``: every column of a table a user brings, plus ``score`` (and ``category``)."""
+    """``biasflow score``: every column of a table a user brings, plus ``score``, ``scorer`` (and ``category``).
+
+    The output is a score table (docs/tables.md) whenever the input has the continuation key,
+    so ``biasflow cairo-stats`` takes it as it is.
+    """
     table = read_table(continuations_path, ["continuation"], "continuation table")
-    write_table(score_table(table, settings, cache_dir), out)
+    require_rows(table, f"continuation table {continuations_path}")
+    scored = score_table(table, settings, cache_dir)
+    scored["scorer"] = settings.scorer
+    write_table(scored, out)

@@ -1,0 +1,88 @@
+"""What CAIRO needs of a config, checked before any job runs (``biasflow.checks`` entry point).
+
+Its axes and metrics exist and HONEST stays on gender; every metric's dataset folder holds
+the files it reads (docs/methods.md §4); the scorer and its files exist; unified subgroups
+map every metric of an axis to the same shared labels (§1.1); at least :data:`MIN_MODELS`
+models, since r is taken across them (§1.7); the paraphrase templates' folder exists.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from biasflow.cairo.selection import MIN_MODELS
+from biasflow.config import check_scoring, used_metrics
+from biasflow.datasets import AXES, METRICS, check_folder
+from biasflow.errors import BiasflowError
+
+
+def check(config: dict, workdir: Path) -> list[str]:
+    """Raise :class:`BiasflowError` for the first problem of CAIRO's settings; return warnings."""
+    for axis, metrics in config["axes"].items():
+        if axis not in AXES:
+            raise BiasflowError(f"config axes: unknown axis {axis!r}; use {', '.join(AXES)}.")
+        for metric in metrics:
+            if metric not in METRICS:
+                raise BiasflowError(f"config axes.{axis}: unknown metric {metric!r}; use {', '.join(METRICS)}.")
+            if metric == "HONEST" and axis != "gender":
+                raise BiasflowError(
+                    f"config axes.{axis}: HONEST covers gender only; use BOLD and HolisticBias for {axis}."
+                )
+    warnings = []
+    for metric in used_metrics(config):
+        source = config["datasets"][metric]
+        if source["path"]:
+            axes = [axis for axis, metrics in config["axes"].items() if metric in metrics]
+            warnings += check_folder(metric, axes, workdir / source["path"], source["options"],
+                                     f"config datasets.{metric}.path")
+    check_scoring(config["scoring"], workdir)
+    _check_subgroups(config)
+    if len(config["models"]) < MIN_MODELS:
+        names = ", ".join(config["models"]) or "none"
+        raise BiasflowError(
+            f"config models: CAIRO takes Pearson's r across the evaluated models, so it needs at least {MIN_MODELS}; "
+            f"this config has {len(config['models'])} ({names}). Add models (two decoding settings of one model "
+            "count as two systems), or leave cairo out of `methods` for a FairPair or FPR study."
+        )
+    paraphrase_templates = Path(config["paraphrase"]["templates"])
+    if config["paraphrasers"] and not (workdir / paraphrase_templates).is_dir():
+        raise BiasflowError(
+            f"config paraphrase.templates: folder {paraphrase_templates} does not exist; fix the path, or leave the "
+            "key out for the bundled templates."
+        )
+    return warnings
+
+
+def _check_subgroups(config: dict) -> None:
+    """In unified mode every metric of an axis needs a map, and all of them the same shared subgroups.
+
+    CAIRO correlates the metrics' Eq. 1 bias, a sum over subgroups: metrics that cover
+    different groups would not measure the same thing (docs/methods.md §1.1).
+    """
+    if config["subgroups"] != "unified":
+        return
+    for axis, metrics in config["axes"].items():
+        maps = config["subgroup_map"].get(axis)
+        if maps is None:
+            raise BiasflowError(
+                f"config subgroups is 'unified' but subgroup_map has no entry for axis {axis}; "
+                "add one, or set subgroups: native."
+            )
+        shared = {}
+        for metric in metrics:
+            if not maps.get(metric):
+                raise BiasflowError(
+                    f"config subgroup_map.{axis}: no map for {metric}, so none of its prompts would be kept; "
+                    f"add subgroup_map.{axis}.{metric} (native label: shared label), or set subgroups: native."
+                )
+            shared[metric] = set(maps[metric].values())
+        first, *others = metrics
+        for metric in others:
+            if shared[metric] != shared[first]:
+                only_first = ", ".join(sorted(shared[first] - shared[metric])) or "none"
+                only_other = ", ".join(sorted(shared[metric] - shared[first])) or "none"
+                raise BiasflowError(
+                    f"config subgroup_map.{axis}: {first} and {metric} map to different shared subgroups "
+                    f"(only {first}: {only_first}; only {metric}: {only_other}); the metrics being correlated "
+                    "must cover the same subgroups. Map the same shared labels for every metric of the axis."
+                )

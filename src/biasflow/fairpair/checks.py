@@ -1,0 +1,73 @@
+"""What FairPair needs of a config, checked before any job runs (``biasflow.checks`` entry point).
+
+Its models and perturbing model are entries of the config; every file it reads exists; the
+occupations hold no repeat (each would be a prompt built twice, docs/methods.md §2.7); and no
+model's results would be written to a file another model or the summary writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from biasflow.errors import BiasflowError
+from biasflow.fairpair.prompts import load_occupations
+
+# results/fairpair/ holds files named by each model (rules/fairpair.smk) beside files of fixed
+# names: a model named like a fixed file, or like another model's file, would make two jobs write
+# one file (tests/fairpair/test_checks.py reads the rule file for both lists).
+MODEL_FILES = ("{}.csv", "{}_ngrams.csv", "{}_ngrams.png")
+FIXED_FILES = ("summary.csv", "summary.png", "summary.html", "perturbation_rejections.csv")
+
+
+def check(config: dict, workdir: Path) -> list[str]:
+    """Raise :class:`BiasflowError` for the first problem of FairPair's settings; FairPair has no warnings."""
+    settings = config["fairpair"]
+    for name in settings["models"] or []:
+        if name not in config["models"]:
+            raise BiasflowError(
+                f"config fairpair.models: {name!r} is not an entry of models:; use one of {', '.join(config['models'])}."
+            )
+    perturbation = settings["perturbation"]
+    if perturbation["method"] == "llm":
+        name = perturbation["model"]
+        if name not in config["paraphrasers"] and name not in config["models"]:
+            raise BiasflowError(
+                "config fairpair.perturbation.model: with method llm, name a model of paraphrasers: or models: "
+                f"(got {name!r})."
+            )
+    files = [("file", settings["file"]), ("occupations_file", settings["occupations_file"]),
+             ("perturbation.swaps", perturbation["swaps"])]
+    if perturbation["method"] == "llm":
+        files.append(("perturbation.template", perturbation["template"]))
+    for key, path in files:
+        if path and not (workdir / path).is_file():
+            raise BiasflowError(f"config fairpair.{key}: file {path} does not exist; fix the path.")
+    if settings["occupations"] is not None:
+        _check_unique(settings["occupations"], "config fairpair.occupations")
+    elif not settings["file"]:
+        _check_unique(load_occupations(workdir / settings["occupations_file"]),
+                      f"config fairpair.occupations_file: {settings['occupations_file']}")
+    _check_file_names(settings["models"] or list(config["models"]))
+    return []
+
+
+def _check_unique(occupations: list[str], where: str) -> None:
+    seen = set()
+    for occupation in occupations:
+        if occupation.lower() in seen:
+            raise BiasflowError(f"{where} lists {occupation!r} twice, which would build its prompts twice; keep one.")
+        seen.add(occupation.lower())
+
+
+def _check_file_names(models: list[str]) -> None:
+    owner: dict[str, str | None] = {name.lower(): None for name in FIXED_FILES}
+    for model in models:
+        for pattern in MODEL_FILES:
+            name = pattern.format(model).lower()
+            if name in owner and owner[name] != model:
+                writer = f"model {owner[name]!r}" if owner[name] else "the FairPair summary"
+                raise BiasflowError(
+                    f"config models: the FairPair results of model {model!r} would be written to "
+                    f"results/fairpair/{pattern.format(model)}, a file {writer} writes too; rename the model."
+                )
+            owner[name] = model
