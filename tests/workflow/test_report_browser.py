@@ -121,6 +121,7 @@ def test_landing_page_lists_every_category(browser, report, artifacts):
                   "Tian et al., 2023", "The data", "small bundled set", "release v1.1", "every prompt"):
         assert words in page, f"the front page names {words!r}: the data, the methods run and their papers"
     assert "Not run" not in page and not re.search(r"paper 00\d", page), "every paper cited by authors and year"
+    assert "System Message" not in page, "the front page is valid reStructuredText"
     for category in categories:
         assert_visible(browser, menu_entry(browser, menu_label(categories, category)), f"menu entry {category!r}")
 
