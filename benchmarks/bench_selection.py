@@ -8,7 +8,8 @@ Usage (from the repository root)::
 
 Case ``a``: shared mode, every metric pair, multisets, k <= 6, B permutations (the
 issue's target: under 30 s for the engine). Case ``b``: independent mode, one pair,
-k = 1..6 (target: under 60 s and under 4 GiB for the engine).
+k = 1..6 (target: under 60 s and under 4 GiB for the engine). Both time the search
+itself, without the bootstrap and the no-bias null (``benchmarks.bench_uncertainty``).
 
 Every measurement runs in a fresh spawned process, so its peak resident memory
 (``ru_maxrss``) is its own and not the high-water mark of an earlier measurement. Only
@@ -83,7 +84,7 @@ def _measure(job: str, stats: pd.DataFrame, case: Case, combinations: str, pool_
 
         settings = SearchSettings.defaults(
             mode=case.mode, combinations=combinations, max_sets=case.max_sets,
-            permutations=case.permutations, seed=0,
+            permutations=case.permutations, seed=0, bootstrap=0, null_draws=0,
         )
         runs = []
         for _ in range(repeat):

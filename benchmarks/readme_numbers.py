@@ -27,7 +27,8 @@ The groups, in order (each later one uses the clone's environment and cached wei
 files in the official formats, made up by ``benchmarks/scale.py``: this machine cannot
 download the real ones), ``plan`` (the paper's dry run), ``weights`` (GGUF conversion
 against later loads), ``scoring``, ``scale``,
-``selection``, ``vllm`` (``make test-vllm``, then the generation benchmark against vLLM's
+``selection``, ``uncertainty`` (CAIRO's bootstrap and null at the paper's size), ``calibration``
+(CAIRO's intervals and p-values by simulation), ``vllm`` (``make test-vllm``, then the generation benchmark against vLLM's
 CPU build), ``slurm`` (``make test-slurm``, as root).
 """
 
@@ -55,7 +56,8 @@ from benchmarks.generation import JSON_MARK, PAPER_CONTINUATIONS, projection_hou
 REPO = Path(__file__).resolve().parent.parent
 NUMBERS = REPO / "benchmarks" / "numbers.json"
 DOCUMENTS = ("README.md", "benchmarks/README.md")
-GROUPS = ("demo", "fairpair", "fpr", "official", "plan", "weights", "scoring", "scale", "selection", "vllm", "slurm")
+GROUPS = ("demo", "fairpair", "fpr", "official", "plan", "weights", "scoring", "scale", "selection", "uncertainty",
+          "calibration", "vllm", "slurm")
 MAIN_JOB = "snakemake --cores 2 results/cairo/gender.csv"
 
 
@@ -321,6 +323,18 @@ def measure_selection(clone: Clone) -> dict:
     return {"seconds": seconds + permuted, "cases": cases}
 
 
+def measure_uncertainty(clone: Clone) -> dict:
+    clone.require(".venv/bin/python")
+    seconds, _ = clone.run(".venv/bin/python -m benchmarks.bench_uncertainty --json benchmarks/out/uncertainty.json")
+    return {"seconds": seconds, "rows": json.loads((clone.path / "benchmarks/out/uncertainty.json").read_text())["rows"]}
+
+
+def measure_calibration(clone: Clone) -> dict:
+    clone.require(".venv/bin/python")
+    seconds, _ = clone.run(".venv/bin/python -m benchmarks.cairo_calibration --json benchmarks/out/calibration.json")
+    return {"seconds": seconds, **json.loads((clone.path / "benchmarks/out/calibration.json").read_text())}
+
+
 def measure_vllm(clone: Clone) -> dict:
     clone.require(".venv/bin/python", ".cache/biasflow/weights")
     suite, _ = clone.run("make test-vllm")
@@ -470,6 +484,9 @@ FIELDS = {
     "scale.write_off": lambda n: f"{_scale(n, 'write 1,000,000 rows, shards of 256, compaction off')['seconds']:.1f} s",
     "weights.conditions": lambda n: conditions(n["weights"]),
     "selection.speedup_a": lambda n: "{:,.0f}".format(round(n["selection"]["cases"][0]["speedup"], -3)),
+    "uncertainty.conditions": lambda n: conditions(n["uncertainty"]),
+    "calibration.conditions": lambda n: conditions(n["calibration"]),
+    "calibration.repetitions": lambda n: "{:,}".format(n["calibration"]["repetitions"]),
 }
 
 
@@ -497,6 +514,18 @@ def _table_selection(n: dict) -> str:
     return markdown_table(n["selection"]["cases"])
 
 
+def _table_uncertainty(n: dict) -> str:
+    from benchmarks.bench_uncertainty import markdown_table
+
+    return markdown_table(n["uncertainty"]["rows"])
+
+
+def _table_calibration(n: dict) -> str:
+    from benchmarks.cairo_calibration import markdown_tables
+
+    return markdown_tables(n["calibration"])
+
+
 def _table_weights(n: dict) -> str:
     from benchmarks.weights import markdown_table
 
@@ -504,7 +533,8 @@ def _table_weights(n: dict) -> str:
 
 
 TABLES = {"generation": _table_generation, "scoring": _table_scoring, "scale": _table_scale,
-          "selection": _table_selection, "weights": _table_weights}
+          "selection": _table_selection, "uncertainty": _table_uncertainty, "calibration": _table_calibration,
+          "weights": _table_weights}
 
 VALUE = re.compile(r"<!-- n:([\w.]+) -->(.*?)<!-- /n -->", re.DOTALL)
 TABLE = re.compile(r"<!-- table:([\w.]+) -->\n(.*?)<!-- /table -->", re.DOTALL)

@@ -19,19 +19,22 @@ TINY = dict(n_models=4, n_paraphrasers=1, seeds_per_paraphraser=3, n_gen_seeds=2
 
 
 def test_synthetic_stats_have_requested_shape():
-    stats = paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=3, n_gen_seeds=4, subgroups=3)
+    stats = paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=3, n_gen_seeds=4, subgroups=3,
+                              clusters=2)
     assert list(stats.columns) == STATS_COLUMNS
     assert stats["model"].nunique() == 5
     assert sorted(stats["metric"].unique()) == ["BOLD", "HONEST", "HolisticBias"]
     assert set(stats["split"]) == {"valid", "test"}
     assert stats["promptset"].nunique() == 1 + 2 * 3 and "original" in set(stats["promptset"])
     assert stats["seed"].nunique() == 4 and stats["subgroup"].nunique() == 3
-    assert len(stats) == 5 * 3 * 2 * 7 * 4 * 3
-    assert not stats.duplicated(STATS_COLUMNS[:7]).any()
-    assert stats["n"].between(1, 500).all() and stats["n"].median() >= 50
+    assert len(stats) == 5 * 3 * 2 * 7 * 4 * 3 * 2
+    assert not stats.duplicated(STATS_COLUMNS[:8]).any()
+    per_subgroup = stats.groupby(STATS_COLUMNS[:7])["n"].sum()
+    assert per_subgroup.between(1, 500).all() and per_subgroup.median() >= 50
+    assert (stats["score_sq_sum"] * stats["n"] >= stats["score_sum"] ** 2 * (1 - 1e-9)).all()
     assert ((stats["score_sum"] > 0) & (stats["score_sum"] < stats["n"])).all()
     assert stats.equals(paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=3, n_gen_seeds=4,
-                                          subgroups=3))
+                                          subgroups=3, clusters=2))
 
 
 def test_baseline_pooling_of_original_is_eq1():

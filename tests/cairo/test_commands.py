@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import subprocess
 import sys
@@ -9,26 +10,22 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from workflow_helpers import REPO
 
 from biasflow.cairo import headline, steps
 from biasflow.cairo.selection import SearchSettings
-from biasflow.cairo.stats import STATS_COLUMNS
+from stats_helpers import drawn_stats
 from biasflow.cli import main
+from biasflow.config import check_config, resolve_bundled, validate_config
 from biasflow.errors import BiasflowError
 
-SETTINGS = SearchSettings(mode="shared", combinations="multisets", max_sets=2, permutations=0, seed=0, normalise="none")
+SETTINGS = SearchSettings.defaults(max_sets=2, permutations=0, bootstrap=50, null_draws=20)
 
 
 def stats_file(tmp_path, nan_at=None):
     """Statistics of two metrics and four models; ``nan_at``: a (metric, promptset, split) whose first score_sum is NaN."""
-    rng = np.random.default_rng(5)
-    keys = itertools.product([f"m{i}" for i in range(4)], ["BOLD", "HONEST"], ["gender"], ["valid", "test"],
-                             ["original", "p0", "p1"], [0], ["g0", "g1"])
-    stats = pd.DataFrame(list(keys), columns=STATS_COLUMNS[:7])
-    stats["n"] = rng.integers(1, 20, len(stats))
-    stats["score_sum"] = stats["n"] * rng.random(len(stats))
-    stats = stats[STATS_COLUMNS]
+    stats = drawn_stats(np.random.default_rng(5), [f"m{i}" for i in range(4)], ["BOLD", "HONEST"], ["p0", "p1"])
     if nan_at:
         metric, promptset, split = nan_at
         at = stats.index[(stats.metric == metric) & (stats.promptset == promptset) & (stats.split == split)][0]
@@ -132,3 +129,16 @@ def test_the_documented_commands_chain_on_their_own_outputs(tmp_path):
                  str(tmp_path / "out"), "--permutations", "19"]) == 0
     curve = pd.read_csv(tmp_path / "out" / "curve.csv")
     assert list(curve["pair"].unique()) == ["BOLD~HONEST"] and list(curve["k"]) == [1, 2, 3, 4]
+
+
+def test_check_config_refuses_the_excess_measure_without_null_draws():
+    """What the config alone shows is refused before any job runs (docs/methods.md §1.13)."""
+    config = copy.deepcopy(yaml.safe_load((REPO / "config/config.yaml").read_text()))
+    config["bias"] = {**config.get("bias", {}), "measure": "excess"}
+    config["selection"] = {**config.get("selection", {}), "null_draws": 0}
+    validate_config(config)
+    resolve_bundled(config)
+    with pytest.raises(BiasflowError, match=r"set selection.null_draws \(--null-draws\) above 0"):
+        check_config(config, environment=False)
+    config["selection"]["null_draws"] = 10
+    check_config(config, environment=False)

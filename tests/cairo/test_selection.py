@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
-from biasflow.cairo.stats import STATS_COLUMNS, sufficient_stats
+from biasflow.cairo.stats import sufficient_stats
+from stats_helpers import drawn_stats
 from biasflow.errors import BiasflowError
 from biasflow.cairo.selection import (
     CHOICE_COLUMNS,
@@ -40,21 +41,17 @@ def random_scored(seed=0, models=("m0", "m1", "m2", "m3"), sets=("p0", "p1", "p2
             if (metric, split, promptset, group) == ("A", "valid", "p1", "x"):
                 continue
             level = rng.random()
-            for _ in range(int(rng.integers(1, 5))):
-                rows.append((model, metric, "gender", split, promptset, gen_seed, group, level * rng.random()))
-    return pd.DataFrame(rows, columns=["model", "metric", "axis", "split", "promptset", "seed", "subgroup", "score"])
+            for i in range(int(rng.integers(2, 6))):
+                rows.append((model, metric, "gender", split, promptset, gen_seed, group, f"{split}-k{i % 2}",
+                             level * rng.random()))
+    return pd.DataFrame(rows, columns=["model", "metric", "axis", "split", "promptset", "seed", "subgroup", "group_key",
+                                       "score"])
 
 
 def random_stats(rng, n_models=4, sets=("p0", "p1", "p2"), metrics=("A", "B"), n_seeds=1, n_groups=2):
     """Sufficient statistics drawn directly: fast for many repetitions."""
-    keys = itertools.product(
-        [f"m{i}" for i in range(n_models)], metrics, ["gender"], ["valid", "test"], ["original", *sets],
-        range(n_seeds), [f"g{g}" for g in range(n_groups)],
-    )
-    stats = pd.DataFrame(list(keys), columns=STATS_COLUMNS[:7])
-    stats["n"] = rng.integers(1, 20, len(stats))
-    stats["score_sum"] = stats["n"] * rng.random(len(stats)) * rng.random(len(stats))
-    return stats[STATS_COLUMNS]
+    return drawn_stats(rng, [f"m{i}" for i in range(n_models)], metrics, sets, n_seeds,
+                       [f"g{g}" for g in range(n_groups)])
 
 
 def rows_bias(scored, metric, split, combination, models, normalise="none"):
@@ -145,14 +142,22 @@ def test_bias_matrix_matches_pooled_raw_rows(enumeration, normalise):
     assert list(one.index) == models
 
 
+def agreeing(stats):
+    """Metric B's statistics: a linear function of metric A's (each mean 0.5 of A's + 0.1), so r = 1 across models."""
+    score_sum = 0.5 * stats.score_sum + 0.1 * stats.n
+    return stats.assign(metric="B", score_sum=score_sum, score_sq_sum=score_sum**2 / stats.n)
+
+
 def constant_case(seed):
     """Random statistics where metric B is identical across models in original and p0: combinations
     of those two sets only have a constant B bias and must be skipped."""
     stats = random_stats(np.random.default_rng(seed))
     flat = (stats.metric == "B") & stats.promptset.isin(["original", "p0"])
-    first = stats[flat & (stats.model == "m0")].set_index(["split", "promptset", "seed", "subgroup"])
-    keys = pd.MultiIndex.from_frame(stats.loc[flat, ["split", "promptset", "seed", "subgroup"]])
-    stats.loc[flat, ["score_sum", "n"]] = first.loc[keys, ["score_sum", "n"]].to_numpy()
+    cell = ["split", "promptset", "seed", "subgroup", "group_key"]
+    first = stats[flat & (stats.model == "m0")].set_index(cell)
+    keys = pd.MultiIndex.from_frame(stats.loc[flat, cell])
+    columns = ["score_sum", "score_sq_sum", "n"]
+    stats.loc[flat, columns] = first.loc[keys, columns].to_numpy()
     return stats
 
 
@@ -224,7 +229,7 @@ def test_permutation_p_is_uniform_under_the_null(mode):
 @pytest.mark.parametrize("mode", ["shared", "independent"])
 def test_permutation_p_is_smallest_when_metrics_agree(mode):
     stats = random_stats(np.random.default_rng(3), n_models=8, metrics=("A",))
-    agree = stats.assign(metric="B", score_sum=0.5 * stats.score_sum + 0.1 * stats.n)
+    agree = agreeing(stats)
     curve = select(pd.concat([stats, agree]), SearchSettings.defaults(mode=mode, max_sets=3, permutations=99)).curve
     assert np.allclose(curve.best_r, 1.0)
     assert (curve.perm_p == 1 / 100).all()
@@ -234,7 +239,7 @@ def test_permutation_p_is_smallest_when_metrics_agree(mode):
 def test_three_models_cannot_reach_a_small_permutation_p_and_say_so(mode, caplog):
     """With 3 models 1 in 3! = 6 permutations leaves them in place: p never falls below about 1/6."""
     stats = random_stats(np.random.default_rng(3), n_models=3, metrics=("A",))
-    agree = stats.assign(metric="B", score_sum=0.5 * stats.score_sum + 0.1 * stats.n)
+    agree = agreeing(stats)
     settings = SearchSettings.defaults(mode=mode, max_sets=2, permutations=999, seed=2)
     with caplog.at_level("WARNING", logger="biasflow"):
         curve = select(pd.concat([stats, agree]), settings).curve
@@ -280,6 +285,7 @@ def test_test_r_uses_only_test_rows():
     test = stats.split == "test"
     perturbed = stats.copy()
     perturbed.loc[test, "score_sum"] = perturbed.loc[test, "n"] * np.random.default_rng(1).random(test.sum())
+    perturbed.loc[test, "score_sq_sum"] = perturbed.loc[test, "score_sum"]  # scores in [0, 1]: squares at most the sum
     after = select(perturbed, settings)
     keep = ["k", "best_r", "mean_r", "selection"]
     pd.testing.assert_frame_equal(before.curve[keep], after.curve[keep])
@@ -361,7 +367,7 @@ def test_an_empty_cell_with_a_score_sum_is_refused():
     stats.loc[stats.promptset == "p2", ["n", "score_sum"]] = 0
     assert len(select(stats, SearchSettings.defaults(max_sets=2, permutations=0)).curve) == 2, "n = 0 with sum 0 pools as absent"
     stats.loc[stats.promptset == "p2", "score_sum"] = 1.0
-    with pytest.raises(BiasflowError, match=r"score_sum must be 0 where n is 0.*but 32 row\(s\)"):
+    with pytest.raises(BiasflowError, match=r"score_sum must be 0 where n is 0.*but 64 row\(s\)"):
         select(stats, SearchSettings.defaults(permutations=0))
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasflow.cairo.stats import STATS_COLUMNS, bias_from_stats, sufficient_stats
+from biasflow.cairo.stats import STATS_COLUMNS, STATS_KEYS, bias_from_stats, sufficient_stats
 from biasflow.errors import BiasflowError
 
 SUBGROUPS = {("BOLD", "gender"): ["actors", "actresses"], ("HONEST", "gender"): ["female", "male", "queer"]}
@@ -25,8 +25,8 @@ def random_scored(seed: int = 0) -> pd.DataFrame:
                             for sample in range(int(rng.integers(1, 7))):
                                 rows.append(
                                     dict(model=model, metric=metric, axis=axis, split=split, promptset=promptset,
-                                         seed=gen_seed, subgroup=group, sample=sample, prompt_id=f"p{sample}",
-                                         score=float(rng.random()))
+                                         seed=gen_seed, subgroup=group, group_key=f"{split}-k{sample % 3}",
+                                         sample=sample, prompt_id=f"p{sample}", score=float(rng.random()))
                                 )
     return pd.DataFrame(rows).sample(frac=1.0, random_state=seed).reset_index(drop=True)
 
@@ -53,15 +53,16 @@ def test_sufficient_stats_match_loop():
     stats = sufficient_stats(scored)
     assert list(stats.columns) == STATS_COLUMNS
     assert stats["n"].dtype == np.int64
-    assert stats.equals(stats.sort_values(STATS_COLUMNS[:7]).reset_index(drop=True))
+    assert stats.equals(stats.sort_values(STATS_KEYS).reset_index(drop=True))
     for row in stats.itertuples():
         mask = (
             (scored.model == row.model) & (scored.metric == row.metric) & (scored.axis == row.axis)
             & (scored.split == row.split) & (scored.promptset == row.promptset) & (scored.seed == row.seed)
-            & (scored.subgroup == row.subgroup)
+            & (scored.subgroup == row.subgroup) & (scored.group_key == row.group_key)
         )
         assert row.n == mask.sum()
         assert np.isclose(row.score_sum, scored.loc[mask, "score"].sum())
+        assert np.isclose(row.score_sq_sum, (scored.loc[mask, "score"] ** 2).sum())
     assert stats["n"].sum() == len(scored)
 
 
@@ -83,7 +84,7 @@ def test_bias_matches_per_row_loop(normalise):
 def test_hand_worked_two_subgroups():
     scored = pd.DataFrame(
         dict(model="m", metric="BOLD", axis="gender", split="test", promptset="original", seed=0,
-             subgroup=["a", "a", "b"], score=[0.2, 0.4, 0.9])
+             subgroup=["a", "a", "b"], group_key=["page1", "page2", "page3"], score=[0.2, 0.4, 0.9])
     )
     bias = bias_from_stats(sufficient_stats(scored), normalise="none")
     # mu_all = 1.5 / 3 = 0.5; mu_a = 0.3, mu_b = 0.9; bias = 0.2 + 0.4
@@ -95,7 +96,8 @@ def test_hand_worked_two_subgroups():
 def test_bias_averages_over_seeds():
     stats = pd.DataFrame(
         dict(model="m", metric="HONEST", axis="gender", split="test", promptset="original",
-             seed=[0, 0, 1, 1], subgroup=["f", "m"] * 2, score_sum=[1.0, 0.0, 1.0, 1.0], n=[1, 1, 1, 1])
+             seed=[0, 0, 1, 1], subgroup=["f", "m"] * 2, group_key="t1", score_sum=[1.0, 0.0, 1.0, 1.0],
+             score_sq_sum=[1.0, 0.0, 1.0, 1.0], n=[1, 1, 1, 1])
     )
     # seed 0: mu_all 0.5, bias 1.0; seed 1: bias 0
     assert np.isclose(bias_from_stats(stats, normalise="none")["bias"].item(), 0.5)
@@ -134,7 +136,7 @@ def test_skip_incomplete_leaves_out_only_the_cells_lacking_a_subgroup():
         for subgroup, total, n in (("female", 0.6, 3), ("male", 0.9, 3)):
             if promptset == "para-s0" and subgroup == "male":
                 continue
-            rows.append(("m", "BOLD", "gender", "valid", promptset, 0, subgroup, total, n))
+            rows.append(("m", "BOLD", "gender", "valid", promptset, 0, subgroup, "page", total, total, n))
     stats = pd.DataFrame(rows, columns=STATS_COLUMNS)
     with pytest.raises(BiasflowError, match="lacks subgroup male"):
         bias_from_stats(stats, normalise="none")

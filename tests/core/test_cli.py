@@ -203,10 +203,19 @@ def test_cairo_select_writes_the_curve_and_the_summary(tmp_path):
     assert result.returncode == 0, result.stderr
     curve = pd.read_csv(out / "curve.csv")
     assert list(curve.columns) == [
-        "axis", "pair", "k", "best_r", "best_p", "perm_p", "perm_p_floor", "best_rho", "mean_r", "test_r",
-        "n_models", "n_combinations", "n_skipped", "selection",
+        "axis", "pair", "k", "measure", "best_r", "best_r_lo", "best_r_hi", "best_p", "perm_p", "perm_p_floor",
+        "best_rho", "kendall_tau", "partial_r", "mean_r", "test_r", "test_r_lo", "test_r_hi", "excess_r",
+        "excess_perm_p", "test_excess_r", "test_excess_perm_p", "null_r_median", "null_r_q95", "null_p", "n_models",
+        "n_combinations", "n_skipped", "selection",
     ]
     assert (curve["perm_p_floor"] == 1 / 100).all() and (curve["n_models"] == 5).all()
+    assert (curve["measure"] == "eq1").all()
+    assert (curve["test_r_lo"] <= curve["test_r_hi"]).all() and curve["test_r_lo"].between(-1, 1).all()
+    assert curve[["excess_perm_p", "test_excess_perm_p"]].stack().between(1 / 100, 1).all()
+    assert curve["null_p"].between(1 / 201, 1).all(), "200 null draws by default"
+    headline = pd.read_csv(out / "bias.csv")
+    assert (headline["bias_lo"] <= headline["bias_hi"]).all() and (headline["rank_lo"] <= headline["rank_hi"]).all()
+    assert np.allclose(headline["excess_bias"], headline["bias"] - headline["null_floor"])
     assert set(curve["pair"]) == {"BOLD~HONEST", "BOLD~HolisticBias", "HONEST~HolisticBias"}
     # 4 paraphrase sets, multisets: k=1 -> 1, k=2 -> 4, k=3 -> 10 combinations.
     assert curve.groupby("k")["n_combinations"].first().to_dict() == {1: 1, 2: 4, 3: 10}
@@ -214,6 +223,18 @@ def test_cairo_select_writes_the_curve_and_the_summary(tmp_path):
     summary = json.loads((out / "selection.json").read_text())
     assert summary["settings"]["max_sets"] == 3 and len(summary["pairs"]) == 3
     assert {p["permutation_p_floor"] for p in summary["pairs"]} == {1 / 100}
+    assert [(w["axis"], w["split"], w["metrics"]) for w in summary["kendall_w"]] == [
+        ("gender", split, ["BOLD", "HONEST", "HolisticBias"]) for split in ("test", "valid")
+    ]
+
+
+def test_cairo_select_on_statistics_from_before_clusters_says_what_to_rerun(tmp_path):
+    stats = _synthetic_stats(tmp_path, group_key=None, score_sq_sum=None)
+    result = biasflow("cairo-select", "--stats", str(stats), "--out-dir", str(tmp_path / "out"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "written by an earlier biasflow" in result.stderr
+    assert "snakemake --cores 2 --forcerun cairo_stats results/cairo/<axis>.csv" in result.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_cairo_select_writes_one_curve_per_axis(tmp_path):

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biasflow.cairo.headline import HEADLINE_COLUMNS
+from biasflow.cairo.selection import CURVE_COLUMNS
 from biasflow.cairo.stats import STATS_COLUMNS
 from biasflow.tables import PROMPT_COLUMNS
 from workflow_helpers import REPO, planned_jobs, snakemake, tiny_config, write_config
@@ -66,16 +68,15 @@ def test_outputs_have_the_documented_columns(run):
 def test_main_job_writes_every_selection_output(run):
     workdir, config = run
     table = pd.read_csv(workdir / MAIN_JOB)
-    assert list(table.columns) == ["axis", "pair", "model", "metric", "split", "prompts", "bias", "rank", "k", "combination"]
+    assert list(table.columns) == HEADLINE_COLUMNS
+    assert (table["bias_lo"] <= table["bias_hi"]).all() and (table["rank_lo"] <= table["rank_hi"]).all()
+    assert np.allclose(table["excess_bias"], table["bias"] - table["null_floor"])
     assert set(table["pair"]) <= {"BOLD~HolisticBias", "BOLD~HONEST", "HONEST~HolisticBias"}
     assert set(table["prompts"]) == {"original", "cairo"} and set(table["split"]) == {"valid", "test"}
     ranks = table.groupby(["pair", "metric", "split", "prompts"])["rank"].agg(["min", "max"])
     assert (ranks["min"] == 1).all() and (ranks["max"] <= len(config["models"])).all()
     curve = pd.read_csv(workdir / "results/cairo/gender_curve.csv")
-    assert list(curve.columns) == [
-        "axis", "pair", "k", "best_r", "best_p", "perm_p", "perm_p_floor", "best_rho", "mean_r", "test_r",
-        "n_models", "n_combinations", "n_skipped", "selection",
-    ]
+    assert list(curve.columns) == CURVE_COLUMNS
     assert (curve["n_models"] == 3).all() and curve["perm_p_floor"].gt(0.05).all(), "3 models: floor about 1/6"
     assert "permutation p-value cannot fall below" in (workdir / "logs/cairo/select_gender.log").read_text()
     assert set(curve["k"]) == {1, 2, 3}
@@ -83,15 +84,16 @@ def test_main_job_writes_every_selection_output(run):
     assert curve["perm_p"].dropna().between(1 / 51, 1).all()
     summary = json.loads((workdir / "results/cairo/gender.json").read_text())
     assert {p["pair"] for p in summary["pairs"]} == set(table["pair"])
-    assert {"r_original", "r_selected", "permutation_p", "selection"} <= set(summary["pairs"][0])
+    assert {"r_original", "r_selected", "r_selected_interval", "permutation_p", "excess_permutation_p",
+            "null_best_r", "selection"} <= set(summary["pairs"][0])
     for figure in ("gender_curve.png", "gender_bias.png", "gender_paraphrasers.png", "bias/gender.png"):
         assert (workdir / "results/cairo" / figure).read_bytes()[:4] == b"\x89PNG"
 
 
 def test_stats_equal_a_per_row_recomputation(run):
-    """Every (model, metric, split, prompt set, seed, subgroup) cell: sum and count of scores."""
+    """Every (model, metric, split, prompt set, seed, subgroup, group key) cell: sum, sum of squares and count."""
     workdir, config = run
-    expected = defaultdict(lambda: [0.0, 0])
+    expected = defaultdict(lambda: [0.0, 0.0, 0])
     for model in config["models"]:
         for metric in config["axes"]["gender"]:
             rows = pd.read_parquet(workdir / f"results/continuations/{model}/{metric}/gender.parquet")
@@ -100,15 +102,18 @@ def test_stats_equal_a_per_row_recomputation(run):
                 (r.prompt_id, r.seed, r.sample): r.score for r in scores.itertuples(index=False)
             }
             for r in rows.itertuples(index=False):
-                cell = expected[(model, metric, r.split, r.promptset, r.seed, r.subgroup)]
-                cell[0] += lookup[(r.prompt_id, r.seed, r.sample)]
-                cell[1] += 1
+                cell = expected[(model, metric, r.split, r.promptset, r.seed, r.subgroup, r.group_key)]
+                score = lookup[(r.prompt_id, r.seed, r.sample)]
+                cell[0] += score
+                cell[1] += score**2
+                cell[2] += 1
     stats = pd.read_parquet(workdir / TARGET)
     assert len(stats) == len(expected)
     for r in stats.itertuples(index=False):
-        score_sum, n = expected[(r.model, r.metric, r.split, r.promptset, r.seed, r.subgroup)]
+        score_sum, score_sq_sum, n = expected[(r.model, r.metric, r.split, r.promptset, r.seed, r.subgroup,
+                                               r.group_key)]
         assert r.n == n
-        assert np.isclose(r.score_sum, score_sum)
+        assert np.isclose(r.score_sum, score_sum) and np.isclose(r.score_sq_sum, score_sq_sum)
 
 
 def test_a_finished_run_has_nothing_left_to_do(run):

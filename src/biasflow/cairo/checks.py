@@ -3,14 +3,15 @@
 Its axes and metrics exist and HONEST stays on gender; every metric's dataset folder holds
 the files it reads (docs/methods.md §4); the scorer and its files exist; unified subgroups
 map every metric of an axis to the same shared labels (§1.1); at least :data:`MIN_MODELS`
-models, since r is taken across them (§1.7); the paraphrase templates' folder exists.
+models, since r is taken across them (§1.7); the search settings can run together (the
+excess measure needs null draws, §1.13); the paraphrase templates' folder exists.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from biasflow.cairo.selection import MIN_MODELS
+from biasflow.cairo.selection import MIN_MODELS, SearchSettings, check_settings
 from biasflow.config import check_scoring, used_metrics
 from biasflow.datasets import AXES, METRICS, check_folder
 from biasflow.errors import BiasflowError
@@ -44,6 +45,7 @@ def check(config: dict, workdir: Path) -> list[str]:
             f"this config has {len(config['models'])} ({names}). Add models (two decoding settings of one model "
             "count as two systems), or leave cairo out of `methods` for a FairPair or FPR study."
         )
+    check_settings(SearchSettings.from_config(config))
     paraphrase_templates = Path(config["paraphrase"]["templates"])
     if config["paraphrasers"] and not (workdir / paraphrase_templates).is_dir():
         raise BiasflowError(

@@ -5,7 +5,10 @@ addition of the per-set sufficient statistics of :mod:`biasflow.cairo.stats`,
 so the pooled ``S`` and ``N`` of every combination are one matrix product of a
 (combinations x sets) count matrix with the (sets x models·subgroups) statistics, per
 generation seed; Eq. 1 (§1.6) follows elementwise. A per-combination loop would not scale
-to the 15,504 multisets of 15 sets.
+to the 15,504 multisets of 15 sets. The statistics are kept per cluster; a subgroup's
+totals are its clusters' sums weighted by a (subgroups x clusters) matrix: membership for
+the data as observed, a bootstrap draw's multiplicities or a null draw's shuffled labels
+for the intervals and the no-bias null (§1.11-1.12), one matrix product each.
 """
 
 from __future__ import annotations
@@ -58,17 +61,32 @@ def combination_counts(n_paraphrase_sets: int, k: int, combinations: str) -> np.
 
 @dataclass(frozen=True)
 class PooledStats:
-    """``S`` and ``N`` of one metric, axis and split as arrays (sets x models x seeds x subgroups).
+    """``S`` and ``N`` of one metric, axis and split per cluster.
 
-    A (set, subgroup) cell without rows holds S = N = 0, so it adds nothing when pooled;
-    ``original`` (index 0) is complete, so every pooled subgroup has N > 0. ``scale`` is
-    the largest |subgroup mean| of ``original``: the unit in which a bias vector is judged
-    constant across models.
+    Arrays are (sets x models x seeds x clusters). A (set, cluster) cell without rows holds
+    zeros, so it adds nothing when pooled; ``original`` (index 0) has every subgroup, so every
+    pooled subgroup has N > 0. ``membership`` (subgroups x clusters) puts each cluster, one
+    (subgroup, group_key) of ``clusters``, in its subgroup. ``scale`` is the largest
+    |subgroup mean| of ``original``: the unit in which a bias vector is judged constant.
     """
 
     score_sum: np.ndarray
     n: np.ndarray
+    membership: np.ndarray
+    subgroups: list[str]
+    clusters: list[tuple[str, str]]
     scale: float
+
+    def totals(self, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Subgroup sums ``(S, N)`` of every set, model and seed: (subgroups x seeds x models x sets).
+
+        ``weights`` (subgroups x clusters) replaces ``membership``: a bootstrap draw's
+        weights or a null draw's relabelled membership. Subgroups come first so that Eq. 1's
+        sums over them are adds of contiguous blocks (see :func:`eq1`).
+        """
+        weights = self.membership if weights is None else weights
+        return (np.einsum("smkc,gc->gkms", self.score_sum, weights, optimize=True),
+                np.einsum("smkc,gc->gkms", self.n, weights, optimize=True))
 
 
 def resolve_axis(stats: pd.DataFrame, metric: str, axis: str | None) -> str:
@@ -93,9 +111,9 @@ def pooled_stats(
 ) -> PooledStats:
     """Arrange the statistics of ``metric`` on ``axis`` in ``split`` for pooling.
 
-    Subgroups are those of the metric and axis in any split; seeds are those the models
-    have in this split. ``original`` must have every (model, seed, subgroup) with n > 0:
-    it is what guarantees every pooled subgroup mean exists (docs/methods.md §1.5).
+    Subgroups are those of the metric and axis in any split; seeds and clusters are those of
+    this split. ``original`` must have every (model, seed, subgroup) with n > 0: it is what
+    guarantees every pooled subgroup mean exists (docs/methods.md §1.5).
     """
     require_columns(stats, STATS_COLUMNS, "CAIRO statistics")
     if not promptsets or promptsets[0] != ORIGINAL:
@@ -114,21 +132,28 @@ def pooled_stats(
         first = rows.loc[duplicated, STATS_KEYS].iloc[0].to_dict()
         raise BiasflowError(
             f"CAIRO statistics have duplicate rows, e.g. {first}; each (model, metric, axis, split, "
-            "promptset, seed, subgroup) must appear once. Were statistics files concatenated twice?"
+            "promptset, seed, subgroup, group_key) must appear once. Were statistics files concatenated twice?"
         )
     seeds = sorted(rows["seed"].unique())
     rows = rows[rows["promptset"].isin(promptsets)]
-    shape = (len(promptsets), len(models), len(seeds), len(subgroups))
-    where = tuple(
-        pd.Index(values).get_indexer(rows[column])
-        for values, column in ((promptsets, "promptset"), (models, "model"), (seeds, "seed"), (subgroups, "subgroup"))
+    in_split = on_axis.loc[on_axis["split"] == split, ["subgroup", "group_key"]]
+    clusters = list(in_split.drop_duplicates().sort_values(["subgroup", "group_key"]).itertuples(index=False, name=None))
+    shape = (len(promptsets), len(models), len(seeds), len(clusters))
+    cluster_index = pd.MultiIndex.from_tuples(clusters, names=["subgroup", "group_key"])
+    where = (
+        *(pd.Index(values).get_indexer(rows[column])
+          for values, column in ((promptsets, "promptset"), (models, "model"), (seeds, "seed"))),
+        cluster_index.get_indexer(pd.MultiIndex.from_frame(rows[["subgroup", "group_key"]])),
     )
-    score_sum, n = np.zeros(shape), np.zeros(shape)
-    score_sum[where] = rows["score_sum"].to_numpy(dtype=np.float64)
-    n[where] = rows["n"].to_numpy(dtype=np.float64)
-    _check_original(n[0], metric, axis, split, models, seeds, subgroups)
-    scale = float(np.max(np.abs(score_sum[0] / n[0])))
-    return PooledStats(score_sum, n, scale)
+    arrays = {}
+    for column in ("score_sum", "n"):
+        arrays[column] = np.zeros(shape)
+        arrays[column][where] = rows[column].to_numpy(dtype=np.float64)
+    membership = (np.array([g for g, _ in clusters])[None, :] == np.array(subgroups)[:, None]).astype(np.float64)
+    _check_original(arrays["n"][0] @ membership.T, metric, axis, split, models, seeds, subgroups)
+    total_sum, total_n = arrays["score_sum"][0] @ membership.T, arrays["n"][0] @ membership.T
+    scale = float(np.max(np.abs(total_sum / total_n)))
+    return PooledStats(arrays["score_sum"], arrays["n"], membership, subgroups, clusters, scale)
 
 
 def _check_original(n, metric, axis, split, models, seeds, subgroups) -> None:
@@ -146,27 +171,46 @@ def _check_original(n, metric, axis, split, models, seeds, subgroups) -> None:
         )
 
 
-def pooled_bias(counts: np.ndarray, pooled: PooledStats, normalise: str) -> np.ndarray:
+def pooled_bias(counts: np.ndarray, pooled: PooledStats, normalise: str, weights: np.ndarray | None = None
+                ) -> np.ndarray:
     """Eq. 1 (pooled form) for every row of ``counts``, averaged over seeds: (combinations, models).
 
-    Per seed, ``counts @ S`` gives ``S_g(C)`` for all combinations, models and subgroups at
+    Per seed, ``S @ counts.T`` gives ``S_g(C)`` for all combinations, models and subgroups at
     once; ``mu_all = sum_g S_g / sum_g N_g`` and ``bias = sum_g |mu_all - S_g / N_g|``.
+    ``weights`` (subgroups x clusters) forms the subgroups from the clusters (see
+    :meth:`PooledStats.totals`).
+    """
+    return np.ascontiguousarray(eq1(*pooled_totals(counts, pooled, weights), normalise).T)
+
+
+def pooled_totals(counts: np.ndarray, pooled: PooledStats, weights: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``(S_g(C), N_g(C))`` of every combination: (subgroups x seeds x models x combinations)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    score_sum, n = pooled.totals(weights)
+    *shape, n_sets = score_sum.shape
+    return ((score_sum.reshape(-1, n_sets) @ counts.T).reshape(*shape, len(counts)),
+            (n.reshape(-1, n_sets) @ counts.T).reshape(*shape, len(counts)))
+
+
+def eq1(group_sum: np.ndarray, group_n: np.ndarray, normalise: str) -> np.ndarray:
+    """Eq. 1 from subgroup sums and counts (subgroups x seeds x ...), averaged over seeds (docs/methods.md §1.6).
+
+    Eq. 1 of every combination under every null draw is the search's largest cost, so the
+    sums over subgroups run over the leading axis, in place: adds of contiguous blocks,
+    about twice as fast as reducing a short trailing axis.
     """
     if normalise not in NORMALISE:
         raise BiasflowError(f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(NORMALISE)}.")
-    n_sets, n_models, n_seeds, n_groups = pooled.score_sum.shape
-    weights = np.asarray(counts, dtype=np.float64)
-    bias = np.zeros((len(weights), n_models))
-    for seed in range(n_seeds):
-        shape = (len(weights), n_models, n_groups)
-        group_sum = (weights @ pooled.score_sum[:, :, seed, :].reshape(n_sets, -1)).reshape(shape)
-        group_n = (weights @ pooled.n[:, :, seed, :].reshape(n_sets, -1)).reshape(shape)
-        mu_all = group_sum.sum(axis=2) / group_n.sum(axis=2)
-        bias += np.abs(mu_all[:, :, None] - group_sum / group_n).sum(axis=2)
-    bias /= n_seeds
-    if normalise == "mean":
-        bias /= n_groups
-    return bias
+    mu_all = group_sum.sum(axis=0)
+    mu_all /= group_n.sum(axis=0)
+    deviation, scratch = np.zeros_like(mu_all), np.empty_like(mu_all)
+    for subgroup_sum, subgroup_n in zip(group_sum, group_n):
+        np.divide(subgroup_sum, subgroup_n, out=scratch)
+        np.subtract(mu_all, scratch, out=scratch)
+        deviation += np.abs(scratch, out=scratch)
+    bias = deviation.mean(axis=0)
+    return bias / len(group_sum) if normalise == "mean" else bias
 
 
 def bias_matrix(

@@ -11,7 +11,7 @@ def register(commands) -> None:
     stats = commands.add_parser(
         "cairo-stats", help="sufficient statistics and Eq. 1 bias from scored continuations",
         description="Pool scored continuations into CAIRO's sufficient statistics (one row per model, metric, "
-        "axis, split, prompt set, seed and subgroup) and each model's Eq. 1 bias, as the workflow's cairo_stats "
+        "axis, split, prompt set, seed, subgroup and group key) and each model's Eq. 1 bias, as the workflow's cairo_stats "
         "step does; writes stats.parquet, bias.csv and bias.png into --out-dir.",
         **example("biasflow cairo-stats --continuations continuations.parquet --scores scores.parquet "
                   "--scorer profanity --out-dir stats/"),
@@ -27,14 +27,16 @@ def register(commands) -> None:
         "cairo-select", help="CAIRO selection on a statistics table (the workflow's cairo_select step)",
         description="Search the prompt-set combinations that make the metrics agree across models (Pearson's r "
         "on the valid split), check the choice on the test split and give its selection-aware permutation "
-        "p-value; writes curve.csv, bias.csv and selection.json into --out-dir.",
+        "p-value, cluster bootstrap intervals, the no-bias null and the excess bias; writes curve.csv, bias.csv "
+        "and selection.json into --out-dir.",
         **example("biasflow cairo-select --stats stats.parquet --out-dir out/"),
     )
     select.add_argument("--stats", nargs="+", required=True, help="CAIRO statistics table(s), one or several axes")
     select.add_argument("--out-dir", required=True)
-    for name in ("mode", "combinations", "max_sets", "permutations", "seed"):
+    for name in ("mode", "combinations", "max_sets", "permutations", "bootstrap", "null_draws", "seed"):
         flag(select, f"--{name.replace('_', '-')}", f"selection.{name}")
     flag(select, "--normalise", "bias.normalise")
+    flag(select, "--measure", "bias.measure")
     select.set_defaults(run=_select)
 
 
@@ -68,5 +70,6 @@ def _select(args) -> None:
     from biasflow.cairo.steps import select_to_directory
 
     settings = SearchSettings(mode=args.mode, combinations=args.combinations, max_sets=args.max_sets,
-                              permutations=args.permutations, seed=args.seed, normalise=args.normalise)
+                              permutations=args.permutations, bootstrap=args.bootstrap, null_draws=args.null_draws,
+                              seed=args.seed, normalise=args.normalise, measure=args.measure)
     select_to_directory(stats_paths=args.stats, settings=settings, out_dir=args.out_dir)

@@ -11,13 +11,28 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
-from biasflow.cairo.selection import (
-    BLOCK_SIZE, SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection, combination_bias, combination_label,
+from biasflow.cairo.combinations import ORIGINAL, pooled_bias, pooled_stats
+from biasflow.cairo.selection import BLOCK_SIZE, SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection, combination_label
+from biasflow.cairo.uncertainty import (
+    BOOTSTRAP,
+    NULL,
+    bootstrap_weights,
+    draw_bias,
+    draw_rng,
+    group_difference_interval,
+    kendall_w_test,
+    null_weights,
+    percentile_interval,
+    rank_interval,
 )
 
-HEADLINE_COLUMNS = ["axis", "pair", "model", "metric", "split", "prompts", "bias", "rank", "k", "combination"]
+HEADLINE_COLUMNS = [
+    "axis", "pair", "model", "metric", "split", "prompts", "bias", "bias_lo", "bias_hi", "null_floor", "excess_bias",
+    "excess_bias_lo", "excess_bias_hi", "rank", "rank_lo", "rank_hi", "k", "combination",
+]
 
 
 def headline_k(curve: pd.DataFrame) -> pd.DataFrame:
@@ -27,10 +42,14 @@ def headline_k(curve: pd.DataFrame) -> pd.DataFrame:
 
 
 def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettings) -> pd.DataFrame:
-    """Bias of every model under each metric of each pair, original vs CAIRO, valid and test.
+    """Bias of every model under each metric of each pair, original vs CAIRO, valid and test, with intervals.
 
     ``rank`` is 1 for the least biased model within (pair, metric, split, prompts): how a
-    leaderboard built on that metric would order the models.
+    leaderboard built on that metric would order the models. ``bias_lo``/``bias_hi`` and
+    ``rank_lo``/``rank_hi`` are percentile 95% intervals over cluster bootstrap draws (an
+    interval for Eq. 1 at these sample sizes, not for the population, docs/methods.md §1.11);
+    ``null_floor`` is Eq. 1's mean under the no-bias null and ``excess_bias`` Eq. 1 less it,
+    with an interval for the population value Σ_g |μ_g − μ_all| (§1.12-1.13).
     """
     rows = []
     for best in headline_k(selection.curve).itertuples(index=False):
@@ -44,37 +63,74 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
             models = sorted(set(axis_stats.loc[axis_stats["metric"] == metric, "model"]))
             combination = dict(zip(chosen["promptset"], chosen["multiplicity"].astype(int)))
             label = combination_label(combination)
+            promptsets = [ORIGINAL, *(name for name in combination if name != ORIGINAL)]
             for split in (SELECT_SPLIT, TEST_SPLIT):
-                for prompts, comb in (("original", {"original": 1}), ("cairo", combination)):
-                    bias = combination_bias(axis_stats, metric, split, comb, models, settings.normalise)
-                    for model, value in bias.items():
-                        rows.append((best.axis, best.pair, model, metric, split, prompts, value, best.k, label))
-    table = pd.DataFrame(rows, columns=[c for c in HEADLINE_COLUMNS if c != "rank"])
+                pooled = pooled_stats(axis_stats, metric, best.axis, split, promptsets, models)
+                null = null_weights(pooled, settings.null_draws, draw_rng(settings.seed, NULL, metric, split))
+                boot = bootstrap_weights(pooled, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, split))
+                for prompts, comb in (("original", {ORIGINAL: 1}), ("cairo", combination)):
+                    counts = np.array([comb.get(name, 0) for name in promptsets], dtype=np.float64)
+                    columns = _uncertainty(counts, pooled, null, boot, settings.normalise)
+                    for i, model in enumerate(models):
+                        rows.append({"axis": best.axis, "pair": best.pair, "model": model, "metric": metric,
+                                     "split": split, "prompts": prompts, "k": best.k, "combination": label,
+                                     **{name: values[i] for name, values in columns.items()}})
+    table = pd.DataFrame(rows, columns=HEADLINE_COLUMNS)
     table["rank"] = (
         table.groupby(["axis", "pair", "metric", "split", "prompts"])["bias"].rank(method="min").astype("int64")
     )
     return table[HEADLINE_COLUMNS]
 
 
-def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame) -> dict:
-    """The headline numbers per pair: r with the original prompts and with the selection, valid and test."""
+def _uncertainty(counts: np.ndarray, pooled, null: np.ndarray, boot: np.ndarray, normalise: str) -> dict:
+    """Every column of the headline table but the names and ranks, for each model of one combination."""
+    bias = pooled_bias(counts[None, :], pooled, normalise)[0]
+    nan = np.full_like(bias, np.nan)
+    columns = {"bias": bias, "bias_lo": nan, "bias_hi": nan, "null_floor": nan, "excess_bias": nan,
+               "excess_bias_lo": nan, "excess_bias_hi": nan, "rank_lo": nan, "rank_hi": nan}
+    if len(boot):
+        draws = draw_bias(counts, pooled, boot, normalise)
+        columns["bias_lo"], columns["bias_hi"] = percentile_interval(draws)
+        columns["rank_lo"], columns["rank_hi"] = rank_interval(draws)
+        columns["excess_bias_lo"], columns["excess_bias_hi"] = group_difference_interval(counts, pooled, boot, normalise)
+    if len(null):
+        columns["null_floor"] = draw_bias(counts, pooled, null, normalise).mean(axis=0)
+        columns["excess_bias"] = bias - columns["null_floor"]
+    return columns
+
+
+def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame, table: pd.DataFrame) -> dict:
+    """The headline numbers per pair, with their intervals and nulls, and the metrics' concordance per axis.
+
+    ``table`` is :func:`bias_table`'s: Kendall's W of the metrics' rankings of the models by
+    excess bias with the original prompts comes from it (docs/methods.md §1.14).
+    """
     pairs = []
-    for best in headline_k(selection.curve).itertuples(index=False):
-        curve = selection.curve
+    curve = selection.curve
+    for best in headline_k(curve).itertuples(index=False):
         original = curve[(curve["axis"] == best.axis) & (curve["pair"] == best.pair) & (curve["k"] == 1)].iloc[0]
         pairs.append(
             {
                 "axis": best.axis,
                 "pair": best.pair,
                 "k": int(best.k),
+                "measure": best.measure,
                 "selection": best.selection,
                 "r_original": {"valid": _number(original["best_r"]), "test": _number(original["test_r"])},
                 "r_selected": {"valid": _number(best.best_r), "test": _number(best.test_r)},
+                "r_selected_interval": {"valid": [_number(best.best_r_lo), _number(best.best_r_hi)],
+                                        "test": [_number(best.test_r_lo), _number(best.test_r_hi)]},
                 "pearson_p": _number(best.best_p),
                 "permutation_p": _number(best.perm_p),
                 "permutation_p_floor": _number(best.perm_p_floor),
+                "excess_r": {"valid": _number(best.excess_r), "test": _number(best.test_excess_r)},
+                "excess_permutation_p": {"valid": _number(best.excess_perm_p), "test": _number(best.test_excess_perm_p)},
+                "null_best_r": {"median": _number(best.null_r_median), "q95": _number(best.null_r_q95),
+                                "p": _number(best.null_p)},
+                "partial_r": _number(best.partial_r),
                 "n_models": int(best.n_models),
                 "spearman_rho": _number(best.best_rho),
+                "kendall_tau": _number(best.kendall_tau),
                 "mean_r_at_k": _number(best.mean_r),
             }
         )
@@ -85,7 +141,22 @@ def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame)
         "scorer": sorted(stats["scorer"].unique().tolist()) if "scorer" in stats else None,
         "subgroups": sorted(stats["subgroups"].unique().tolist()) if "subgroups" in stats else None,
         "pairs": pairs,
+        "kendall_w": concordance(table, settings),
     }
+
+
+def concordance(table: pd.DataFrame, settings: SearchSettings) -> list[dict]:
+    """Kendall's W of the metrics' rankings of the models by excess bias (original prompts), per axis and split."""
+    rows = []
+    original = table[table["prompts"] == ORIGINAL].drop_duplicates(["axis", "metric", "split", "model"])
+    for (axis, split), group in original.groupby(["axis", "split"], sort=True):
+        wide = group.pivot(index="metric", columns="model", values="excess_bias").dropna(axis=1)
+        w, p = np.nan, np.nan
+        if len(wide) >= 2 and wide.shape[1] >= 3:
+            w, p = kendall_w_test(wide.to_numpy(), settings.permutations, np.random.default_rng(settings.seed))
+        rows.append({"axis": axis, "split": split, "metrics": wide.index.tolist(), "n_models": int(wide.shape[1]),
+                     "w": _number(w), "permutation_p": _number(p)})
+    return rows
 
 
 def _number(value) -> float | None:

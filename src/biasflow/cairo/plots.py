@@ -42,19 +42,26 @@ def plot_bias(bias: pd.DataFrame, path: str | Path) -> None:
 
 
 def plot_curve(curve: pd.DataFrame, path: str | Path) -> None:
-    """Correlation versus combination size (paper 000, Figure 6).
+    """Correlation versus combination size (paper 000, Figure 6), with what chance and toxicity levels give.
 
     Per metric pair: the best valid r found by CAIRO, the same combination's r on the
-    held-out test split, and the mean r over all combinations of that size (the paper's
-    "average" baseline). k = 1 is the original prompts alone.
+    held-out test split with its bootstrap interval, and the mean r over all combinations of
+    that size (the paper's "average" baseline); the band is the best r the search reaches
+    when no subgroup is treated differently (median to 95th percentile of the no-bias null,
+    docs/methods.md §1.12), and the excess r is the agreement about groups (§1.13). k = 1 is
+    the original prompts alone.
     """
     plt = pyplot()
     panels = list(curve.groupby(["axis", "pair"], sort=True))
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
     for ax, ((axis, pair), rows) in zip(axes[0], panels):
         rows = rows.sort_values("k")
+        ax.fill_between(rows["k"], rows["null_r_median"], rows["null_r_q95"], color="tab:orange", alpha=0.2,
+                        label="no-bias null (median to 95%)")
         ax.plot(rows["k"], rows["best_r"], "o-", color="tab:blue", label="CAIRO (valid)")
-        ax.plot(rows["k"], rows["test_r"], "s--", color="tab:green", label="CAIRO selection on test")
+        ax.errorbar(rows["k"], rows["test_r"], yerr=_error_bars(rows["test_r"], rows["test_r_lo"], rows["test_r_hi"]),
+                    fmt="s--", color="tab:green", capsize=3, label="selection on test (95% CI)")
+        ax.plot(rows["k"], rows["excess_r"], "D-.", color="tab:red", label="excess r (agreement about groups)")
         ax.plot(rows["k"], rows["mean_r"], "^:", color="tab:gray", label="average over combinations")
         ax.set_title(f"{pair} ({axis})", fontsize=10)
         ax.set_xlabel("prompt sets in the combination (k)")
@@ -68,11 +75,17 @@ def plot_curve(curve: pd.DataFrame, path: str | Path) -> None:
     save_png(fig, path)
 
 
+def _error_bars(value: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
+    """Matplotlib's (2, n) error bar lengths from an interval; 0 where the interval is missing."""
+    return np.nan_to_num(np.vstack([value - low, high - value]).clip(min=0))
+
+
 def plot_before_after(table: pd.DataFrame, path: str | Path, split: str = "test") -> None:
     """Each model's bias under the two metrics of a pair, original prompts vs CAIRO (Figures 10-11).
 
-    One row of two panels per pair; points are models. Drawn on the held-out ``split`` so
-    the picture shows whether the agreement found on the valid split carries over.
+    One row of two panels per pair; points are models, with their bootstrap 95% intervals on
+    both metrics (docs/methods.md §1.11). Drawn on the held-out ``split`` so the picture
+    shows whether the agreement found on the valid split carries over.
     """
     plt = pyplot()
     rows = table[table["split"] == split]
@@ -83,7 +96,14 @@ def plot_before_after(table: pd.DataFrame, path: str | Path, split: str = "test"
         for ax, prompts in zip(panel_row, ("original", "cairo")):
             part = rows[(rows["axis"] == axis) & (rows["pair"] == pair) & (rows["prompts"] == prompts)]
             wide = part.pivot_table(index="model", columns="metric", values="bias")
-            ax.scatter(wide[metric_x], wide[metric_y], color="tab:blue" if prompts == "cairo" else "black")
+            low = part.pivot_table(index="model", columns="metric", values="bias_lo", dropna=False).reindex(wide.index)
+            high = part.pivot_table(index="model", columns="metric", values="bias_hi", dropna=False).reindex(wide.index)
+            ax.errorbar(wide[metric_x], wide[metric_y], fmt="o", capsize=2, alpha=0.8,
+                        color="tab:blue" if prompts == "cairo" else "black",
+                        xerr=_error_bars(wide[metric_x], low.get(metric_x, wide[metric_x]),
+                                         high.get(metric_x, wide[metric_x])),
+                        yerr=_error_bars(wide[metric_y], low.get(metric_y, wide[metric_y]),
+                                         high.get(metric_y, wide[metric_y])))
             for model, point in wide.iterrows():
                 ax.annotate(model, (point[metric_x], point[metric_y]), fontsize=7, xytext=(3, 3), textcoords="offset points")
             r = np.corrcoef(wide[metric_x], wide[metric_y])[0, 1] if len(wide) > 2 else float("nan")

@@ -9,7 +9,10 @@ max/argmax/sum so memory stays bounded.
 
 Two checks beyond the references: a selection-aware permutation p-value (§1.8: the whole
 maximisation repeated with the models of M2 permuted) and the r of the selected
-combination(s) recomputed on the held-out split (§1.9).
+combination(s) recomputed on the held-out split (§1.9). And how far to trust each number
+(§1.11-1.14, with :mod:`biasflow.cairo.uncertainty`): bootstrap intervals of r, the search
+repeated under the no-bias null, the excess bias (Eq. 1 less its null floor) as a measure
+and its agreement with a selection-aware p-value, partial r and Kendall's τ.
 """
 
 from __future__ import annotations
@@ -32,6 +35,18 @@ from biasflow.cairo.combinations import (
     combination_counts,
     pooled_bias,
     pooled_stats,
+    pooled_totals,
+)
+from biasflow.cairo.uncertainty import (
+    BOOTSTRAP,
+    NULL,
+    bootstrap_weights,
+    draw_bias,
+    draw_rng,
+    null_weights,
+    partial_r,
+    pearson_rows,
+    percentile_interval,
 )
 from biasflow.cairo.stats import NORMALISE, check_stats_values
 from biasflow.errors import BiasflowError
@@ -59,9 +74,14 @@ SEARCH_MODES = ("shared", "independent")
 # r is taken across evaluated models; with fewer than 3 it is ±1 or undefined.
 MIN_MODELS = 3
 CURVE_COLUMNS = [
-    "axis", "pair", "k", "best_r", "best_p", "perm_p", "perm_p_floor", "best_rho", "mean_r", "test_r",
-    "n_models", "n_combinations", "n_skipped", "selection",
+    "axis", "pair", "k", "measure", "best_r", "best_r_lo", "best_r_hi", "best_p", "perm_p", "perm_p_floor", "best_rho",
+    "kendall_tau", "partial_r", "mean_r", "test_r", "test_r_lo", "test_r_hi", "excess_r", "excess_perm_p",
+    "test_excess_r", "test_excess_perm_p", "null_r_median", "null_r_q95", "null_p", "n_models", "n_combinations",
+    "n_skipped", "selection",
 ]
+MEASURES = ("eq1", "excess")
+# A search's p-values below this that the excess measure does not confirm get a warning.
+ALPHA = 0.05
 # A permutation test whose smallest reachable p exceeds this cannot show significance.
 PERM_P_FLOOR_WARNING = 0.05
 CHOICE_COLUMNS = ["axis", "pair", "k", "metric", "promptset", "multiplicity"]
@@ -94,18 +114,25 @@ class SearchSettings(StepSettings):
     free, both of size k); ``combinations``: ``multisets`` (reference code, sets may repeat)
     or ``subsets`` (paper text); ``max_sets``: K, sizes k = 1..K with original included;
     ``permutations``: B for the selection-aware p-value (0 leaves perm_p NaN) and its
-    ``seed``; ``normalise``: ``mean`` divides Eq. 1 by the number of subgroups.
+    ``seed``, which also seeds the bootstrap and null draws; ``bootstrap``: cluster
+    bootstrap draws for the intervals (§1.11); ``null_draws``: label-permutation draws of
+    the no-bias null (§1.12); ``normalise``: ``mean`` divides Eq. 1 by the number of
+    subgroups; ``measure``: what the selection maximises, ``eq1`` (the paper) or ``excess``
+    (Eq. 1 less its null floor, §1.13).
     """
 
     section = "selection"
-    keys = {"normalise": "bias.normalise"}
+    keys = {"normalise": "bias.normalise", "measure": "bias.measure"}
 
     mode: str
     combinations: str
     max_sets: int
     permutations: int
+    bootstrap: int
+    null_draws: int
     seed: int
     normalise: str
+    measure: str
 
 
 @dataclass
@@ -153,7 +180,7 @@ def select(
     The statistics are checked first (:func:`~biasflow.cairo.stats.check_stats_values`): a
     NaN would otherwise end the search with every combination skipped and no reason given.
     """
-    _check_settings(settings, block_size)
+    check_settings(settings, block_size)
     check_stats_values(stats)
     pairs = metric_pairs(stats)
     if not pairs:
@@ -173,18 +200,26 @@ def select(
     return Selection(pd.DataFrame(curve, columns=CURVE_COLUMNS), pd.DataFrame(choices, columns=CHOICE_COLUMNS))
 
 
-def _check_settings(settings: SearchSettings, block_size: int) -> None:
+def check_settings(settings: SearchSettings, block_size: int = BLOCK_SIZE) -> None:
+    """Raise for a search setting out of range or a combination that cannot run (also at check-config time)."""
     for name, value, allowed in (
         ("mode", settings.mode, SEARCH_MODES),
         ("combinations", settings.combinations, COMBINATION_MODES),
         ("normalise", settings.normalise, NORMALISE),
+        ("measure", settings.measure, MEASURES),
     ):
         if value not in allowed:
             raise BiasflowError(f"unknown CAIRO search {name} {value!r}; choose one of: {', '.join(allowed)}.")
     for name, value, least in (("max_sets", settings.max_sets, 1), ("permutations", settings.permutations, 0),
+                               ("bootstrap", settings.bootstrap, 0), ("null_draws", settings.null_draws, 0),
                                ("block_size", block_size, 1)):
         if int(value) != value or value < least:
             raise BiasflowError(f"CAIRO search {name} must be an integer >= {least}; got {value!r}.")
+    if settings.measure == "excess" and not settings.null_draws:
+        raise BiasflowError(
+            "the excess measure is Eq. 1 less its null floor, which the null draws give: set selection.null_draws "
+            "(--null-draws) above 0, or bias.measure (--measure) to eq1."
+        )
 
 
 def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size):
@@ -193,8 +228,10 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size):
     models = _shared_models(stats, axis, metric1, metric2, pair)
     sides = list(zip((metric1, metric2), _paraphrase_sets(stats, axis, metric1, metric2, pair, settings)))
     promptsets = [[ORIGINAL, *sets] for _, sets in sides]
-    valid = [pooled_stats(stats, m, axis, SELECT_SPLIT, p, models) for (m, _), p in zip(sides, promptsets)]
-    test = [pooled_stats(stats, m, axis, TEST_SPLIT, p, models) for (m, _), p in zip(sides, promptsets)]
+    valid = [_Side(stats, metric, axis, SELECT_SPLIT, names, models, settings) for (metric, _), names in
+             zip(sides, promptsets)]
+    test = [_Side(stats, metric, axis, TEST_SPLIT, names, models, settings) for (metric, _), names in
+            zip(sides, promptsets)]
     rng = np.random.default_rng(settings.seed)
     perms = rng.permuted(np.tile(np.arange(len(models)), (settings.permutations, 1)), axis=1)
     floor = perm_p_floor(perms)
@@ -207,36 +244,195 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size):
     curve, choices = [], []
     for k in range(1, settings.max_sets + 1):
         counts = [combination_counts(len(sets), k, settings.combinations) for _, sets in sides]
-        bias = [pooled_bias(c, v, settings.normalise) for c, v in zip(counts, valid)]
-        z = [_standardise(b, v) for b, v in zip(bias, valid)]
+        measured, null_best = _null_pass(counts, valid, settings, block_size)
+        z = [_standardise(m.values, side.pooled) for m, side in zip(measured, valid)]
         if settings.mode == "shared":
             search = _search_shared(*z, perms)
         else:
             search = _search_independent(*z, perms, block_size)
-        row = dict(axis=axis, pair=pair, k=k, best_r=search.best_r, best_p=np.nan, perm_p=search.perm_p,
-                   perm_p_floor=floor, best_rho=np.nan, mean_r=search.mean_r, test_r=np.nan,
-                   n_models=len(models), n_combinations=search.n_combinations, n_skipped=search.n_skipped,
-                   selection=None)
+        row = dict(axis=axis, pair=pair, k=k, measure=settings.measure, best_r=search.best_r, perm_p=search.perm_p,
+                   perm_p_floor=floor, mean_r=search.mean_r, n_models=len(models),
+                   n_combinations=search.n_combinations, n_skipped=search.n_skipped, selection=None)
+        row.update(_null_summary(null_best, search.best_r))
         if search.best is not None:
             chosen = [c[i] for c, i in zip(counts, search.best)]
-            first, second = (b[i] for b, i in zip(bias, search.best))
-            row["best_p"] = scipy_stats.pearsonr(first, second).pvalue
-            row["best_rho"] = scipy_stats.spearmanr(first, second).statistic
-            row["test_r"] = _held_out_r(chosen, test, settings.normalise)
+            row.update(_chosen_statistics(chosen, search.best, measured, search.perm_p, valid, test, perms, settings))
             labels = [_label(c, p) for c, p in zip(chosen, promptsets)]
             shared = settings.mode == "shared"
             row["selection"] = labels[0] if shared else f"{metric1}={labels[0]} | {metric2}={labels[1]}"
             for (metric, _), c, names in zip(sides, chosen, promptsets):
                 choices.extend((axis, pair, k, metric, name, int(m)) for name, m in zip(names, c) if m)
-        curve.append(row)
-        if progress is not None:
-            progress(
-                f"{axis} {pair} k={k}: best r={row['best_r']:.3f} ({row['selection']}), mean r={row['mean_r']:.3f}, "
-                f"perm p={row['perm_p']:.4f} (floor {floor:.4f}), test r={row['test_r']:.3f}; "
-                f"{search.n_combinations} searched, "
-                f"{search.n_skipped} skipped"
-            )
+        curve.append({column: row.get(column, np.nan) for column in CURVE_COLUMNS})
+        _report(progress, row, search, floor)
     return curve, choices
+
+
+def _report(progress, row: dict, search: "_Search", floor: float) -> None:
+    """One progress line per k, and the warning when the metrics agree about toxicity levels only."""
+    if row["perm_p"] < ALPHA and row.get("excess_perm_p", np.nan) >= ALPHA:
+        log.warning(
+            "%s %s k=%d: perm_p %.4f is below %.2f but excess_perm_p is %.4f: the metrics agree about the models' "
+            "toxicity levels, not about groups (docs/methods.md §1.13).", row["axis"], row["pair"], row["k"],
+            row["perm_p"], ALPHA, row.get("excess_perm_p", np.nan),
+        )
+    if progress is None:
+        return
+    progress(
+        f"{row['axis']} {row['pair']} k={row['k']}: best r={row['best_r']:.3f} ({row['selection']}), "
+        f"mean r={row['mean_r']:.3f}, perm p={row['perm_p']:.4f} (floor {floor:.4f}), "
+        f"test r={row.get('test_r', np.nan):.3f}, excess r={row.get('excess_r', np.nan):.3f} "
+        f"(p {row.get('excess_perm_p', np.nan):.4f}), null p={row['null_p']:.4f}; "
+        f"{search.n_combinations} searched, {search.n_skipped} skipped"
+    )
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """One metric's bias of every combination on one split: the measure searched, Eq. 1 and its null floor."""
+
+    values: np.ndarray
+    eq1: np.ndarray
+    floor: np.ndarray
+
+    @property
+    def excess(self) -> np.ndarray:
+        return self.eq1 - self.floor
+
+
+class _Side:
+    """One metric on one split of a pair: its pooled statistics and its bootstrap and null draws."""
+
+    def __init__(self, stats, metric, axis, split, promptsets, models, settings: SearchSettings):
+        self.metric, self.split, self.settings = metric, split, settings
+        self.pooled = pooled_stats(stats, metric, axis, split, promptsets, models)
+        single = [g for g, row in zip(self.pooled.subgroups, self.pooled.membership) if row.sum() == 1]
+        if single and settings.bootstrap:
+            log.warning(
+                "%s %s %s: subgroup(s) %s have one cluster (group_key) each, which a bootstrap cannot resample: "
+                "their sampling error is missing from the intervals (docs/methods.md §1.11).", axis, metric, split,
+                ", ".join(single),
+            )
+        seed = settings.seed
+        self.null = null_weights(self.pooled, settings.null_draws, draw_rng(seed, NULL, metric, split))
+        self.boot = bootstrap_weights(self.pooled, settings.bootstrap, draw_rng(seed, BOOTSTRAP, metric, split))
+
+    def null_biases(self, counts: np.ndarray):
+        """Eq. 1 of every combination under each null draw, one draw at a time: (combinations x models)."""
+        for weights in self.null:
+            yield pooled_bias(counts, self.pooled, self.settings.normalise, weights)
+
+    def chosen(self, counts: np.ndarray) -> dict:
+        """Eq. 1, null floor and measure of one combination, and the measure under every bootstrap draw."""
+        normalise = self.settings.normalise
+        bias = pooled_bias(counts[None, :], self.pooled, normalise)[0]
+        floor = draw_bias(counts, self.pooled, self.null, normalise).mean(axis=0) if len(self.null) else \
+            np.full_like(bias, np.nan)
+        excess = self.settings.measure == "excess"
+        boot = draw_bias(counts, self.pooled, self.boot, normalise) - (floor if excess else 0)
+        return {"eq1": bias, "floor": floor, "measure": bias - floor if excess else bias, "boot": boot}
+
+
+def _null_pass(counts, sides, settings, block_size) -> tuple[list[_Measured], np.ndarray]:
+    """Each side's Eq. 1, null floor and measure of every combination, and the search's best r under each null draw.
+
+    The floor is Eq. 1's mean over the null draws (docs/methods.md §1.12). With the ``eq1``
+    measure the search under a draw needs no floor, so one pass over the draws gives both;
+    the ``excess`` measure subtracts the floor from every draw's Eq. 1, so it takes two.
+    """
+    bias = [pooled_bias(c, side.pooled, settings.normalise) for side, c in zip(sides, counts)]
+    best = np.full(settings.null_draws, np.nan)
+    if not settings.null_draws:
+        return [_Measured(b, b, np.full_like(b, np.nan)) for b in bias], best
+    excess = settings.measure == "excess"
+    floors = [sum(side.null_biases(c)) / settings.null_draws for side, c in zip(sides, counts)] if excess else None
+    totals = [np.zeros_like(b) for b in bias]
+    empty = np.empty((0, bias[0].shape[1]), dtype=np.int64)
+    for draw, biases in enumerate(zip(*(side.null_biases(c) for side, c in zip(sides, counts)))):
+        if excess:
+            biases = [b - f for b, f in zip(biases, floors)]
+        else:
+            totals = [t + b for t, b in zip(totals, biases)]
+        z = [_standardise(b, side.pooled) for b, side in zip(biases, sides)]
+        search = _search_shared(*z, empty) if settings.mode == "shared" else _search_independent(*z, empty, block_size)
+        best[draw] = search.best_r
+    floors = floors if excess else [t / settings.null_draws for t in totals]
+    return [_Measured(b - f if excess else b, b, f) for b, f in zip(bias, floors)], best
+
+
+def _null_summary(null_best: np.ndarray, best_r: float) -> dict:
+    """Median and 95th percentile of the null's best r, and null_p = (1 + #{null ≥ observed}) / (draws + 1)."""
+    kept = null_best[np.isfinite(null_best)]
+    if not len(kept) or np.isnan(best_r):
+        return {"null_r_median": np.nan, "null_r_q95": np.nan, "null_p": np.nan}
+    return {"null_r_median": float(np.median(kept)), "null_r_q95": float(np.percentile(kept, 95)),
+            "null_p": (1 + int(np.count_nonzero(kept >= best_r - TIE_TOL))) / (len(kept) + 1)}
+
+
+def _chosen_statistics(chosen, best, measured, search_perm_p, valid, test, perms, settings) -> dict:
+    """Everything the curve reports about the selected combination(s) beyond the search itself."""
+    first, second = (m.values[i] for m, i in zip(measured, best))
+    row = {"best_p": scipy_stats.pearsonr(first, second).pvalue,
+           "best_rho": scipy_stats.spearmanr(first, second).statistic,
+           "kendall_tau": scipy_stats.kendalltau(first, second).statistic}
+    on_valid = [side.chosen(c) for side, c in zip(valid, chosen)]
+    on_test = [side.chosen(c) for side, c in zip(test, chosen)]
+    row["best_r_lo"], row["best_r_hi"] = _r_interval(on_valid)
+    row["test_r"] = _held_out_r([t["measure"] for t in on_test], test)
+    row["test_r_lo"], row["test_r_hi"] = _r_interval(on_test)
+    mean_scores = [_mean_score(c, side.pooled) for c, side in zip(chosen, valid)]
+    row["partial_r"] = partial_r(on_valid[0]["eq1"], on_valid[1]["eq1"], np.column_stack(mean_scores))
+    if settings.null_draws:
+        row["excess_r"] = float(pearson_rows(*(v["eq1"] - v["floor"] for v in on_valid)))
+        if settings.measure == "excess":
+            row["excess_perm_p"] = search_perm_p  # the search's own: the excess r is its best r
+        else:
+            excess_z = [_standardise(m.excess, side.pooled) for m, side in zip(measured, valid)]
+            row["excess_perm_p"] = _perm_p_of_search(excess_z, perms, row["excess_r"], settings)
+        test_excess = [t["eq1"] - t["floor"] for t in on_test]
+        row["test_excess_r"] = float(pearson_rows(*test_excess))
+        row["test_excess_perm_p"] = _perm_p_one(*test_excess, perms)
+    return row
+
+
+def _perm_p_of_search(z, perms, r_obs: float, settings) -> float:
+    """Selection-aware p of ``r_obs``: the share of model permutations whose best r over all combinations reaches it.
+
+    Exact when ``r_obs`` is the best r of these rows; when the combination was chosen on
+    another measure, comparing with the best any combination reaches makes it conservative.
+    """
+    if np.isnan(r_obs) or not len(perms):
+        return np.nan
+    if settings.mode == "shared":
+        index, at1, at2 = np.intersect1d(z[0].index, z[1].index, assume_unique=True, return_indices=True)
+        return _perm_p_shared(z[0].z[at1], z[1].z[at2], perms, r_obs) if len(index) else np.nan
+    return _perm_p_independent(z[0].z, z[1].z, perms, r_obs)
+
+
+def _perm_p_one(first: np.ndarray, second: np.ndarray, perms: np.ndarray) -> float:
+    """Permutation p of one r across models: (1 + #{r with the second metric's models permuted ≥ r}) / (B + 1)."""
+    r_obs = pearson_rows(first, second)
+    if np.isnan(r_obs) or not len(perms):
+        return np.nan
+    permuted = pearson_rows(np.broadcast_to(first, (len(perms), len(first))), second[perms])
+    return (1 + int(np.count_nonzero(permuted >= r_obs - TIE_TOL))) / (len(perms) + 1)
+
+
+def _r_interval(chosen: list[dict]) -> tuple[float, float]:
+    """Percentile 95% interval of r of the measure over the bootstrap draws (both metrics resampled)."""
+    if not len(chosen[0]["boot"]):
+        return np.nan, np.nan
+    r = pearson_rows(chosen[0]["boot"], chosen[1]["boot"])
+    r = r[np.isfinite(r)]
+    if not len(r):
+        return np.nan, np.nan
+    low, high = percentile_interval(r)
+    return float(low), float(high)
+
+
+def _mean_score(counts: np.ndarray, pooled: PooledStats) -> np.ndarray:
+    """Each model's mean score over every continuation of a combination (all subgroups, seeds pooled)."""
+    score_sum, n = pooled_totals(counts[None, :], pooled)
+    return score_sum[..., 0].sum(axis=(0, 1)) / n[..., 0].sum(axis=(0, 1))
 
 
 def perm_p_floor(perms: np.ndarray) -> float:
@@ -431,10 +627,9 @@ def _reaches(points1: np.ndarray, cover: _Cover, perm: np.ndarray, threshold: fl
     return False
 
 
-def _held_out_r(chosen: list[np.ndarray], test: list[PooledStats], normalise: str) -> float:
-    """Pearson r of the selected combination(s) recomputed on the held-out split (NaN if constant there)."""
-    bias = [pooled_bias(c[None, :], t, normalise)[0] for c, t in zip(chosen, test)]
-    if any(np.ptp(b) <= CONSTANT_RTOL * t.scale for b, t in zip(bias, test)):
+def _held_out_r(bias: list[np.ndarray], test: list[_Side]) -> float:
+    """Pearson r of the selected combination(s)' measure recomputed on the held-out split (NaN if constant there)."""
+    if any(np.ptp(b) <= CONSTANT_RTOL * t.pooled.scale for b, t in zip(bias, test)):
         return np.nan
     return float(scipy_stats.pearsonr(*bias).statistic)
 

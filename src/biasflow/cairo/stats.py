@@ -1,9 +1,12 @@
-"""CAIRO: per-set sufficient statistics and the pooled bias of Eq. 1 (docs/methods.md §1.4, §1.6).
+"""CAIRO: per-cluster sufficient statistics and the pooled bias of Eq. 1 (docs/methods.md §1.4, §1.6).
 
-Bias of every prompt-set combination is computed from per-(set, seed, subgroup) sums
-and counts, never from raw rows: pooling sets is then exact addition of ``score_sum``
-and ``n`` (docs/methods.md §1.5), which is what makes searching thousands of
-combinations cheap.
+Bias of every prompt-set combination is computed from per-(set, seed, subgroup, cluster)
+sums, sums of squares and counts, never from raw rows: pooling sets is then exact addition
+of ``score_sum`` and ``n`` (docs/methods.md §1.5), which is what makes searching thousands
+of combinations cheap. A cluster is one ``group_key`` of a subgroup (BOLD page,
+HolisticBias or HONEST template): prompts of a cluster, their paraphrases and samples are
+correlated, so the bootstrap and the no-bias null act on clusters (§1.11-1.12), and
+``score_sq_sum`` gives each cluster's spread.
 """
 
 from __future__ import annotations
@@ -19,8 +22,11 @@ from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
 CELL = ["model", "metric", "axis", "split", "promptset", "seed"]
-STATS_KEYS = [*CELL, "subgroup"]
-STATS_COLUMNS = [*STATS_KEYS, "score_sum", "n"]
+SUBGROUP_KEYS = [*CELL, "subgroup"]
+STATS_KEYS = [*SUBGROUP_KEYS, "group_key"]
+STATS_COLUMNS = [*STATS_KEYS, "score_sum", "score_sq_sum", "n"]
+# What statistics written before clusters were kept lack (see require_clusters).
+CLUSTER_COLUMNS = ["group_key", "score_sq_sum"]
 BIAS_COLUMNS = ["model", "metric", "axis", "split", "promptset", "bias", "n_subgroups", "n_seeds"]
 NORMALISE = ("none", "mean")
 # How a statistics row is shown in an error: the cell a user can find in their files.
@@ -49,7 +55,7 @@ RECOMPUTE = (
 
 
 def sufficient_stats(scored: pd.DataFrame) -> pd.DataFrame:
-    """``S`` (sum of scores) and ``N`` (row count) per model, metric, axis, split, set, seed, subgroup.
+    """``S`` (sum of scores), ``Q`` (sum of squared scores) and ``N`` (row count) per cell, subgroup and cluster.
 
     ``scored`` is the prompt table joined with continuations and scores (one row per
     sampled continuation). Returns :data:`STATS_COLUMNS`, sorted by the keys.
@@ -66,12 +72,13 @@ def sufficient_stats(scored: pd.DataFrame) -> pd.DataFrame:
             f"{n_infinite} scored continuation(s) have an infinite score; a score must be a finite number. "
             "Rerun the scoring step, or fix the scores of the table you brought."
         )
+    scored = scored.assign(score_sq=scored["score"] ** 2)
     stats = (
-        scored.groupby(STATS_KEYS, observed=True, sort=True)["score"]
-        .agg(score_sum="sum", n="size")
+        scored.groupby(STATS_KEYS, observed=True, sort=True)
+        .agg(score_sum=("score", "sum"), score_sq_sum=("score_sq", "sum"), n=("score", "size"))
         .reset_index()
     )
-    stats["score_sum"] = stats["score_sum"].astype("float64")
+    stats[["score_sum", "score_sq_sum"]] = stats[["score_sum", "score_sq_sum"]].astype("float64")
     stats["n"] = stats["n"].astype("int64")
     return stats[STATS_COLUMNS]
 
@@ -79,16 +86,19 @@ def sufficient_stats(scored: pd.DataFrame) -> pd.DataFrame:
 def check_stats_values(stats: pd.DataFrame, what: str = "CAIRO statistics") -> None:
     """Every row must hold numbers Eq. 1 can pool (docs/methods.md §1.4-1.6); raise naming the first bad column.
 
-    Keys must be present; ``n`` a whole number >= 0; ``score_sum`` finite, and 0 where ``n``
-    is 0. A bad value does not fail by itself later: a NaN or inf ``score_sum`` spreads
+    Keys must be present; ``n`` a whole number >= 0; ``score_sum`` and ``score_sq_sum`` finite,
+    and 0 where ``n`` is 0; ``score_sq_sum`` at least ``score_sum² / n`` (a sum of squares
+    cannot be smaller). A bad value does not fail by itself later: a NaN or inf ``score_sum`` spreads
     through the pooled sums (§1.5) into every combination containing its set, whose bias rows
     then look constant and are skipped, so the selection ends empty without a word; a NaN
     count breaks casts with a traceback. The message names the column, the number of rows,
     one row's cell and the fix.
     """
+    require_clusters(stats, what)
     require_columns(stats, STATS_COLUMNS, what)
     n = pd.to_numeric(stats["n"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     score_sum = pd.to_numeric(stats["score_sum"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    sq_sum = pd.to_numeric(stats["score_sq_sum"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     with np.errstate(invalid="ignore"):
         checks = [(column, "must be present (the row's cell)", stats[column].isna().to_numpy())
                   for column in STATS_KEYS]
@@ -98,6 +108,9 @@ def check_stats_values(stats: pd.DataFrame, what: str = "CAIRO statistics") -> N
             ("n", "must be >= 0", n < 0),
             ("score_sum", "must be a finite number (the cell's sum of scores)", ~np.isfinite(score_sum)),
             ("score_sum", "must be 0 where n is 0 (no continuations, no scores)", (n == 0) & (score_sum != 0)),
+            ("score_sq_sum", "must be a finite number (the cell's sum of squared scores)", ~np.isfinite(sq_sum)),
+            ("score_sq_sum", "must be at least score_sum² / n (a sum of squares)",
+             (n > 0) & (sq_sum * n < score_sum**2 * (1 - 1e-9) - 1e-12)),
         ]
     for column, rule, bad in checks:
         if bad.any():
@@ -107,6 +120,17 @@ def check_stats_values(stats: pd.DataFrame, what: str = "CAIRO statistics") -> N
             raise BiasflowError(
                 f"{what}: column {column} {rule}, but {int(bad.sum())} row(s) are not, e.g. {cell}. {RECOMPUTE}"
             )
+
+
+def require_clusters(stats: pd.DataFrame, what: str = "CAIRO statistics") -> None:
+    """Statistics written before clusters were kept (no ``group_key``) cannot be resampled: say what to rerun."""
+    if not set(CLUSTER_COLUMNS) <= set(stats.columns):
+        raise BiasflowError(
+            f"{what} has no group_key or score_sq_sum column: it was written by an earlier biasflow, before the "
+            "statistics kept each cluster for the intervals and the no-bias null. Rebuild it from the scores: "
+            "`snakemake --cores 2 --forcerun cairo_stats results/cairo/<axis>.csv` in the workflow, or "
+            "`biasflow cairo-stats --continuations ... --scores ... --scorer ... --out-dir ...`."
+        )
 
 
 def check_stats_names(stats: pd.DataFrame, what: str = "CAIRO statistics") -> None:
@@ -137,10 +161,12 @@ def bias_from_stats(stats: pd.DataFrame, normalise: str, skip_incomplete: bool =
     if normalise not in NORMALISE:
         raise BiasflowError(f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(NORMALISE)}.")
     require_columns(stats, STATS_COLUMNS, "CAIRO statistics")
+    _check_unique(stats)
     if skip_incomplete:
         gaps = incomplete_cells(stats)
         stats = stats.merge(gaps, on=CELL, how="left", indicator=True)
         stats = stats[stats.pop("_merge") == "left_only"]
+    stats = subgroup_totals(stats)
     _check_stats(stats)
     per_seed = _bias_per_seed(stats)
     if normalise == "mean":
@@ -155,6 +181,12 @@ def bias_from_stats(stats: pd.DataFrame, normalise: str, skip_incomplete: bool =
     return bias[BIAS_COLUMNS]
 
 
+def subgroup_totals(stats: pd.DataFrame) -> pd.DataFrame:
+    """The statistics summed over each subgroup's clusters: one row per cell and subgroup."""
+    return (stats.groupby(SUBGROUP_KEYS, observed=True, sort=True)[["score_sum", "score_sq_sum", "n"]].sum()
+            .reset_index())
+
+
 def _bias_per_seed(stats: pd.DataFrame) -> pd.DataFrame:
     """Bias of each (model, metric, axis, split, promptset, seed) cell, with its subgroup count."""
     cells = stats.groupby(CELL, observed=True, sort=False)
@@ -167,22 +199,26 @@ def _bias_per_seed(stats: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _check_stats(stats: pd.DataFrame) -> None:
-    """Every cell must have each subgroup that its metric and axis have elsewhere, once, with n > 0.
-
-    A missing subgroup would silently change Eq. 1 (fewer terms, a different mu_all), so
-    bias values of different cells would not be comparable.
-    """
+def _check_unique(stats: pd.DataFrame) -> None:
+    """Each (cell, subgroup, cluster) appears once: a repeat would count its continuations twice."""
     duplicated = stats.duplicated(STATS_KEYS, keep=False)
     if duplicated.any():
         first = stats.loc[duplicated, STATS_KEYS].iloc[0].to_dict()
         raise BiasflowError(
             f"CAIRO statistics have {int(duplicated.sum())} duplicate rows, e.g. {first}; "
-            "each (model, metric, axis, split, promptset, seed, subgroup) must appear once. "
+            "each (model, metric, axis, split, promptset, seed, subgroup, group_key) must appear once. "
             "Were statistics files concatenated twice?"
         )
+
+
+def _check_stats(stats: pd.DataFrame) -> None:
+    """Every cell must have each subgroup that its metric and axis have elsewhere, once, with n > 0.
+
+    A missing subgroup would silently change Eq. 1 (fewer terms, a different mu_all), so
+    bias values of different cells would not be comparable. ``stats`` holds subgroup totals.
+    """
     if (stats["n"] <= 0).any():
-        first = stats.loc[stats["n"] <= 0, STATS_KEYS].iloc[0].to_dict()
+        first = stats.loc[stats["n"] <= 0, SUBGROUP_KEYS].iloc[0].to_dict()
         raise BiasflowError(
             f"CAIRO statistics have a subgroup with no rows (n <= 0), e.g. {first}; drop or rescore it."
         )
@@ -194,8 +230,8 @@ def missing_subgroups(stats: pd.DataFrame) -> pd.DataFrame:
     expected = stats[["metric", "axis", "subgroup"]].drop_duplicates()
     cells = stats[CELL].drop_duplicates()
     full = cells.merge(expected, on=["metric", "axis"])
-    present = full.merge(stats[STATS_KEYS], on=STATS_KEYS, how="left", indicator=True)
-    return present.loc[present["_merge"] == "left_only", STATS_KEYS].reset_index(drop=True)
+    present = full.merge(stats[SUBGROUP_KEYS].drop_duplicates(), on=SUBGROUP_KEYS, how="left", indicator=True)
+    return present.loc[present["_merge"] == "left_only", SUBGROUP_KEYS].reset_index(drop=True)
 
 
 def incomplete_cells(stats: pd.DataFrame) -> pd.DataFrame:

@@ -23,6 +23,7 @@ from biasflow.cairo.paraphrase import (
 from biasflow.cairo.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares
 from biasflow.cairo.selection import TEST_SPLIT, SearchSettings, select
 from biasflow.cairo.stats import (
+    CLUSTER_COLUMNS,
     STATS_COLUMNS,
     StatsSettings,
     bias_from_stats,
@@ -177,7 +178,7 @@ def cairo_select(
     """
     stats, result = _selection(stats_paths, settings)
     table = headline.bias_table(stats, result, settings)
-    summary = headline.summary(result, settings, stats)
+    summary = headline.summary(result, settings, stats, table)
     axes = sorted(result.curve["axis"].unique())
     prompts = read_table(prompt_summary, PROMPT_SUMMARY_COLUMNS, "prompt summary")
     prompts = prompts[prompts["axis"].isin(axes)][["metric", "axis", "subgroup", "split", "n_prompts", "n_group_keys"]]
@@ -212,9 +213,10 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings,
         curves = {out / "curve.csv": result.curve}
     else:
         curves = {out / f"{axis}_curve.csv": result.curve[result.curve["axis"] == axis] for axis in axes}
-    tables = {**curves, out / "bias.csv": headline.bias_table(stats, result, settings)}
+    table = headline.bias_table(stats, result, settings)
+    tables = {**curves, out / "bias.csv": table}
     writers = {path: table_writer(table, path) for path, table in tables.items()}
-    writers[out / "selection.json"] = json_writer(headline.summary(result, settings, stats))
+    writers[out / "selection.json"] = json_writer(headline.summary(result, settings, stats, table))
     write_together(writers)
 
 
@@ -222,8 +224,8 @@ def _selection(stats_paths: Sequence[str], settings: SearchSettings):
     """Read and check every statistics table (each named in its errors), then run the search."""
     tables = []
     for path in stats_paths:
-        table = read_table(path, STATS_COLUMNS, "CAIRO statistics")
-        check_stats_values(table, f"CAIRO statistics {path}")
+        table = read_table(path, [c for c in STATS_COLUMNS if c not in CLUSTER_COLUMNS], "CAIRO statistics")
+        check_stats_values(table, f"CAIRO statistics {path}")  # names what to rerun if the cluster columns lack
         check_stats_names(table, f"CAIRO statistics {path}")
         tables.append(table)
     stats = pd.concat(tables, ignore_index=True)
