@@ -30,6 +30,7 @@ import multiprocessing
 import resource
 import sys
 import time
+from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -343,6 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
     print(markdown_table(rows))
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         with open(args.json, "w") as handle:
             json.dump({"settings": vars(args), "cases": rows}, handle, indent=2)
     return 0 if all(row["target_met"] for row in rows) else 1

@@ -28,6 +28,7 @@ import multiprocessing
 import resource
 import sys
 import time
+from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
@@ -209,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(rows, indent=2), file=sys.stderr)
     print(markdown_table(rows))
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         with open(args.json, "w") as handle:
             json.dump({"settings": vars(args), "rows": rows}, handle, indent=2)
     return 0 if all(row["target_met"] for row in rows) else 1

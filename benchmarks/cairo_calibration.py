@@ -26,6 +26,7 @@ import json
 import logging
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -164,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     result = run(args.repetitions)
     print(markdown_tables(result))
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         with open(args.json, "w") as handle:
             json.dump(result, handle, indent=2)
     print(f"{args.repetitions} repetitions per scenario, {time.perf_counter() - start:.0f} s", file=sys.stderr)
