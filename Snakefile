@@ -31,7 +31,8 @@ wildcard_constraints:
     axis=alternatives(AXES),
     paraphraser=alternatives(PARAPHRASERS),
     model=alternatives(MODELS),
-    scorer=alternatives([SCORER]),
+    scorer=alternatives(SCORERS),
+    run=f"(|scorers/({alternatives(SIDE_LABELS)})/)",
     probe=alternatives(FPR_PROBES),
     classifier=alternatives(FPR_CLASSIFIERS),
 
@@ -46,6 +47,8 @@ localrules:
     prompt_sets,
     rejections,
     cairo_select,
+    neutral_scores,
+    scorer_agreement,
     fairpair_prompts,
     fairpair_score,
     fairpair_summary,

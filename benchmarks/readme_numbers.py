@@ -56,8 +56,8 @@ from benchmarks.generation import JSON_MARK, PAPER_CONTINUATIONS, projection_hou
 REPO = Path(__file__).resolve().parent.parent
 NUMBERS = REPO / "benchmarks" / "numbers.json"
 DOCUMENTS = ("README.md", "benchmarks/README.md")
-GROUPS = ("demo", "fairpair", "fpr", "official", "plan", "weights", "scoring", "scale", "selection", "uncertainty",
-          "calibration", "vllm", "slurm")
+GROUPS = ("demo", "counterfactual", "fairpair", "fpr", "official", "plan", "weights", "scoring", "scale", "selection",
+          "uncertainty", "calibration", "vllm", "slurm")
 MAIN_JOB = "snakemake --cores 2 results/cairo/gender.csv"
 
 
@@ -206,6 +206,12 @@ def measure_demo(clone: Clone) -> dict:
                    for n in re.findall(r"rows from cache, (\d+) to compute", log.read_text()))
     report, _ = clone.run("make report")
     return {"setup_s": setup, "main_s": main, "rerun_s": rerun, "rerun_rows_computed": computed, "report_s": report}
+
+
+def measure_counterfactual(clone: Clone) -> dict:
+    clone.require(".venv/bin/python", "results/continuations")
+    seconds, _ = clone.run(".venv/bin/python -m benchmarks.counterfactual --json benchmarks/out/counterfactual.json")
+    return {"seconds": seconds, **json.loads((clone.path / "benchmarks/out/counterfactual.json").read_text())}
 
 
 def measure_fairpair(clone: Clone) -> dict:
@@ -487,6 +493,7 @@ FIELDS = {
     "uncertainty.conditions": lambda n: conditions(n["uncertainty"]),
     "calibration.conditions": lambda n: conditions(n["calibration"]),
     "calibration.repetitions": lambda n: "{:,}".format(n["calibration"]["repetitions"]),
+    "counterfactual.conditions": lambda n: conditions(n["counterfactual"]),
 }
 
 
@@ -526,6 +533,12 @@ def _table_calibration(n: dict) -> str:
     return markdown_tables(n["calibration"])
 
 
+def _table_counterfactual(n: dict) -> str:
+    from benchmarks.counterfactual import markdown_tables
+
+    return markdown_tables(n["counterfactual"])
+
+
 def _table_weights(n: dict) -> str:
     from benchmarks.weights import markdown_table
 
@@ -534,7 +547,7 @@ def _table_weights(n: dict) -> str:
 
 TABLES = {"generation": _table_generation, "scoring": _table_scoring, "scale": _table_scale,
           "selection": _table_selection, "uncertainty": _table_uncertainty, "calibration": _table_calibration,
-          "weights": _table_weights}
+          "counterfactual": _table_counterfactual, "weights": _table_weights}
 
 VALUE = re.compile(r"<!-- n:([\w.]+) -->(.*?)<!-- /n -->", re.DOTALL)
 TABLE = re.compile(r"<!-- table:([\w.]+) -->\n(.*?)<!-- /table -->", re.DOTALL)

@@ -1,48 +1,85 @@
-# Scores -> CAIRO sufficient statistics and Eq. 1 bias per axis (docs/methods.md section 1).
+# Scores -> CAIRO sufficient statistics, Eq. 1 bias and selection per axis (docs/methods.md section 1).
+# {run} is empty for the headline scorer's results and scorers/<label>/ for each other scorer's
+# (with scoring.neutralise, the raw scores are one of them); scorer bias per scorer (section 5.5).
 
 
 rule cairo_stats:
     input:
         unpack(scored_inputs),
     output:
-        stats="results/cairo/stats/{axis}.parquet",
-        bias="results/cairo/bias/{axis}.csv",
-        plot=report("results/cairo/bias/{axis}.png", caption="../workflow/report/bias.rst", category="CAIRO"),
+        stats="results/cairo/{run}stats/{axis}.parquet",
+        bias="results/cairo/{run}bias/{axis}.csv",
+        plot=report("results/cairo/{run}bias/{axis}.png", caption="../workflow/report/bias.rst", category="CAIRO"),
     params:
-        settings=settings_params(StatsSettings),
+        settings=stats_params,
     resources:
         mem_mb=stats_memory,
     conda:
         "../environment.yml"
     log:
-        "logs/cairo/stats_{axis}.log",
+        "logs/cairo/{run}stats_{axis}.log",
     script:
         "../workflow/scripts/cairo_stats.py"
 
 
 rule cairo_select:
     input:
-        stats="results/cairo/stats/{axis}.parquet",
+        stats="results/cairo/{run}stats/{axis}.parquet",
         prompts="results/prompts/summary.csv",
     output:
-        table="results/cairo/{axis}.csv",
-        curve="results/cairo/{axis}_curve.csv",
-        summary="results/cairo/{axis}.json",
-        curve_plot=report("results/cairo/{axis}_curve.png", caption="../workflow/report/curve.rst", category="CAIRO"),
-        bias_plot=report("results/cairo/{axis}_bias.png", caption="../workflow/report/before_after.rst", category="CAIRO"),
+        table="results/cairo/{run}{axis}.csv",
+        curve="results/cairo/{run}{axis}_curve.csv",
+        summary="results/cairo/{run}{axis}.json",
+        curve_plot=report("results/cairo/{run}{axis}_curve.png", caption="../workflow/report/curve.rst", category="CAIRO"),
+        bias_plot=report("results/cairo/{run}{axis}_bias.png", caption="../workflow/report/before_after.rst", category="CAIRO"),
         shares_plot=report(
-            "results/cairo/{axis}_paraphrasers.png", caption="../workflow/report/shares.rst", category="CAIRO"
+            "results/cairo/{run}{axis}_paraphrasers.png", caption="../workflow/report/shares.rst", category="CAIRO"
         ),
         tables_page=report(
-            "results/cairo/{axis}_tables.html", caption="../workflow/report/cairo_tables.rst", category="CAIRO"
+            "results/cairo/{run}{axis}_tables.html", caption="../workflow/report/cairo_tables.rst", category="CAIRO"
         ),
     params:
         settings=settings_params(SearchSettings),
     conda:
         "../environment.yml"
     log:
-        "logs/cairo/select_{axis}.log",
+        "logs/cairo/{run}select_{axis}.log",
     benchmark:
-        "benchmarks/out/cairo_select/{axis}.tsv"
+        "benchmarks/out/cairo_select/{run}{axis}.tsv"
     script:
         "../workflow/scripts/cairo_select.py"
+
+
+rule scorer_bias:
+    input:
+        unpack(counterfactual_inputs),
+    output:
+        scorer="results/scorer_bias/{scorer}/{axis}_scorer.csv",
+        models="results/scorer_bias/{scorer}/{axis}_models.csv",
+        plot=report(
+            "results/scorer_bias/{scorer}/{axis}_scorer.png", caption="../workflow/report/scorer_bias.rst",
+            category="Scorer bias",
+        ),
+    params:
+        settings=settings_params(ScorerBiasSettings),
+    conda:
+        "../environment.yml"
+    log:
+        "logs/scorer_bias/{scorer}/{axis}.log",
+    script:
+        "../workflow/scripts/scorer_bias.py"
+
+
+rule scorer_agreement:
+    input:
+        tables=headline_tables,
+    output:
+        table="results/cairo/scorers/{axis}_agreement.csv",
+    params:
+        labels=[HEADLINE, *SIDE_LABELS],
+    conda:
+        "../environment.yml"
+    log:
+        "logs/cairo/scorers/agreement_{axis}.log",
+    script:
+        "../workflow/scripts/scorer_agreement.py"

@@ -1,6 +1,7 @@
 # Helpers shared by the rule files (config checks, lookups, target lists). No work here.
 # Each rule's params hold only the settings its step reads (a settings object's plain values),
 # and every file its step reads is an input, so an edit reruns exactly the jobs that read it.
+import dataclasses
 import os
 import re
 import sys
@@ -8,14 +9,17 @@ from pathlib import Path
 
 from biasflow import bundled
 from biasflow.cairo.paraphrase import ParaphraseSettings, template_files
+from biasflow.cairo.scorer_bias import ScorerBiasSettings
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import StatsSettings
 from biasflow.config import (
     check_config,
+    counterfactual,
     dataset_dir,
     loader_settings,
     read_config_files,
     resolve_bundled,
+    run_scorers,
     used_metrics,
     validate_config,
 )
@@ -32,6 +36,7 @@ from biasflow.models import job_resources
 from biasflow.report_front import front_page
 from biasflow.scorers import scorer_class
 from biasflow.scorers.table import ScoringSettings
+from biasflow.steps import NEUTRAL_SUFFIX
 
 # Bundled files (`bundled:<name>`) are read from this checkout's package data, as a path
 # relative to the working directory, so a second clone reads its own files.
@@ -55,8 +60,14 @@ AXES = list(config["axes"]) if "cairo" in METHODS else []
 PARAPHRASERS = list(config["paraphrasers"]) if "cairo" in METHODS else []
 MODELS = list(config["models"])
 SCORER = config["scoring"]["scorer"]
-# Score jobs request a GPU only when told to run on one (device: auto uses one where there is one).
-SCORE_GPU = int(SCORER == "detoxify-unbiased" and config["scoring"]["device"] == "cuda")
+SCORERS = run_scorers(config["scoring"])
+COUNTERFACTUAL = counterfactual(config["scoring"]) and bool(AXES)
+# CAIRO runs once per label (a scorer, or its neutral scores with scoring.neutralise): the headline
+# one writes results/cairo/, each other one results/cairo/scorers/<label>/ (docs/methods.md §5.5-5.6).
+LABELS = [label for s in SCORERS for label in ([s, f"{s}{NEUTRAL_SUFFIX}"] if config["scoring"]["neutralise"] else [s])]
+HEADLINE = f"{SCORER}{NEUTRAL_SUFFIX}" if config["scoring"]["neutralise"] else SCORER
+SIDE_LABELS = [label for label in LABELS if label != HEADLINE]
+RUNS = ["", *(f"scorers/{label}/" for label in SIDE_LABELS)]
 FAIRPAIR_MODELS = (config["fairpair"]["models"] or MODELS) if "fairpair" in METHODS else []
 FPR_PROBES = list(config["fpr"]["probes"]) if "fpr" in METHODS else []
 FPR_MODELS = (config["fpr"]["models"] or MODELS) if "fpr" in METHODS else []
@@ -180,7 +191,41 @@ def rejection_tables(wildcards):
 
 def scorer_files(wildcards):
     """Files a score depends on besides the continuations (a lexicon, a checkpoint), so editing one reruns scoring."""
-    return [config["scoring"][key] for key in scorer_class(SCORER).files if config["scoring"][key]]
+    return [config["scoring"][key] for key in scorer_class(wildcards.scorer).files if config["scoring"][key]]
+
+
+def scoring_params(wildcards):
+    """The settings of one scorer's jobs: its own options only."""
+    return ScoringSettings.of({**config["scoring"], "scorer": wildcards.scorer}).params()
+
+
+def score_gpu(wildcards):
+    """Score jobs request a GPU only when told to run on one (device: auto uses one where there is one)."""
+    return int(wildcards.scorer == "detoxify-unbiased" and config["scoring"]["device"] == "cuda")
+
+
+def run_label(wildcards):
+    """The scorer label of a CAIRO run: the headline one for results/cairo/, else the one its path names."""
+    return wildcards.run[len("scorers/"):-1] if wildcards.run else HEADLINE
+
+
+def stats_params(wildcards):
+    return dataclasses.replace(StatsSettings.from_config(config), scorer=run_label(wildcards)).params()
+
+
+def headline_tables(wildcards):
+    return [f"results/cairo/{run}{wildcards.axis}.csv" for run in RUNS]
+
+
+def counterfactual_inputs(wildcards):
+    """One scorer's raw scores and variants of every model and metric of an axis, with the continuations."""
+    pairs = [(model, metric) for model in MODELS for metric in metrics_of(wildcards.axis)]
+    return {
+        "continuations": [f"results/continuations/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
+        "scores": [f"results/scores/{wildcards.scorer}/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
+        "variants": [f"results/scorer_bias/{wildcards.scorer}/variants/{m}/{x}/{wildcards.axis}.parquet"
+                     for m, x in pairs],
+    }
 
 
 def stats_memory(wildcards, input):
@@ -192,7 +237,7 @@ def scored_inputs(wildcards):
     pairs = [(model, metric) for model in MODELS for metric in metrics_of(wildcards.axis)]
     return {
         "continuations": [f"results/continuations/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
-        "scores": [f"results/scores/{SCORER}/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
+        "scores": [f"results/scores/{run_label(wildcards)}/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
     }
 
 
@@ -247,8 +292,16 @@ def final_jobs():
     """The default target's jobs: each final table of the configured methods with the rule and wildcards that write it."""
     jobs = []
     if "cairo" in METHODS:
-        jobs += [(f"results/cairo/{axis}.csv", rules.cairo_select, {"axis": axis}) for axis in AXES]
-        jobs += [(f"results/cairo/bias/{axis}.csv", rules.cairo_stats, {"axis": axis}) for axis in AXES]
+        for run in RUNS:
+            jobs += [(f"results/cairo/{run}{axis}.csv", rules.cairo_select, {"run": run, "axis": axis}) for axis in AXES]
+            jobs += [(f"results/cairo/{run}bias/{axis}.csv", rules.cairo_stats, {"run": run, "axis": axis})
+                     for axis in AXES]
+        if RUNS[1:]:
+            jobs += [(f"results/cairo/scorers/{axis}_agreement.csv", rules.scorer_agreement, {"axis": axis})
+                     for axis in AXES]
+        if COUNTERFACTUAL:
+            jobs += [(f"results/scorer_bias/{scorer}/{axis}_scorer.csv", rules.scorer_bias,
+                      {"scorer": scorer, "axis": axis}) for scorer in SCORERS for axis in AXES]
         jobs.append(("results/prompts/summary.csv", rules.prompt_summary, {}))
         if PARAPHRASERS:
             jobs.append(("results/prompts/rejections.csv", rules.rejections, {}))

@@ -1,4 +1,6 @@
-# Continuations -> scores of one scorer (toxicity by default), cached by text.
+# Continuations -> scores of each scorer (toxicity by default), cached by text; with counterfactual
+# rescoring, the scored variants of the continuations that name their own group, and neutral scores
+# (docs/methods.md section 5.5).
 
 
 rule score:
@@ -8,13 +10,47 @@ rule score:
     output:
         scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
     params:
-        settings=settings_params(ScoringSettings),
+        settings=scoring_params,
         cache_dir=config["cache_dir"],
     resources:
-        gpu=SCORE_GPU,
+        gpu=score_gpu,
     conda:
         "../environment.yml"
     log:
         "logs/score/{scorer}/{model}/{metric}/{axis}.log",
     script:
         "../workflow/scripts/score.py"
+
+
+rule counterfactual:
+    input:
+        continuations="results/continuations/{model}/{metric}/{axis}.parquet",
+        lexicon=config["scoring"]["identity_lexicon"],
+        files=scorer_files,
+    output:
+        variants="results/scorer_bias/{scorer}/variants/{model}/{metric}/{axis}.parquet",
+    params:
+        settings=scoring_params,
+        cache_dir=config["cache_dir"],
+    resources:
+        gpu=score_gpu,
+    conda:
+        "../environment.yml"
+    log:
+        "logs/counterfactual/{scorer}/{model}/{metric}/{axis}.log",
+    script:
+        "../workflow/scripts/counterfactual.py"
+
+
+rule neutral_scores:
+    input:
+        scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
+        variants="results/scorer_bias/{scorer}/variants/{model}/{metric}/{axis}.parquet",
+    output:
+        scores="results/scores/{scorer}-neutral/{model}/{metric}/{axis}.parquet",
+    conda:
+        "../environment.yml"
+    log:
+        "logs/score/{scorer}-neutral/{model}/{metric}/{axis}.log",
+    script:
+        "../workflow/scripts/neutral_scores.py"

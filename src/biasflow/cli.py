@@ -18,6 +18,9 @@ from biasflow import __version__
 from biasflow.errors import BiasflowError
 from biasflow.schema import check_flags, default, flag
 
+# The scoring section's keys a command takes as flags (``score``, and ``scorer-bias`` of CAIRO).
+SCORING_FLAGS = ("lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config")
+
 COMMAND_GROUP = "biasflow.commands"
 
 
@@ -112,7 +115,7 @@ def _register_core(commands) -> None:
     score.add_argument("--scorer", required=True, help="detoxify-unbiased, profanity, vader or honest")
     score.add_argument("--continuations", required=True, help="table with a continuation column (.csv, .tsv, .parquet)")
     score.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
-    for key in ("lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config"):
+    for key in SCORING_FLAGS:
         flag(score, f"--{key.replace('_', '-')}", f"scoring.{key}")
     score.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
     score.set_defaults(run=_score)
@@ -163,8 +166,7 @@ def _score(args) -> None:
         check_output_dir(args.cache_dir, "--cache-dir")
     from biasflow.scorers.table import ScoringSettings, score_user_table
 
-    settings = ScoringSettings.of({"scorer": args.scorer, **{key: getattr(args, key) for key in (
-        "lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config")}})
+    settings = ScoringSettings.of({"scorer": args.scorer, **{key: getattr(args, key) for key in SCORING_FLAGS}})
     score_user_table(continuations_path=args.continuations, settings=settings, cache_dir=args.cache_dir, out=args.out)
 
 

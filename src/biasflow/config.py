@@ -19,6 +19,7 @@ from pathlib import Path
 from biasflow import bundled
 from biasflow.datasets import LoaderSettings
 from biasflow.errors import BiasflowError
+from biasflow.identity import IdentityLexicon
 from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.schema import config_schema, filling_validator
@@ -96,15 +97,18 @@ def used_model_entries(config: dict) -> list[tuple[str, str]]:
 
 
 def check_scoring(scoring: dict, workdir: Path) -> None:
-    """The scorer exists, and the files its options name."""
-    if scoring["scorer"] not in SCORERS:
-        close = difflib.get_close_matches(scoring["scorer"], SCORERS, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        raise BiasflowError(f"config scoring.scorer: unknown scorer {scoring['scorer']!r}{hint}; use {', '.join(SCORERS)}.")
+    """Every scorer of the run exists, and the files their options name."""
+    for where, name in [("scoring.scorer", scoring["scorer"]), *(("scoring.scorers", n) for n in scoring["scorers"])]:
+        if name not in SCORERS:
+            close = difflib.get_close_matches(name, SCORERS, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise BiasflowError(f"config {where}: unknown scorer {name!r}{hint}; use {', '.join(SCORERS)}.")
     for key in ("checkpoint", "huggingface_config"):
         if scoring[key] and not (workdir / scoring[key]).exists():
             raise BiasflowError(f"config scoring.{key}: {scoring[key]} does not exist; fix the path or set it to null.")
-    if scoring["scorer"] == "honest":
+    if counterfactual(scoring):
+        IdentityLexicon.from_file(workdir / scoring["identity_lexicon"])
+    if "honest" in run_scorers(scoring):
         lexicon = scoring["lexicon"]
         if not lexicon:
             raise BiasflowError(
@@ -113,6 +117,16 @@ def check_scoring(scoring: dict, workdir: Path) -> None:
             )
         if not (workdir / lexicon).is_file():
             raise BiasflowError(f"config scoring.lexicon: file {lexicon} does not exist; give the path of hurtlex_EN.tsv.")
+
+
+def run_scorers(scoring: dict) -> list[str]:
+    """The scorers a run scores with: the headline ``scorer`` first, then ``scorers`` (docs/methods.md §5.6)."""
+    return list(dict.fromkeys([scoring["scorer"], *scoring["scorers"]]))
+
+
+def counterfactual(scoring: dict) -> bool:
+    """Whether the run rescores continuations counterfactually (``neutralise`` needs it, so implies it)."""
+    return bool(scoring["counterfactual"] or scoring["neutralise"])
 
 
 def loader_settings(config: dict, metric: str, axis: str) -> LoaderSettings:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from biasflow import bundled
-from biasflow.config import dataset_dir, used_metrics
+from biasflow.config import counterfactual, dataset_dir, used_metrics
 from biasflow.datasets import holisticbias
 
 # How the papers are cited on every page of the report.
@@ -70,7 +70,7 @@ def _settings(config: dict, method: str) -> str:
         return (f"metrics per axis {axes}; paraphrasers {paraphrasers} with seeds "
                 f"{', '.join(map(str, config['paraphrase']['seeds']))}; {config['generation']['samples']} "
                 f"continuation(s) per prompt and seed, seeds {', '.join(map(str, config['generation']['seeds']))}; "
-                f"scored by {config['scoring']['scorer']}; {selection['mode']} selection of up to "
+                f"scored by {_scoring(config['scoring'])}; {selection['mode']} selection of up to "
                 f"{selection['max_sets']} prompt sets, {selection['permutations']} permutations.")
     if method == "fairpair":
         fairpair = config["fairpair"]
@@ -79,3 +79,14 @@ def _settings(config: dict, method: str) -> str:
     fpr = config["fpr"]
     return (f"probe sets {', '.join(fpr['probes'])}; classifiers {', '.join(fpr['classifiers'])}; "
             f"{fpr['runs']} runs each, {fpr['interval']} intervals.")
+
+
+def _scoring(scoring: dict) -> str:
+    """The headline scorer, the others, and what counterfactual rescoring does to them (docs/methods.md §5.5-5.6)."""
+    text = scoring["scorer"] + (" with the group words made neutral (raw scores beside them)"
+                                if scoring["neutralise"] else "")
+    if scoring["scorers"]:
+        text += f", and also by {', '.join(scoring['scorers'])}"
+    if counterfactual(scoring):
+        text += " (each scorer's own bias measured by counterfactual rescoring)"
+    return text

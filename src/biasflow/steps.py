@@ -1,7 +1,8 @@
 """The shared core's workflow steps: generation and scoring, which every method's prompts go through.
 
 Prompt table → continuations of one evaluated model (through the generation cache) →
-scores of one scorer (through the score cache). CAIRO's ``generate`` and ``score`` rules call
+scores of one scorer (through the score cache) → with counterfactual rescoring, the scored
+variants of the continuations that name their own group, and neutral scores (§5.5). CAIRO's ``generate`` and ``score`` rules call
 these; FairPair and the FPR classifiers use the same :class:`~biasflow.generation.CachedGenerator`
 and scorers. Each step reads its inputs, computes through the library and writes its output
 atomically (:mod:`biasflow.tables`); the Snakemake scripts and the ``biasflow`` command call
@@ -14,9 +15,14 @@ from pathlib import Path
 
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, GenerationSettings, continuation_table
+from biasflow.identity import IdentityLexicon
 from biasflow.models import spec_from_entry
+from biasflow.scorers.counterfactual import VARIANT_COLUMNS, neutral_scores, variant_table
 from biasflow.scorers.table import ScoringSettings, score_table
 from biasflow.tables import CONTINUATION_KEY, PROMPT_COLUMNS, SCORE_COLUMNS, read_table, write_table
+
+# The label of a scorer's neutral scores: its own name with this suffix (a path segment and the scorer column).
+NEUTRAL_SUFFIX = "-neutral"
 
 
 def generate(*, prompts_path: str, entry: dict, settings: GenerationSettings, cache_dir: str, out: str) -> None:
@@ -41,3 +47,26 @@ def score(*, continuations_path: str, settings: ScoringSettings, cache_dir: str,
     scored["scorer"] = settings.scorer
     extra = ["category"] if "category" in scored else []
     write_table(scored[[*SCORE_COLUMNS, *extra]], out)
+
+
+def counterfactual(*, continuations_path: str, settings: ScoringSettings, lexicon_path: str, axis: str,
+                   cache_dir: str, out: str) -> None:
+    """Score every variant of the continuations that name their own subgroup (docs/methods.md §5.5).
+
+    The subgroups compared are those of the table the lexicon has words for: each mentioning
+    continuation gets a variant per other one and a neutral one.
+    """
+    table = read_table(continuations_path, [*CONTINUATION_KEY, "subgroup", "text", "continuation"],
+                       "continuation table")
+    lexicon = IdentityLexicon.from_file(lexicon_path).axis(axis)
+    subgroups = sorted(set(table["subgroup"]) & set(lexicon.subgroups))
+    write_table(variant_table(table, settings, lexicon, subgroups, Path(cache_dir) / "scores"), out)
+
+
+def neutral(*, scores_path: str, variants_path: str, out: str) -> None:
+    """A score table of the neutral scores, labelled ``<scorer>-neutral`` (docs/methods.md §5.5)."""
+    scores = read_table(scores_path, SCORE_COLUMNS, "score table")
+    variants = read_table(variants_path, VARIANT_COLUMNS, "variant table")
+    table = neutral_scores(scores[SCORE_COLUMNS], variants)
+    table["scorer"] = table["scorer"] + NEUTRAL_SUFFIX
+    write_table(table, out)

@@ -65,6 +65,18 @@ def score(tmp: Path, table: pd.DataFrame | None = None, *extra: str) -> list[str
             "--out", str(tmp / "s.csv"), *extra]
 
 
+def scorer_bias(tmp: Path, table: pd.DataFrame) -> list[str]:
+    return ["scorer-bias", "--continuations", str(continuations(tmp, table)), "--scorer", "profanity", "--axis",
+            "religion", "--out-dir", str(tmp / "out")]
+
+
+def lexicon_of_gender(tmp: Path) -> str:
+    """A user's identity lexicon with the gender axis only."""
+    path = tmp / "lexicon.yaml"
+    path.write_text("gender:\n  subgroups: {female: {noun: woman}, male: {noun: man}}\n  neutral: {noun: person}\n")
+    return str(path)
+
+
 def stats(tmp: Path, change=None, n_models: int = 4) -> list[str]:
     """``cairo-select`` on synthetic statistics of the real table's shape, as ``change`` returns them."""
     import sys
@@ -295,6 +307,24 @@ CASES = {
                               "written by an earlier biasflow"),
     "select-excess-without-null": (lambda t: [*stats(t), "--measure", "excess", "--null-draws", "0"],
                                    "the excess measure is Eq. 1 less its null floor"),
+    "config-unknown-extra-scorer": (lambda t: config(t, lambda c: c["scoring"].update(scorers=["vadr"])),
+                                    "config scoring.scorers: unknown scorer 'vadr' (did you mean vader?)"),
+    "config-identity-lexicon-missing": (
+        lambda t: config(t, lambda c: c["scoring"].update(counterfactual=True, identity_lexicon=str(t / "no.yaml"))),
+        "identity lexicon not found"),
+    "config-identity-lexicon-without-axis": (
+        lambda t: config(t, lambda c: c["scoring"].update(neutralise=True, identity_lexicon=lexicon_of_gender(t))),
+        "has no axis 'religion'"),
+    "config-counterfactual-native-subgroups": (
+        lambda t: config(t, lambda c: (c.update(subgroups="native"), c["scoring"].update(counterfactual=True))),
+        "set `subgroups: unified`"),
+    "scorer-bias-unknown-subgroups": (
+        lambda t: scorer_bias(t, pd.DataFrame({"model": ["m"] * 2, "subgroup": ["islam", "hinduism"],
+                                               "continuation": ["a Muslim", "a Hindu"]})),
+        "name fewer than two of the identity lexicon's religion subgroups"),
+    "scorer-bias-missing-column": (
+        lambda t: scorer_bias(t, pd.DataFrame({"model": ["m"], "continuation": ["a Muslim"]})),
+        "lacks the column(s) subgroup"),
     "pairs-one-side": (lambda t: pairs(t, [("p", "perturbed_original", 0, "a"), ("p", "perturbed_original", 1, "b")]),
                        "one side only"),
     "pairs-one-sample": (lambda t: pairs(t, [("p", "perturbed_original", 0, "a"), ("p", "counterfactual", 0, "b")]),

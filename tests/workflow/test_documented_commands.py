@@ -150,6 +150,8 @@ CHECKS: dict[str, tuple[str, object]] = {
     "--out-dir stats/": ("biasflow", "scored_continuations"),
     "biasflow cairo-select --stats stats.parquet --out-dir out/": ("biasflow", "stats_table"),
     "biasflow score --scorer profanity --continuations mine.csv --out scored.csv": ("biasflow", "continuations"),
+    "biasflow scorer-bias --continuations c.parquet --scorer profanity --axis religion --out-dir d/": (
+        "biasflow", "religion_continuations"),
     "biasflow fairpair-score --continuations c.csv --out scores.csv": ("biasflow", "fairpair_sides"),
     "biasflow fpr-gaps --predictions a.tsv b.tsv --out gaps.csv --interval t": ("biasflow", "predictions"),
     "snakemake --report report.html": ("elsewhere", "tests/workflow/test_workflow.py"),
@@ -311,6 +313,16 @@ def continuations(root: Path) -> list[str]:
     pd.DataFrame({"model": "mine", "continuation": ["a kind word", "you idiot", ""]}).to_csv(root / "mine.csv",
                                                                                              index=False)
     return ["scored.csv"]
+
+
+def religion_continuations(root: Path) -> list[str]:
+    """Two models' continuations about three religions, most of them naming their subgroup."""
+    words = {"muslim": "Muslim", "christian": "Christian", "hindu": "Hindu"}
+    rows = [{"model": model, "subgroup": group, "continuation": text.format(word)}
+            for model in ("m1", "m2") for group, word in words.items()
+            for text in ("My {} neighbour cooks.", "The {} family is kind.", "It rained all day.")]
+    pd.DataFrame(rows).to_parquet(root / "c.parquet")
+    return ["d/religion_scorer.csv", "d/religion_models.csv", "d/religion_scorer.png"]
 
 
 def fairpair_sides(root: Path) -> list[str]:

@@ -2,7 +2,8 @@
 
 Its axes and metrics exist and HONEST stays on gender; every metric's dataset folder holds
 the files it reads (docs/methods.md §4); the scorer and its files exist; unified subgroups
-map every metric of an axis to the same shared labels (§1.1); at least :data:`MIN_MODELS`
+map every metric of an axis to the same shared labels (§1.1); counterfactual rescoring has unified
+subgroups and an identity lexicon with every axis (§5.5); at least :data:`MIN_MODELS`
 models, since r is taken across them (§1.7); the search settings can run together (the
 excess measure needs null draws, §1.13); the paraphrase templates' folder exists.
 """
@@ -12,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from biasflow.cairo.selection import MIN_MODELS, SearchSettings, check_settings
-from biasflow.config import check_scoring, used_metrics
+from biasflow.config import check_scoring, counterfactual, used_metrics
 from biasflow.datasets import AXES, METRICS, check_folder
 from biasflow.errors import BiasflowError
+from biasflow.identity import IdentityLexicon
 
 
 def check(config: dict, workdir: Path) -> list[str]:
@@ -46,12 +48,35 @@ def check(config: dict, workdir: Path) -> list[str]:
             "count as two systems), or leave cairo out of `methods` for a FairPair or FPR study."
         )
     check_settings(SearchSettings.from_config(config))
+    if counterfactual(config["scoring"]):
+        warnings += _check_lexicon(config, workdir)
     paraphrase_templates = Path(config["paraphrase"]["templates"])
     if config["paraphrasers"] and not (workdir / paraphrase_templates).is_dir():
         raise BiasflowError(
             f"config paraphrase.templates: folder {paraphrase_templates} does not exist; fix the path, or leave the "
             "key out for the bundled templates."
         )
+    return warnings
+
+
+def _check_lexicon(config: dict, workdir: Path) -> list[str]:
+    """Every axis needs the identity lexicon's words; a unified subgroup without them is not rescored."""
+    if config["subgroups"] != "unified":
+        raise BiasflowError(
+            "config scoring.counterfactual (or neutralise): counterfactual rescoring swaps the words of the unified "
+            "subgroups the identity lexicon names; set `subgroups: unified`, or turn it off."
+        )
+    lexicon = IdentityLexicon.from_file(workdir / config["scoring"]["identity_lexicon"])
+    warnings = []
+    for axis in config["axes"]:
+        known = set(lexicon.axis(axis).subgroups)
+        shared = {label for mapping in config["subgroup_map"][axis].values() for label in mapping.values()}
+        if shared - known:
+            warnings.append(
+                f"identity lexicon {lexicon.source}, axis {axis}: no words for subgroup(s) "
+                f"{', '.join(sorted(shared - known))}; their continuations are not rescored. Add them to a copy of "
+                "the lexicon (scoring.identity_lexicon)."
+            )
     return warnings
 
 

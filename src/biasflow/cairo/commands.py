@@ -1,8 +1,10 @@
-"""CAIRO's ``biasflow`` subcommands: ``cairo-stats`` and ``cairo-select`` on files a user brings."""
+"""CAIRO's ``biasflow`` subcommands on files a user brings: ``cairo-stats``, ``cairo-select``, ``scorer-bias``."""
 
 from __future__ import annotations
 
-from biasflow.cli import example
+from pathlib import Path
+
+from biasflow.cli import SCORING_FLAGS, example
 from biasflow.schema import flag
 
 
@@ -39,6 +41,27 @@ def register(commands) -> None:
     flag(select, "--measure", "bias.measure")
     select.set_defaults(run=_select)
 
+    scorer_bias = commands.add_parser(
+        "scorer-bias", help="the scorer's own bias: rescore continuations with the group words swapped",
+        description="Score continuations (columns model, subgroup, continuation; the workflow's metric, seed and "
+        "group_key where present) with one scorer, rescore every one that names its own subgroup with those words "
+        "swapped for each other subgroup's and for a neutral placeholder (docs/methods.md §5.5), and write the "
+        "scorer's bias per subgroup, each model's Eq. 1 on raw against neutral scores, and a figure: "
+        "<axis>_scorer.csv, <axis>_models.csv and <axis>_scorer.png in --out-dir.",
+        **example("biasflow scorer-bias --continuations c.parquet --scorer profanity --axis religion --out-dir d/"),
+    )
+    scorer_bias.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
+    scorer_bias.add_argument("--scorer", required=True, help="detoxify-unbiased, profanity, vader or honest")
+    scorer_bias.add_argument("--axis", required=True, choices=["gender", "religion", "race"])
+    for key in ("identity_lexicon", *SCORING_FLAGS):
+        flag(scorer_bias, f"--{key.replace('_', '-')}", f"scoring.{key}")
+    flag(scorer_bias, "--normalise", "bias.normalise")
+    flag(scorer_bias, "--bootstrap", "selection.bootstrap")
+    flag(scorer_bias, "--seed", "selection.seed")
+    scorer_bias.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
+    scorer_bias.add_argument("--out-dir", required=True)
+    scorer_bias.set_defaults(run=_scorer_bias)
+
 
 # What each command writes into its --out-dir.
 STATS_OUTPUTS = ("stats.parquet", "bias.csv", "bias.png")
@@ -73,3 +96,30 @@ def _select(args) -> None:
                               permutations=args.permutations, bootstrap=args.bootstrap, null_draws=args.null_draws,
                               seed=args.seed, normalise=args.normalise, measure=args.measure)
     select_to_directory(stats_paths=args.stats, settings=settings, out_dir=args.out_dir)
+
+
+def _scorer_bias(args) -> None:
+    from biasflow.tables import check_not_inputs, check_output_dir
+
+    out = check_output_dir(args.out_dir, "--out-dir")
+    from biasflow.cairo.steps import SCORER_BIAS_OUTPUTS, scorer_bias_to_directory
+
+    check_not_inputs({"--out-dir": [out / name.format(axis=args.axis) for name in SCORER_BIAS_OUTPUTS]},
+                     {"--continuations": args.continuations})
+    if args.cache_dir:
+        check_output_dir(args.cache_dir, "--cache-dir")
+    from biasflow import bundled
+    from biasflow.cairo.scorer_bias import ScorerBiasSettings
+    from biasflow.config import check_scoring
+    from biasflow.scorers.table import ScoringSettings
+
+    scoring = {"scorer": args.scorer, **{key: getattr(args, key) for key in SCORING_FLAGS},
+               "scorers": [], "counterfactual": True, "neutralise": False,
+               "identity_lexicon": bundled.resolve(args.identity_lexicon)}
+    check_scoring(scoring, Path.cwd())
+    scorer_bias_to_directory(
+        continuation_paths=args.continuations, scoring=ScoringSettings.of(scoring), axis=args.axis,
+        lexicon_path=scoring["identity_lexicon"],
+        settings=ScorerBiasSettings(normalise=args.normalise, bootstrap=args.bootstrap, seed=args.seed),
+        cache_dir=args.cache_dir, out_dir=args.out_dir,
+    )

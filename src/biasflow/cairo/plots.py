@@ -139,3 +139,33 @@ def plot_paraphraser_shares(choices: pd.DataFrame, path: str | Path) -> None:
         ax.set_ylim(0, 1)
     fig.tight_layout()
     save_png(fig, path)
+
+
+def plot_scorer_bias(own: pd.DataFrame, models: pd.DataFrame, path: str | Path) -> None:
+    """The scorer's own bias per subgroup, and each model's Eq. 1 on raw against neutral scores (§5.5).
+
+    Left: C_g with its 95% interval (a bar above zero: the scorer rates the same content higher
+    when it names g). Right: per model and metric, the raw bias with its interval and the
+    neutral one beside it; a neutral marker outside the raw interval is bias the scorer made.
+    """
+    plt = pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    x = np.arange(len(own))
+    left.bar(x, own["scorer_bias"].fillna(0), color="tab:purple", alpha=0.8,
+             yerr=_error_bars(own["scorer_bias"], own["scorer_bias_lo"], own["scorer_bias_hi"]), capsize=3)
+    left.axhline(0, color="black", linewidth=0.8)
+    left.set_xticks(x, own["subgroup"], rotation=45, ha="right", fontsize=8)
+    left.set_ylabel("scorer's bias C_g (score units)")
+    left.set_title("same content, group word swapped")
+    rows = models.reset_index(drop=True)
+    y = np.arange(len(rows))
+    right.errorbar(rows["bias"], y, xerr=_error_bars(rows["bias"], rows["bias_lo"], rows["bias_hi"]), fmt="o",
+                   color="black", capsize=3, label="raw scores")
+    right.scatter(rows["bias_neutral"], y, marker="x", color="tab:orange", zorder=3, label="neutral placeholder")
+    right.set_yticks(y, [f"{m} · {metric}" for m, metric in zip(rows["model"], rows["metric"])], fontsize=7)
+    right.set_xlabel("bias (Eq. 1, original prompts)")
+    right.invert_yaxis()
+    right.legend(fontsize=7, loc="best")
+    right.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    save_png(fig, path)

@@ -17,10 +17,12 @@ from typing import Sequence
 import pandas as pd
 
 from biasflow.cairo import headline, pages
+from biasflow.cairo.combinations import ORIGINAL
 from biasflow.cairo.paraphrase import (
     PARAPHRASE_REJECTION_COLUMNS, REASONS, ParaphraseSettings, load_templates, paraphrase_prompts, template_files,
 )
-from biasflow.cairo.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares
+from biasflow.cairo.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares, plot_scorer_bias
+from biasflow.cairo.scorer_bias import ScorerBiasSettings, agreement_table, mentioning, models_table
 from biasflow.cairo.selection import TEST_SPLIT, SearchSettings, select
 from biasflow.cairo.stats import (
     CLUSTER_COLUMNS,
@@ -35,7 +37,11 @@ from biasflow.cairo.stats import (
 from biasflow.datasets import PROMPT_SUMMARY_COLUMNS
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator
+from biasflow.identity import NEUTRAL, IdentityLexicon
 from biasflow.models import spec_from_entry
+from biasflow.scorers.counterfactual import VARIANT_COLUMNS, content_scores, neutral_scores, variant_table
+from biasflow.scorers.counterfactual import scorer_bias as scorer_bias_table
+from biasflow.scorers.table import ScoringSettings, score_table
 from biasflow.tables import (
     CONTINUATION_KEY,
     PROMPT_COLUMNS,
@@ -119,23 +125,8 @@ def cairo_stats(
     plot_out: str | None = None,
 ) -> None:
     """Sufficient statistics and the Eq. 1 bias (docs/methods.md §1.4, §1.6) of every model, metric, split and set."""
-    continuations = pd.concat(
-        [_rows(read_table(p, [*CONTINUATION_KEY, *PROMPT_COLUMNS], "continuation table"), f"continuation table {p}")
-         for p in continuation_paths],
-        ignore_index=True,
-    )
-    # A score table holds the continuation key, scorer and score, and may hold more (``biasflow score``
-    # keeps every column it was given): only those columns are joined, by the key.
-    scores = pd.concat([_rows(read_table(p, SCORE_COLUMNS, "score table")[SCORE_COLUMNS], f"score table {p}")
-                        for p in score_paths], ignore_index=True)
     scorer = settings.scorer
-    scores = scores[scores["scorer"] == scorer]
-    require_numbers(scores, "score", f"the {scorer} scores of " + ", ".join(map(str, score_paths)))
-    scored = continuations.merge(scores, on=CONTINUATION_KEY, how="left", validate="one_to_one")
-    if scored["score"].isna().any():
-        missing = scored.loc[scored["score"].isna(), "model"].unique()
-        raise BiasflowError(f"no {scorer} scores for some continuations of {', '.join(missing)}; rerun the score step.")
-    stats = sufficient_stats(scored)
+    stats = sufficient_stats(_scored(continuation_paths, score_paths, scorer))
     for cell in incomplete_cells(stats).itertuples(index=False):
         log.warning(
             "no bias for %s %s split %s prompt set %s seed %s: a subgroup has no prompts there "
@@ -150,6 +141,92 @@ def cairo_stats(
     write_table(bias, bias_out)
     if plot_out:
         plot_bias(bias, plot_out)
+
+
+def _scored(continuation_paths: Sequence[str], score_paths: Sequence[str], scorer: str) -> pd.DataFrame:
+    """Every continuation with its prompt's columns and its ``scorer`` score, each one checked."""
+    continuations = pd.concat(
+        [_rows(read_table(p, [*CONTINUATION_KEY, *PROMPT_COLUMNS], "continuation table"), f"continuation table {p}")
+         for p in continuation_paths],
+        ignore_index=True,
+    )
+    # A score table holds the continuation key, scorer and score, and may hold more (``biasflow score``
+    # keeps every column it was given): only those columns are joined, by the key.
+    scores = pd.concat([_rows(read_table(p, SCORE_COLUMNS, "score table")[SCORE_COLUMNS], f"score table {p}")
+                        for p in score_paths], ignore_index=True)
+    scores = scores[scores["scorer"] == scorer]
+    require_numbers(scores, "score", f"the {scorer} scores of " + ", ".join(map(str, score_paths)))
+    scored = continuations.merge(scores, on=CONTINUATION_KEY, how="left", validate="one_to_one")
+    if scored["score"].isna().any():
+        missing = scored.loc[scored["score"].isna(), "model"].unique()
+        raise BiasflowError(f"no {scorer} scores for some continuations of {', '.join(missing)}; rerun the score step.")
+    return scored
+
+
+def scorer_bias(*, continuation_paths: Sequence[str], score_paths: Sequence[str], variant_paths: Sequence[str],
+                scorer: str, settings: ScorerBiasSettings, scorer_out: str, models_out: str, plot_out: str) -> None:
+    """The scorer's own bias per subgroup and every model's Eq. 1 on raw against neutral scores (§5.5).
+
+    The subgroups are those the variants were made for (every subgroup of the axis the
+    identity lexicon has words for).
+    """
+    scored = _scored(continuation_paths, score_paths, scorer)
+    variants = pd.concat([read_table(p, VARIANT_COLUMNS, "variant table") for p in variant_paths], ignore_index=True)
+    groups = sorted((set(variants["subgroup"]) | set(variants["variant"])) - {NEUTRAL})
+    _write_scorer_bias(scored, variants, groups, settings, scorer_out, models_out, plot_out)
+
+
+def scorer_agreement(*, headline_paths: Sequence[str], labels: Sequence[str], out: str) -> None:
+    """Kendall's τ between the model rankings of every pair of scorers (labels: the runs' scorers, §5.6)."""
+    tables = {label: read_table(path, headline.HEADLINE_COLUMNS, "CAIRO headline table")
+              for label, path in zip(labels, headline_paths, strict=True)}
+    write_table(agreement_table(tables), out)
+
+
+def scorer_bias_to_directory(*, continuation_paths: Sequence[str], scoring: ScoringSettings, axis: str,
+                             lexicon_path: str, settings: ScorerBiasSettings, cache_dir: str | None,
+                             out_dir: str) -> None:
+    """``biasflow scorer-bias``: score a user's continuations, rescore them counterfactually, write the tables.
+
+    Besides ``model``, ``subgroup`` and ``continuation``, the workflow's columns are used where
+    present and filled where not: without ``prompt_id`` the k-th row of a subgroup is the same
+    prompt for every model (the bootstrap resamples prompts, the same ones for all models,
+    §1.11), and each prompt is its own cluster; seed 0, one metric.
+    """
+    table = pd.concat([_rows(read_table(p, ["model", "subgroup", "continuation"], "continuation table"),
+                             f"continuation table {p}") for p in continuation_paths], ignore_index=True)
+    position = table.groupby(["model", "subgroup"]).cumcount().astype(str)
+    fills = {"prompt_id": table["subgroup"].astype(str) + "-" + position, "seed": 0, "sample": 0,
+             "metric": "continuations", "split": "all", "promptset": ORIGINAL, "text": ""}
+    table = table.assign(**{column: value for column, value in fills.items() if column not in table}, axis=axis)
+    if "group_key" not in table:
+        table["group_key"] = table["prompt_id"]
+    lexicon = IdentityLexicon.from_file(lexicon_path).axis(axis)
+    groups = sorted(set(table["subgroup"]) & set(lexicon.subgroups))
+    if len(groups) < 2:
+        raise BiasflowError(
+            f"the continuations' subgroups ({', '.join(sorted(map(str, set(table['subgroup']))))}) name fewer than two "
+            f"of the identity lexicon's {axis} subgroups ({', '.join(lexicon.subgroups)}); use these labels in the "
+            "subgroup column, or give a lexicon with yours (--identity-lexicon)."
+        )
+    scored = score_table(table, scoring, Path(cache_dir) if cache_dir else None)
+    variants = variant_table(table, scoring, lexicon, groups, Path(cache_dir) if cache_dir else None)
+    out = Path(out_dir)
+    _write_scorer_bias(scored, variants, groups, settings, *(str(out / name.format(axis=axis)) for name in
+                                                              SCORER_BIAS_OUTPUTS))
+
+
+# What ``biasflow scorer-bias`` writes into its --out-dir, as the workflow does per scorer.
+SCORER_BIAS_OUTPUTS = ("{axis}_scorer.csv", "{axis}_models.csv", "{axis}_scorer.png")
+
+
+def _write_scorer_bias(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str],
+                       settings: ScorerBiasSettings, scorer_out: str, models_out: str, plot_out: str) -> None:
+    own = scorer_bias_table(content_scores(scored, variants, groups), groups, settings.seed)
+    neutral = neutral_scores(scored[[*CONTINUATION_KEY, "score"]], variants)["score"]
+    models = models_table(scored, neutral, mentioning(scored, variants), settings)
+    write_together({scorer_out: table_writer(own, scorer_out), models_out: table_writer(models, models_out)})
+    plot_scorer_bias(own, models, plot_out)
 
 
 def _rows(table: pd.DataFrame, what: str) -> pd.DataFrame:

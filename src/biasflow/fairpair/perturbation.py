@@ -31,6 +31,10 @@ from biasflow.fairpair.tokens import jaccard_distance, tokens
 from biasflow.models.base import Request
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
+from biasflow.words import key as _key
+from biasflow.words import match_case as _match_case
+from biasflow.words import mentions
+from biasflow.words import phrase as _phrase
 
 
 DIRECTIONS = ("to_female", "to_male", "auto")
@@ -224,30 +228,6 @@ def _check_pairs(pairs: Iterable[Pair], what: str, source: str) -> list[tuple[st
             )
         checked.append((pair[0].strip(), pair[1].strip()))
     return checked
-
-
-def _key(word: str) -> str:
-    """Lookup key of a word or phrase: lower case, single spaces."""
-    return " ".join(word.split()).lower()
-
-
-def _phrase(words: str) -> str:
-    """Regex of ``words`` as whole words, any whitespace between them."""
-    return r"(?<!\w)" + r"\s+".join(re.escape(w) for w in words.split()) + r"(?!\w)"
-
-
-def mentions(text: str, entity: str) -> bool:
-    """Whether ``text`` names ``entity`` as whole words, in any case ("John's" does, "Johnson" not)."""
-    return re.search(_phrase(entity), text, re.IGNORECASE) is not None
-
-
-def _match_case(found: str, target: str) -> str:
-    """``target`` with the case of ``found``: ALL CAPS, Capitalised, or lower case."""
-    if found.isupper() and sum(c.isalpha() for c in found) > 1:
-        return target.upper()
-    if found[0].isupper():
-        return target[0].upper() + target[1:]
-    return target[0].lower() + target[1:]
 
 
 def rule_perturb(prompts: pd.DataFrame, continuations: pd.DataFrame, swapper: Swapper) -> tuple[pd.DataFrame, pd.DataFrame]:

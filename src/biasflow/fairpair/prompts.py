@@ -21,7 +21,8 @@ import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.hashing import stable_hash
-from biasflow.fairpair.perturbation import Swapper, mentions
+from biasflow.fairpair.perturbation import Swapper
+from biasflow.words import mentions
 from biasflow.settings import StepSettings
 from biasflow.tables import read_table
 

@@ -57,20 +57,23 @@ class ScoringSettings(StepSettings):
         return get_scorer(self.scorer, batch_size=self.batch_size, **self.options)
 
 
-def score_table(table: pd.DataFrame, settings: ScoringSettings, cache_dir: str | Path | None) -> pd.DataFrame:
-    """``table`` with ``score`` (and ``category`` for scorers that name one) added.
-
-    ``cache_dir=None`` scores without the cache.
-    """
-    mode = settings.score_text
+def scored_texts(table: pd.DataFrame, mode: str) -> pd.Series:
+    """What is scored of each row: the continuation, or the prompt and continuation lower-cased (``score_text``)."""
     if mode not in TEXT_MODES:
         raise BiasflowError(f"unknown score_text {mode!r}; use one of {', '.join(TEXT_MODES)}.")
     require_columns(table, ["text", "continuation"] if mode == "prompt+continuation" else ["continuation"],
                     "continuation table")
     if mode == "prompt+continuation":
-        texts = (table["text"].fillna("") + table["continuation"].fillna("")).str.lower()
-    else:
-        texts = table["continuation"]
+        return (table["text"].fillna("") + table["continuation"].fillna("")).str.lower()
+    return table["continuation"]
+
+
+def score_table(table: pd.DataFrame, settings: ScoringSettings, cache_dir: str | Path | None) -> pd.DataFrame:
+    """``table`` with ``score`` (and ``category`` for scorers that name one) added.
+
+    ``cache_dir=None`` scores without the cache.
+    """
+    texts = scored_texts(table, settings.score_text)
     scorer = settings.build()
     scored = table.copy()
     scored["score"] = score_texts(scorer, texts.tolist(), Path(cache_dir) if cache_dir is not None else None)

@@ -1,0 +1,88 @@
+"""The workflow with counterfactual rescoring, neutral scores and two scorers, on tiny local models.
+
+Tiny models write random words, so the scored text is the prompt and continuation
+(``score_text: prompt+continuation``): the prompts name their subgroup, and every score has a
+neutral variant to compare with.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pandas as pd
+import pytest
+
+from biasflow.cairo.headline import HEADLINE_COLUMNS
+from workflow_helpers import planned_jobs, snakemake, tiny_config, write_config
+
+pytestmark = pytest.mark.slow
+
+LABELS = ["profanity", "profanity-neutral", "vader", "vader-neutral"]
+
+
+@pytest.fixture(scope="module")
+def run(tiny_models, tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("scorer_bias_run")
+    config = tiny_config(tiny_models, workdir)
+    config["methods"] = ["cairo"]
+    config["paraphrasers"] = {"tinychat": config["paraphrasers"]["tinychat"]}
+    config["scoring"] = {"scorer": "profanity", "scorers": ["vader"], "neutralise": True,
+                         "score_text": "prompt+continuation"}
+    config["selection"].update(bootstrap=50, null_draws=20, permutations=20)
+    write_config(config, workdir)
+    snakemake(workdir)
+    return workdir, config
+
+
+def test_every_scorer_gets_its_scorer_bias_tables_and_figure(run):
+    workdir, config = run
+    for scorer in ("profanity", "vader"):
+        folder = workdir / "results/scorer_bias" / scorer
+        own = pd.read_csv(folder / "gender_scorer.csv")
+        assert set(own["subgroup"]) == {"female", "male"}
+        assert (own["n_contents"] > 0).all()
+        assert (folder / "gender_scorer.png").stat().st_size > 0
+        models = pd.read_csv(folder / "gender_models.csv")
+        assert {(m, x) for m, x in zip(models["model"], models["metric"])} == set(
+            itertools.product(config["models"], config["axes"]["gender"]))
+        assert models["mention_share"].between(0, 1).all() and models["mention_share"].max() > 0
+
+
+def test_neutral_scores_replace_exactly_the_mentioning_continuations(run):
+    workdir, config = run
+    for model in config["models"]:
+        raw = pd.read_parquet(workdir / f"results/scores/profanity/{model}/HolisticBias/gender.parquet")
+        neutral = pd.read_parquet(workdir / f"results/scores/profanity-neutral/{model}/HolisticBias/gender.parquet")
+        variants = pd.read_parquet(workdir / f"results/scorer_bias/profanity/variants/{model}/HolisticBias/gender.parquet")
+        placeholder = variants[variants["variant"] == "neutral"].set_index(["prompt_id", "seed", "sample"])["score"]
+        joined = raw.merge(neutral, on=["prompt_id", "seed", "sample"], suffixes=("", "_neutral"))
+        assert len(joined) == len(raw) and (joined["scorer_neutral"] == "profanity-neutral").all()
+        for row in joined.itertuples(index=False):
+            key = (row.prompt_id, row.seed, row.sample)
+            assert row.score_neutral == (placeholder[key] if key in placeholder.index else row.score)
+
+
+def test_the_headline_is_on_neutral_scores_and_each_other_run_sits_beside_it(run):
+    workdir, _ = run
+    stats = {label: pd.read_parquet(workdir / f"results/cairo/{'' if label == 'profanity-neutral' else f'scorers/{label}/'}"
+                                    "stats/gender.parquet") for label in LABELS}
+    for label, table in stats.items():
+        assert table["scorer"].unique().tolist() == [label]
+    for label in LABELS:
+        run_dir = workdir / "results/cairo" / ("" if label == "profanity-neutral" else f"scorers/{label}")
+        assert list(pd.read_csv(run_dir / "gender.csv").columns) == HEADLINE_COLUMNS
+
+
+def test_scorer_agreement_has_every_pair_of_runs_per_metric_and_split(run):
+    workdir, config = run
+    table = pd.read_csv(workdir / "results/cairo/scorers/gender_agreement.csv")
+    assert len(table) == 6 * len(config["axes"]["gender"]) * 2
+    assert {frozenset(p) for p in zip(table["scorer_a"], table["scorer_b"])} == {
+        frozenset(p) for p in itertools.combinations(LABELS, 2)}
+    assert table["kendall_tau"].dropna().between(-1, 1).all()
+    assert (table["n_models"] == len(config["models"])).all()
+
+
+def test_a_rerun_computes_nothing(run):
+    workdir, _ = run
+    assert planned_jobs(workdir) == {}
