@@ -209,7 +209,10 @@ def measure_demo(clone: Clone) -> dict:
 
 
 def measure_counterfactual(clone: Clone) -> dict:
-    clone.require(".venv/bin/python", "results/continuations")
+    """On the demo's continuations: those of the demo group where it ran in this clone, else its main job's."""
+    clone.require(".venv/bin/python")
+    if not (clone.path / "results/continuations").exists():
+        clone.run(MAIN_JOB)
     seconds, _ = clone.run(".venv/bin/python -m benchmarks.counterfactual --json benchmarks/out/counterfactual.json")
     return {"seconds": seconds, **json.loads((clone.path / "benchmarks/out/counterfactual.json").read_text())}
 
