@@ -29,7 +29,7 @@ from biasflow.fairpair.perturbation import PerturbationSettings, perturbation_fi
 from biasflow.fairpair.prompts import PromptSettings, prompt_files
 from biasflow.fairpair.scores import ScoreSettings
 from biasflow.fairpair.steps import SamplingSettings
-from biasflow.fpr.steps import ClassifySettings, GapSettings, IntervalSettings, classify_files
+from biasflow.fpr.steps import ClassifySettings, GapSettings, SummarySettings, classify_files
 from biasflow.fpr.tuning import ClassifierSettings
 from biasflow.generation import GenerationSettings
 from biasflow.models import job_resources
@@ -262,8 +262,13 @@ def fpr_probe_predictions(wildcards):
     return [f"results/fpr/{wildcards.probe}/{m}/{c}.tsv" for m in FPR_MODELS for c in FPR_CLASSIFIERS]
 
 
+def fpr_predictions_of_probes(wildcards):
+    """Each probe set's predictions files (the span null permutes labels within one probe set's templates)."""
+    return {p: [f"results/fpr/{p}/{m}/{c}.tsv" for m in FPR_MODELS for c in FPR_CLASSIFIERS] for p in FPR_PROBES}
+
+
 def fpr_all_predictions(wildcards):
-    return [f"results/fpr/{p}/{m}/{c}.tsv" for p in FPR_PROBES for m in FPR_MODELS for c in FPR_CLASSIFIERS]
+    return [path for paths in fpr_predictions_of_probes(wildcards).values() for path in paths]
 
 
 def fpr_gaps_by_probe(wildcards):

@@ -64,7 +64,8 @@ rule fpr_summary:
         ),
     params:
         gaps=fpr_gaps_by_probe,
-        settings=settings_params(IntervalSettings),
+        predictions=fpr_predictions_of_probes,
+        settings=settings_params(SummarySettings),
     conda:
         "../environment.yml"
     log:

@@ -40,7 +40,7 @@ def test_every_step_has_settings_and_none_declares_a_default():
     assert {cls.__name__ for cls in classes} >= {
         "GenerationSettings", "ScoringSettings", "LoaderSettings", "ParaphraseSettings", "StatsSettings",
         "SearchSettings", "PromptSettings", "SamplingSettings", "PerturbationSettings", "ScoreSettings",
-        "ClassifySettings", "ClassifyDecoding", "ClassifierSettings", "GapSettings", "IntervalSettings",
+        "ClassifySettings", "ClassifyDecoding", "ClassifierSettings", "GapSettings", "IntervalSettings", "SummarySettings",
     }
     for cls in [*classes, Decoding, ModelSpec]:
         assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen, cls

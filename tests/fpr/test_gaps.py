@@ -26,7 +26,7 @@ from biasflow.fpr.predictions import (
     read_predictions,
     run_accuracy,
 )
-from biasflow.fpr.rates import group_fpr
+from biasflow.fpr.rates import group_fpr, over_runs
 from biasflow.fpr.steps import GapSettings, gaps
 
 
@@ -135,10 +135,53 @@ def test_net_significance():
             "positive_FPR_gap_width": [0.1, 0.1, 0.1, 0.1, 0.1, 0.1],
         }
     )
+    for n in ("negative", "positive"):  # the z interval's own p-values (se = width / 1.96)
+        gaps[f"{n}_FPR_gap_p"] = 2 * stats.norm.sf(gaps[f"{n}_FPR_gap"].abs() / (gaps[f"{n}_FPR_gap_width"] / 1.96))
     net = net_significance(gaps).set_index("group")
     assert net.loc["A", "negative_net"] == 2 and net.loc["B", "negative_net"] == -2
     assert net.loc["A", "positive_net"] == -1 and net.loc["B", "positive_net"] == 2
     assert net.loc["A", "n_models"] == 3
+    assert (net["n_tests"] == 11).all(), "12 gaps, one without an interval"
+
+
+def holm_by_hand(p: np.ndarray, alpha: float) -> np.ndarray:
+    """Holm's step-down: the k-th smallest p against alpha / (m − k + 1), stopping at the first that fails."""
+    order, rejected = np.argsort(p), np.zeros(len(p), bool)
+    for k, i in enumerate(order):
+        if p[i] > alpha / (len(p) - k):
+            break
+        rejected[i] = True
+    return rejected
+
+
+def bh_by_hand(p: np.ndarray, alpha: float) -> np.ndarray:
+    """Benjamini-Hochberg step-up: reject the k smallest for the largest k with p_(k) <= k alpha / m."""
+    order = np.argsort(p)
+    passing = [k for k in range(1, len(p) + 1) if p[order[k - 1]] <= k * alpha / len(p)]
+    rejected = np.zeros(len(p), bool)
+    rejected[order[:max(passing, default=0)]] = True
+    return rejected
+
+
+def test_corrected_net_significance_counts_what_holm_and_bh_reject_over_every_test():
+    rng = np.random.default_rng(4)
+    n = 40
+    gaps = pd.DataFrame({"model": [f"m{i % 5}" for i in range(n)], "category": "race",
+                         "group": [f"g{i // 5}" for i in range(n)], "probe": np.where(np.arange(n) < 20, "a", "b")})
+    for cls in ("negative", "positive"):
+        gaps[f"{cls}_FPR_gap"] = rng.normal(0, 0.1, n)
+        gaps[f"{cls}_FPR_gap_p"] = np.concatenate([rng.uniform(0, 0.004, 8), rng.uniform(0, 1, n - 8)])
+        gaps[f"{cls}_FPR_gap_width"] = 0.05
+    net = net_significance(gaps).set_index(["probe", "category", "group"])
+    p = gaps[["negative_FPR_gap_p", "positive_FPR_gap_p"]].to_numpy()
+    for name, by_hand in (("holm", holm_by_hand), ("bh", bh_by_hand)):
+        rejected = by_hand(p.ravel(), 0.05).reshape(p.shape)
+        assert 0 < rejected.sum() < p.size, "the case tells the corrections apart from none and all"
+        for i, cls in enumerate(("negative", "positive")):
+            signs = np.where(rejected[:, i], np.sign(gaps[f"{cls}_FPR_gap"]), 0)
+            expected = pd.Series(signs).groupby([gaps["probe"], gaps["category"], gaps["group"]]).sum()
+            assert net[f"{cls}_net_{name}"].to_dict() == expected.astype(int).to_dict()
+    assert (net["n_tests"] == 2 * n).all()
 
 
 def test_run_accuracy_floor():
@@ -234,7 +277,7 @@ def test_a_single_run_gives_point_gaps_and_one_warning(tmp_path, caplog):
     path = write_tsv(tmp_path / "m.tsv", frame(rows(A, "A"), rows(B, "B"), rows(C, "C")))
     out = tmp_path / "gaps.csv"
     with caplog.at_level("WARNING", logger="biasflow"):
-        assert main(["fpr-gaps", "--predictions", path, "--out", str(out), "--accuracy-floor", "0"]) == 0
+        assert main(["fpr-gaps", "--predictions", path, "--out", str(out), "--accuracy-floor", "0", "--bootstrap", "0"]) == 0
     [warning] = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warning.startswith("m has a single run, so the interval columns (*_FPR_gap_width) are empty: an interval "
                               "needs two or more runs")
@@ -261,7 +304,28 @@ def test_z_is_a_positive_quantile(tmp_path, z):
     preds, _ = three_runs()
     with pytest.raises(BiasflowError, match=r"interval z .* is not a positive number; set fpr\.z .* 1\.96"):
         gaps(prediction_paths=[write_tsv(tmp_path / "m.tsv", preds)],
-             settings=GapSettings(interval="z", z=z, accuracy_floor=0.4), out=str(tmp_path / "g.csv"))
+             settings=GapSettings(interval="z", z=z, accuracy_floor=0.4, bootstrap=0, seed=0), out=str(tmp_path / "g.csv"))
     with pytest.raises(BiasflowError, match="interval z"):
         fpr_gaps(preds, interval="t", z=z)
     assert not (tmp_path / "g.csv").exists()
+
+
+def test_the_default_t_interval_covers_95_percent_at_three_runs_and_the_reference_z_does_not():
+    """2,000 simulated gaps with a known mean, 3 runs each (the FPR default is t; z is the reference code's)."""
+    from biasflow.schema import default
+
+    assert default("fpr.interval") == "t"
+    rng = np.random.default_rng(11)
+    draws, runs, truth = 2000, 3, 0.04
+    per_run = pd.DataFrame({"key": np.repeat(np.arange(draws), runs), "run_id": np.tile(np.arange(runs), draws),
+                            "gap": truth + rng.normal(0, 0.05, draws * runs)})
+    coverage = {}
+    for interval in ("t", "z"):
+        out = over_runs(per_run, ["key"], {"gap": "gap"}, interval, 1.96)
+        coverage[interval] = float(((out["gap"] - out["gap_width"] <= truth)
+                                    & (truth <= out["gap"] + out["gap_width"])).mean())
+        # The p-value is the interval's own test: below 0.05 exactly where the interval excludes 0.
+        excludes = (out["gap"] - out["gap_width"] > 0) | (out["gap"] + out["gap_width"] < 0)
+        assert ((out["gap_p"] < 0.05) == excludes).all()
+    assert 0.93 <= coverage["t"] <= 0.97
+    assert 0.77 <= coverage["z"] <= 0.85

@@ -187,9 +187,14 @@ def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
     assert {"y_true", "y_pred", "category", "group", "text", "model", "run_id"} <= set(predictions.columns)
     assert predictions["run_id"].nunique() == 2 and predictions["y_pred"].isin([0, 1, 2]).all()
     gaps = pd.read_csv(workdir / "results/fpr/templates_race_gaps.csv")
-    assert list(gaps.columns[:6]) == [
-        "model", "group", "negative_FPR_gap", "negative_FPR_gap_width", "positive_FPR_gap", "positive_FPR_gap_width",
+    assert list(gaps.columns[:8]) == [
+        "model", "group", "negative_FPR_gap", "negative_FPR_gap_width", "negative_FPR_gap_p", "positive_FPR_gap",
+        "positive_FPR_gap_width", "positive_FPR_gap_p",
     ]
+    assert (gaps["interval"] == "t").all(), "Student t is the default interval"
+    # The workflow's predictions name each sentence's template, so every gap has its template bootstrap interval.
+    for cls in ("negative", "positive"):
+        assert (gaps[f"{cls}_FPR_gap_lo"] <= gaps[f"{cls}_FPR_gap_hi"]).all()
     # Gaps are deviations from the unweighted mean of the groups in each run: they sum to 0.
     sums = gaps.groupby(["model", "category"])[["negative_FPR_gap", "positive_FPR_gap"]].sum()
     assert np.allclose(sums.to_numpy(), 0, atol=1e-9)
@@ -199,8 +204,12 @@ def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
     spans = pd.read_csv(workdir / "results/fpr/gap_spans.csv")
     assert {"templates_race", "occupations_race", "(mean)"} <= set(spans["probe"])
     assert (spans["negative_span"] >= 0).all()
+    per_probe = spans[spans["probe"] != "(mean)"]
+    assert per_probe["negative_span_p"].between(0, 1, inclusive="right").all()
+    assert (per_probe["negative_span_exceeds"] == (per_probe["negative_span"] > per_probe["negative_span_null_q95"])).all()
     net = pd.read_csv(workdir / "results/fpr/net_significance.csv")
-    assert (net["negative_net"].abs() <= net["n_models"]).all()
+    for column in ("negative_net", "negative_net_holm", "negative_net_bh", "positive_net_holm"):
+        assert (net[column].abs() <= net["n_models"]).all()
     markedness = pd.read_csv(workdir / "results/fpr/markedness.csv")
     assert set(markedness["group"]) == set(gaps["group"])
     assert (workdir / "results/fpr/templates_race_gaps.png").read_bytes()[:4] == b"\x89PNG"

@@ -11,8 +11,9 @@ def register(commands) -> None:
     gaps = commands.add_parser(
         "fpr-gaps", help="group FPR gaps with CIs from prediction TSVs you bring",
         description="Each group's negative and positive false-positive rate minus the groups' mean, per model, "
-        "with intervals over runs, and each run's accuracy with a flag below the floor; the model is the "
-        "file's model column or else its name.",
+        "with intervals over runs (t by default; z is the reference code's), a second interval by a cluster bootstrap "
+        "over templates and runs (needs a template_id column), and each run's accuracy with a flag below the floor; "
+        "the model is the file's model column or else its name.",
         **example("biasflow fpr-gaps --predictions a.tsv b.tsv --out gaps.csv --interval t"),
     )
     gaps.add_argument("--predictions", nargs="+", required=True,
@@ -21,6 +22,8 @@ def register(commands) -> None:
     flag(gaps, "--interval", "fpr.interval")
     flag(gaps, "--z", "fpr.z")
     flag(gaps, "--accuracy-floor", "fpr.accuracy_floor")
+    flag(gaps, "--bootstrap", "fpr.bootstrap")
+    flag(gaps, "--seed", "fpr.seed")
     gaps.set_defaults(run=_gaps)
 
 
@@ -31,5 +34,6 @@ def _gaps(args) -> None:
     check_not_inputs({"--out": args.out}, {"--predictions": args.predictions})
     from biasflow.fpr.steps import GapSettings, gaps
 
-    settings = GapSettings(interval=args.interval, z=args.z, accuracy_floor=args.accuracy_floor)
+    settings = GapSettings(interval=args.interval, z=args.z, accuracy_floor=args.accuracy_floor,
+                           bootstrap=args.bootstrap, seed=args.seed)
     gaps(prediction_paths=args.predictions, settings=settings, out=args.out)

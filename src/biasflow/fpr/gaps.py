@@ -6,7 +6,8 @@ template's label and its ``group`` is the term's group within an attribute
 
 * the gap of each group's FPR to the *unweighted* mean over the attribute's groups in the
   same run, averaged over runs with a z (or t) half-width,
-* gap spans (paper 004, Table 4) and net significance over models (paper 002, Table 1).
+* gap spans (paper 004, Table 4) and net significance over models (paper 002, Table 1), the
+  latter also after Holm and Benjamini-Hochberg correction for the number of gaps tested.
 
 Labels are ternary: 0 negative, 1 neutral, 2 positive.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from statsmodels.stats.multitest import multipletests
 
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.rates import CLASSES, RUN_KEYS, group_fpr, over_runs, quantile
@@ -25,9 +27,13 @@ GAP_COLUMNS = [
     "group",
     "negative_FPR_gap",
     "negative_FPR_gap_width",
+    "negative_FPR_gap_p",
     "positive_FPR_gap",
     "positive_FPR_gap_width",
+    "positive_FPR_gap_p",
 ]
+# The level of the corrected counts of net significance (Holm, Benjamini-Hochberg).
+ALPHA = 0.05
 
 
 def fpr_gaps(preds: pd.DataFrame, interval: str, z: float) -> pd.DataFrame:
@@ -79,19 +85,46 @@ def gap_spans(gaps_by_probe: pd.DataFrame) -> pd.DataFrame:
 
 
 def net_significance(gaps: pd.DataFrame) -> pd.DataFrame:
-    """Per (category, group): Σ over models of +1 / −1 / 0 by where the CI lies (paper 002, Table 1).
+    """Per (category, group): Σ over models of +1 / −1 / 0 by where the CI lies (paper 002, Table 1), raw and corrected.
 
-    +1 when ``mean − width > 0``, −1 when ``mean + width < 0``, else 0. A NaN width (a
-    single run) has no interval, so it counts 0: one run cannot show significance. If
-    the table has a ``probe`` column, each probe set is summed separately.
+    Raw (``<class>_net``, the paper's): +1 when ``mean − width > 0``, −1 when
+    ``mean + width < 0``, else 0. A NaN width (a single run) has no interval, so it counts
+    0: one run cannot show significance. Every gap of the table is a test, and the raw
+    count does not correct for their number; ``<class>_net_holm`` (family-wise error) and
+    ``<class>_net_bh`` (false discovery rate, Benjamini-Hochberg) count the same way where
+    the gap's p-value stays below :data:`ALPHA` after correcting over all ``n_tests`` tests
+    of both classes in the table (docs/methods.md §3.4). If the table has a ``probe``
+    column, each probe set is summed separately (the correction is still over all of them).
     """
     require_columns(gaps, GAP_COLUMNS + ["category"], "gap table")
     keys = (["probe"] if "probe" in gaps.columns else []) + ["category", "group"]
     df = gaps.copy()
+    p_values = df[[f"{n}_FPR_gap_p" for n in CLASSES]].to_numpy(dtype=float)
+    tested = np.isfinite(p_values)
+    for method, suffix in (("holm", "holm"), ("fdr_bh", "bh")):
+        rejected = np.zeros_like(tested)
+        if tested.any():
+            rejected[tested] = multipletests(p_values[tested], alpha=ALPHA, method=method)[0]
+        for i, n in enumerate(CLASSES):
+            df[f"{n}_net_{suffix}"] = np.where(rejected[:, i], np.sign(df[f"{n}_FPR_gap"]), 0).astype(int)
     for n in CLASSES:
         m, w = df[f"{n}_FPR_gap"], df[f"{n}_FPR_gap_width"]
         df[f"{n}_net"] = np.where(m - w > 0, 1, np.where(m + w < 0, -1, 0))
+    counted = [f"{n}_net{suffix}" for suffix in ("", "_holm", "_bh") for n in CLASSES]
     grouped = df.groupby(keys, sort=True)
-    out = grouped[["negative_net", "positive_net"]].sum().reset_index()
+    out = grouped[counted].sum().reset_index()
     out["n_models"] = grouped["model"].nunique().to_numpy()
+    out["n_tests"] = int(tested.sum())
+    return out
+
+
+def with_span_null(spans: pd.DataFrame, nulls: pd.DataFrame) -> pd.DataFrame:
+    """The spans with their null's 95th percentile, p-value and whether the span exceeds it (§3.4).
+
+    ``nulls``: :func:`biasflow.fpr.resampling.span_null` per probe set (a ``probe`` column).
+    The rows averaging the probe sets have no null of their own.
+    """
+    out = spans.merge(nulls, on=["model", "probe", "category"], how="left", validate="many_to_one")
+    for n in CLASSES:
+        out[f"{n}_span_exceeds"] = out[f"{n}_span"] > out[f"{n}_span_null_q95"]
     return out

@@ -17,12 +17,17 @@ def write_tables(spans: pd.DataFrame, net: pd.DataFrame, markedness: pd.DataFram
         Section("Gap spans", (
             "Per classifier, probe set and attribute: the largest minus the smallest group gap (0: every group is "
             "treated alike); the rows with probe (mean) average the probe sets. Compare the spans of one "
-            "classifier across probe sets: templates that differ only in wording should not move them much."),
+            "classifier across probe sets: templates that differ only in wording should not move them much. A span "
+            "is positive even with no group difference: *_span_null_q95 is what it reaches 95% of the time with the "
+            "group labels permuted within templates, *_span_p its p-value (docs/methods.md section 3.4)."),
             spans),
         Section("Net significance over models", (
             "Per probe set and group: the number of classifiers whose interval lies wholly above 0 minus those "
-            "wholly below, for each class, out of n_models. Large absolute values: a group disfavoured (or "
-            "favoured) by most classifiers, not by one."), net),
+            "wholly below, for each class, out of n_models (the paper's count), and the same count of the gaps "
+            "that stay significant after Holm (_holm) or Benjamini-Hochberg (_bh) correction for the n_tests gaps "
+            "tested: the raw count calls about 5 in 100 gaps significant with no bias at all, so read the "
+            "corrected ones. Large absolute values: a group disfavoured (or favoured) by most classifiers, not by "
+            "one."), net),
         Section("Markedness", (
             "Each group's FPR minus the FPR of the same sentences with the identity word dropped (docs/methods.md "
             "section 3.5), with its interval: a group whose mere mention moves the label."), markedness),

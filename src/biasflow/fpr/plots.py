@@ -11,12 +11,18 @@ from biasflow.plotting import pyplot, save_png
 
 
 def plot_gaps(gaps: pd.DataFrame, path: str | Path) -> None:
-    """Forest plot of FPR gaps with their CIs: one panel per class, one row per group and model."""
+    """Forest plot of FPR gaps with both intervals: one panel per class, one row per group and model.
+
+    Blue: over runs (t or z, §3.3); orange beneath: the cluster bootstrap over templates and runs.
+    """
     _forest(gaps, "FPR_gap", "FPR gap (group − mean of groups)", path)
 
 
 def plot_spans(spans: pd.DataFrame, path: str | Path) -> None:
-    """Gap spans per classifier: one panel per class, one bar per probe set (and their mean)."""
+    """Gap spans per classifier: one panel per class, one bar per probe set (and their mean), with the null's q95.
+
+    A bar that ends left of its black tick is a span group labels that mean nothing reach.
+    """
     plt = pyplot()
     table = spans.assign(label=spans["model"] + " · " + spans["category"])
     labels = sorted(table["label"].unique())
@@ -28,11 +34,14 @@ def plot_spans(spans: pd.DataFrame, path: str | Path) -> None:
         for i, probe in enumerate(probes):
             rows = table[table["probe"] == probe].set_index("label").reindex(labels)
             ax.barh(np.arange(len(labels)) + i * height, rows[f"{cls}_span"], height=height, label=probe)
+            if f"{cls}_span_null_q95" in rows:  # the span no group difference reaches 95% of the time (§3.4)
+                ax.scatter(rows[f"{cls}_span_null_q95"], np.arange(len(labels)) + i * height, marker="|", s=120,
+                           color="black", zorder=3, label="no-bias 95th percentile" if i == 0 else None)
         ax.set_yticks(np.arange(len(labels)) + 0.4 - height / 2, labels, fontsize=8)
         ax.set_xlabel(f"{cls} FPR gap span (largest − smallest group gap)")
         ax.grid(axis="x", alpha=0.3)
     axes[0][0].invert_yaxis()  # the panels share it: once puts the first label on top
-    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=len(probes), fontsize=8)
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=len(probes) + 1, fontsize=8)
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     save_png(fig, path)
 
@@ -52,7 +61,14 @@ def _forest(table: pd.DataFrame, value: str, label: str, path: str | Path, empty
     for ax, cls in zip(axes[0], ("negative", "positive")):
         y = np.arange(len(rows))
         if len(rows):
-            ax.errorbar(rows[f"{cls}_{value}"], y, xerr=rows[f"{cls}_{value}_width"], fmt="o", capsize=3)
+            ax.errorbar(rows[f"{cls}_{value}"], y, xerr=rows[f"{cls}_{value}_width"], fmt="o", capsize=3,
+                        label="over runs")
+            if f"{cls}_{value}_lo" in rows:  # the template bootstrap (docs/methods.md §3.3), below each point
+                centre = rows[f"{cls}_{value}"]
+                ax.errorbar(centre, y + 0.25, fmt="none", ecolor="tab:orange", capsize=2,
+                            xerr=np.nan_to_num(np.vstack([centre - rows[f"{cls}_{value}_lo"],
+                                                          rows[f"{cls}_{value}_hi"] - centre]).clip(min=0)),
+                            label="templates and runs resampled")
         else:
             ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)
         ax.axvline(0, color="gray", ls="--", lw=1)
@@ -60,5 +76,7 @@ def _forest(table: pd.DataFrame, value: str, label: str, path: str | Path, empty
         ax.set_xlabel(f"{cls} {label}")
         ax.grid(axis="x", alpha=0.3)
     axes[0][0].invert_yaxis()  # the panels share it: once puts the first row on top
+    if len(rows):
+        axes[0][1].legend(fontsize=7, loc="lower right", title="95% interval", title_fontsize=7)
     fig.tight_layout()
     save_png(fig, path)

@@ -72,7 +72,12 @@ def quantile(interval: str, z: float, n_runs: int) -> float:
 
 
 def over_runs(per_run: pd.DataFrame, keys: list[str], values: dict[str, str], interval: str, z: float) -> pd.DataFrame:
-    """Mean over runs and half-width ``q · sd / √R`` (sd with ddof=1; NaN when R = 1)."""
+    """Mean over runs, half-width ``q · sd / √R`` (sd with ddof=1; NaN when R = 1) and the two-sided p of mean 0.
+
+    The p-value is the interval's own test (docs/methods.md §3.3): Student t with R − 1
+    degrees of freedom for ``t``, the normal for ``z``, of mean / (sd/√R); with the default
+    quantiles an interval excludes 0 exactly when p < 0.05. NaN where R = 1.
+    """
     quantile(interval, z, 2)  # validate the interval name even when no rows
     rows = []
     for key, g in per_run.groupby(keys, sort=True):
@@ -82,9 +87,21 @@ def over_runs(per_run: pd.DataFrame, keys: list[str], values: dict[str, str], in
         for src, dst in values.items():
             x = g[src].to_numpy(dtype=float)
             row[dst] = float(x.mean())
-            row[f"{dst}_width"] = q * float(np.std(x, ddof=1)) / math.sqrt(n_runs) if n_runs > 1 else math.nan
+            se = float(np.std(x, ddof=1)) / math.sqrt(n_runs) if n_runs > 1 else math.nan
+            row[f"{dst}_width"] = q * se
+            row[f"{dst}_p"] = _p_value(row[dst], se, interval, n_runs)
         row["n_runs"] = n_runs
         row["interval"] = interval
         rows.append(row)
-    cols = keys + [c for dst in values.values() for c in (dst, f"{dst}_width")] + ["n_runs", "interval"]
+    cols = keys + [c for dst in values.values() for c in (dst, f"{dst}_width", f"{dst}_p")] + ["n_runs", "interval"]
     return pd.DataFrame(rows, columns=cols)
+
+
+def _p_value(mean: float, se: float, interval: str, n_runs: int) -> float:
+    """Two-sided p of a mean of 0 by the interval's distribution; 1 when every run agrees on 0, 0 on another value."""
+    if not math.isfinite(se):
+        return math.nan
+    if se == 0:
+        return 1.0 if mean == 0 else 0.0
+    statistic = abs(mean) / se
+    return float(2 * (stats.t.sf(statistic, n_runs - 1) if interval == "t" else stats.norm.sf(statistic)))

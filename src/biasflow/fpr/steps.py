@@ -16,13 +16,14 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from biasflow.fpr import pages
-from biasflow.fpr.gaps import GAP_COLUMNS, fpr_gaps, gap_spans, net_significance
+from biasflow.fpr.gaps import GAP_COLUMNS, fpr_gaps, gap_spans, net_significance, with_span_null
 from biasflow.fpr.markedness import markedness_table
 from biasflow.fpr.plots import plot_gaps, plot_markedness, plot_spans
 from biasflow.fpr.predictions import PREDICTION_COLUMNS, check_floor, check_unique, read_predictions, run_accuracy
 from biasflow.fpr.probes import load_labelled, probe_samples
 from biasflow.fpr.prompting import METHODS as PROMPTING, load_prompt_templates, prompt_classify, template_files
 from biasflow.fpr.rates import quantile
+from biasflow.fpr.resampling import bootstrap_gaps, span_null
 from biasflow.fpr.tuning import ClassifierSettings, fine_tune, soft_prompt_train
 from biasflow.generation import CachedGenerator
 from biasflow.models import Decoding, spec_from_entry
@@ -62,7 +63,7 @@ class ClassifySettings(StepSettings):
 
 @dataclass(frozen=True)
 class IntervalSettings(StepSettings):
-    """The interval over runs (``z``: mean ± z·sd/√R, the reference's; ``t``: Student t); markedness reads it."""
+    """The interval over runs (``t``: Student t, the default; ``z``: mean ± z·sd/√R, the reference's); markedness reads it."""
 
     section = "fpr"
 
@@ -72,9 +73,19 @@ class IntervalSettings(StepSettings):
 
 @dataclass(frozen=True)
 class GapSettings(IntervalSettings):
-    """The interval over runs and the accuracy below which a run is flagged."""
+    """The interval over runs, the accuracy below which a run is flagged, and the template bootstrap (§3.3)."""
 
     accuracy_floor: float
+    bootstrap: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class SummarySettings(IntervalSettings):
+    """Markedness's interval, and the draws of the gap spans' null (docs/methods.md §3.4)."""
+
+    null_draws: int
+    seed: int
 
 
 def classify_files(settings: ClassifySettings, classifier: ClassifierSettings, probes: Mapping[str, Mapping]) -> list[str]:
@@ -149,6 +160,11 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
     preds = read_predictions(list(prediction_paths))
     check_unique(preds)
     table = fpr_gaps(preds, interval=settings.interval, z=settings.z)
+    if "template_id" not in preds and settings.bootstrap:
+        log.warning("the predictions have no template_id column, so the gaps get no template bootstrap interval "
+                    "(*_FPR_gap_lo, *_FPR_gap_hi; docs/methods.md §3.3): add the template of each sentence")
+    table = table.merge(bootstrap_gaps(preds, settings.bootstrap, settings.seed), on=["model", "category", "group"],
+                        how="left", validate="one_to_one")
     single = sorted(table.loc[table["n_runs"] < 2, "model"].unique())
     if single:
         shown = ", ".join(single[:5]) + (f" and {len(single) - 5} more" if len(single) > 5 else "")
@@ -166,20 +182,24 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
         plot_gaps(table, plot_out)
 
 
-def summary(*, gap_paths: Mapping[str, str], prediction_paths: Sequence[str], settings: IntervalSettings,
-            spans_out: str, net_out: str, markedness_out: str, spans_plot: str, markedness_plot: str,
-            tables_page: str) -> None:
-    """Gap spans per probe set (and their mean), net significance over models, markedness; figures and page.
+def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequence[str]],
+            settings: SummarySettings, spans_out: str, net_out: str, markedness_out: str, spans_plot: str,
+            markedness_plot: str, tables_page: str) -> None:
+    """Gap spans per probe set (and their mean) with their null, net significance over models, markedness.
 
-    ``gap_paths`` maps each probe set's name to its gap table.
+    ``gap_paths`` maps each probe set's name to its gap table, ``prediction_paths`` to its
+    predictions files.
     """
     tables = [read_table(path, [*GAP_COLUMNS, "category"], "FPR gap table").assign(probe=probe)
               for probe, path in gap_paths.items()]
     gap_table = pd.concat(tables, ignore_index=True)
-    spans, net = gap_spans(gap_table), net_significance(gap_table)
+    by_probe = {probe: read_predictions(list(paths)) for probe, paths in prediction_paths.items()}
+    nulls = pd.concat([span_null(preds, settings.null_draws, settings.seed).assign(probe=probe)
+                       for probe, preds in by_probe.items()], ignore_index=True)
+    spans, net = with_span_null(gap_spans(gap_table), nulls), net_significance(gap_table)
     write_table(spans, spans_out)
     write_table(net, net_out)
-    preds = read_predictions(list(prediction_paths))
+    preds = pd.concat(by_probe.values(), ignore_index=True)
     marked = markedness_table(preds, settings.interval, settings.z)
     write_table(marked, markedness_out)
     plot_spans(spans, spans_plot)

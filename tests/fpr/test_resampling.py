@@ -1,0 +1,111 @@
+"""Template uncertainty and the span null of FPR gaps, against slow loops over the same random draws."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasflow.fpr.gaps import fpr_gaps, gap_spans
+from biasflow.fpr.resampling import bootstrap_gaps, permuted_labels, span_null
+
+GROUPS = {"A": ["a1", "a2"], "B": ["b1", "b2"], "C": ["c1", "c2"]}
+
+
+def predictions(seed: int, templates: int = 8, runs: int = 3, bias: float = 0.0) -> pd.DataFrame:
+    """Templates of mixed gold labels filled with two terms per group; group A called negative more with ``bias``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for run in range(runs):
+        for t in range(templates):
+            gold = t % 3
+            for group, terms in GROUPS.items():
+                for term in terms:
+                    wrong = rng.random() < 0.25
+                    pred = int(rng.choice([c for c in range(3) if c != gold])) if wrong else gold
+                    if group == "A" and gold != 0 and rng.random() < bias:
+                        pred = 0  # group A read as negative more often
+                    rows.append({"y_true": gold, "y_pred": pred, "category": "race", "group": group,
+                                 "text": f"template {t} with {term}", "model": "m", "run_id": f"r{run}",
+                                 "template_id": f"t{t}"})
+    return pd.DataFrame(rows)
+
+
+def test_bootstrap_interval_equals_a_slow_loop_over_resampled_rows():
+    """Each draw rebuilt as rows: templates and runs repeated by their multiplicities, gaps by fpr_gaps."""
+    preds, draws, seed = predictions(0), 40, 7
+    fast = bootstrap_gaps(preds, draws, seed).set_index("group")
+    rng = np.random.default_rng([seed, 0])
+    templates = sorted(preds["template_id"].unique())
+    runs = sorted(preds["run_id"].unique())
+    template_weights = rng.multinomial(len(templates), np.full(len(templates), 1 / len(templates)), size=draws)
+    run_weights = rng.multinomial(len(runs), np.full(len(runs), 1 / len(runs)), size=draws)
+    drawn = {cls: [] for cls in ("negative", "positive")}
+    for b in range(draws):
+        copies = []
+        for r, run in enumerate(runs):
+            for copy in range(run_weights[b, r]):
+                for t, template in enumerate(templates):
+                    rows = preds[(preds["run_id"] == run) & (preds["template_id"] == template)]
+                    copies += [rows.assign(run_id=f"{run}-{copy}")] * template_weights[b, t]
+        gaps = fpr_gaps(pd.concat(copies, ignore_index=True), interval="t", z=1.96).set_index("group")
+        for cls in drawn:
+            drawn[cls].append(gaps[f"{cls}_FPR_gap"].reindex(sorted(GROUPS)).to_numpy())
+    for cls in drawn:
+        low, high = np.percentile(np.array(drawn[cls]), [2.5, 97.5], axis=0)
+        assert fast.loc[sorted(GROUPS), f"{cls}_FPR_gap_lo"].to_numpy() == pytest.approx(low, abs=1e-9)
+        assert fast.loc[sorted(GROUPS), f"{cls}_FPR_gap_hi"].to_numpy() == pytest.approx(high, abs=1e-9)
+
+
+def test_span_null_equals_a_slow_loop_over_relabelled_rows():
+    """Each draw relabels the sentences within their templates, then fpr_gaps and gap_spans recompute the span."""
+    preds, draws, seed = predictions(1), 60, 3
+    fast = span_null(preds, draws, seed).iloc[0]
+    keys = preds["template_id"] + "\x00" + preds["text"]
+    sentences = np.unique(keys)
+    first = preds.groupby(keys, sort=True).first()
+    groups, labels = np.unique(first["group"].to_numpy(), return_inverse=True)
+    templates = np.unique(first["template_id"].to_numpy(), return_inverse=True)[1]
+    rng = np.random.default_rng([seed, 0])
+
+    def spans(table):
+        return gap_spans(fpr_gaps(table, interval="t", z=1.96).assign(probe="p")).iloc[0]
+
+    observed = spans(preds)
+    null = {cls: [] for cls in ("negative", "positive")}
+    for _ in range(draws):
+        relabel = dict(zip(sentences, groups[permuted_labels(rng, labels, templates)]))
+        row = spans(preds.assign(group=keys.map(relabel)))
+        for cls in null:
+            null[cls].append(row[f"{cls}_span"])
+    for cls in null:
+        values = np.array(null[cls])
+        assert fast[f"{cls}_span_null_q95"] == pytest.approx(np.percentile(values, 95), abs=1e-12)
+        expected_p = (1 + np.sum(values >= observed[f"{cls}_span"] - 1e-12)) / (1 + draws)
+        assert fast[f"{cls}_span_p"] == pytest.approx(expected_p)
+
+
+def test_permuted_labels_shuffle_within_templates_only():
+    rng = np.random.default_rng(0)
+    labels = np.array([0, 1, 2, 0, 1, 2, 0, 0])
+    templates = np.array([0, 0, 0, 1, 1, 1, 2, 2])
+    for _ in range(20):
+        shuffled = permuted_labels(rng, labels, templates)
+        for t in range(3):
+            assert sorted(shuffled[templates == t]) == sorted(labels[templates == t])
+
+
+def test_span_p_is_valid_without_bias_and_small_with_it():
+    """Exchangeable groups: p <= alpha at most about alpha of the time; a group called negative more: nearly always.
+
+    Spans of counts tie often (multiples of 1/48 here) and ties count as extreme, so the test
+    is conservative at these sizes, as a permutation test of a discrete statistic is.
+    """
+    null_p = np.array([span_null(predictions(seed, templates=12), 199, seed)["negative_span_p"].iloc[0]
+                       for seed in range(100)])
+    for alpha in (0.05, 0.2, 0.5):
+        assert np.mean(null_p <= alpha) <= alpha + 2.5 * np.sqrt(alpha * (1 - alpha) / len(null_p))
+    assert np.mean(null_p <= 0.5) >= 0.25, "conservative, not blind"
+    biased = np.array([span_null(predictions(seed, templates=12, bias=0.3), 199, seed)["negative_span_p"].iloc[0]
+                       for seed in range(20)])
+    assert np.mean(biased < 0.05) >= 0.8
