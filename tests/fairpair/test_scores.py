@@ -249,7 +249,9 @@ def test_summary_mean_f_t_interval_and_nonfinite_f_left_out(caplog):
     assert row["mean_F"] == pytest.approx(finite.mean())
     assert (row["F_ci_low"], row["F_ci_high"]) == pytest.approx((low, high))
     assert (row["mean_B"], row["mean_V_pg"], row["mean_V_gp"]) == pytest.approx((3.5, 0.5, 0.2))
-    assert "2 of 6 prompts" in caplog.text
+    assert (row["n_infinite_F"], row["n_undefined_F"]) == (1, 1)
+    assert row["F_of_means"] == pytest.approx(3.5**2 / (0.5 * 0.2)), "the paper's ratio of means"
+    assert "of 6 prompts, 1 have an infinite F" in caplog.text
 
 
 def test_summary_one_row_per_model_and_dissimilarity():

@@ -156,8 +156,8 @@ def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
     snakemake(workdir, "results/fairpair/summary.csv")
     summary = pd.read_csv(workdir / "results/fairpair/summary.csv")
     assert list(summary.columns) == [
-        "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "mean_B", "mean_V_pg", "mean_V_gp",
-        "welch_t", "welch_p",
+        "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "n_infinite_F", "n_undefined_F",
+        "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means", "welch_t", "welch_p",
     ]
     assert set(summary["model"]) == {"a-t1.0", "b-t1.0"}
     assert set(summary["dissimilarity"]) == {"jaccard", "sentiment"}

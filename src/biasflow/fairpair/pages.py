@@ -16,8 +16,10 @@ def write_tables(summary: pd.DataFrame, rejections: pd.DataFrame, path) -> None:
         "F near 1 means the differences between the sides are within sampling variability; F above 1, bias "
         "beyond it."), [
         Section("F per model and dissimilarity", (
-            "mean_F with its 95% confidence interval over prompts (F_ci_low, F_ci_high), the means of B and the "
-            "V's, and Welch's t-test of the cross-side against the within-side dissimilarities (a small welch_p: "
+            "mean_F, the mean of per-prompt F, with its 95% confidence interval over prompts (F_ci_low, F_ci_high), "
+            "leaving out the prompts counted in n_infinite_F (a side without variation, sides that differ) and "
+            "n_undefined_F; the means of B and the V's and F_of_means, their ratio as the paper's Table 3 reports "
+            "it; F sits above 1 with no bias at few samples, so F > 1 alone is not evidence; and Welch's t-test of the cross-side against the within-side dissimilarities (a small welch_p: "
             "the sides differ more than samples of one side do). jaccard compares the words; sentiment, VADER "
             "compound scores."), summary),
         Section("Perturbation rejections", (

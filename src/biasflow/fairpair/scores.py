@@ -59,8 +59,8 @@ _INPUT = {"jaccard": "text", "sentiment": SENTIMENT_COLUMN}
 MOMENT_COLUMNS = ["cross_n", "cross_mean", "cross_m2", "within_n", "within_mean", "within_m2"]
 PROMPT_SCORE_COLUMNS = ["prompt_id", "dissimilarity", "B", "V_pg", "V_gp", "F", "n", *MOMENT_COLUMNS]
 SUMMARY_COLUMNS = [
-    "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high",
-    "mean_B", "mean_V_pg", "mean_V_gp", "welch_t", "welch_p",
+    "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "n_infinite_F", "n_undefined_F",
+    "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means", "welch_t", "welch_p",
 ]
 
 
@@ -140,10 +140,16 @@ def summarise(scores: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     dissimilarity:
 
     - ``n_prompts``: prompts scored;
-    - ``mean_F``: mean F over the prompts whose F is finite (NaN/inf F, from a V of 0,
-      are left out and counted in a log line), with a Student t interval
-      mean ± t_{m−1,(1+confidence)/2} · sd/√m over those m prompts (NaN when m < 2);
-    - ``mean_B``, ``mean_V_pg``, ``mean_V_gp``: means over all scored prompts;
+    - ``mean_F``: the mean of per-prompt F over the prompts whose F is finite, with a
+      Student t interval mean ± t_{m−1,(1+confidence)/2} · sd/√m over those m prompts
+      (NaN when m < 2);
+    - ``n_infinite_F``: prompts left out of it with an infinite F (a side without any
+      variation but sides that differ: bias no sampling variability explains, frequent with
+      VADER's many 0.0 scores), ``n_undefined_F``: with a NaN F (nothing differs at all);
+      both are also named in a log line;
+    - ``mean_B``, ``mean_V_pg``, ``mean_V_gp``: means over all scored prompts, and
+      ``F_of_means`` = mean_B² / (mean_V_pg · mean_V_gp), the ratio of means the paper's
+      Table 3 reports (docs/methods.md §2.5: the two estimators differ, both are shown);
     - ``welch_t``, ``welch_p``: Welch's t-test (two-sided, unequal variances) of the
       cross-pair dissimilarities {d(a_i, b_j)} against the pooled within-set ones
       {d(a_i, a_j)} ∪ {d(b_i, b_j)}, pooled over the model's scored prompts — the
@@ -164,17 +170,17 @@ def summarise(scores: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         group = groups[(model, name)]
         F = group["F"].to_numpy(dtype=np.float64)
         finite = F[np.isfinite(F)]
-        if len(finite) < len(F):
+        infinite, undefined = int(np.isinf(F).sum()), int(np.isnan(F).sum())
+        if infinite or undefined:
             log.info(
-                "%s, %s: %d of %d prompts have a NaN or infinite F (a V of 0) and are left out of mean_F",
-                model, name, len(F) - len(finite), len(F),
+                "%s, %s: of %d prompts, %d have an infinite F (a side without variation, sides that differ) and %d an "
+                "undefined one (nothing differs); both are left out of mean_F and counted in the summary",
+                model, name, len(F), infinite, undefined,
             )
         mean_F, low, high = _t_interval(finite, confidence)
         t, p = _welch(group)
-        out.append((
-            model, name, len(group), mean_F, low, high,
-            group["B"].mean(), group["V_pg"].mean(), group["V_gp"].mean(), t, p,
-        ))
+        means = group["B"].mean(), group["V_pg"].mean(), group["V_gp"].mean()
+        out.append((model, name, len(group), mean_F, low, high, infinite, undefined, *means, fairpair_f(*means), t, p))
     return pd.DataFrame(out, columns=SUMMARY_COLUMNS)
 
 
