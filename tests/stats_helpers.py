@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
 import pandas as pd
 
 from biasflow.cairo.stats import STATS_COLUMNS, STATS_KEYS
