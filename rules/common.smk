@@ -163,6 +163,10 @@ def fairpair_scores_by_model(wildcards):
     return {model: f"results/fairpair/{model}.csv" for model in FAIRPAIR_MODELS}
 
 
+def fairpair_null_by_model(wildcards):
+    return {model: f"results/fairpair/null/{model}.parquet" for model in FAIRPAIR_MODELS}
+
+
 def fairpair_rejections_by_model(wildcards):
     return {model: f"results/fairpair/pairs/{model}_rejections.csv" for model in FAIRPAIR_MODELS}
 

@@ -71,6 +71,7 @@ rule fairpair_score:
         pairs="results/fairpair/pairs/{model}.parquet",
     output:
         scores="results/fairpair/{model}.csv",
+        null="results/fairpair/null/{model}.parquet",
         ngrams="results/fairpair/{model}_ngrams.csv",
         ngrams_plot=report("results/fairpair/{model}_ngrams.png", caption="../workflow/report/ngrams.rst", category="FairPair"),
     params:
@@ -86,6 +87,7 @@ rule fairpair_score:
 rule fairpair_summary:
     input:
         scores=expand("results/fairpair/{model}.csv", model=FAIRPAIR_MODELS),
+        null=expand("results/fairpair/null/{model}.parquet", model=FAIRPAIR_MODELS),
         rejections=expand("results/fairpair/pairs/{model}_rejections.csv", model=FAIRPAIR_MODELS),
     output:
         summary="results/fairpair/summary.csv",
@@ -96,6 +98,7 @@ rule fairpair_summary:
         ),
     params:
         scores=fairpair_scores_by_model,
+        null=fairpair_null_by_model,
         rejections=fairpair_rejections_by_model,
     conda:
         "../environment.yml"

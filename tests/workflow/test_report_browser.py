@@ -184,9 +184,15 @@ def check_category(driver, report: Path, artifacts: Path, categories: dict, cate
 
 def check_result(driver, artifacts: Path, path: str) -> None:
     """The result's row, its view on screen and its caption; a screenshot of the view."""
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
 
     row_xpath = f"//nav//table/tbody/tr[td[1][normalize-space()={xpath_string(path)}]]"
+    # The list renders after the click, later on a busy machine: wait for the row, then say what was listed.
+    try:
+        wait(driver).until(lambda d: d.find_elements(By.XPATH, row_xpath))
+    except TimeoutException:
+        pass
     rows = driver.find_elements(By.XPATH, row_xpath)
     first_cells = driver.find_elements(By.XPATH, "//nav//table/tbody/tr/td[1]")
     listed = [cell.get_attribute("textContent") for cell in first_cells]

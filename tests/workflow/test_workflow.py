@@ -157,8 +157,11 @@ def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
     summary = pd.read_csv(workdir / "results/fairpair/summary.csv")
     assert list(summary.columns) == [
         "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "n_infinite_F", "n_undefined_F",
+        "F_null_mean", "F_null_lo", "F_null_hi", "F_excess", "F_excess_lo", "F_excess_hi", "p_perm",
         "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means", "welch_t", "welch_p",
     ]
+    assert summary["p_perm"].between(0, 1, inclusive="right").all()
+    assert (summary["F_null_lo"] <= summary["F_null_hi"]).all()
     assert set(summary["model"]) == {"a-t1.0", "b-t1.0"}
     assert set(summary["dissimilarity"]) == {"jaccard", "sentiment"}
     per_prompt = pd.read_csv(workdir / "results/fairpair/a-t1.0.csv")

@@ -5,7 +5,7 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: summary(
-            score_paths=sm.params.scores, rejection_paths=sm.params.rejections, out=sm.output.summary,
+            score_paths=sm.params.scores, null_paths=sm.params.null, rejection_paths=sm.params.rejections, out=sm.output.summary,
             plot_out=sm.output.plot, rejections_out=sm.output.rejections, tables_page=sm.output.tables_page,
         ),
         snakemake,

@@ -13,10 +13,12 @@ from biasflow.tables import require_columns
 
 
 def plot_summary(table: pd.DataFrame, path: str | Path) -> None:
-    """Mean FairPair score per model with its 95% CI, one panel per dissimilarity; F = 1 marked.
+    """Mean FairPair score per model with its 95% CI and the no-bias null band, one panel per dissimilarity.
 
     F near 1 means the two sides differ no more than samples of one side differ among
-    themselves (paper 001, section 2); F above 1 is bias beyond sampling variability.
+    themselves (paper 001, section 2), but F can exceed 1 by chance at few samples: the gray
+    band is where the permutation null puts the mean F (docs/methods.md §2.5), and a point
+    right of it is bias beyond sampling variability.
     """
     plt = pyplot()
     names = sorted(table["dissimilarity"].unique())
@@ -26,11 +28,16 @@ def plot_summary(table: pd.DataFrame, path: str | Path) -> None:
         rows = table[table["dissimilarity"] == name].sort_values("model")
         y = list(range(len(rows)))
         errors = [rows["mean_F"] - rows["F_ci_low"], rows["F_ci_high"] - rows["mean_F"]]
-        ax.errorbar(rows["mean_F"], y, xerr=errors, fmt="o", capsize=3)
+        for row, (low, high) in zip(y, zip(rows["F_null_lo"], rows["F_null_hi"])):
+            if np.isfinite(low) and np.isfinite(high):  # where chance alone puts mean F (docs/methods.md §2.5)
+                ax.fill_betweenx([row - 0.3, row + 0.3], low, high, color="gray", alpha=0.25, lw=0,
+                                 label="no-bias null, 95%" if row == 0 else None)
+        ax.errorbar(rows["mean_F"], y, xerr=errors, fmt="o", capsize=3, label="mean F, 95% CI")
         ax.axvline(1.0, color="gray", ls="--", lw=1)
         ax.set_yticks(y, rows["model"])
         ax.set_xlabel("FairPair score F (1 = sampling variability)")
         ax.set_title(name)
+    axes[0][0].legend(fontsize=7, loc="best")
     fig.tight_layout()
     save_png(fig, path)
 

@@ -41,6 +41,9 @@ import pandas as pd
 from scipy import sparse, stats
 
 from biasflow.errors import BiasflowError
+from biasflow.fairpair.null import (
+    MODEL_NULL_COLUMNS, NULL_DRAW_COLUMNS, model_null, prompt_null, random_splits, split_parts,
+)
 from biasflow.fairpair.tokens import tokens
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
@@ -57,22 +60,25 @@ DISSIMILARITIES = ("jaccard", "sentiment")
 _INPUT = {"jaccard": "text", "sentiment": SENTIMENT_COLUMN}
 # Moments of a prompt's cross-pair and within-side dissimilarities (over samples, also with folds).
 MOMENT_COLUMNS = ["cross_n", "cross_mean", "cross_m2", "within_n", "within_mean", "within_m2"]
-PROMPT_SCORE_COLUMNS = ["prompt_id", "dissimilarity", "B", "V_pg", "V_gp", "F", "n", *MOMENT_COLUMNS]
+PROMPT_SCORE_COLUMNS = ["prompt_id", "dissimilarity", "B", "V_pg", "V_gp", "F", "n", *MOMENT_COLUMNS,
+                        "F_null_mean", "p_perm"]
 SUMMARY_COLUMNS = [
     "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "n_infinite_F", "n_undefined_F",
-    "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means", "welch_t", "welch_p",
+    *MODEL_NULL_COLUMNS, "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means", "welch_t", "welch_p",
 ]
 
 
 @dataclass(frozen=True)
 class ScoreSettings(StepSettings):
-    """What FairPair's score step reads (docs/methods.md §2.2-2.6): the dissimilarities, the k-fold variant, n-grams."""
+    """What FairPair's score step reads (docs/methods.md §2.2-2.6): dissimilarities, k folds, n-grams, the null's draws."""
 
     section = "fairpair"
 
     dissimilarities: list[str]
     folds: int | None
     ngrams: dict
+    null_draws: int
+    seed: int
 
 
 def fairpair_f(B, V_pg, V_gp):
@@ -91,7 +97,13 @@ def fairpair_f(B, V_pg, V_gp):
 
 
 def fairpair_scores(continuations: pd.DataFrame, dissimilarities: Iterable[str], folds: int | None) -> pd.DataFrame:
-    """B, V_pg, V_gp and F (docs/methods.md §2.3) per prompt and dissimilarity.
+    """B, V_pg, V_gp and F (docs/methods.md §2.3) per prompt and dissimilarity: :func:`scores_and_null` with no null."""
+    return scores_and_null(continuations, dissimilarities, folds, null_draws=0, seed=0)[0]
+
+
+def scores_and_null(continuations: pd.DataFrame, dissimilarities: Iterable[str], folds: int | None,
+                    null_draws: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """B, V_pg, V_gp and F (docs/methods.md §2.3) per prompt and dissimilarity, with the permutation null's draws.
 
     ``continuations`` has :data:`SIDE_COLUMNS`: per prompt, n samples on each of the two
     :data:`SIDES` (the same n on both, n ≥ 2, one row per sample). A missing text is an
@@ -112,28 +124,45 @@ def fairpair_scores(continuations: pd.DataFrame, dissimilarities: Iterable[str],
     count, mean and sum of squared deviations of the cross-pair dissimilarities
     {d(a_i, b_j)} and of the within-side ones {d(a_i, a_j), i<j} ∪ {d(b_i, b_j), i<j}, over
     samples (also with folds), for the summary's Welch test.
+
+    ``null_draws`` re-splits each prompt's 2n continuations that many times
+    (:mod:`biasflow.fairpair.null`, seeded by ``seed`` and the prompt's position), the same
+    splits for every dissimilarity: ``F_null_mean`` and ``p_perm`` per prompt, and every
+    draw's F in the second table (:data:`~biasflow.fairpair.null.NULL_DRAW_COLUMNS`). With
+    folds, or 0 draws, there is no null (NaN, an empty table): the null re-splits samples.
     """
     dissimilarities = _check_dissimilarities(dissimilarities)
     _check_continuations(continuations, "FairPair continuation table", equal_sizes=True)
     _check_sentiment(continuations, dissimilarities, "FairPair continuation table")
     if folds is not None:
         _check_folds(continuations, folds)
-    rows = []
-    for prompt_id, sides in _prompt_sides(continuations):
+    rows, null_rows = [], []
+    with_null = bool(null_draws) and folds is None
+    for index, (prompt_id, sides) in enumerate(_prompt_sides(continuations)):
         n = int((sides["side"] == SIDES[0]).sum())
+        splits = random_splits(np.random.default_rng([seed, index]), n, null_draws) if with_null else None
         for name in dissimilarities:
             a_units, b_units = _units(name, sides)
-            within_a, within_b, cross = _dissimilarities(name, a_units, b_units)
+            full = _full_matrix(name, a_units, b_units)
+            within_a, within_b, cross = full[:n, :n], full[n:, n:], full[:n, n:]
             moments = _pair_moments(within_a, within_b, cross)
             if folds is not None:
                 a_folds, b_folds = _fold_aggregate(name, a_units, folds), _fold_aggregate(name, b_units, folds)
                 within_a, within_b, cross = _dissimilarities(name, a_folds, b_folds)
             B, V_pg, V_gp = cross.mean(), _off_diagonal_mean(within_a), _off_diagonal_mean(within_b)
-            rows.append((prompt_id, name, B, V_pg, V_gp, fairpair_f(B, V_pg, V_gp), n, *moments))
-    return pd.DataFrame(rows, columns=PROMPT_SCORE_COLUMNS)
+            F = fairpair_f(B, V_pg, V_gp)
+            null_mean = p_perm = math.nan
+            if with_null:
+                null = np.atleast_1d(fairpair_f(*split_parts(full, splits)))
+                null_mean, p_perm = prompt_null(F, null)
+                null_rows.append(pd.DataFrame({"prompt_id": prompt_id, "dissimilarity": name,
+                                               "draw": np.arange(null_draws), "F": null}))
+            rows.append((prompt_id, name, B, V_pg, V_gp, F, n, *moments, null_mean, p_perm))
+    draws = pd.concat(null_rows, ignore_index=True) if null_rows else pd.DataFrame(columns=NULL_DRAW_COLUMNS)
+    return pd.DataFrame(rows, columns=PROMPT_SCORE_COLUMNS), draws[NULL_DRAW_COLUMNS]
 
 
-def summarise(scores: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, confidence: float = 0.95) -> pd.DataFrame:
     """One row per model × dissimilarity: mean F with its CI, mean B and V's, Welch's t-test.
 
     ``scores`` is :func:`fairpair_scores` output with a ``model`` column. Per model and
@@ -150,6 +179,10 @@ def summarise(scores: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     - ``mean_B``, ``mean_V_pg``, ``mean_V_gp``: means over all scored prompts, and
       ``F_of_means`` = mean_B² / (mean_V_pg · mean_V_gp), the ratio of means the paper's
       Table 3 reports (docs/methods.md §2.5: the two estimators differ, both are shown);
+    - the permutation null (:mod:`biasflow.fairpair.null`), from ``draws`` (every prompt's
+      null F per draw, with a ``model`` column; without it, NaN): ``F_null_mean``, the null
+      band ``F_null_lo``-``F_null_hi`` of the mean F, ``F_excess`` = mean of F − its
+      prompt's null mean with a t interval, and ``p_perm``, the headline significance;
     - ``welch_t``, ``welch_p``: Welch's t-test (two-sided, unequal variances) of the
       cross-pair dissimilarities {d(a_i, b_j)} against the pooled within-set ones
       {d(a_i, a_j)} ∪ {d(b_i, b_j)}, pooled over the model's scored prompts — the
@@ -180,7 +213,13 @@ def summarise(scores: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
         mean_F, low, high = _t_interval(finite, confidence)
         t, p = _welch(group)
         means = group["B"].mean(), group["V_pg"].mean(), group["V_gp"].mean()
-        out.append((model, name, len(group), mean_F, low, high, infinite, undefined, *means, fairpair_f(*means), t, p))
+        null = (math.nan,) * len(MODEL_NULL_COLUMNS)
+        if draws is not None and len(draws):
+            mine = draws[(draws["model"] == model) & (draws["dissimilarity"] == name)]
+            t_quantile = stats.t.ppf((1 + confidence) / 2, max(1, len(finite) - 1))
+            null = model_null(group, mine, t_quantile)
+        out.append((model, name, len(group), mean_F, low, high, infinite, undefined, *null, *means,
+                    fairpair_f(*means), t, p))
     return pd.DataFrame(out, columns=SUMMARY_COLUMNS)
 
 
@@ -309,14 +348,18 @@ def _fold_aggregate(name: str, units, k: int):
     return [frozenset().union(*(units[s] for s in np.flatnonzero(fold == f))) for f in range(k)]
 
 
+def _full_matrix(name: str, a_units, b_units) -> np.ndarray:
+    """d over both sides' units at once (the first side's rows first)."""
+    if name == "sentiment":
+        values = np.concatenate([a_units, b_units])
+        return np.abs(values[:, None] - values[None, :])
+    return _jaccard_matrix([*a_units, *b_units])
+
+
 def _dissimilarities(name: str, a_units, b_units) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """d(a_i, a_j), d(b_i, b_j) and d(a_i, b_j) as matrices, from one matrix over both sides."""
     n_a = len(a_units)
-    if name == "sentiment":
-        values = np.concatenate([a_units, b_units])
-        full = np.abs(values[:, None] - values[None, :])
-    else:
-        full = _jaccard_matrix([*a_units, *b_units])
+    full = _full_matrix(name, a_units, b_units)
     return full[:n_a, :n_a], full[n_a:, n_a:], full[:n_a, n_a:]
 
 

@@ -18,13 +18,14 @@ import pandas as pd
 from biasflow.errors import BiasflowError
 from biasflow.fairpair import pages
 from biasflow.fairpair.ngrams import differential_ngrams
+from biasflow.fairpair.null import NULL_DRAW_COLUMNS
 from biasflow.fairpair.perturbation import (
     PerturbationSettings, Swapper, llm_perturb, load_perturbation_template, rule_perturb,
 )
 from biasflow.fairpair.plots import plot_ngrams, plot_summary
 from biasflow.fairpair.prompts import PAIR_PROMPT_COLUMNS, PromptSettings, build_prompts
 from biasflow.fairpair.scores import (
-    PROMPT_SCORE_COLUMNS, SENTIMENT_COLUMN, SIDE_COLUMNS, ScoreSettings, fairpair_scores, summarise,
+    PROMPT_SCORE_COLUMNS, SENTIMENT_COLUMN, SIDE_COLUMNS, ScoreSettings, scores_and_null, summarise,
 )
 from biasflow.generation import CachedGenerator
 from biasflow.models import Decoding, Request, spec_from_entry
@@ -117,13 +118,16 @@ def pairs(
     write_table(sides, out)
 
 
-def score(*, pairs_path: str, model: str, settings: ScoreSettings, out: str, ngrams_out: str, ngrams_plot: str) -> None:
-    """B, V_pg, V_gp and F per prompt and dissimilarity, and the most differential n-grams, of one model."""
+def score(*, pairs_path: str, model: str, settings: ScoreSettings, out: str, null_out: str, ngrams_out: str,
+          ngrams_plot: str) -> None:
+    """B, V_pg, V_gp and F per prompt and dissimilarity with the permutation null, and the differential n-grams."""
     sides = read_table(pairs_path, SIDE_COLUMNS, "FairPair pairs")
     complete = with_vader(complete_pairs(sides), settings.dissimilarities)
-    scores = fairpair_scores(complete, settings.dissimilarities, settings.folds)
+    scores, draws = scores_and_null(complete, settings.dissimilarities, settings.folds, settings.null_draws,
+                                    settings.seed)
     scores.insert(0, "model", model)
     write_table(scores, out)
+    write_table(draws, null_out)
     ngrams = differential_ngrams(
         sides.loc[sides["side"] == "perturbed_original", "text"].tolist(),
         sides.loc[sides["side"] == "counterfactual", "text"].tolist(),
@@ -156,18 +160,21 @@ def complete_pairs(sides: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(kept, ignore_index=True)
 
 
-def summary(*, score_paths: Mapping[str, str], rejection_paths: Mapping[str, str], out: str, plot_out: str,
-            rejections_out: str, tables_page: str) -> None:
-    """Per model and dissimilarity: mean F with its 95% CI, means of B and the V's, and Welch's t-test.
+def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], rejection_paths: Mapping[str, str],
+            out: str, plot_out: str, rejections_out: str, tables_page: str) -> None:
+    """Per model and dissimilarity: mean F with its 95% CI and permutation null, means of B and the V's, Welch's test.
 
-    ``score_paths`` and ``rejection_paths`` map each model to its files; ``tables_page`` is
-    the report's HTML page of the summary and the rejection rates.
+    ``score_paths``, ``null_paths`` (each prompt's null draws) and ``rejection_paths`` map each
+    model to its files; ``tables_page`` is the report's HTML page of the summary and the
+    rejection rates.
     """
     scores = pd.concat([
         read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores").assign(model=model)
         for model, path in score_paths.items()
     ])
-    table = summarise(scores)
+    draws = pd.concat([read_table(path, NULL_DRAW_COLUMNS, "FairPair null draws").assign(model=model)
+                       for model, path in null_paths.items()], ignore_index=True)
+    table = summarise(scores, draws)
     write_table(table, out)
     rejections = pd.concat([
         read_table(path, REJECTION_COLUMNS, "rejections").assign(model=model) for model, path in rejection_paths.items()
@@ -182,5 +189,6 @@ def summary(*, score_paths: Mapping[str, str], rejection_paths: Mapping[str, str
 def score_user_sides(*, continuations_path: str, settings: ScoreSettings, out: str) -> None:
     """``biasflow fairpair-score``: B, V and F of a continuation table the user brings."""
     table = read_table(continuations_path, SIDE_COLUMNS, "continuation table")
-    scores = fairpair_scores(with_vader(table, settings.dissimilarities), settings.dissimilarities, settings.folds)
+    scores, _ = scores_and_null(with_vader(table, settings.dissimilarities), settings.dissimilarities,
+                                settings.folds, settings.null_draws, settings.seed)
     write_table(scores, out)
