@@ -182,6 +182,11 @@ class Clone:
         print(f"[readme_numbers]   {seconds:.1f} s", file=sys.stderr, flush=True)
         return seconds, done.stdout
 
+    def benchmark(self, module: str, name: str, flags: str = "") -> tuple[float, dict]:
+        """Run ``benchmarks.<module>`` with ``--json benchmarks/out/<name>.json``; seconds and what it wrote."""
+        seconds, _ = self.run(f".venv/bin/python -m benchmarks.{module} --json benchmarks/out/{name}.json{flags}")
+        return seconds, json.loads((self.path / f"benchmarks/out/{name}.json").read_text())
+
     def config(self) -> dict:
         return yaml.safe_load((self.path / "config/config.yaml").read_text())
 
@@ -213,8 +218,8 @@ def measure_counterfactual(clone: Clone) -> dict:
     clone.require(".venv/bin/python")
     if not (clone.path / "results/continuations").exists():
         clone.run(MAIN_JOB)
-    seconds, _ = clone.run(".venv/bin/python -m benchmarks.counterfactual --json benchmarks/out/counterfactual.json")
-    return {"seconds": seconds, **json.loads((clone.path / "benchmarks/out/counterfactual.json").read_text())}
+    seconds, result = clone.benchmark("counterfactual", "counterfactual")
+    return {"seconds": seconds, **result}
 
 
 def measure_fairpair(clone: Clone) -> dict:
@@ -305,15 +310,15 @@ def measure_plan(clone: Clone) -> dict:
 
 def measure_weights(clone: Clone) -> dict:
     clone.require(".venv/bin/python")
-    seconds, _ = clone.run(".venv/bin/python -m benchmarks.weights --json benchmarks/out/weights.json")
-    return {"seconds": seconds, "results": json.loads((clone.path / "benchmarks/out/weights.json").read_text())}
+    seconds, results = clone.benchmark("weights", "weights")
+    return {"seconds": seconds, "results": results}
 
 
 def measure_scoring(clone: Clone) -> dict:
     clone.require(".venv/bin/python")
     clone.run(".venv/bin/pip install -q -e '.[detoxify]'")
-    seconds, _ = clone.run(".venv/bin/python -m benchmarks.scoring --json benchmarks/out/scoring.json")
-    return {"seconds": seconds, "results": json.loads((clone.path / "benchmarks/out/scoring.json").read_text())}
+    seconds, results = clone.benchmark("scoring", "scoring")
+    return {"seconds": seconds, "results": results}
 
 
 def measure_scale(clone: Clone) -> dict:
@@ -324,24 +329,21 @@ def measure_scale(clone: Clone) -> dict:
 
 def measure_selection(clone: Clone) -> dict:
     clone.require(".venv/bin/python")
-    command = ".venv/bin/python -m benchmarks.bench_selection --json benchmarks/out/selection{}.json{}"
-    seconds, _ = clone.run(command.format("", ""))
-    permuted, _ = clone.run(command.format("-b1000", " --cases b --independent-permutations 1000"))
-    cases = [case for name in ("selection", "selection-b1000")
-             for case in json.loads((clone.path / f"benchmarks/out/{name}.json").read_text())["cases"]]
-    return {"seconds": seconds + permuted, "cases": cases}
+    seconds, defaults = clone.benchmark("bench_selection", "selection")
+    permuted, more = clone.benchmark("bench_selection", "selection-b1000", " --cases b --independent-permutations 1000")
+    return {"seconds": seconds + permuted, "cases": defaults["cases"] + more["cases"]}
 
 
 def measure_uncertainty(clone: Clone) -> dict:
     clone.require(".venv/bin/python")
-    seconds, _ = clone.run(".venv/bin/python -m benchmarks.bench_uncertainty --json benchmarks/out/uncertainty.json")
-    return {"seconds": seconds, "rows": json.loads((clone.path / "benchmarks/out/uncertainty.json").read_text())["rows"]}
+    seconds, result = clone.benchmark("bench_uncertainty", "uncertainty")
+    return {"seconds": seconds, "rows": result["rows"]}
 
 
 def measure_calibration(clone: Clone) -> dict:
     clone.require(".venv/bin/python")
-    seconds, _ = clone.run(".venv/bin/python -m benchmarks.cairo_calibration --json benchmarks/out/calibration.json")
-    return {"seconds": seconds, **json.loads((clone.path / "benchmarks/out/calibration.json").read_text())}
+    seconds, result = clone.benchmark("cairo_calibration", "calibration")
+    return {"seconds": seconds, **result}
 
 
 def measure_vllm(clone: Clone) -> dict:

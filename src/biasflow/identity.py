@@ -48,6 +48,10 @@ class AxisLexicon:
     def subgroups(self) -> list[str]:
         return list(self.words)
 
+    def compared(self, labels) -> list[str]:
+        """The subgroups among ``labels`` (a table's) that this lexicon has words for, sorted: those rescored."""
+        return sorted(set(labels) & set(self.words))
+
     def variants(self, text: str, subgroup: str, targets: list[str]) -> tuple[int, dict[str, str]]:
         """The number of mentions of ``subgroup`` in ``text``, and the text with them swapped per target.
 

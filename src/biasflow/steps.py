@@ -59,8 +59,8 @@ def counterfactual(*, continuations_path: str, settings: ScoringSettings, lexico
     table = read_table(continuations_path, [*CONTINUATION_KEY, "subgroup", "text", "continuation"],
                        "continuation table")
     lexicon = IdentityLexicon.from_file(lexicon_path).axis(axis)
-    subgroups = sorted(set(table["subgroup"]) & set(lexicon.subgroups))
-    write_table(variant_table(table, settings, lexicon, subgroups, Path(cache_dir) / "scores"), out)
+    variants = variant_table(table, settings, lexicon, lexicon.compared(table["subgroup"]), Path(cache_dir) / "scores")
+    write_table(variants, out)
 
 
 def neutral(*, scores_path: str, variants_path: str, out: str) -> None:

@@ -202,15 +202,16 @@ def scorer_bias_to_directory(*, continuation_paths: Sequence[str], scoring: Scor
     if "group_key" not in table:
         table["group_key"] = table["prompt_id"]
     lexicon = IdentityLexicon.from_file(lexicon_path).axis(axis)
-    groups = sorted(set(table["subgroup"]) & set(lexicon.subgroups))
+    groups = lexicon.compared(table["subgroup"])
     if len(groups) < 2:
         raise BiasflowError(
             f"the continuations' subgroups ({', '.join(sorted(map(str, set(table['subgroup']))))}) name fewer than two "
             f"of the identity lexicon's {axis} subgroups ({', '.join(lexicon.subgroups)}); use these labels in the "
             "subgroup column, or give a lexicon with yours (--identity-lexicon)."
         )
-    scored = score_table(table, scoring, Path(cache_dir) if cache_dir else None)
-    variants = variant_table(table, scoring, lexicon, groups, Path(cache_dir) if cache_dir else None)
+    cache = Path(cache_dir) if cache_dir else None
+    scored = score_table(table, scoring, cache)
+    variants = variant_table(table, scoring, lexicon, groups, cache)
     out = Path(out_dir)
     _write_scorer_bias(scored, variants, groups, settings, *(str(out / name.format(axis=axis)) for name in
                                                               SCORER_BIAS_OUTPUTS))
