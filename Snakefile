@@ -24,6 +24,7 @@ include: "rules/score.smk"
 include: "rules/cairo.smk"
 include: "rules/fairpair.smk"
 include: "rules/fpr.smk"
+include: "rules/power.smk"
 
 
 wildcard_constraints:
@@ -35,6 +36,7 @@ wildcard_constraints:
     run=f"(|scorers/({alternatives(SIDE_LABELS)})/)",
     probe=alternatives(FPR_PROBES),
     classifier=alternatives(FPR_CLASSIFIERS),
+    method=alternatives(POWER_METHODS),
 
 
 # Light steps that read and write small tables run where Snakemake runs, never as
@@ -54,6 +56,7 @@ localrules:
     fairpair_summary,
     fpr_gaps,
     fpr_summary,
+    power,
 
 
 rule all:

@@ -33,6 +33,7 @@ from biasflow.fpr.steps import ClassifySettings, GapSettings, SummarySettings, c
 from biasflow.fpr.tuning import ClassifierSettings
 from biasflow.generation import GenerationSettings
 from biasflow.models import job_resources
+from biasflow.power import planner
 from biasflow.report_front import front_page
 from biasflow.scorers import scorer_class
 from biasflow.scorers.table import ScoringSettings
@@ -72,6 +73,8 @@ FAIRPAIR_MODELS = (config["fairpair"]["models"] or MODELS) if "fairpair" in METH
 FPR_PROBES = list(config["fpr"]["probes"]) if "fpr" in METHODS else []
 FPR_MODELS = (config["fpr"]["models"] or MODELS) if "fpr" in METHODS else []
 FPR_CLASSIFIERS = list(config["fpr"]["classifiers"]) if "fpr" in METHODS else []
+# The methods whose results the power planner reads (docs/methods.md section 6).
+POWER_METHODS = [m for m, runs in (("cairo", AXES), ("fairpair", FAIRPAIR_MODELS), ("fpr", FPR_PROBES)) if runs]
 
 
 def alternatives(names):
@@ -279,6 +282,25 @@ def fpr_gaps_by_probe(wildcards):
     return {p: f"results/fpr/{p}_gaps.csv" for p in FPR_PROBES}
 
 
+def power_sources(wildcards):
+    """What the power planner of one method reads, by source: CAIRO's statistics per axis, FPR's predictions per
+    probe set, FairPair's per-prompt scores per model."""
+    if wildcards.method == "cairo":
+        return {axis: [f"results/cairo/stats/{axis}.parquet"] for axis in AXES}
+    if wildcards.method == "fpr":
+        return fpr_predictions_of_probes(wildcards)
+    return {model: [path] for model, path in fairpair_scores_by_model(wildcards).items()}
+
+
+def power_inputs(wildcards):
+    return {"files": [path for paths in power_sources(wildcards).values() for path in paths]}
+
+
+def power_params(wildcards):
+    """The plain values of the method's planner settings."""
+    return settings_params(planner(wildcards.method).Settings)
+
+
 # `snakemake --report` gathers the figures and tables of every job the target needs, and stops
 # at the first one missing. A report right after a partial run (`make demo` runs the main job
 # only) should show what was computed, so under --report the default target is what exists,
@@ -318,6 +340,7 @@ def final_jobs():
         jobs.append(("results/fairpair/summary.csv", rules.fairpair_summary, {}))
     if FPR_PROBES:
         jobs.append(("results/fpr/gap_spans.csv", rules.fpr_summary, {}))
+    jobs += [(f"results/power/{method}.csv", rules.power, {"method": method}) for method in POWER_METHODS]
     return jobs
 
 

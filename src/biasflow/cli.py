@@ -9,6 +9,7 @@ method. A :class:`BiasflowError` prints one line and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import sys
 from dataclasses import replace
@@ -16,7 +17,7 @@ from importlib.metadata import entry_points
 
 from biasflow import __version__
 from biasflow.errors import BiasflowError
-from biasflow.schema import check_flags, default, flag
+from biasflow.schema import check_flags, check_value, default, flag
 
 # The scoring section's keys a command takes as flags (``score``, and ``scorer-bias`` of CAIRO).
 SCORING_FLAGS = ("lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config")
@@ -120,6 +121,28 @@ def _register_core(commands) -> None:
     score.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
     score.set_defaults(run=_score)
 
+    power = commands.add_parser(
+        "power", help="how large a difference a pilot's sizes can show, and the sizes a difference needs",
+        description="From a pilot run's files, per subgroup the smallest difference detectable at the given power "
+        "and significance level with the sizes at hand, and the sentences, continuations, prompts or models a "
+        "study needs to detect --target (docs/methods.md section 6), as the workflow's results/power/<method>.csv. "
+        "--pilot takes what the method's workflow step reads: CAIRO statistics (results/cairo/stats/<axis>.parquet), "
+        "FPR predictions TSVs (one probe set per file) or FairPair per-prompt scores (results/fairpair/<model>.csv, "
+        "the file name being the model).",
+        **example("biasflow power --method fpr --pilot predictions.tsv --target 0.05 --out power.csv"),
+    )
+    power.add_argument("--method", required=True, choices=_planners(), help="the method whose files --pilot are")
+    power.add_argument("--pilot", nargs="+", required=True, help="the pilot's files, each a source named by its file stem")
+    power.add_argument("--out", required=True, help="power table (.csv, .tsv or .parquet)")
+    power.add_argument("--target", type=float, help="the difference worth detecting, in the method's unit "
+                       "(default: power.min_effect.<method>: %s)"
+                       % ", ".join(f"{m} {default(f'power.min_effect.{m}')}" for m in _planners()))
+    flag(power, "--target-r", "power.min_r", help="CAIRO: the agreement across models (Pearson r) worth detecting "
+         "(default: %s)" % default("power.min_r"))
+    flag(power, "--alpha", "power.alpha")
+    flag(power, "--power", "power.power")
+    power.set_defaults(run=_power)
+
 
 def _check_config(args) -> None:
     from biasflow.config import load_config
@@ -168,6 +191,34 @@ def _score(args) -> None:
 
     settings = ScoringSettings.of({"scorer": args.scorer, **{key: getattr(args, key) for key in SCORING_FLAGS}})
     score_user_table(continuations_path=args.continuations, settings=settings, cache_dir=args.cache_dir, out=args.out)
+
+
+def _planners() -> list[str]:
+    """The methods with a power planner (the ``biasflow.power`` entry points' names; nothing is imported)."""
+    return sorted(entry.name for entry in entry_points(group="biasflow.power"))
+
+
+def _power(args) -> None:
+    from pathlib import Path
+
+    from biasflow.power import plan_sources, planner
+    from biasflow.tables import check_not_inputs, check_output_path
+
+    check_output_path(args.out, "--out")
+    check_not_inputs({"--out": args.out}, {"--pilot": args.pilot})
+    stems = [Path(path).stem for path in args.pilot]
+    repeated = sorted({stem for stem in stems if stems.count(stem) > 1})
+    if repeated:
+        raise BiasflowError(f"--pilot names the source {repeated[0]} twice (sources are named by file stem); give "
+                            "each file a distinct name.")
+    settings_class = planner(args.method).Settings
+    target_key = settings_class.key("min_effect")
+    if args.target is not None:
+        check_value("--target", args.target, target_key)
+    values = {"alpha": args.alpha, "power": args.power, "min_r": args.target_r,
+              "min_effect": args.target if args.target is not None else default(target_key)}
+    plan_sources(method=args.method, sources={stem: [path] for stem, path in zip(stems, args.pilot)},
+                 settings={field.name: values[field.name] for field in dataclasses.fields(settings_class)}, out=args.out)
 
 
 def _pair(entry: str) -> tuple[str, str]:

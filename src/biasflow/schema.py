@@ -107,19 +107,23 @@ def check_flags(parser, args) -> None:
     argparse checks types and choices; bounds and the like are the schema's, and a value a
     config could not hold is refused as the config check refuses it, in one line.
     """
+    for action in parser._actions:
+        key = getattr(action, "schema_key", None)
+        value = getattr(args, action.dest, None)
+        if key is not None and value is not None:
+            check_value(action.option_strings[0], value, key)
+
+
+def check_value(option: str, value, key: str) -> None:
+    """Raise :class:`BiasflowError` when a flag's ``value`` is one config key ``key`` could not hold."""
     import jsonschema
 
     from biasflow.errors import BiasflowError
 
-    for action in parser._actions:
-        key = getattr(action, "schema_key", None)
-        value = getattr(args, action.dest, None)
-        if key is None or value is None:
-            continue
-        error = next(jsonschema.Draft202012Validator(described(key)).iter_errors(value), None)
-        if error is not None:
-            raise BiasflowError(f"{action.option_strings[0]} {value}: {error.message}; the config key {key} takes "
-                                "the same values (config/README.md).")
+    error = next(jsonschema.Draft202012Validator(described(key)).iter_errors(value), None)
+    if error is not None:
+        raise BiasflowError(f"{option} {value}: {error.message}; the config key {key} takes the same values "
+                            "(config/README.md).")
 
 
 def _help(node: dict) -> str:

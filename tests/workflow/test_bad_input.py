@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from biasflow.cli import main
+from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS
 from workflow_helpers import REPO, snakemake, tiny_config, write_config
 
 CATALOGUE = REPO / "docs" / "reliability.md"
@@ -131,6 +132,24 @@ def duplicated_rows(tmp: Path) -> list[str]:
     table = pd.read_csv(path, sep="\t")
     pd.concat([table, table.iloc[:1]]).to_csv(path, sep="\t", index=False)
     return gaps(tmp, path)
+
+
+def power(tmp: Path, method: str, *files: Path, extra: tuple[str, ...] = ()) -> list[str]:
+    return ["power", "--method", method, "--pilot", *map(str, files), "--out", str(tmp / "p.csv"), *extra]
+
+
+def same_stem_twice(tmp: Path) -> list[str]:
+    (tmp / "a").mkdir()
+    (tmp / "b").mkdir()
+    return power(tmp, "fpr", predictions(tmp / "a"), predictions(tmp / "b"))
+
+
+def fairpair_scores_without_null(tmp: Path) -> list[str]:
+    table = pd.DataFrame({column: [1.0, 1.2] for column in PROMPT_SCORE_COLUMNS})
+    table["prompt_id"], table["dissimilarity"], table["F_null_mean"] = ["p1", "p2"], "jaccard", None
+    path = tmp / "m.csv"
+    table.to_csv(path, index=False)
+    return power(tmp, "fairpair", path)
 
 
 def earlier_output(tmp: Path, argv: list[str], name: str) -> list[str]:
@@ -337,6 +356,10 @@ CASES = {
     "predictions-same-file-twice": (lambda t: gaps(t, predictions(t), predictions(t)), "is given twice"),
     "predictions-accuracy-floor-out-of-range": (lambda t: gaps(t, extra=("--accuracy-floor", "7")),
                                                 "--accuracy-floor"),
+    "power-target-out-of-range": (lambda t: power(t, "fpr", predictions(t), extra=("--target", "1.5")),
+                                  "the config key power.min_effect.fpr"),
+    "power-pilot-same-name": (same_stem_twice, "--pilot names the source m twice"),
+    "power-fairpair-without-null": (fairpair_scores_without_null, "fairpair.null_draws above 0"),
 }
 
 

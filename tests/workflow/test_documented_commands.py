@@ -126,7 +126,7 @@ CHECKS: dict[str, tuple[str, object]] = {
     "snakemake --cores 2 results/cairo/gender.csv": ("dry", {"generate": 12, "cairo_select": 1}),
     "snakemake --cores 8 results/cairo/gender.csv": ("dry", {"generate": 12, "cairo_select": 1}),
     "snakemake --cores 8 results/cairo/gender.csv --resources api=16": ("dry", {"cairo_select": 1}),
-    "snakemake --cores 2": ("dry", {"cairo_select": 2, "fairpair_summary": 1, "fpr_summary": 1}),
+    "snakemake --cores 2": ("dry", {"cairo_select": 2, "fairpair_summary": 1, "fpr_summary": 1, "power": 3}),
     "snakemake --cores 2 --resources gpu=1 api=8": ("dry", {"cairo_select": 2}),
     "snakemake --cores 8 --configfile my.yaml": ("dry", {"cairo_select": 2}),
     "snakemake --cores 2 results/cairo/gender.csv --configfile config/config.yaml config/official.yaml": (
@@ -154,6 +154,9 @@ CHECKS: dict[str, tuple[str, object]] = {
         "biasflow", "religion_continuations"),
     "biasflow fairpair-score --continuations c.csv --out scores.csv": ("biasflow", "fairpair_sides"),
     "biasflow fpr-gaps --predictions a.tsv b.tsv --out gaps.csv --interval t": ("biasflow", "predictions"),
+    "biasflow power --method fpr --pilot predictions.tsv --target 0.05 --out power.csv": (
+        "biasflow", "pilot_predictions"),
+    "biasflow power --method cairo --pilot stats.parquet --target-r 0.6 --out power.csv": ("biasflow", "cairo_pilot"),
     "snakemake --report report.html": ("elsewhere", "tests/workflow/test_workflow.py"),
     "sinfo": ("elsewhere", "tests/workflow/test_slurm.py"),
     "snakemake --unlock": ("elsewhere", "tests/workflow/test_interrupted.py"),
@@ -344,6 +347,17 @@ def predictions(root: Path) -> list[str]:
     return ["gaps.csv"]
 
 
+def cairo_pilot(root: Path) -> list[str]:
+    stats_table(root)
+    return ["power.csv"]
+
+
+def pilot_predictions(root: Path) -> list[str]:
+    predictions(root)
+    shutil.copy(root / "a.tsv", root / "predictions.tsv")
+    return ["power.csv"]
+
+
 @pytest.mark.parametrize("command", of_kind("biasflow"))
 def test_biasflow_command_runs_as_written(command, checkout):
     outputs = globals()[CHECKS[command][1]](checkout)
@@ -355,6 +369,12 @@ def test_biasflow_command_runs_as_written(command, checkout):
     if command.startswith("biasflow fpr-gaps"):
         gaps = pd.read_csv(checkout / "gaps.csv")
         assert set(gaps["model"]) == {"a", "b"} and set(gaps["group"]) == {"black", "white"}
+    if command.startswith("biasflow power --method fpr"):
+        power = pd.read_csv(checkout / "power.csv")
+        assert not power["detectable"].any() and "with 8 sentences" in result.stderr, "8 of each group are not gold c"
+    if command.startswith("biasflow power --method cairo"):
+        agreement = pd.read_csv(checkout / "power.csv").query("measure == 'Pearson r'").iloc[0]
+        assert agreement["n"] == 5 and agreement["target"] == 0.6 and agreement["n_needed"] == 20
     if command.startswith("biasflow cairo-select"):
         assert len(json.loads((checkout / "out/selection.json").read_text())["pairs"]) == 3
 

@@ -27,7 +27,8 @@ from workflow_helpers import REPO, snakemake, tiny_config, write_config
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-TARGETS = ("results/cairo/gender.csv", "results/fairpair/summary.csv", "results/fpr/gap_spans.csv")
+TARGETS = ("results/cairo/gender.csv", "results/fairpair/summary.csv", "results/fpr/gap_spans.csv",
+           "results/power/cairo.csv", "results/power/fairpair.csv", "results/power/fpr.csv")
 # The report's expected items: category -> results, by the path the report lists them under.
 # A result the report holds beyond these (in any category) must pass the same checks; an HTML
 # page is checked as an iframe holding a table, a figure as a loaded image.
@@ -52,6 +53,7 @@ EXPECTED = {
         "results/fpr/markedness.png",
         "results/fpr/summary.html",
     ],
+    "Power": ["results/power/cairo.html", "results/power/fairpair.html", "results/power/fpr.html"],
 }
 ARTIFACTS = REPO / "test-artifacts" / "report"
 WINDOW = (1400, 1000)

@@ -19,6 +19,7 @@ import pytest
 from biasflow.cairo.headline import HEADLINE_COLUMNS
 from biasflow.cairo.selection import CURVE_COLUMNS
 from biasflow.cairo.stats import STATS_COLUMNS
+from biasflow.power import POWER_COLUMNS
 from biasflow.tables import PROMPT_COLUMNS
 from workflow_helpers import REPO, planned_jobs, snakemake, tiny_config, write_config
 
@@ -218,9 +219,29 @@ def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
     assert (workdir / "results/fpr/templates_race_gaps.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_power_tables_say_what_each_method_can_detect(run):
+    """The planner on the run's own results: every subgroup a row, and the log names those too small."""
+    workdir, config = run
+    snakemake(workdir, *(f"results/power/{method}.csv" for method in ("cairo", "fairpair", "fpr")))
+    cairo = pd.read_csv(workdir / "results/power/cairo.csv")
+    assert list(cairo.columns) == POWER_COLUMNS
+    means = cairo[cairo["measure"] == "mean score"]
+    assert set(means["subgroup"]) == {"female", "male"} and set(means["model"]) == set(config["models"])
+    agreement = cairo[cairo["measure"] == "Pearson r"].iloc[0]
+    assert agreement["n"] == 3 and agreement["n_needed"] == 30, "r = 0.5 needs 30 models"
+    fpr = pd.read_csv(workdir / "results/power/fpr.csv")
+    assert set(fpr["scope"].str.split().str[0]) == set(config["fpr"]["probes"])
+    assert (fpr["n"] < fpr["n_needed"]).all() and not fpr["detectable"].any(), "a tiny probe set shows no gap"
+    fairpair = pd.read_csv(workdir / "results/power/fairpair.csv")
+    assert set(fairpair["model"]) == {"a-t1.0", "b-t1.0"} and (fairpair["n"] <= 4).all()
+    log = (workdir / "logs/power/fpr.log").read_text()
+    assert "short of the 0.05 worth detecting" in log
+    assert "<table>" in (workdir / "results/power/fpr.html").read_text()
+
+
 # The jobs after a CAIRO prompt set changes, given the jobs of the prompt set itself.
-CAIRO_DOWNSTREAM = {"cairo_stats": 1, "cairo_select": 1, "rejections": 1, "all": 1}
-FPR_DOWNSTREAM = {"fpr_gaps": 2, "fpr_summary": 1, "all": 1}
+CAIRO_DOWNSTREAM = {"cairo_stats": 1, "cairo_select": 1, "rejections": 1, "power": 1, "all": 1}
+FPR_DOWNSTREAM = {"fpr_gaps": 2, "fpr_summary": 1, "power": 1, "all": 1}
 # File (relative to the run's workdir) -> the jobs a dry run plans after it is edited: exactly
 # those that read it and those downstream of them (2 FairPair and FPR models, 2 classifiers,
 # 2 probe sets, 3 evaluated models, a chat and a completion paraphraser, 3 metrics on gender).
@@ -238,8 +259,9 @@ EDITS = {
     "data/probes/templates.csv": {"fpr_classify": 4, **FPR_DOWNSTREAM},
     "data/probes/identity_terms.csv": {"fpr_classify": 4, **FPR_DOWNSTREAM},
     "data/occupations.txt": {"fairpair_prompts": 1, "fairpair_generate": 2, "fairpair_pairs": 2, "fairpair_score": 2,
-                             "fairpair_summary": 1, "all": 1},
-    "data/fairpair/swaps.yaml": {"fairpair_pairs": 2, "fairpair_score": 2, "fairpair_summary": 1, "all": 1},
+                             "fairpair_summary": 1, "power": 1, "all": 1},
+    "data/fairpair/swaps.yaml": {"fairpair_pairs": 2, "fairpair_score": 2, "fairpair_summary": 1, "power": 1,
+                                 "all": 1},
     "data/fairpair/llm_perturbation.txt": {},
 }
 

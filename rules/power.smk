@@ -1,0 +1,19 @@
+# The power planner (docs/methods.md section 6): from each method's own results, the smallest
+# difference every subgroup could show and the sizes a study needs for power.min_effect.
+
+
+rule power:
+    input:
+        unpack(power_inputs),
+    output:
+        table="results/power/{method}.csv",
+        page=report("results/power/{method}.html", caption="../workflow/report/power.rst", category="Power"),
+    params:
+        sources=power_sources,
+        settings=power_params,
+    conda:
+        "../environment.yml"
+    log:
+        "logs/power/{method}.log",
+    script:
+        "../workflow/scripts/power.py"

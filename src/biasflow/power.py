@@ -1,0 +1,189 @@
+"""The power planner's shared part: its designs, the table every method writes and the step (docs/methods.md §6).
+
+A pilot run says how noisy each measurement is; the planner turns that into two answers a
+user can act on before spending a cluster's hours: the smallest difference each subgroup
+could show at the configured power and significance level with the sizes at hand (the
+minimum detectable difference, ``mdd``), and the size a study needs for the difference worth
+detecting (``power.min_effect``). Each method reduces its pilot to one of four textbook
+designs (two proportions, two means, one mean, a correlation), solved with
+``statsmodels.stats.power``; the method packages (``<method>/power.py``) say which design
+fits which number and how its units are counted. This module knows no method: the
+``biasflow power`` command finds each method's planner through the ``biasflow.power``
+entry point group.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import warnings
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from types import ModuleType
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from biasflow.errors import BiasflowError
+from biasflow.html_tables import Section, write_tables_page
+from biasflow.settings import StepSettings
+from biasflow.tables import write_table
+
+log = logging.getLogger("biasflow")
+
+PLANNER_GROUP = "biasflow.power"
+POWER_COLUMNS = [
+    "method", "model", "scope", "subgroup", "measure", "unit", "n", "n_other", "n_effective", "baseline", "sd",
+    "mdd", "target", "n_needed", "detectable",
+]
+
+
+@dataclass(frozen=True)
+class PowerSettings(StepSettings):
+    """What a planner reads of ``power``; each method's subclass names its own ``power.min_effect.<method>``."""
+
+    section = "power"
+
+    alpha: float
+    power: float
+    min_effect: float
+
+
+def _solve(engine, **kwargs) -> float:
+    """One unknown of a statsmodels power equation; NaN where no finite answer exists (say, n < 2 for a t test)."""
+    if any(not math.isfinite(v) for v in kwargs.values() if isinstance(v, (int, float)) and v is not None):
+        return math.nan
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = float(np.asarray(engine.solve_power(alternative="two-sided", **kwargs)).ravel()[0])
+    except (ValueError, ZeroDivisionError, FloatingPointError, RuntimeError):
+        return math.nan
+    return value if math.isfinite(value) and value > 0 else math.nan
+
+
+def _engines():
+    from statsmodels.stats.power import NormalIndPower, TTestIndPower, TTestPower
+
+    return NormalIndPower(), TTestIndPower(), TTestPower()
+
+
+def proportions_mdd(p0: float, n: float, n_other: float, alpha: float, power: float) -> float:
+    """Smallest rise of a proportion above ``p0`` that a group of ``n`` detects against ``n_other`` (§6.2).
+
+    Cohen's h, ``2·asin√p1 − 2·asin√p0``, is what the two-sample z test on arcsine-transformed
+    proportions sees with variance ``1/n + 1/n_other``; the h it needs is mapped back to p1.
+    NaN where even p1 = 1 is too little.
+    """
+    normal, _, _ = _engines()
+    if n < 1 or n_other < 1:
+        return math.nan
+    h = _solve(normal, effect_size=None, nobs1=n, ratio=n_other / n, alpha=alpha, power=power)
+    angle = math.asin(math.sqrt(p0)) + h / 2
+    return math.sin(angle) ** 2 - p0 if angle <= math.pi / 2 else math.nan
+
+
+def proportions_needed(p0: float, difference: float, ratio: float, alpha: float, power: float) -> float:
+    """The group size that detects ``p0 + difference`` against ``p0``, the others ``ratio`` times as many (§6.2)."""
+    normal, _, _ = _engines()
+    if not 0 <= p0 + difference <= 1:
+        return math.nan
+    h = 2 * math.asin(math.sqrt(p0 + difference)) - 2 * math.asin(math.sqrt(p0))
+    return _solve(normal, effect_size=h, nobs1=None, ratio=ratio, alpha=alpha, power=power)
+
+
+def means_mdd(sd: float, n: float, n_other: float, alpha: float, power: float) -> float:
+    """Smallest difference of two means a two-sample t test detects with ``n`` and ``n_other`` units (§6.3)."""
+    _, t_two, _ = _engines()
+    if n < 2 or n_other < 2:
+        return math.nan
+    return sd * _solve(t_two, effect_size=None, nobs1=n, ratio=n_other / n, alpha=alpha, power=power)
+
+
+def means_needed(sd: float, difference: float, ratio: float, alpha: float, power: float) -> float:
+    """Units in the first group that detect ``difference`` between two means, the other ``ratio`` times as many (§6.3)."""
+    _, t_two, _ = _engines()
+    return _solve(t_two, effect_size=difference / sd, nobs1=None, ratio=ratio, alpha=alpha, power=power) if sd > 0 \
+        else math.nan
+
+
+def mean_mdd(sd: float, n: float, alpha: float, power: float) -> float:
+    """Smallest mean a one-sample t test (its t interval excluding 0) detects over ``n`` units (§6.4)."""
+    _, _, t_one = _engines()
+    return sd * _solve(t_one, effect_size=None, nobs=n, alpha=alpha, power=power) if n >= 2 else math.nan
+
+
+def mean_needed(sd: float, difference: float, alpha: float, power: float) -> float:
+    """Units a one-sample t test needs to detect a mean of ``difference`` (§6.4)."""
+    _, _, t_one = _engines()
+    return _solve(t_one, effect_size=difference / sd, nobs=None, alpha=alpha, power=power) if sd > 0 else math.nan
+
+
+def correlation_mdd(n_models: float, alpha: float, power: float) -> float:
+    """Smallest Pearson r that ``n_models`` models detect: Fisher's z, atanh(r)·√(M − 3) ~ N(0, 1) under r = 0 (§6.5)."""
+    normal, _, _ = _engines()
+    if n_models < 4:
+        return math.nan
+    return math.tanh(_solve(normal, effect_size=None, nobs1=n_models - 3, ratio=0, alpha=alpha, power=power))
+
+
+def correlation_needed(r: float, alpha: float, power: float) -> float:
+    """Models needed to detect a Pearson r (§6.5)."""
+    normal, _, _ = _engines()
+    return _solve(normal, effect_size=math.atanh(r), nobs1=None, ratio=0, alpha=alpha, power=power) + 3
+
+
+def planned(rows: list[dict], method: str, settings: PowerSettings) -> pd.DataFrame:
+    """The power table of one method's rows (each a design's sizes and answers), the shortfalls logged.
+
+    ``n_needed`` is rounded up (a study cannot have part of a unit); ``detectable`` says
+    whether the study at hand reaches ``target``. Every row that does not is named in the
+    log, with what it would need.
+    """
+    table = pd.DataFrame(rows, columns=[c for c in POWER_COLUMNS if c not in ("method", "detectable")])
+    table.insert(0, "method", method)
+    table["n_needed"] = np.ceil(table["n_needed"].astype(float))
+    table["detectable"] = table["mdd"].astype(float) <= table["target"].astype(float)
+    for row in table[~table["detectable"]].itertuples(index=False):
+        shown = f"{row.mdd:.3g}" if math.isfinite(row.mdd) else "not within reach"
+        needed = f"; about {row.n_needed:,.0f} would be needed" if math.isfinite(row.n_needed) else ""
+        who = ", ".join(str(part) for part in (row.model, row.scope, row.subgroup) if part)
+        log.warning("power: %s (%s): with %s %s the smallest %s difference detectable at %.0f%% power is %s, short "
+                    "of the %.3g worth detecting%s (docs/methods.md §6)", who, method, f"{row.n:,.0f}", row.unit,
+                    row.measure, 100 * settings.power, shown, row.target, needed)
+    return table
+
+
+def planner(method: str) -> ModuleType:
+    """A method's planner module (``Settings`` and ``plan``), from the ``biasflow.power`` entry points."""
+    found = {entry.name: entry for entry in entry_points(group=PLANNER_GROUP)}
+    if method not in found:
+        raise BiasflowError(f"no power planner for method {method!r}; use one of {', '.join(sorted(found))}.")
+    return found[method].load()
+
+
+def write_plan(table: pd.DataFrame, out: str, page: str | None = None) -> None:
+    """Write the power table, and its page for the report."""
+    write_table(table, out)
+    if page:
+        method = table["method"].iloc[0] if len(table) else ""
+        write_tables_page(page, f"Power: {method}", (
+            "How much this run can show (docs/methods.md section 6). From this run's own data: mdd, the smallest "
+            "difference each subgroup could show at the configured power and significance level with the sizes "
+            "at hand (n; n_effective where clusters make units count less than once); target, the difference worth "
+            "detecting (power.min_effect, power.min_r); n_needed, the size a study needs for it, in the row's unit; "
+            "detectable, whether this study reaches it. A subgroup that is not detectable can still show a gap, "
+            "but a gap it does not show says little."), [Section("Minimum detectable differences", (
+                "baseline is the rate or score the difference is measured from and sd the spread of one unit; "
+                "the log of this step names every row short of its target."), table)])
+
+
+def plan_sources(*, method: str, sources: Mapping[str, Sequence[str]], settings: Mapping, out: str,
+                 page: str | None = None) -> None:
+    """The step: ``sources`` (a label, the axis, probe set or model, and its files) → the method's power table.
+
+    ``settings`` are the plain values of the method's ``Settings`` (a rule's params).
+    """
+    module = planner(method)
+    write_plan(module.plan(sources, module.Settings.from_params(settings)), out, page)

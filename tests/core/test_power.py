@@ -1,0 +1,83 @@
+"""The power planner's designs against hand-worked formulas and direct power computations (docs/methods.md §6)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from biasflow.power import (
+    correlation_mdd,
+    correlation_needed,
+    mean_mdd,
+    mean_needed,
+    means_mdd,
+    means_needed,
+    proportions_mdd,
+    proportions_needed,
+)
+
+Z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
+
+
+def t_test_power(effect: float, n1: float, n2: float | None) -> float:
+    """Power of a two-sided t test at 5%, straight from the noncentral t (one sample where n2 is None)."""
+    if n2 is None:
+        df, nc = n1 - 1, effect * math.sqrt(n1)
+    else:
+        df, nc = n1 + n2 - 2, effect * math.sqrt(n1 * n2 / (n1 + n2))
+    critical = stats.t.ppf(0.975, df)
+    return stats.nct.sf(critical, df, nc) + stats.nct.cdf(-critical, df, nc)
+
+
+def test_an_fpr_of_010_against_015_needs_about_680_sentences_per_group():
+    """The hand-worked arcsine formula: n = (z_α/2 + z_β)² (1 + 1/ratio) / h², h = 2 asin√p1 − 2 asin√p0."""
+    h = 2 * math.asin(math.sqrt(0.15)) - 2 * math.asin(math.sqrt(0.10))
+    assert proportions_needed(0.10, 0.05, 1.0, 0.05, 0.8) == pytest.approx(2 * Z**2 / h**2, rel=1e-4)
+    assert 675 < proportions_needed(0.10, 0.05, 1.0, 0.05, 0.8) < 690
+    # Against three times as many sentences of the other groups, a group needs fewer of its own.
+    assert proportions_needed(0.10, 0.05, 3.0, 0.05, 0.8) == pytest.approx((1 + 1 / 3) * Z**2 / h**2, rel=1e-4)
+
+
+def test_the_minimum_detectable_rise_is_the_one_the_sizes_need():
+    mdd = proportions_mdd(0.10, 680.35, 680.35, 0.05, 0.8)
+    assert mdd == pytest.approx(0.05, abs=1e-4)
+    assert math.isnan(proportions_mdd(0.98, 5, 5, 0.05, 0.8)), "no rate up to 1 is detectable"
+    assert math.isnan(proportions_mdd(0.1, 0, 5, 0.05, 0.8))
+
+
+def test_a_correlation_of_05_needs_about_29_models():
+    """Fisher's z: M = (z_α/2 + z_β)² / atanh(r)² + 3."""
+    assert correlation_needed(0.5, 0.05, 0.8) == pytest.approx(Z**2 / math.atanh(0.5) ** 2 + 3, rel=1e-4)
+    assert correlation_mdd(29.0122, 0.05, 0.8) == pytest.approx(0.5, abs=1e-4)
+    assert math.isnan(correlation_mdd(3, 0.05, 0.8)), "three models leave no degrees of freedom"
+
+
+@pytest.mark.parametrize("n, n_other", [(12, 12), (30, 90), (200, 50)])
+def test_two_means_have_80_percent_power_at_their_mdd_by_the_noncentral_t(n, n_other):
+    mdd = means_mdd(2.0, n, n_other, 0.05, 0.8)
+    assert t_test_power(mdd / 2.0, n, n_other) == pytest.approx(0.8, abs=1e-4)
+    assert means_needed(2.0, mdd, n_other / n, 0.05, 0.8) == pytest.approx(n, rel=1e-3)
+
+
+@pytest.mark.parametrize("n", [5, 40, 400])
+def test_one_mean_has_80_percent_power_at_its_mdd_by_the_noncentral_t(n):
+    mdd = mean_mdd(0.7, n, 0.05, 0.8)
+    assert t_test_power(mdd / 0.7, n, None) == pytest.approx(0.8, abs=1e-4)
+    assert mean_needed(0.7, mdd, 0.05, 0.8) == pytest.approx(n, rel=1e-3)
+    assert math.isnan(mean_mdd(0.7, 1, 0.05, 0.8)), "one unit has no spread"
+
+
+def test_a_simulated_correlation_at_the_mdd_is_detected_about_80_percent_of_the_time():
+    """Bivariate normal models with ρ at the planner's smallest detectable r, tested by Pearson's t test."""
+    rng = np.random.default_rng(3)
+    models, draws = 20, 4000
+    rho = correlation_mdd(models, 0.05, 0.8)
+    x = rng.standard_normal((draws, models))
+    y = rho * x + math.sqrt(1 - rho**2) * rng.standard_normal((draws, models))
+    r = np.array([np.corrcoef(a, b)[0, 1] for a, b in zip(x, y)])
+    t = r * np.sqrt((models - 2) / (1 - r**2))
+    detected = np.mean(2 * stats.t.sf(np.abs(t), models - 2) < 0.05)
+    assert 0.75 <= detected <= 0.85, detected

@@ -1,0 +1,72 @@
+"""The FPR gaps' power planner: its counts against the predictions, and its mdd by simulation (docs/methods.md §6.2)."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasflow.fpr.power import Settings, group_rows, plan
+from biasflow.power import planned, proportions_mdd
+
+SETTINGS = Settings.defaults()
+
+
+def predictions(sizes: dict[str, int], fpr: dict[str, float], runs: int = 2) -> pd.DataFrame:
+    """Per group, ``sizes`` neutral sentences (gold 1) of which a share ``fpr`` is called negative, in every run."""
+    rows = []
+    for run in range(runs):
+        for group, size in sizes.items():
+            wrong = round(fpr[group] * size)
+            for i in range(size):
+                rows.append({"y_true": 1, "y_pred": 0 if i < wrong else 1, "category": "race", "group": group,
+                             "text": f"{group} sentence {i}", "model": "m", "run_id": f"r{run}"})
+    return pd.DataFrame(rows)
+
+
+def test_a_group_is_counted_in_sentences_against_the_other_groups_rate():
+    preds = predictions({"A": 40, "B": 100, "C": 60}, {"A": 0.5, "B": 0.1, "C": 0.2}, runs=3)
+    rows = pd.DataFrame(group_rows(preds, "templates", SETTINGS))
+    a = rows[(rows["subgroup"] == "A") & (rows["measure"] == "negative FPR")].iloc[0]
+    assert a["n"] == 40 and a["n_other"] == 160, "runs repeat the same sentences: each counts once"
+    assert a["baseline"] == pytest.approx((10 + 12) / 160)
+    assert a["mdd"] == pytest.approx(proportions_mdd((10 + 12) / 160, 40, 160, 0.05, 0.8))
+    assert a["scope"] == "templates race" and a["target"] == 0.05
+    # Nothing is gold positive or called positive: the positive FPR's baseline is 0.
+    assert (rows.loc[rows["measure"] == "positive FPR", "baseline"] == 0).all()
+
+
+def test_a_group_of_20_sentences_is_named_in_the_log(caplog, tmp_path):
+    preds = predictions({"A": 20, "B": 20}, {"A": 0.1, "B": 0.1})
+    path = tmp_path / "m.tsv"
+    preds.to_csv(path, sep="\t", index=False)
+    with caplog.at_level(logging.WARNING, logger="biasflow"):
+        table = plan({"templates": [str(path)]}, SETTINGS)
+    assert not table["detectable"].any()
+    assert "m, templates race, A (fpr): with 20 sentences the smallest negative FPR difference" in caplog.text
+    negative = table[(table["measure"] == "negative FPR")]
+    assert (negative["n_needed"] > 600).all(), "0.10 against 0.15 needs hundreds of sentences per group"
+
+
+def test_a_group_that_is_large_enough_is_not_warned_about(caplog):
+    rows = group_rows(predictions({"A": 2000, "B": 2000}, {"A": 0.1, "B": 0.1}), "templates", SETTINGS)
+    with caplog.at_level(logging.WARNING, logger="biasflow"):
+        table = planned([r for r in rows if r["measure"] == "negative FPR"], "fpr", SETTINGS)
+    assert table["detectable"].all() and caplog.text == ""
+
+
+def test_a_simulated_group_at_the_mdd_is_detected_about_80_percent_of_the_time():
+    """Studies of the pilot's size, the group's FPR raised by the planner's mdd, tested by the arcsine z test."""
+    preds = predictions({"A": 150, "B": 150, "C": 150}, {"A": 0.12, "B": 0.12, "C": 0.12})
+    row = next(r for r in group_rows(preds, "t", SETTINGS) if r["subgroup"] == "A" and r["measure"] == "negative FPR")
+    p0, mdd = row["baseline"], row["mdd"]
+    rng = np.random.default_rng(11)
+    draws = 4000
+    own = rng.binomial(int(row["n"]), p0 + mdd, draws) / row["n"]
+    other = rng.binomial(int(row["n_other"]), p0, draws) / row["n_other"]
+    z = (2 * np.arcsin(np.sqrt(own)) - 2 * np.arcsin(np.sqrt(other))) / math.sqrt(1 / row["n"] + 1 / row["n_other"])
+    detected = np.mean(np.abs(z) > 1.959964)
+    assert 0.75 <= detected <= 0.85, detected
