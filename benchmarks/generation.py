@@ -52,10 +52,10 @@ def measure(backend: str, device: str, model: str, n: int, max_new_tokens: int, 
     from biasflow.models import load_backend
     from biasflow.models.transformers_backend import TransformersBackend
 
-    decoding = Decoding(max_new_tokens=max_new_tokens)
+    decoding = Decoding.from_params({"max_new_tokens": max_new_tokens})
     options = dict(VLLM_ENGINE) if backend == "vllm" else {}
-    spec = ModelSpec(name="bench", backend=backend, model=model, decoding=decoding, batch_size=batch_size,
-                     dtype=dtype, options=options)
+    spec = ModelSpec(name="bench", backend=backend, model=model, decoding=decoding, chat=False,
+                     trust_remote_code=False, batch_size=batch_size, dtype=dtype, options=options)
     start = time.perf_counter()
     engine = TransformersBackend(spec, cache_dir, device=device) if backend == "transformers" else load_backend(spec, cache_dir)
     load_s = time.perf_counter() - start

@@ -22,8 +22,8 @@ say how each is written. ``tests/core/test_readme_numbers.py`` fails when a READ
 ``numbers.json`` disagree.
 
 The groups, in order (each later one uses the clone's environment and cached weights):
-``demo`` (``make setup``, the main job, a rerun with ``results/`` deleted, ``make report``),
-``fairpair``, ``fpr``, ``official`` (the official overlay's gender run on official-size
+``demo`` (``make demo``, a rerun of its main job with ``results/`` deleted, ``make report``),
+``roofline`` (the embedded models in float32 and bfloat16 against the machine's roofline), ``counterfactual``, ``fairpair``, ``fpr``, ``official`` (the official overlay's gender run on official-size
 files in the official formats, made up by ``benchmarks/scale.py``: this machine cannot
 download the real ones), ``plan`` (the paper's dry run), ``weights`` (GGUF conversion
 against later loads), ``scoring``, ``scale``,
@@ -56,7 +56,7 @@ from benchmarks.generation import JSON_MARK, PAPER_CONTINUATIONS, projection_hou
 REPO = Path(__file__).resolve().parent.parent
 NUMBERS = REPO / "benchmarks" / "numbers.json"
 DOCUMENTS = ("README.md", "benchmarks/README.md")
-GROUPS = ("demo", "counterfactual", "fairpair", "fpr", "official", "plan", "weights", "scoring", "scale", "selection",
+GROUPS = ("demo", "roofline", "counterfactual", "fairpair", "fpr", "official", "plan", "weights", "scoring", "scale", "selection",
           "uncertainty", "calibration", "vllm", "slurm")
 MAIN_JOB = "snakemake --cores 2 results/cairo/gender.csv"
 
@@ -202,8 +202,11 @@ class Clone:
 
 
 def measure_demo(clone: Clone) -> dict:
-    setup, _ = clone.run("make setup")
-    main, _ = clone.run(MAIN_JOB)
+    """``make demo`` as a new user runs it: its set-up, then the main job (Snakemake's own elapsed time)."""
+    total, output = clone.run("make demo")
+    hours, minutes, seconds = re.findall(r"Elapsed time: (\d+):(\d+):([\d.]+)", output)[-1]
+    main = 3600 * int(hours) + 60 * int(minutes) + float(seconds)
+    setup = total - main
     shutil.rmtree(clone.path / "results")
     shutil.rmtree(clone.path / "logs", ignore_errors=True)
     rerun, _ = clone.run(MAIN_JOB)
@@ -211,6 +214,13 @@ def measure_demo(clone: Clone) -> dict:
                    for n in re.findall(r"rows from cache, (\d+) to compute", log.read_text()))
     report, _ = clone.run("make report")
     return {"setup_s": setup, "main_s": main, "rerun_s": rerun, "rerun_rows_computed": computed, "report_s": report}
+
+
+def measure_roofline(clone: Clone) -> dict:
+    """Both embedded models in float32 and bfloat16 on the same requests, against this machine's roofline."""
+    clone.require(".venv/bin/python", ".cache/biasflow/weights")
+    seconds, result = clone.benchmark("roofline", "roofline")
+    return {"seconds": seconds, **result}
 
 
 def measure_counterfactual(clone: Clone) -> dict:
@@ -499,7 +509,19 @@ FIELDS = {
     "calibration.conditions": lambda n: conditions(n["calibration"]),
     "calibration.repetitions": lambda n: "{:,}".format(n["calibration"]["repetitions"]),
     "counterfactual.conditions": lambda n: conditions(n["counterfactual"]),
+    "roofline.conditions": lambda n: conditions(n["roofline"]),
+    "roofline.peak": lambda n: "{:,.0f} GFLOP/s in float32, {:,.0f} in bfloat16, {:,.1f} GB/s".format(
+        n["roofline"]["machine"]["flops"]["float32"] / 1e9, n["roofline"]["machine"]["flops"]["bfloat16"] / 1e9,
+        n["roofline"]["machine"]["bandwidth"] / 1e9),
+    "roofline.gemma": lambda n: _bfloat16_ratio(n, "Gemma 3 270M"),
+    "roofline.smollm": lambda n: _bfloat16_ratio(n, "SmolLM2-135M"),
 }
+
+
+def _bfloat16_ratio(n: dict, name: str) -> str:
+    """bfloat16's rate over float32's for one model, e.g. "2.31×"."""
+    rate = {r["dtype"]: r["tokens_per_s"] for r in n["roofline"]["rows"] if r["name"] == name}
+    return f"{rate['bfloat16'] / rate['float32']:.2f}×"
 
 
 def _table_generation(n: dict) -> str:
@@ -550,7 +572,13 @@ def _table_weights(n: dict) -> str:
     return markdown_table(n["weights"]["results"])
 
 
-TABLES = {"generation": _table_generation, "scoring": _table_scoring, "scale": _table_scale,
+def _table_roofline(n: dict) -> str:
+    from benchmarks.roofline import markdown_table
+
+    return markdown_table(n["roofline"])
+
+
+TABLES = {"generation": _table_generation, "roofline": _table_roofline, "scoring": _table_scoring, "scale": _table_scale,
           "selection": _table_selection, "uncertainty": _table_uncertainty, "calibration": _table_calibration,
           "counterfactual": _table_counterfactual, "weights": _table_weights}
 

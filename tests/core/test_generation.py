@@ -15,7 +15,7 @@ from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, continuation_table
 from biasflow.generation import GenerationSettings
 from biasflow.models import Generation, ModelSpec, Request
-from biasflow.models.transformers_backend import TransformersBackend, _filter
+from biasflow.models.transformers_backend import TransformersBackend, _filter, _inverse_cdf
 from specs import make_decoding, make_spec
 
 # ---------------------------------------------------------------------------------------
@@ -108,6 +108,42 @@ def test_filter_extremes():
 
 
 # ---------------------------------------------------------------------------------------
+# _inverse_cdf against a whole-vocabulary float64 cumulative sum
+
+
+def whole_vocabulary_token(probs: torch.Tensor, uniform: torch.Tensor) -> torch.Tensor:
+    """The reference: one float64 cumulative sum over the whole vocabulary, searched for u times the total."""
+    cdf = probs.double().cumsum(dim=-1)
+    return torch.searchsorted(cdf, (uniform * cdf[:, -1]).unsqueeze(1), right=True).squeeze(1)
+
+
+@pytest.mark.parametrize("vocab", [7, 1024, 1500, 49152, 262144])
+def test_blocked_inverse_cdf_finds_the_whole_vocabulary_token(vocab):
+    gen = torch.Generator().manual_seed(vocab)
+    agree, total = 0, 0
+    for trial in range(12):
+        logits = torch.randn(32, vocab, generator=gen) * (1 + trial % 4)
+        if trial % 3 == 0:  # filtered tokens have probability 0
+            logits[:, torch.randperm(vocab, generator=gen)[: vocab // 2]] = float("-inf")
+        probs = torch.softmax(logits, dim=-1)
+        uniform = torch.rand(32, generator=gen, dtype=torch.float64)
+        chosen = _inverse_cdf(torch, probs, uniform)
+        assert (probs.gather(1, chosen.unsqueeze(1)) > 0).all(), "a token of zero probability"
+        agree += int((chosen == whole_vocabulary_token(probs, uniform)).sum())
+        total += 32
+    assert agree == total
+
+
+def test_blocked_inverse_cdf_at_the_ends_of_the_unit_interval():
+    probs = torch.softmax(torch.randn(3, 3000, generator=torch.Generator().manual_seed(1)), dim=-1)
+    probs[:, -1000:] = 0  # the last block holds nothing: u near 1 must end in the last token of positive mass
+    uniform = torch.tensor([0.0, 1 - 1e-16, 0.5], dtype=torch.float64)
+    chosen = _inverse_cdf(torch, probs, uniform)
+    assert chosen[0] == 0 and chosen[1] == 1999
+    assert chosen[2] == whole_vocabulary_token(probs, uniform)[2]
+
+
+# ---------------------------------------------------------------------------------------
 # TransformersBackend on tiny local models
 
 PROMPTS = [
@@ -120,9 +156,10 @@ PROMPTS = [
 ]
 
 
-def backend(model_dir, cache_dir, batch_size=4, chat=False, **decoding) -> TransformersBackend:
+def backend(model_dir, cache_dir, batch_size=4, chat=False, dtype="auto", **decoding) -> TransformersBackend:
     decoding.setdefault("max_new_tokens", 8)
-    spec = make_spec("tiny", "transformers", str(model_dir), make_decoding(**decoding), batch_size=batch_size, chat=chat)
+    spec = make_spec("tiny", "transformers", str(model_dir), make_decoding(**decoding), batch_size=batch_size, chat=chat,
+                     dtype=dtype)
     return TransformersBackend(spec, cache_dir=str(cache_dir), device="cpu")
 
 
@@ -200,6 +237,36 @@ def test_greedy_equals_a_manual_argmax_loop(tiny_model_dir, tmp_path, batch_size
     got = model.generate(requests)
     expected = {p: manual_greedy(tiny_model_dir, tokenizer(p)["input_ids"], 6) for p in PROMPTS}
     assert got == [expected[r.prompt] for r in requests]  # and the seed is irrelevant when greedy
+
+
+def test_bfloat16_greedy_decoding_gives_the_float32_tokens(tiny_model_dir, tmp_path):
+    requests = [Request(p, 0) for p in PROMPTS]
+    reference = backend(tiny_model_dir, tmp_path, dtype="float32", do_sample=False).generate(requests)
+    assert backend(tiny_model_dir, tmp_path, dtype="bfloat16", do_sample=False).generate(requests) == reference
+
+
+def test_bfloat16_samples_follow_the_float32_distribution(tiny_model_dir, tmp_path):
+    """2,000 first tokens sampled in bfloat16 against the float32 model's own next-token probabilities."""
+    from scipy import stats
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
+    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32).eval()
+    with torch.inference_mode():
+        logits = model(**tokenizer(PROMPTS[0], return_tensors="pt")).logits[0, -1].double()
+    probs = torch.softmax(logits, dim=-1).numpy()
+    fast = backend(tiny_model_dir, tmp_path, dtype="bfloat16", batch_size=250, max_new_tokens=1)
+    drawn = pd.Series([g.text for g in fast.generate([Request(PROMPTS[0], 0, k) for k in range(2000)])]).value_counts()
+    # A token's text as a one-token continuation shows it (a stop token shows as "").
+    texts = pd.Series(probs, index=[tokenizer.decode([i], skip_special_tokens=True) for i in range(len(probs))])
+    expected = texts.groupby(level=0).sum() * 2000
+    counts = drawn.reindex(expected.index, fill_value=0)
+    assert counts.sum() == 2000, "every draw is a token of the vocabulary"
+    frequent = expected >= 5  # a chi-square bin needs about 5 expected draws; the rest are pooled
+    pooled = [[counts[~frequent].sum()], [expected[~frequent].sum()]] if (~frequent).any() else [[], []]
+    observed = np.append(counts[frequent], pooled[0])
+    expected = np.append(expected[frequent], pooled[1])
+    assert stats.chisquare(observed, expected).pvalue > 0.001
 
 
 @pytest.mark.parametrize("decoding", [{"top_k": 1}, {"top_p": 1e-9}, {"temperature": 1e-6}])
@@ -359,6 +426,10 @@ def test_renamed_model_hits_the_cache_and_changed_decoding_misses(tmp_path):
     other_model, factory = cached(tmp_path, spec=make_spec("old-name", "transformers", "other/model"))
     other_model(REQUESTS[:2])
     assert len(factory.fake.computed) == 2
+    bf16, factory = cached(tmp_path, spec=make_spec("old-name", "transformers", "some/model", make_decoding(),
+                                                    dtype="bfloat16"))
+    bf16(REQUESTS[:2])
+    assert len(factory.fake.computed) == 2, "the numbers the weights are computed in change the outputs"
 
 
 def test_results_come_back_in_request_order(tmp_path):

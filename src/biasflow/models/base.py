@@ -1,7 +1,7 @@
 """The one generation interface every backend implements.
 
 Requests are data (the HELM request-cache idea): a request is the prompt plus the seed
-and sample index, and together with the backend's identity (backend, model, decoding)
+and sample index, and together with the backend's identity (backend, model, decoding, chat, dtype)
 it determines the cache key. Sampling is seeded per request, so a result does not depend
 on which other requests shared its batch.
 """
@@ -58,8 +58,9 @@ class Generation:
 class ModelSpec:
     """A model entry of the config, resolved to what a backend needs.
 
-    ``name`` is only used in paths; the cache identity is ``backend``, ``model`` and
-    ``decoding`` (plus ``chat``), so renaming an entry keeps its cached results.
+    ``name`` is only used in paths; the cache identity is ``backend``, ``model``,
+    ``decoding``, ``chat`` and ``dtype`` (the numbers the weights are computed in), so renaming
+    an entry keeps its cached results.
     """
 
     name: str
@@ -79,6 +80,7 @@ class ModelSpec:
             "model": self.model,
             "decoding": self.decoding.as_dict(),
             "chat": self.chat,
+            "dtype": self.dtype,
         }
 
 

@@ -23,6 +23,9 @@ from biasflow.models.sources import materialise, resolve_source
 
 log = logging.getLogger("biasflow")
 
+# Tokens per block of the two-level inverse-CDF search (:func:`_inverse_cdf`).
+BLOCK = 1024
+
 
 def default_device() -> str:
     """The first GPU when there is one, else the CPU."""
@@ -65,7 +68,7 @@ class TransformersBackend(InProcessBackend):
     chunk_size = 256
     # How the random draws become tokens; part of every cache key, so results of another
     # sampler are never mixed with these.
-    sampler = "inverse-cdf"
+    sampler = "inverse-cdf-blocks"
 
     def __init__(self, spec: ModelSpec, cache_dir: str, device: str | None = None):
         import torch
@@ -76,6 +79,9 @@ class TransformersBackend(InProcessBackend):
         self.device = device or default_device()
         log.info("model %s (%s) on %s", spec.name, spec.model, self.device)
         self.model.to(self.device).eval()
+        if self.device == "cpu" and self.model.dtype == torch.bfloat16 and not _native_bfloat16(torch):
+            log.warning("model %s: bfloat16 on a CPU without native bfloat16 arithmetic (AVX512-BF16 or AMX) is "
+                        "emulated and can be slower than float32; set its dtype: float32", spec.name)
         self.tokenizer.padding_side = "left"
         self.tokenizer.truncation_side = "left"
         if self.tokenizer.pad_token_id is None:
@@ -160,8 +166,8 @@ class _PerRequestSampler:
     exceeds it. The generators live on the CPU whatever the model's device (a CUDA
     generator draws a different stream from a CPU one with the same seed), so a GPU run
     samples the same continuations as a CPU run up to floating-point differences in the
-    probabilities; only one number per row crosses to the device, and the search is one
-    vectorised operation there.
+    probabilities; only one number per row crosses to the device, and the search is
+    vectorised there (:func:`_inverse_cdf`).
     """
 
     def __init__(self, torch, decoding: Decoding, seeds: list[int]):
@@ -181,12 +187,35 @@ class _PerRequestSampler:
         else:
             probs = torch.softmax(_filter(torch, scores / max(self.decoding.temperature, 1e-5), self.decoding), dim=-1)
             uniform = torch.stack([torch.rand((), generator=g, dtype=torch.float64) for g in self.generators])
-            cdf = probs.double().cumsum(dim=-1)
-            target = (uniform.to(scores.device) * cdf[:, -1]).unsqueeze(1)
-            chosen = torch.searchsorted(cdf, target, right=True).squeeze(1).clamp(max=scores.shape[-1] - 1)
-        out = torch.full_like(scores, float("-inf"))
-        out.scatter_(1, chosen.unsqueeze(1), 0.0)
-        return out
+            chosen = _inverse_cdf(torch, probs, uniform.to(scores.device))
+        # In place: a second vocabulary-wide tensor per step would cost as much as the search.
+        scores.fill_(float("-inf"))
+        scores.scatter_(1, chosen.unsqueeze(1), 0.0)
+        return scores
+
+
+def _inverse_cdf(torch, probs, uniform):
+    """Per row, the first token whose cumulative probability exceeds ``uniform`` times the total.
+
+    The sum runs in two levels: the mass of each block of :data:`BLOCK` tokens (summed in
+    float32, accumulated over blocks in float64) to find the block, then the float64
+    cumulative sum inside that block alone. It reads a 262k-token row once instead of
+    converting and summing all of it in float64, and finds the token a whole-vocabulary
+    float64 sum finds except where u falls within float32 rounding (about 1e-7) of a
+    boundary (docs/methods.md §5.1). A token of zero probability is never chosen.
+    """
+    rows, vocab = probs.shape
+    pad = (-vocab) % BLOCK
+    blocks = (torch.nn.functional.pad(probs, (0, pad)) if pad else probs).view(rows, -1, BLOCK)
+    block_cdf = blocks.sum(dim=-1).double().cumsum(dim=-1)
+    target = uniform * block_cdf[:, -1]
+    block = torch.searchsorted(block_cdf, target.unsqueeze(1), right=True).squeeze(1).clamp(max=block_cdf.shape[1] - 1)
+    below = torch.where(block > 0, block_cdf.gather(1, (block - 1).clamp(min=0).unsqueeze(1)).squeeze(1), 0.0)
+    inside = blocks[torch.arange(rows, device=probs.device), block]
+    offset = torch.searchsorted(inside.double().cumsum(dim=-1), (target - below).unsqueeze(1), right=True).squeeze(1)
+    # Rounding can put the target past the block's own running sum: take its last token of positive probability.
+    last = BLOCK - 1 - (inside.flip(-1) > 0).int().argmax(dim=-1)
+    return block * BLOCK + torch.minimum(offset, last)
 
 
 def _filter(torch, logits, decoding: Decoding):
@@ -209,6 +238,14 @@ def _filter(torch, logits, decoding: Decoding):
         keep = torch.zeros_like(logits, dtype=torch.bool).scatter(1, top_idx, before < decoding.top_p)
         logits = logits.masked_fill(~keep, float("-inf"))
     return logits
+
+
+def _native_bfloat16(torch) -> bool:
+    """Whether this CPU computes bfloat16 natively (oneDNN's own check); True where torch cannot say."""
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return True
 
 
 def _torch_dtype(torch, name: str):

