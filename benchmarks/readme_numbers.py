@@ -511,8 +511,8 @@ FIELDS = {
     "counterfactual.conditions": lambda n: conditions(n["counterfactual"]),
     "roofline.conditions": lambda n: conditions(n["roofline"]),
     "roofline.peak": lambda n: "{:,.0f} GFLOP/s in float32, {:,.0f} in bfloat16, {:,.1f} GB/s".format(
-        n["roofline"]["machine"]["flops"]["float32"] / 1e9, n["roofline"]["machine"]["flops"]["bfloat16"] / 1e9,
-        n["roofline"]["machine"]["bandwidth"] / 1e9),
+        n["roofline"]["peak"]["flops"]["float32"] / 1e9, n["roofline"]["peak"]["flops"]["bfloat16"] / 1e9,
+        n["roofline"]["peak"]["bandwidth"] / 1e9),
     "roofline.gemma": lambda n: _bfloat16_ratio(n, "Gemma 3 270M"),
     "roofline.smollm": lambda n: _bfloat16_ratio(n, "SmolLM2-135M"),
 }

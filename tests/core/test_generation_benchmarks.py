@@ -23,6 +23,7 @@ def test_both_dtypes_are_measured_on_the_same_requests(tiny_model_dir, tmp_path)
             for dtype in ("float32", "bfloat16")]
     assert [r["requests"] for r in rows] == [8, 8] and all(0 < r["new_tokens"] <= 32 for r in rows)
     for r, dtype in zip(rows, ("float32", "bfloat16")):
-        r.update(name="tiny", params=1000, roofline=2 * r["tokens_per_s"], dtype=dtype)
+        r.update(name="tiny", params=1000, roofline=2 * r["tokens_per_s"], float32_roofline=4 * r["tokens_per_s"],
+                 dtype=dtype)
     table = markdown_table({"rows": rows})
-    assert "| tiny | 0M | bfloat16 | 8 | 4 |" in table and table.count("50% |") == 2
+    assert "| tiny | 0M | bfloat16 | 8 | 4 |" in table and table.count("50% | 25% |") == 2
