@@ -51,6 +51,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from benchmarks.demo_profile import profile
 from benchmarks.generation import JSON_MARK, PAPER_CONTINUATIONS, projection_hours
 
 REPO = Path(__file__).resolve().parent.parent
@@ -207,13 +208,15 @@ def measure_demo(clone: Clone) -> dict:
     hours, minutes, seconds = re.findall(r"Elapsed time: (\d+):(\d+):([\d.]+)", output)[-1]
     main = 3600 * int(hours) + 60 * int(minutes) + float(seconds)
     setup = total - main
+    where = profile(clone.path, main)
     shutil.rmtree(clone.path / "results")
     shutil.rmtree(clone.path / "logs", ignore_errors=True)
     rerun, _ = clone.run(MAIN_JOB)
     computed = sum(int(n) for log in (clone.path / "logs").rglob("*.log")
                    for n in re.findall(r"rows from cache, (\d+) to compute", log.read_text()))
     report, _ = clone.run("make report")
-    return {"setup_s": setup, "main_s": main, "rerun_s": rerun, "rerun_rows_computed": computed, "report_s": report}
+    return {"setup_s": setup, "main_s": main, "rerun_s": rerun, "rerun_rows_computed": computed, "report_s": report,
+            "profile": where}
 
 
 def measure_roofline(clone: Clone) -> dict:
@@ -572,13 +575,19 @@ def _table_weights(n: dict) -> str:
     return markdown_table(n["weights"]["results"])
 
 
+def _table_demo_profile(n: dict) -> str:
+    from benchmarks.demo_profile import markdown_table
+
+    return markdown_table(n["demo"]["profile"])
+
+
 def _table_roofline(n: dict) -> str:
     from benchmarks.roofline import markdown_table
 
     return markdown_table(n["roofline"])
 
 
-TABLES = {"generation": _table_generation, "roofline": _table_roofline, "scoring": _table_scoring, "scale": _table_scale,
+TABLES = {"generation": _table_generation, "roofline": _table_roofline, "demo_profile": _table_demo_profile, "scoring": _table_scoring, "scale": _table_scale,
           "selection": _table_selection, "uncertainty": _table_uncertainty, "calibration": _table_calibration,
           "counterfactual": _table_counterfactual, "weights": _table_weights}
 

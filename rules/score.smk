@@ -18,6 +18,8 @@ rule score:
         "../environment.yml"
     log:
         "logs/score/{scorer}/{model}/{metric}/{axis}.log",
+    benchmark:
+        "benchmarks/out/score/{scorer}/{model}/{metric}/{axis}.tsv"
     script:
         "../workflow/scripts/score.py"
 

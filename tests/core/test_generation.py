@@ -239,6 +239,24 @@ def test_greedy_equals_a_manual_argmax_loop(tiny_model_dir, tmp_path, batch_size
     assert got == [expected[r.prompt] for r in requests]  # and the seed is irrelevant when greedy
 
 
+def test_a_generate_call_logs_where_its_time_went(tiny_model_dir, tmp_path, caplog):
+    """The summary line the demo's profile reads (benchmarks/demo_profile.py parses it with these patterns)."""
+    import logging
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks.demo_profile import GENERATED, LOADED
+
+    with caplog.at_level(logging.INFO, logger="biasflow"):
+        got = backend(tiny_model_dir, tmp_path).generate(requests_grid())
+    assert len(LOADED.findall(caplog.text)) == 1
+    [(tokens, total, prefill, decode, sampling)] = GENERATED.findall(caplog.text)
+    assert int(tokens) == sum(g.n_tokens for g in got)
+    assert float(prefill) + float(decode) + float(sampling) > 0
+    assert float(prefill) + float(decode) + float(sampling) <= float(total) + 0.1
+
+
 def test_bfloat16_greedy_decoding_gives_the_float32_tokens(tiny_model_dir, tmp_path):
     requests = [Request(p, 0) for p in PROMPTS]
     reference = backend(tiny_model_dir, tmp_path, dtype="float32", do_sample=False).generate(requests)

@@ -177,7 +177,8 @@ def test_model_spec_builds_decoding_and_defaults():
     assert spec.backend == "transformers"
     assert spec.decoding == make_decoding(top_p=0.9, max_new_tokens=5)
     assert spec.chat is True
-    assert spec.identity() == {"backend": "transformers", "model": "gpt2", "decoding": spec.decoding.as_dict(), "chat": True}
+    assert spec.identity() == {"backend": "transformers", "model": "gpt2", "decoding": spec.decoding.as_dict(), "chat": True,
+                               "dtype": "auto"}
 
 
 def test_model_spec_unknown_backend():

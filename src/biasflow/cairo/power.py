@@ -23,7 +23,6 @@ from biasflow.power import PowerSettings, correlation_mdd, correlation_needed, m
 from biasflow.tables import read_table, require_columns
 
 
-
 @dataclass(frozen=True)
 class Settings(PowerSettings):
     """``power.alpha``, ``power.power``, ``power.min_effect.cairo`` (a difference of mean scores) and ``power.min_r``."""

@@ -21,7 +21,6 @@ from biasflow.power import PowerSettings, mean_mdd, mean_needed, planned
 from biasflow.tables import read_table
 
 
-
 @dataclass(frozen=True)
 class Settings(PowerSettings):
     """``power.alpha``, ``power.power`` and ``power.min_effect.fairpair`` (an excess F)."""

@@ -19,7 +19,6 @@ from biasflow.fpr.rates import CLASSES
 from biasflow.power import PowerSettings, planned, proportions_mdd, proportions_needed
 
 
-
 @dataclass(frozen=True)
 class Settings(PowerSettings):
     """``power.alpha``, ``power.power`` and ``power.min_effect.fpr`` (an FPR difference)."""

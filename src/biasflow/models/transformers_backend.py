@@ -15,6 +15,7 @@ continuation must follow) and padded on the left.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Sequence
 
 from biasflow.errors import BiasflowError
@@ -71,14 +72,17 @@ class TransformersBackend(InProcessBackend):
     sampler = "inverse-cdf-blocks"
 
     def __init__(self, spec: ModelSpec, cache_dir: str, device: str | None = None):
+        started = time.perf_counter()  # the load counts torch's and transformers' imports
         import torch
 
         self.spec = spec
         self.torch = torch
         self.tokenizer, self.model = load_pretrained(spec, cache_dir)
         self.device = device or default_device()
-        log.info("model %s (%s) on %s", spec.name, spec.model, self.device)
         self.model.to(self.device).eval()
+        log.info("model %s (%s) on %s, loaded in %.1f s", spec.name, spec.model, self.device,
+                 time.perf_counter() - started)
+        self.clock = _ForwardClock(self.model)
         if self.device == "cpu" and self.model.dtype == torch.bfloat16 and not _native_bfloat16(torch):
             log.warning("model %s: bfloat16 on a CPU without native bfloat16 arithmetic (AVX512-BF16 or AMX) is "
                         "emulated and can be slower than float32; set its dtype: float32", spec.name)
@@ -103,13 +107,19 @@ class TransformersBackend(InProcessBackend):
         order = sorted(range(len(requests)), key=lambda i: (lengths[i], i))
         results: list[Generation | None] = [None] * len(requests)
         size = max(1, self.spec.batch_size)
+        started, sampling = time.perf_counter(), 0.0
+        self.clock.reset()
         for start in range(0, len(order), size):
             batch = order[start:start + size]
-            outputs = self._generate_batch([texts[i] for i in batch], [requests[i] for i in batch], chat)
+            outputs, seconds = self._generate_batch([texts[i] for i in batch], [requests[i] for i in batch], chat)
+            sampling += seconds
             for i, out in zip(batch, outputs):
                 results[i] = out
             if progress:
                 progress(len(batch))
+        log.info("model %s: %d new tokens for %d requests in %.2f s (prefill %.2f s, decode %.2f s, sampling %.2f s)",
+                 self.spec.name, sum(r.n_tokens for r in results), len(requests), time.perf_counter() - started,
+                 self.clock.seconds["prefill"], self.clock.seconds["decode"], sampling)
         return results  # type: ignore[return-value]
 
     def _render(self, prompt: str, chat: bool) -> str:
@@ -119,7 +129,8 @@ class TransformersBackend(InProcessBackend):
             [{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True
         )
 
-    def _generate_batch(self, texts: list[str], requests: list[Request], chat: bool) -> list[Generation]:
+    def _generate_batch(self, texts: list[str], requests: list[Request], chat: bool) -> tuple[list[Generation], float]:
+        """The batch's generations, and the seconds its sampler took."""
         from transformers import GenerationConfig, LogitsProcessorList
 
         torch = self.torch
@@ -144,7 +155,7 @@ class TransformersBackend(InProcessBackend):
                 **encoded, generation_config=config, logits_processor=LogitsProcessorList([sampler])
             )
         new_tokens = output[:, encoded["input_ids"].shape[1]:]
-        return [self._decode(row) for row in new_tokens]
+        return [self._decode(row) for row in new_tokens], sampler.seconds
 
     def _decode(self, row) -> Generation:
         ids = row.tolist()
@@ -173,6 +184,7 @@ class _PerRequestSampler:
     def __init__(self, torch, decoding: Decoding, seeds: list[int]):
         self.torch = torch
         self.decoding = decoding
+        self.seconds = 0.0
         self.generators = []
         for seed in seeds:
             generator = torch.Generator(device="cpu")
@@ -180,6 +192,7 @@ class _PerRequestSampler:
             self.generators.append(generator)
 
     def __call__(self, input_ids, scores):
+        started = time.perf_counter()
         torch = self.torch
         scores = scores.float()
         if not self.decoding.do_sample:
@@ -191,7 +204,34 @@ class _PerRequestSampler:
         # In place: a second vocabulary-wide tensor per step would cost as much as the search.
         scores.fill_(float("-inf"))
         scores.scatter_(1, chosen.unsqueeze(1), 0.0)
+        self.seconds += time.perf_counter() - started
         return scores
+
+
+class _ForwardClock:
+    """Seconds the model's forward passes take, prefill (the whole prompt) apart from decoding (one new token).
+
+    Hooks on the model's own forward, so the log can say where a job's time went
+    (benchmarks/README.md, the demo's profile).
+    """
+
+    def __init__(self, model):
+        self.seconds = {"prefill": 0.0, "decode": 0.0}
+        self._started = 0.0
+        self._phase = "decode"
+        model.register_forward_pre_hook(self._before, with_kwargs=True)
+        model.register_forward_hook(self._after)
+
+    def reset(self) -> None:
+        self.seconds = {"prefill": 0.0, "decode": 0.0}
+
+    def _before(self, module, args, kwargs):
+        ids = kwargs.get("input_ids", args[0] if args else None)
+        self._phase = "prefill" if ids is not None and ids.shape[-1] > 1 else "decode"
+        self._started = time.perf_counter()
+
+    def _after(self, module, args, output):
+        self.seconds[self._phase] += time.perf_counter() - self._started
 
 
 def _inverse_cdf(torch, probs, uniform):
