@@ -52,7 +52,7 @@ test-faults: setup
 # The tiny workflow's HTML report opened in headless Chromium: every category's figures and table
 # pages must show, with their captions; screenshots go to test-artifacts/report/. Installs Debian's
 # chromium and chromium-driver when missing (apt-get, as root; about 6 minutes).
-test-report: $(STAMP)-demo
+test-report: setup
 	command -v chromium >/dev/null && test -x /usr/bin/chromedriver || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 	$(BIN)/python -m pytest -q -m browser
