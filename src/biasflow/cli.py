@@ -212,13 +212,14 @@ def _power(args) -> None:
         raise BiasflowError(f"--pilot names the source {repeated[0]} twice (sources are named by file stem); give "
                             "each file a distinct name.")
     settings_class = planner(args.method).Settings
-    target_key = settings_class.key("min_effect")
     if args.target is not None:
-        check_value("--target", args.target, target_key)
-    values = {"alpha": args.alpha, "power": args.power, "min_r": args.target_r,
-              "min_effect": args.target if args.target is not None else default(target_key)}
+        check_value("--target", args.target, settings_class.key("min_effect"))
+    # The flags this method's planner reads; --target left out takes power.min_effect.<method>'s default.
+    flags = {"alpha": args.alpha, "power": args.power, "min_r": args.target_r, "min_effect": args.target}
+    fields = {field.name for field in dataclasses.fields(settings_class)}
+    settings = settings_class.defaults(**{k: v for k, v in flags.items() if k in fields and v is not None})
     plan_sources(method=args.method, sources={stem: [path] for stem, path in zip(stems, args.pilot)},
-                 settings={field.name: values[field.name] for field in dataclasses.fields(settings_class)}, out=args.out)
+                 settings=settings.params(), out=args.out)
 
 
 def _pair(entry: str) -> tuple[str, str]:

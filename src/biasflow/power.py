@@ -52,7 +52,7 @@ class PowerSettings(StepSettings):
 
 def _solve(engine, **kwargs) -> float:
     """One unknown of a statsmodels power equation; NaN where no finite answer exists (say, n < 2 for a t test)."""
-    if any(not math.isfinite(v) for v in kwargs.values() if isinstance(v, (int, float)) and v is not None):
+    if any(not math.isfinite(v) for v in kwargs.values() if isinstance(v, (int, float))):
         return math.nan
     try:
         with warnings.catch_warnings():
@@ -163,11 +163,10 @@ def planner(method: str) -> ModuleType:
     return found[method].load()
 
 
-def write_plan(table: pd.DataFrame, out: str, page: str | None = None) -> None:
+def write_plan(table: pd.DataFrame, method: str, out: str, page: str | None = None) -> None:
     """Write the power table, and its page for the report."""
     write_table(table, out)
     if page:
-        method = table["method"].iloc[0] if len(table) else ""
         write_tables_page(page, f"Power: {method}", (
             "How much this run can show (docs/methods.md section 6). From this run's own data: mdd, the smallest "
             "difference each subgroup could show at the configured power and significance level with the sizes "
@@ -186,4 +185,4 @@ def plan_sources(*, method: str, sources: Mapping[str, Sequence[str]], settings:
     ``settings`` are the plain values of the method's ``Settings`` (a rule's params).
     """
     module = planner(method)
-    write_plan(module.plan(sources, module.Settings.from_params(settings)), out, page)
+    write_plan(module.plan(sources, module.Settings.from_params(settings)), method, out, page)
