@@ -225,10 +225,29 @@ def test_materialised_gguf_has_the_logits_of_the_gguf(tmp_path):
     model = AutoModelForCausalLM.from_pretrained(converted.location, dtype=torch.float32).eval()
     ids = ref_tok(text, return_tensors="pt")["input_ids"]
     assert torch.equal(tok(text, return_tensors="pt")["input_ids"], ids)
+    assert tok.get_vocab() == ref_tok.get_vocab()
     with torch.inference_mode():
         expected = ref_model(ids).logits.float()
         actual = model(ids).logits.float()
     torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_a_gguf_file_is_parsed_once_while_converting(tmp_path):
+    """Tokenizer, config and weights share one reader per file; outside the conversion every read is fresh."""
+    gguf = pytest.importorskip("gguf")
+    from biasflow.models.sources import _gguf_parsed_once
+
+    path = tmp_path / "tiny.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_uint32("tiny.answer", 42)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    with _gguf_parsed_once():
+        first = gguf.GGUFReader(path)
+        assert gguf.GGUFReader(str(path)) is first
+        assert first.fields["tiny.answer"].contents() == 42
+    assert gguf.GGUFReader(path) is not gguf.GGUFReader(path)
 
 
 def test_pkg_accepts_the_path_inside_the_installed_files(fake_site, tmp_path):
