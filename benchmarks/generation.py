@@ -47,12 +47,13 @@ def prompts(n: int) -> list[str]:
 
 
 def measure(backend: str, device: str, model: str, n: int, max_new_tokens: int, batch_size: int, dtype: str,
-            cache_dir: str) -> dict:
-    """Load one backend, warm it up, and time one call of ``n`` requests."""
+            cache_dir: str, decoding: dict | None = None) -> dict:
+    """Load one backend, warm it up, and time one call of ``n`` requests (``decoding``: settings besides the
+    length, e.g. temperature and top_p; plain sampling by default)."""
     from biasflow.models import load_backend
     from biasflow.models.transformers_backend import TransformersBackend
 
-    decoding = Decoding.from_params({"max_new_tokens": max_new_tokens})
+    decoding = Decoding.from_params({**(decoding or {}), "max_new_tokens": max_new_tokens})
     options = dict(VLLM_ENGINE) if backend == "vllm" else {}
     spec = ModelSpec(name="bench", backend=backend, model=model, decoding=decoding, chat=False,
                      trust_remote_code=False, batch_size=batch_size, dtype=dtype, options=options)

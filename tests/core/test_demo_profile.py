@@ -24,8 +24,8 @@ def write(root: Path, relative: str, text: str) -> None:
 
 
 def test_phases_of_a_model_job_and_a_scoring_job(tmp_path):
-    write(tmp_path, "logs/generate/m/BOLD/gender.log", GENERATE_LOG)
-    write(tmp_path, "benchmarks/out/generate/m/BOLD/gender.tsv", BENCHMARK.format(12.5))
+    write(tmp_path, "logs/generate/m/gender.log", GENERATE_LOG)
+    write(tmp_path, "benchmarks/out/generate/m/gender.tsv", BENCHMARK.format(12.5))
     write(tmp_path, "logs/score/profanity/m/BOLD/gender.log", SCORE_LOG)
     numbers = profile(tmp_path, elapsed=20.0)
     model = numbers["jobs"]["generate m"]

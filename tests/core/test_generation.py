@@ -15,7 +15,7 @@ from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, continuation_table
 from biasflow.generation import GenerationSettings
 from biasflow.models import Generation, ModelSpec, Request
-from biasflow.models.transformers_backend import TransformersBackend, _filter, _inverse_cdf
+from biasflow.models.transformers_backend import TransformersBackend, _filter, _inverse_cdf, _sample
 from specs import make_decoding, make_spec
 
 # ---------------------------------------------------------------------------------------
@@ -141,6 +141,44 @@ def test_blocked_inverse_cdf_at_the_ends_of_the_unit_interval():
     chosen = _inverse_cdf(torch, probs, uniform)
     assert chosen[0] == 0 and chosen[1] == 1999
     assert chosen[2] == whole_vocabulary_token(probs, uniform)[2]
+
+
+@pytest.mark.parametrize("vocab", [50, 1500, 262144])
+@pytest.mark.parametrize("top_k,top_p", [(0, 0.5), (0, 0.9), (0, 0.95), (40, 0.9), (1, 0.9)])
+def test_nucleus_sampling_finds_the_token_of_filtering_the_whole_vocabulary(vocab, top_k, top_p):
+    """The search among the nucleus's candidates against the filter, then one float64 sum over the whole vocabulary."""
+    gen = torch.Generator().manual_seed(vocab + top_k)
+    decoding = make_decoding(top_k=top_k, top_p=top_p)
+    agree, total = 0, 0
+    for trial in range(6):
+        logits = torch.randn(32, vocab, generator=gen) * (2 + 2 * (trial % 3))
+        uniform = torch.rand(32, generator=gen, dtype=torch.float64)
+        chosen = _sample(torch, logits, decoding, uniform)
+        filtered = _filter(torch, logits, decoding)
+        assert torch.isfinite(filtered.gather(1, chosen.unsqueeze(1))).all(), "a token outside the nucleus"
+        agree += int((chosen == whole_vocabulary_token(torch.softmax(filtered, dim=-1), uniform)).sum())
+        total += 32
+    assert agree == total
+
+
+def test_nucleus_sampling_of_flat_rows_searches_the_whole_vocabulary():
+    """A nucleus wider than the candidates (near-uniform rows) goes the whole-vocabulary way, with the same rule."""
+    gen = torch.Generator().manual_seed(11)
+    logits = torch.cat([torch.randn(3, 5000, generator=gen) * 0.05, torch.randn(1, 5000, generator=gen) * 6])
+    uniform = torch.tensor([0.0, 0.3, 1 - 1e-16, 0.7], dtype=torch.float64)
+    decoding = make_decoding(top_p=0.9)
+    chosen = _sample(torch, logits, decoding, uniform)
+    assert torch.equal(chosen, whole_vocabulary_token(torch.softmax(_filter(torch, logits, decoding), dim=-1), uniform))
+
+
+def test_nucleus_sampling_at_the_ends_of_the_unit_interval():
+    """u = 0 takes the nucleus's first token in vocabulary order, u near 1 its last."""
+    logits = torch.randn(2, 3000, generator=torch.Generator().manual_seed(2)) * 8
+    decoding = make_decoding(top_p=0.8)
+    kept = [torch.nonzero(torch.isfinite(row)).flatten() for row in _filter(torch, logits, decoding)]
+    first = _sample(torch, logits, decoding, torch.zeros(2, dtype=torch.float64))
+    last = _sample(torch, logits, decoding, torch.full((2,), 1 - 1e-16, dtype=torch.float64))
+    assert first.tolist() == [int(k[0]) for k in kept] and last.tolist() == [int(k[-1]) for k in kept]
 
 
 # ---------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.generation import measure  # noqa: E402
-from benchmarks.roofline import markdown_table, roofline  # noqa: E402
+from benchmarks.roofline import VARIANTS, markdown_table, roofline  # noqa: E402
 
 
 def test_roofline_is_the_slower_of_compute_and_memory():
@@ -18,12 +18,12 @@ def test_roofline_is_the_slower_of_compute_and_memory():
     assert roofline(100_000_000, "bfloat16", 1, 100e9, 10e9) == pytest.approx(1 / 0.020)
 
 
-def test_both_dtypes_are_measured_on_the_same_requests(tiny_model_dir, tmp_path):
-    rows = [measure("transformers", "cpu", str(tiny_model_dir), 8, 4, 4, dtype, str(tmp_path))
-            for dtype in ("float32", "bfloat16")]
-    assert [r["requests"] for r in rows] == [8, 8] and all(0 < r["new_tokens"] <= 32 for r in rows)
-    for r, dtype in zip(rows, ("float32", "bfloat16")):
+def test_every_variant_is_measured_on_the_same_requests(tiny_model_dir, tmp_path):
+    rows = [measure("transformers", "cpu", str(tiny_model_dir), 8, 4, 4, dtype, str(tmp_path), decoding)
+            for dtype, _, decoding in VARIANTS]
+    assert [r["requests"] for r in rows] == [8, 8, 8] and all(0 < r["new_tokens"] <= 32 for r in rows)
+    for r, (dtype, label, _) in zip(rows, VARIANTS):
         r.update(name="tiny", params=1000, roofline=2 * r["tokens_per_s"], float32_roofline=4 * r["tokens_per_s"],
-                 dtype=dtype)
+                 dtype=dtype, decoding=label)
     table = markdown_table({"rows": rows})
-    assert "| tiny | 0M | bfloat16 | 8 | 4 |" in table and table.count("50% | 25% |") == 2
+    assert "| tiny | 0M | bfloat16 | T 0.7, top-p 0.9 | 8 | 4 |" in table and table.count("50% | 25% |") == 3

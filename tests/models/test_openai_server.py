@@ -144,7 +144,7 @@ def test_workflow_paraphrases_through_the_server_and_never_shows_the_key(served,
     assert missing.returncode != 0 and f"from the environment variable {KEY_ENV}, which is not set" in missing.stderr
     assert not (tmp_path / "results").exists(), "the key is checked before any job runs"
     result = snakemake(tmp_path, "results/prompts/sets/BOLD/gender.parquet", env={KEY_ENV: KEY})
-    log = (tmp_path / "logs/paraphrase/served/BOLD/gender.log").read_text()
+    log = (tmp_path / "logs/paraphrase/served/gender.log").read_text()
     assert f"at {base_url}:" in log and "completion tokens (as the server counts them)" in log
     seen = [result.stdout, result.stderr]
     for path in tmp_path.rglob("*"):

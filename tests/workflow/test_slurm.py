@@ -60,8 +60,8 @@ def test_model_jobs_went_to_the_cpu_partition_and_light_steps_stayed_local(runs)
     assert {line.split("|")[1:] == ["cpu", "COMPLETED"] for line in accounted} == {True}, accounted
     for rule in ("original_prompts", "prompt_sets"):
         assert f"localrule {rule}:" in text, f"{rule} runs on the login node"
-    assert "rule generate:" in text and "localrule generate:" not in text
-    assert (workdir / "logs/generate/a-t1.0/BOLD/gender.log").exists()
+    assert "rule generate_gender:" in text and "localrule generate_gender:" not in text
+    assert (workdir / "logs/generate/a-t1.0/gender.log").exists()
 
 
 def test_the_cluster_run_equals_the_local_run(runs):

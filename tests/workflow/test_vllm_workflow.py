@@ -49,11 +49,13 @@ def test_main_job_runs_with_every_model_on_vllm(run):
 
 def test_a_rerun_reads_every_continuation_from_the_cache(run):
     workdir, config = run
-    before = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    paths = [workdir / f"results/continuations/a-t1.0/{metric}/gender.parquet" for metric in config["axes"]["gender"]]
+    before = [pd.read_parquet(path) for path in paths]
     shutil.rmtree(workdir / "results")
     snakemake(workdir, MAIN_JOB)
-    after = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
-    assert before.equals(after)
-    log = (workdir / "logs/generate/a-t1.0/BOLD/gender.log").read_text()
-    assert f"{len(after)} of {len(after)} rows from cache, 0 to compute" in log
+    after = [pd.read_parquet(path) for path in paths]
+    assert all(old.equals(new) for old, new in zip(before, after))
+    log = (workdir / "logs/generate/a-t1.0/gender.log").read_text()
+    requests = len(pd.concat(after).drop_duplicates(["text", "seed", "sample"]))
+    assert f"{requests} of {requests} rows from cache, 0 to compute" in log, "one job generates both metrics' rows"
     assert "vllm" not in log.lower(), "no engine was started"

@@ -246,12 +246,14 @@ FPR_DOWNSTREAM = {"fpr_gaps": 2, "fpr_summary": 1, "power": 1, "all": 1}
 # those that read it and those downstream of them (2 FairPair and FPR models, 2 classifiers,
 # 2 probe sets, 3 evaluated models, a chat and a completion paraphraser, 3 metrics on gender).
 EDITS = {
-    "data/paraphrase/chat.txt": {"paraphrase": 3, "prompt_sets": 3, "generate": 9, "score": 9, **CAIRO_DOWNSTREAM},
-    "data/paraphrase/completion.txt": {"paraphrase": 3, "prompt_sets": 3, "generate": 9, "score": 9,
+    "data/paraphrase/chat.txt": {"paraphrase_gender": 1, "prompt_sets": 3, "generate_gender": 3, "score": 9,
+                                 **CAIRO_DOWNSTREAM},
+    "data/paraphrase/completion.txt": {"paraphrase_gender": 1, "prompt_sets": 3, "generate_gender": 3, "score": 9,
                                        **CAIRO_DOWNSTREAM},
     "data/paraphrase/chat_batch.txt": {},
-    "data/datasets/BOLD/gender_prompt.json": {"original_prompts": 1, "prompt_summary": 1, "paraphrase": 2,
-                                              "prompt_sets": 1, "generate": 3, "score": 3, **CAIRO_DOWNSTREAM},
+    # One job per model (and paraphraser) and axis writes every metric's file: all three rerun.
+    "data/datasets/BOLD/gender_prompt.json": {"original_prompts": 1, "prompt_summary": 1, "paraphrase_gender": 2,
+                                              "prompt_sets": 3, "generate_gender": 3, "score": 9, **CAIRO_DOWNSTREAM},
     "data/classify/zero_shot.txt": {"fpr_classify": 2, **FPR_DOWNSTREAM},
     "data/classify/k_shot.txt": {"fpr_classify": 2, **FPR_DOWNSTREAM},
     "data/classify/cot_reason.txt": {},
@@ -296,29 +298,35 @@ def test_adding_a_model_schedules_only_its_jobs(run):
     workdir, config = run
     config["models"]["b-t0.5"] = {**config["models"]["b-t1.0"], "decoding": {"temperature": 0.5, "max_new_tokens": 6}}
     write_config(config, workdir)
-    assert planned_jobs(workdir, TARGET) == {"generate": 3, "score": 3, "cairo_stats": 1}
+    assert planned_jobs(workdir, TARGET) == {"generate_gender": 1, "score": 3, "cairo_stats": 1}
     snakemake(workdir, TARGET)
     assert "b-t0.5" in set(pd.read_parquet(workdir / TARGET)["model"])
 
 
 def test_adding_a_paraphrase_seed_computes_only_new_rows(run):
     workdir, config = run
-    before = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    before = gender_continuations(workdir, "a-t1.0")
     config["paraphrase"]["seeds"] = [0, 1]
     write_config(config, workdir)
     planned = planned_jobs(workdir, TARGET)
-    assert planned["paraphrase"] == 6 and planned["generate"] == 12
+    assert planned["paraphrase_gender"] == 2 and planned["generate_gender"] == 4, "one job per model and axis"
     snakemake(workdir, TARGET)
-    after = pd.read_parquet(workdir / "results/continuations/a-t1.0/BOLD/gender.parquet")
+    after = gender_continuations(workdir, "a-t1.0")
     new_sets = set(after["promptset"]) - set(before["promptset"])
     assert new_sets and all(s.endswith("-s1") for s in new_sets)
-    log = (workdir / "logs/generate/a-t1.0/BOLD/gender.log").read_text()
+    log = (workdir / "logs/generate/a-t1.0/gender.log").read_text()
     n_new = int((after["promptset"].isin(new_sets)).sum())
     assert f"{len(before)} of {len(after)} rows from cache, {n_new} to compute" in log
     # The old rows are unchanged.
     key = ["prompt_id", "seed", "sample"]
     merged = before.merge(after, on=key, suffixes=("", "_after"))
     assert len(merged) == len(before) and (merged["continuation"] == merged["continuation_after"]).all()
+
+
+def gender_continuations(workdir, model):
+    """Every metric's continuations of a model on the gender axis, as its one generation job wrote them."""
+    return pd.concat([pd.read_parquet(workdir / f"results/continuations/{model}/{metric}/gender.parquet")
+                      for metric in ("BOLD", "HolisticBias", "HONEST")], ignore_index=True)
 
 
 BAD_CONFIGS = {

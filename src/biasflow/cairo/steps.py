@@ -60,32 +60,42 @@ log = logging.getLogger("biasflow")
 
 
 def paraphrase(
-    *, prompts_path: str, entry: dict, settings: ParaphraseSettings, cache_dir: str, out: str, rejections_out: str
+    *, prompts_paths: Sequence[str], entry: dict, settings: ParaphraseSettings, cache_dir: str, outs: Sequence[str],
+    rejections_outs: Sequence[str],
 ) -> None:
-    """Paraphrase every original prompt once per paraphrase seed (one prompt set per seed).
+    """Paraphrase every original prompt of several prompt tables once per paraphrase seed (one prompt set per seed).
 
-    The templates read are those this paraphraser uses (:func:`~biasflow.cairo.paraphrase.template_files`).
+    The workflow gives one job the tables of every metric of an axis (``outs[i]`` and
+    ``rejections_outs[i]`` receive those of ``prompts_paths[i]``), so the paraphraser loads
+    once; each table is paraphrased on its own, as a job of its own would. The templates read
+    are those this paraphraser uses (:func:`~biasflow.cairo.paraphrase.template_files`); the
+    files are written together, all or none.
     """
+    if not len(prompts_paths) == len(outs) == len(rejections_outs):
+        raise ValueError(f"{len(prompts_paths)} prompt tables for {len(outs)} and {len(rejections_outs)} outputs")
     spec = spec_from_entry(entry)
     name = spec.name
-    original = read_table(prompts_path, PROMPT_COLUMNS, "prompt table")
     generator = CachedGenerator(spec, cache_dir, description=f"paraphrase {name}")
-    paraphrases, rejections = paraphrase_prompts(
-        original,
-        lambda requests: [g.text for g in generator(requests)],
-        paraphraser=name,
-        chat=spec.chat,
-        templates=load_templates(template_files(settings, spec.chat)),
-        settings=settings,
-    )
-    for row in rejections.itertuples(index=False):
-        log.info(
-            "%s seed %s: %d of %d prompts paraphrased, %d dropped", name, row.seed, row.n_accepted, row.n_prompts,
-            row.n_dropped,
+    templates = load_templates(template_files(settings, spec.chat))
+    writers = {}
+    for path, out, rejections_out in zip(prompts_paths, outs, rejections_outs):
+        paraphrases, rejections = paraphrase_prompts(
+            read_table(path, PROMPT_COLUMNS, "prompt table"),
+            lambda requests: [g.text for g in generator(requests)],
+            paraphraser=name,
+            chat=spec.chat,
+            templates=templates,
+            settings=settings,
         )
-    _check_some_accepted(rejections, name)
-    write_table(rejections, rejections_out)
-    write_table(paraphrases, out)
+        for row in rejections.itertuples(index=False):
+            log.info(
+                "%s %s %s seed %s: %d of %d prompts paraphrased, %d dropped", name, row.metric, row.axis, row.seed,
+                row.n_accepted, row.n_prompts, row.n_dropped,
+            )
+        _check_some_accepted(rejections, name)
+        writers[rejections_out] = table_writer(rejections, rejections_out)
+        writers[out] = table_writer(paraphrases, out)
+    write_together(writers)
 
 
 def _check_some_accepted(rejections: pd.DataFrame, name: str) -> None:

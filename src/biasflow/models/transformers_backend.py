@@ -24,7 +24,8 @@ from biasflow.models.sources import materialise, resolve_source
 
 log = logging.getLogger("biasflow")
 
-# Tokens per block of the two-level inverse-CDF search (:func:`_inverse_cdf`).
+# Tokens per block of the two-level inverse-CDF search (:func:`_inverse_cdf`), and the most likely
+# tokens a nucleus is looked for among before the whole vocabulary is sorted (:func:`_top_p`).
 BLOCK = 1024
 
 
@@ -69,7 +70,7 @@ class TransformersBackend(InProcessBackend):
     chunk_size = 256
     # How the random draws become tokens; part of every cache key, so results of another
     # sampler are never mixed with these.
-    sampler = "inverse-cdf-blocks"
+    sampler = "inverse-cdf-nucleus"
 
     def __init__(self, spec: ModelSpec, cache_dir: str, device: str | None = None):
         started = time.perf_counter()  # the load counts torch's and transformers' imports
@@ -198,9 +199,9 @@ class _PerRequestSampler:
         if not self.decoding.do_sample:
             chosen = scores.argmax(dim=-1)
         else:
-            probs = torch.softmax(_filter(torch, scores / max(self.decoding.temperature, 1e-5), self.decoding), dim=-1)
             uniform = torch.stack([torch.rand((), generator=g, dtype=torch.float64) for g in self.generators])
-            chosen = _inverse_cdf(torch, probs, uniform.to(scores.device))
+            chosen = _sample(torch, scores / max(self.decoding.temperature, 1e-5), self.decoding,
+                             uniform.to(scores.device))
         # In place: a second vocabulary-wide tensor per step would cost as much as the search.
         scores.fill_(float("-inf"))
         scores.scatter_(1, chosen.unsqueeze(1), 0.0)
@@ -258,26 +259,81 @@ def _inverse_cdf(torch, probs, uniform):
     return block * BLOCK + torch.minimum(offset, last)
 
 
-def _filter(torch, logits, decoding: Decoding):
-    """Top-k then nucleus (top-p) filtering, row-wise.
+def _sample(torch, logits, decoding: Decoding, uniform):
+    """Each row's token for its uniform number: filtered (:func:`_filter`), then by inverse CDF.
 
-    The nucleus is found among the 1024 most likely tokens when they hold at least ``top_p``
-    of the mass in every row (the usual case), which avoids sorting a 262k-token vocabulary
-    at every step; otherwise the whole vocabulary is sorted. Both give the same nucleus.
+    Where every row's nucleus lies among its :data:`BLOCK` most likely tokens (the usual case),
+    the search runs on those alone (:func:`_inverse_cdf_within`) instead of masking, normalising
+    and searching the whole vocabulary: the same tokens in the same order with the same
+    probabilities, so the same token but for float rounding at a boundary.
     """
-    if decoding.top_k and decoding.top_k > 0:
-        k = min(decoding.top_k, logits.shape[-1])
-        kth = torch.topk(logits, k, dim=-1).values[:, -1:]
-        logits = logits.masked_fill(logits < kth, float("-inf"))
+    logits = _top_k(torch, logits, decoding.top_k)
     if decoding.top_p < 1.0:
-        probs = torch.softmax(logits, dim=-1)
-        top, top_idx = torch.topk(probs, min(1024, probs.shape[-1]), dim=-1)
-        if not bool((top.sum(dim=-1) >= decoding.top_p).all()):
-            top, top_idx = torch.sort(probs, descending=True, dim=-1)
-        before = top.cumsum(dim=-1) - top  # mass of the tokens ranked above each one
-        keep = torch.zeros_like(logits, dtype=torch.bool).scatter(1, top_idx, before < decoding.top_p)
-        logits = logits.masked_fill(~keep, float("-inf"))
-    return logits
+        nucleus = _nucleus_among_top(torch, torch.softmax(logits, dim=-1), decoding.top_p)
+        if nucleus is not None:
+            return _inverse_cdf_within(torch, *nucleus, uniform)
+    return _inverse_cdf(torch, torch.softmax(_top_p(torch, logits, decoding.top_p), dim=-1), uniform)
+
+
+def _inverse_cdf_within(torch, probs, ids, kept, uniform):
+    """The inverse-CDF token among each row's kept candidates, taken in vocabulary order.
+
+    ``probs``, ``ids`` and ``kept`` are each row's candidates (as :func:`_nucleus_among_top`
+    returns them); the cumulative sum runs in float64 over the kept ones sorted by token id,
+    the order the whole-vocabulary search (:func:`_inverse_cdf`) walks them in.
+    """
+    vocab_end = torch.iinfo(ids.dtype).max
+    ids, order = torch.where(kept, ids, vocab_end).sort(dim=-1)  # the dropped ones last
+    cdf = torch.where(kept, probs, 0.0).gather(1, order).double().cumsum(dim=-1)
+    position = torch.searchsorted(cdf, (uniform * cdf[:, -1]).unsqueeze(1), right=True).squeeze(1)
+    # Rounding can put the target at the total: take the last kept candidate.
+    position = torch.minimum(position, kept.sum(dim=-1) - 1)
+    return ids.gather(1, position.unsqueeze(1)).squeeze(1)
+
+
+def _filter(torch, logits, decoding: Decoding):
+    """Top-k then nucleus (top-p) filtering, row-wise: the dropped tokens' logits become ``-inf``."""
+    return _top_p(torch, _top_k(torch, logits, decoding.top_k), decoding.top_p)
+
+
+def _top_k(torch, logits, top_k: int | None):
+    if not top_k or top_k <= 0:
+        return logits
+    kth = torch.topk(logits, min(top_k, logits.shape[-1]), dim=-1).values[:, -1:]
+    return logits.masked_fill(logits < kth, float("-inf"))
+
+
+def _top_p(torch, logits, top_p: float):
+    """The nucleus: the most likely tokens until their mass reaches ``top_p``.
+
+    It is found among the :data:`BLOCK` most likely tokens when they hold at least ``top_p``
+    of the mass in every row, which avoids sorting a 262k-token vocabulary at every step;
+    otherwise the whole vocabulary is sorted. Both give the same nucleus.
+    """
+    if top_p >= 1.0:
+        return logits
+    probs = torch.softmax(logits, dim=-1)
+    nucleus = _nucleus_among_top(torch, probs, top_p)
+    if nucleus is None:
+        top, ids = torch.sort(probs, descending=True, dim=-1)
+        nucleus = top, ids, _kept(top, top_p)
+    _, ids, kept = nucleus
+    keep = torch.zeros_like(logits, dtype=torch.bool).scatter(1, ids, kept)
+    return logits.masked_fill(~keep, float("-inf"))
+
+
+def _nucleus_among_top(torch, probs, top_p: float):
+    """``(probabilities, token ids, kept)`` of each row's :data:`BLOCK` most likely tokens, most likely first,
+    ``kept`` marking the nucleus; None when in some row they hold less than ``top_p``."""
+    top, ids = torch.topk(probs, min(BLOCK, probs.shape[-1]), dim=-1)
+    if not bool((top.sum(dim=-1) >= top_p).all()):
+        return None
+    return top, ids, _kept(top, top_p)
+
+
+def _kept(top, top_p: float):
+    """Of probabilities sorted most likely first, those whose predecessors' mass is below ``top_p``."""
+    return (top.cumsum(dim=-1) - top) < top_p
 
 
 def _native_bfloat16(torch) -> bool:
