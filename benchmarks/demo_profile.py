@@ -23,7 +23,9 @@ import json
 import re
 from pathlib import Path
 
-STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) ", re.M)
+# A log record's time, wherever it starts: a record written while a progress bar is drawn
+# follows the bar's last frame on the same line.
+STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) ")
 LOADED = re.compile(r"loaded in ([\d.]+) s")
 GENERATED = re.compile(r"(\d+) new tokens for \d+ requests in ([\d.]+) s \(prefill ([\d.]+) s, decode ([\d.]+) s, "
                        r"sampling ([\d.]+) s\)")
