@@ -25,7 +25,7 @@ from biasflow.models.sources import materialise, resolve_source
 log = logging.getLogger("biasflow")
 
 # Tokens per block of the two-level inverse-CDF search (:func:`_inverse_cdf`), and the most likely
-# tokens a nucleus is looked for among before the whole vocabulary is sorted (:func:`_top_p`).
+# tokens a nucleus is looked for among before the whole vocabulary is sorted (:func:`_nucleus`).
 BLOCK = 1024
 
 
@@ -260,27 +260,25 @@ def _inverse_cdf(torch, probs, uniform):
 
 
 def _sample(torch, logits, decoding: Decoding, uniform):
-    """Each row's token for its uniform number: filtered (:func:`_filter`), then by inverse CDF.
+    """Each row's token for its uniform number: filtered as :func:`_filter` filters, then by inverse CDF.
 
-    Where every row's nucleus lies among its :data:`BLOCK` most likely tokens (the usual case),
-    the search runs on those alone (:func:`_inverse_cdf_within`) instead of masking, normalising
-    and searching the whole vocabulary: the same tokens in the same order with the same
-    probabilities, so the same token but for float rounding at a boundary.
+    With top-p the search runs over the nucleus's tokens alone (:func:`_inverse_cdf_within`)
+    instead of masking, normalising and searching the whole vocabulary: the same tokens in
+    the same order with the same probabilities, so the same token but for float rounding at
+    a boundary.
     """
     logits = _top_k(torch, logits, decoding.top_k)
     if decoding.top_p < 1.0:
-        nucleus = _nucleus_among_top(torch, torch.softmax(logits, dim=-1), decoding.top_p)
-        if nucleus is not None:
-            return _inverse_cdf_within(torch, *nucleus, uniform)
-    return _inverse_cdf(torch, torch.softmax(_top_p(torch, logits, decoding.top_p), dim=-1), uniform)
+        return _inverse_cdf_within(torch, *_nucleus(torch, torch.softmax(logits, dim=-1), decoding.top_p), uniform)
+    return _inverse_cdf(torch, torch.softmax(logits, dim=-1), uniform)
 
 
 def _inverse_cdf_within(torch, probs, ids, kept, uniform):
     """The inverse-CDF token among each row's kept candidates, taken in vocabulary order.
 
-    ``probs``, ``ids`` and ``kept`` are each row's candidates (as :func:`_nucleus_among_top`
-    returns them); the cumulative sum runs in float64 over the kept ones sorted by token id,
-    the order the whole-vocabulary search (:func:`_inverse_cdf`) walks them in.
+    ``probs``, ``ids`` and ``kept`` are each row's candidates (as :func:`_nucleus` returns
+    them); the cumulative sum runs in float64 over the kept ones sorted by token id, the order
+    the whole-vocabulary search (:func:`_inverse_cdf`) walks them in.
     """
     vocab_end = torch.iinfo(ids.dtype).max
     ids, order = torch.where(kept, ids, vocab_end).sort(dim=-1)  # the dropped ones last
@@ -293,7 +291,12 @@ def _inverse_cdf_within(torch, probs, ids, kept, uniform):
 
 def _filter(torch, logits, decoding: Decoding):
     """Top-k then nucleus (top-p) filtering, row-wise: the dropped tokens' logits become ``-inf``."""
-    return _top_p(torch, _top_k(torch, logits, decoding.top_k), decoding.top_p)
+    logits = _top_k(torch, logits, decoding.top_k)
+    if decoding.top_p >= 1.0:
+        return logits
+    _, ids, kept = _nucleus(torch, torch.softmax(logits, dim=-1), decoding.top_p)
+    keep = torch.zeros_like(logits, dtype=torch.bool).scatter(1, ids, kept)
+    return logits.masked_fill(~keep, float("-inf"))
 
 
 def _top_k(torch, logits, top_k: int | None):
@@ -303,37 +306,18 @@ def _top_k(torch, logits, top_k: int | None):
     return logits.masked_fill(logits < kth, float("-inf"))
 
 
-def _top_p(torch, logits, top_p: float):
-    """The nucleus: the most likely tokens until their mass reaches ``top_p``.
+def _nucleus(torch, probs, top_p: float):
+    """``(probabilities, token ids, kept)`` of each row's candidates, most likely first, ``kept`` marking the
+    nucleus: the most likely tokens until their mass reaches ``top_p``.
 
-    It is found among the :data:`BLOCK` most likely tokens when they hold at least ``top_p``
-    of the mass in every row, which avoids sorting a 262k-token vocabulary at every step;
-    otherwise the whole vocabulary is sorted. Both give the same nucleus.
+    The candidates are the :data:`BLOCK` most likely tokens when they hold at least ``top_p``
+    of the mass in every row (the usual case), which avoids sorting a 262k-token vocabulary at
+    every step; otherwise the whole vocabulary, sorted. Both give the same nucleus.
     """
-    if top_p >= 1.0:
-        return logits
-    probs = torch.softmax(logits, dim=-1)
-    nucleus = _nucleus_among_top(torch, probs, top_p)
-    if nucleus is None:
-        top, ids = torch.sort(probs, descending=True, dim=-1)
-        nucleus = top, ids, _kept(top, top_p)
-    _, ids, kept = nucleus
-    keep = torch.zeros_like(logits, dtype=torch.bool).scatter(1, ids, kept)
-    return logits.masked_fill(~keep, float("-inf"))
-
-
-def _nucleus_among_top(torch, probs, top_p: float):
-    """``(probabilities, token ids, kept)`` of each row's :data:`BLOCK` most likely tokens, most likely first,
-    ``kept`` marking the nucleus; None when in some row they hold less than ``top_p``."""
     top, ids = torch.topk(probs, min(BLOCK, probs.shape[-1]), dim=-1)
     if not bool((top.sum(dim=-1) >= top_p).all()):
-        return None
-    return top, ids, _kept(top, top_p)
-
-
-def _kept(top, top_p: float):
-    """Of probabilities sorted most likely first, those whose predecessors' mass is below ``top_p``."""
-    return (top.cumsum(dim=-1) - top) < top_p
+        top, ids = torch.sort(probs, descending=True, dim=-1)
+    return top, ids, (top.cumsum(dim=-1) - top) < top_p
 
 
 def _native_bfloat16(torch) -> bool:
