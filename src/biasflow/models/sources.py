@@ -196,10 +196,10 @@ def _gguf_parsed_once():
     original = gguf.GGUFReader
     readers = {}
 
-    def reader(path, mode="r"):
-        key = (os.path.realpath(path), mode)
+    def reader(path, *args, **kwargs):
+        key = (os.path.realpath(path), args, tuple(sorted(kwargs.items())))
         if key not in readers:
-            readers[key] = original(path, mode)
+            readers[key] = original(path, *args, **kwargs)
         return readers[key]
 
     gguf.GGUFReader = reader
