@@ -15,11 +15,21 @@ from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, continuation_table
 from biasflow.generation import GenerationSettings
 from biasflow.models import Generation, ModelSpec, Request
-from biasflow.models.transformers_backend import TransformersBackend, _filter, _inverse_cdf, _sample
+from biasflow.models.transformers_backend import TransformersBackend, _inverse_cdf, _nucleus, _sample, _top_k
 from specs import make_decoding, make_spec
 
 # ---------------------------------------------------------------------------------------
-# _filter against a brute-force reference
+# The sampler's filter (top-k, then the nucleus) against a brute-force reference
+
+
+def _filter(torch, logits, decoding):
+    """The logits with every token the sampler's top-k and nucleus drop set to -inf."""
+    logits = _top_k(torch, logits, decoding.top_k)
+    if decoding.top_p >= 1.0:
+        return logits
+    _, ids, kept = _nucleus(torch, torch.softmax(logits, dim=-1), decoding.top_p)
+    keep = torch.zeros_like(logits, dtype=torch.bool).scatter(1, ids, kept)
+    return logits.masked_fill(~keep, float("-inf"))
 
 EPS = 1e-5  # tokens whose preceding mass is this close to top_p may go either way (float rounding)
 

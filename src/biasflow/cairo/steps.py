@@ -77,11 +77,15 @@ def paraphrase(
     name = spec.name
     generator = CachedGenerator(spec, cache_dir, description=f"paraphrase {name}")
     templates = load_templates(template_files(settings, spec.chat))
+
+    def texts(requests):
+        return [g.text for g in generator(requests)]
+
     writers = {}
     for path, out, rejections_out in zip(prompts_paths, outs, rejections_outs):
         paraphrases, rejections = paraphrase_prompts(
             read_table(path, PROMPT_COLUMNS, "prompt table"),
-            lambda requests: [g.text for g in generator(requests)],
+            texts,
             paraphraser=name,
             chat=spec.chat,
             templates=templates,

@@ -260,7 +260,8 @@ def _inverse_cdf(torch, probs, uniform):
 
 
 def _sample(torch, logits, decoding: Decoding, uniform):
-    """Each row's token for its uniform number: filtered as :func:`_filter` filters, then by inverse CDF.
+    """Each row's token for its uniform number: top-k (:func:`_top_k`), then top-p (:func:`_nucleus`), then by
+    inverse CDF.
 
     With top-p the search runs over the nucleus's tokens alone (:func:`_inverse_cdf_within`)
     instead of masking, normalising and searching the whole vocabulary: the same tokens in
@@ -287,16 +288,6 @@ def _inverse_cdf_within(torch, probs, ids, kept, uniform):
     # Rounding can put the target at the total: take the last kept candidate.
     position = torch.minimum(position, kept.sum(dim=-1) - 1)
     return ids.gather(1, position.unsqueeze(1)).squeeze(1)
-
-
-def _filter(torch, logits, decoding: Decoding):
-    """Top-k then nucleus (top-p) filtering, row-wise: the dropped tokens' logits become ``-inf``."""
-    logits = _top_k(torch, logits, decoding.top_k)
-    if decoding.top_p >= 1.0:
-        return logits
-    _, ids, kept = _nucleus(torch, torch.softmax(logits, dim=-1), decoding.top_p)
-    keep = torch.zeros_like(logits, dtype=torch.bool).scatter(1, ids, kept)
-    return logits.masked_fill(~keep, float("-inf"))
 
 
 def _top_k(torch, logits, top_k: int | None):
