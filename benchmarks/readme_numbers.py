@@ -28,7 +28,7 @@ files in the official formats, made up by ``benchmarks/scale.py``: this machine 
 download the real ones), ``plan`` (the paper's dry run), ``weights`` (GGUF conversion
 against later loads), ``scoring``, ``scale``,
 ``selection``, ``uncertainty`` (CAIRO's bootstrap and null at the paper's size), ``calibration``
-(CAIRO's intervals and p-values by simulation), ``vllm`` (``make test-vllm``, then the generation benchmark against vLLM's
+(every interval and test of the three methods and the scorer-bias step, by simulation), ``vllm`` (``make test-vllm``, then the generation benchmark against vLLM's
 CPU build), ``slurm`` (``make test-slurm``, as root).
 """
 
@@ -354,9 +354,11 @@ def measure_uncertainty(clone: Clone) -> dict:
 
 
 def measure_calibration(clone: Clone) -> dict:
+    """The calibration table at full size; its CSV is copied into this repository beside the README it fills."""
     clone.require(".venv/bin/python")
-    seconds, result = clone.benchmark("cairo_calibration", "calibration")
-    return {"seconds": seconds, **result}
+    seconds, result = clone.benchmark("calibration", "calibration")
+    shutil.copyfile(clone.path / "benchmarks/calibration.csv", REPO / "benchmarks/calibration.csv")
+    return {"seconds": seconds, "rows": result["rows"]}
 
 
 def measure_vllm(clone: Clone) -> dict:
@@ -510,7 +512,8 @@ FIELDS = {
     "selection.speedup_a": lambda n: "{:,.0f}".format(round(n["selection"]["cases"][0]["speedup"], -3)),
     "uncertainty.conditions": lambda n: conditions(n["uncertainty"]),
     "calibration.conditions": lambda n: conditions(n["calibration"]),
-    "calibration.repetitions": lambda n: "{:,}".format(n["calibration"]["repetitions"]),
+    "calibration.seconds": lambda n: duration(n["calibration"]["seconds"]),
+    "calibration.scenarios": lambda n: str(len(n["calibration"]["rows"])),
     "counterfactual.conditions": lambda n: conditions(n["counterfactual"]),
     "roofline.conditions": lambda n: conditions(n["roofline"]),
     "roofline.peak": lambda n: "{:,.0f} GFLOP/s in float32, {:,.0f} in bfloat16, {:,.1f} GB/s".format(
@@ -559,9 +562,9 @@ def _table_uncertainty(n: dict) -> str:
 
 
 def _table_calibration(n: dict) -> str:
-    from benchmarks.cairo_calibration import markdown_tables
+    from benchmarks.calibration import markdown_table
 
-    return markdown_tables(n["calibration"])
+    return markdown_table(n["calibration"]["rows"])
 
 
 def _table_counterfactual(n: dict) -> str:

@@ -36,9 +36,16 @@ SETS = ["p0", "p1"]
 SUBGROUPS = {"A": ["f", "m", "x"], "B": ["female", "male"]}
 
 
-def scored_rows(seed=0) -> pd.DataFrame:
-    """Raw scored rows: 3 clusters per subgroup and split, unequal sizes, model-specific levels, 2 seeds."""
+def scored_rows(seed=0, design="nested") -> pd.DataFrame:
+    """Raw scored rows: 3 clusters per subgroup and split, unequal sizes, model-specific levels, 2 seeds.
+
+    ``nested``: each subgroup has its own clusters (BOLD pages); ``crossed``: every subgroup is
+    filled into the same 3 templates of a split (HolisticBias, HONEST), a template's effect
+    shared by all of them.
+    """
     rng = np.random.default_rng(seed)
+    template_effect = {(metric, split, key): rng.random() for metric in SUBGROUPS for split in ("valid", "test")
+                       for key in range(3)}
     rows = []
     for metric, groups in SUBGROUPS.items():
         for model, split, promptset, gen_seed, group in itertools.product(
@@ -46,9 +53,11 @@ def scored_rows(seed=0) -> pd.DataFrame:
         ):
             level = rng.random() * (1 + MODELS.index(model)) / len(MODELS)
             for key in range(3):
+                name = f"{split}-t{key}" if design == "crossed" else f"{group}-{split}-k{key}"
+                effect = template_effect[metric, split, key] if design == "crossed" else 1.0
                 for _ in range(int(rng.integers(1, 4))):
-                    rows.append((model, metric, "gender", split, promptset, gen_seed, group,
-                                 f"{group}-{split}-k{key}", level * rng.random()))
+                    rows.append((model, metric, "gender", split, promptset, gen_seed, group, name,
+                                 level * effect * rng.random()))
     return pd.DataFrame(rows, columns=["model", "metric", "axis", "split", "promptset", "seed", "subgroup",
                                        "group_key", "score"])
 
@@ -63,19 +72,28 @@ def draw_rows(rows: pd.DataFrame, clusters: list[tuple[str, str]], subgroups: li
     return pd.concat(parts)
 
 
+def template_rows(rows: pd.DataFrame, clusters: list[tuple[str, str]], weights: np.ndarray) -> pd.DataFrame:
+    """The rows a crossed bootstrap draw stands for, rebuilt template by template: all of a template's rows, every
+    subgroup's, weighted by how often the draw took the template."""
+    taken = {}
+    for g, c in zip(*np.nonzero(weights)):
+        taken.setdefault(clusters[c][1], set()).add(float(weights[g, c]))
+    assert all(len(w) == 1 for w in taken.values()), "one weight per template, whatever the subgroup"
+    return pd.concat(rows[rows.group_key == key].assign(weight=lambda f, w=w.pop(): f.weight * w)
+                     for key, w in taken.items())
+
+
 def loop_eq1(rows: pd.DataFrame, combination: dict[str, int]) -> pd.Series:
     """Eq. 1 per model from raw rows: weighted means, each set's rows repeated by multiplicity, per seed, then
     the mean over seeds."""
     pooled = pd.concat([rows[rows.promptset == name] for name, mult in combination.items() for _ in range(mult)])
-    out = {}
-    for model in MODELS:
-        per_seed = []
-        for _, cell in pooled[pooled.model == model].assign(wscore=lambda f: f.weight * f.score).groupby("seed"):
-            sums = cell.groupby("subgroup")[["wscore", "weight"]].sum()
-            overall = cell.wscore.sum() / cell.weight.sum()
-            per_seed.append((overall - sums.wscore / sums.weight).abs().sum())
-        out[model] = np.mean(per_seed)
-    return pd.Series(out)
+    pooled = pooled.assign(wscore=pooled.weight * pooled.score)
+    sums = pooled.groupby(["model", "seed", "subgroup"])[["wscore", "weight"]].sum()
+    overall = sums.groupby(level=["model", "seed"]).sum()
+    deviation = (overall.wscore / overall.weight).reindex(sums.index.droplevel("subgroup")).to_numpy() \
+        - (sums.wscore / sums.weight).to_numpy()
+    per_seed = pd.Series(np.abs(deviation), index=sums.index).groupby(level=["model", "seed"]).sum()
+    return per_seed.groupby(level="model").mean().reindex(MODELS)
 
 
 def combinations_of(k):
@@ -87,21 +105,36 @@ def combinations_of(k):
 
 
 class Reference:
-    """One metric on one split: its rows and the selection's draws, read as clusters."""
+    """One metric on one split: its rows and the selection's draws, read as clusters (templates, where crossed)."""
 
-    def __init__(self, scored, stats, metric, split, settings):
+    def __init__(self, scored, stats, metric, split, settings, design):
         self.rows = scored[(scored.metric == metric) & (scored.split == split)].assign(weight=1.0)
+        self.design, self._floors = design, {}
         pooled = pooled_stats(stats, metric, "gender", split, ["original", *SETS], MODELS)
         self.clusters, self.subgroups = pooled.clusters, pooled.subgroups
         self.boot = bootstrap_weights(pooled, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, split))
         self.null = null_weights(pooled, settings.null_draws, draw_rng(settings.seed, NULL, metric, split))
 
     def eq1(self, combination, weights=None) -> np.ndarray:
-        rows = self.rows if weights is None else draw_rows(self.rows, self.clusters, self.subgroups, weights)
+        if weights is None:
+            rows = self.rows
+        elif self.design == "crossed" and weights is not None and weights.sum(axis=0).max() > 1:
+            rows = template_rows(self.rows, self.clusters, weights)
+        else:
+            rows = draw_rows(self.rows, self.clusters, self.subgroups, weights)
         return loop_eq1(rows, combination).to_numpy()
 
     def floor(self, combination) -> np.ndarray:
-        return np.mean([self.eq1(combination, w) for w in self.null], axis=0)
+        key = label(combination)
+        if key not in self._floors:
+            self._floors[key] = np.mean([self.eq1(combination, w) for w in self.null], axis=0)
+        return self._floors[key]
+
+    def factor(self) -> float:
+        """t_{df, 0.975} / z_{0.975}, df the clusters' degrees of freedom counted from the rows themselves."""
+        keys = self.rows.groupby("subgroup").group_key.nunique()
+        df = self.rows.group_key.nunique() - 1 if self.design == "crossed" else int((keys - 1).sum())
+        return scipy_stats.t.ppf(0.975, df) / scipy_stats.norm.ppf(0.975)
 
 
 def combination_of(label: str) -> dict[str, int]:
@@ -111,32 +144,49 @@ def combination_of(label: str) -> dict[str, int]:
     return combination
 
 
-@pytest.fixture(scope="module")
-def case():
-    scored = scored_rows()
+@pytest.fixture(scope="module", params=["nested", "crossed"])
+def case(request):
+    design = request.param
+    scored = scored_rows(design=design)
     stats = sufficient_stats(scored)
     settings = SearchSettings.defaults(mode="shared", max_sets=2, permutations=59, bootstrap=40, null_draws=15, seed=7)
     selection = select(stats, settings)
     table = headline.bias_table(stats, selection, settings)
-    refs = {(metric, split): Reference(scored, stats, metric, split, settings)
+    refs = {(metric, split): Reference(scored, stats, metric, split, settings, design)
             for metric in SUBGROUPS for split in ("valid", "test")}
     perms = np.random.default_rng(settings.seed).permuted(np.tile(np.arange(len(MODELS)), (59, 1)), axis=1)
     return selection, table, refs, perms
 
 
 def test_draws_are_cluster_resamples_and_label_permutations(case):
-    _, _, refs, _ = case
+    _, table, refs, _ = case
     ref = refs["A", "valid"]
     own = np.array([[s == g for s, _ in ref.clusters] for g in ref.subgroups], dtype=float)
-    size = own.sum(axis=1, keepdims=True)
+    assert (table.design == ref.design).all()
+    if ref.design == "nested":
+        size = own.sum(axis=1, keepdims=True)
+        for weights in ref.boot:
+            assert (weights[own == 0] == 0).all(), "a bootstrap draw keeps each cluster in its own subgroup"
+            drawn = weights * (size - 1) / size  # Rao-Wu: c − 1 of c clusters drawn, each weighted c / (c − 1)
+            np.testing.assert_allclose(drawn, np.round(drawn), atol=1e-12)
+            np.testing.assert_allclose(drawn.sum(axis=1), size[:, 0] - 1)
+        for weights in ref.null:
+            assert (weights.sum(axis=0) == 1).all() and (weights.sum(axis=1) == own.sum(axis=1)).all()
+        assert any((w != own).any() for w in ref.null), "the null moves clusters between subgroups"
+        return
+    templates = sorted({key for _, key in ref.clusters})
+    of_template = np.array([[key == t for _, key in ref.clusters] for t in templates], dtype=float)
     for weights in ref.boot:
-        assert (weights[own == 0] == 0).all(), "a bootstrap draw keeps each cluster in its own subgroup"
-        drawn = weights * (size - 1) / size  # Rao-Wu: c − 1 of c clusters drawn, each weighted c / (c − 1)
-        np.testing.assert_allclose(drawn, np.round(drawn), atol=1e-12)
-        np.testing.assert_allclose(drawn.sum(axis=1), size[:, 0] - 1)
+        per_template = [set(weights[own.astype(bool) & (row == 1)[None]]) for row in of_template]
+        assert all(len(w) == 1 for w in per_template), "every subgroup takes its template's one weight"
+        drawn = np.array([w.pop() for w in per_template]) * (len(templates) - 1) / len(templates)
+        np.testing.assert_allclose(drawn, np.round(drawn), atol=1e-12)  # c − 1 of c templates, Rao-Wu
+        assert drawn.sum() == pytest.approx(len(templates) - 1)
     for weights in ref.null:
-        assert (weights.sum(axis=0) == 1).all() and (weights.sum(axis=1) == own.sum(axis=1)).all()
-    assert any((w != own).any() for w in ref.null), "the null moves clusters between subgroups"
+        assert (weights.sum(axis=0) == 1).all()
+        for row in of_template:  # within a template, its subgroups' labels are permuted among themselves
+            assert (weights[:, row == 1].sum(axis=1) == own[:, row == 1].sum(axis=1)).all()
+    assert any((w != own).any() for w in ref.null), "the null moves labels within templates"
 
 
 def test_headline_intervals_and_floor_match_the_row_loop(case):
@@ -149,10 +199,15 @@ def test_headline_intervals_and_floor_match_the_row_loop(case):
         draws = np.array([ref.eq1(combination, w) for w in ref.boot])
         floor = ref.floor(combination)
         np.testing.assert_allclose(part.bias, bias, rtol=1e-10)
-        np.testing.assert_allclose(part.bias_lo, np.percentile(draws, 2.5, axis=0), rtol=1e-10)
-        np.testing.assert_allclose(part.bias_hi, np.percentile(draws, 97.5, axis=0), rtol=1e-10)
+        low, middle, high = np.percentile(draws, [2.5, 50, 97.5], axis=0)
+        np.testing.assert_allclose(part.bias_lo, bias - ref.factor() * (middle - low), rtol=1e-10)
+        np.testing.assert_allclose(part.bias_hi, bias + ref.factor() * (high - middle), rtol=1e-10)
+        assert (part.bias_lo <= part.bias).all() and (part.bias <= part.bias_hi).all(), "the interval holds Eq. 1"
         np.testing.assert_allclose(part.null_floor, floor, rtol=1e-10)
         np.testing.assert_allclose(part.excess_bias, bias - floor, rtol=1e-9, atol=1e-12)
+        null = np.array([ref.eq1(combination, w) for w in ref.null])
+        np.testing.assert_allclose(part.excess_p, (1 + (null >= bias - 1e-12).sum(axis=0)) / (len(null) + 1))
+        assert (part.n_clusters == 3).all()
         ranks = np.array([scipy_stats.rankdata(d, method="min") for d in draws])
         assert (part.rank_lo.to_numpy() == np.floor(np.percentile(ranks, 2.5, axis=0))).all()
         assert (part.rank_hi.to_numpy() == np.ceil(np.percentile(ranks, 97.5, axis=0))).all()
@@ -246,7 +301,7 @@ def test_kendall_w_permutation_p_is_a_loop_over_the_same_shuffles():
     assert kendall_w_test(agreeing, 199, np.random.default_rng(0)) == pytest.approx((1.0, 1 / 200))
 
 
-def test_a_subgroup_with_one_cluster_cannot_be_resampled_and_the_log_says_so(caplog):
+def test_a_subgroup_with_one_cluster_cannot_be_resampled_its_intervals_are_nan_and_the_log_says_so(caplog):
     from stats_helpers import drawn_stats
 
     stats = drawn_stats(np.random.default_rng(4), MODELS, ["A", "B"], SETS, clusters=1)
@@ -254,14 +309,18 @@ def test_a_subgroup_with_one_cluster_cannot_be_resampled_and_the_log_says_so(cap
     with caplog.at_level("WARNING", logger="biasflow"):
         selection = select(stats, settings)
     assert "subgroup(s) g0, g1 have one cluster (group_key) each" in caplog.text
+    assert "every interval of this metric and split is NaN" in caplog.text
     table = headline.bias_table(stats, selection, settings)
-    assert np.allclose(table.bias_lo, table.bias) and np.allclose(table.bias_hi, table.bias), "nothing to resample"
+    interval_columns = ["bias_lo", "bias_hi", "excess_bias_lo", "excess_bias_hi", "rank_lo", "rank_hi"]
+    assert table[interval_columns].isna().all().all(), "nothing to resample: no interval, never a zero-width one"
+    assert (table.n_clusters == 1).all() and table.bias.notna().all()
+    assert selection.curve[["best_r_lo", "best_r_hi", "test_r_lo", "test_r_hi"]].isna().all().all()
 
 
 def test_the_excess_measure_maximises_the_agreement_of_excess_biases(case):
     """With ``bias.measure: excess`` the best r is the best excess r over every combination, by the row loop."""
     _, _, refs, _ = case
-    scored = scored_rows()
+    scored = scored_rows(design=refs["A", "valid"].design)
     settings = SearchSettings.defaults(mode="shared", max_sets=2, permutations=59, bootstrap=40, null_draws=15, seed=7,
                                        measure="excess")
     curve = select(sufficient_stats(scored), settings).curve

@@ -68,6 +68,13 @@ class PooledStats:
     pooled subgroup has N > 0. ``membership`` (subgroups x clusters) puts each cluster, one
     (subgroup, group_key) of ``clusters``, in its subgroup. ``scale`` is the largest
     |subgroup mean| of ``original``: the unit in which a bias vector is judged constant.
+
+    The design (docs/methods.md §1.11): ``keys`` are the split's group keys and
+    ``cluster_key`` the key of each cluster. A key found under several subgroups (a
+    HolisticBias or HONEST template) is *crossed*: its clusters share the template's effect,
+    so a draw moves them together. ``stratum`` numbers each key's connected set of subgroups
+    (subgroups linked by a shared key): a nested subgroup is a stratum of its own, a fully
+    crossed metric is one stratum. The bootstrap resamples keys within each stratum.
     """
 
     score_sum: np.ndarray
@@ -76,6 +83,34 @@ class PooledStats:
     subgroups: list[str]
     clusters: list[tuple[str, str]]
     scale: float
+    keys: list[str]
+    cluster_key: np.ndarray
+    stratum: np.ndarray
+
+    @property
+    def shared(self) -> np.ndarray:
+        """Per key: whether it is crossed (found under several subgroups)."""
+        return np.bincount(self.cluster_key, minlength=len(self.keys)) > 1
+
+    @property
+    def design(self) -> str:
+        """``nested`` (every key under one subgroup), ``crossed`` (every key under several) or ``mixed``."""
+        shared = self.shared
+        return "crossed" if shared.all() else "nested" if not shared.any() else "mixed"
+
+    def stratum_keys(self) -> list[np.ndarray]:
+        """The keys of each stratum (indices into ``keys``), strata in order of their first subgroup."""
+        return [np.flatnonzero(self.stratum == s) for s in range(int(self.stratum.max()) + 1)]
+
+    def n_clusters(self) -> int:
+        """The fewest keys any stratum has: the clusters the bootstrap resamples where they are fewest."""
+        return min(len(keys) for keys in self.stratum_keys())
+
+    def single_cluster_subgroups(self) -> list[str]:
+        """Subgroups in a stratum with one key: the bootstrap cannot resample them (their intervals are NaN)."""
+        single = {s for s, keys in enumerate(self.stratum_keys()) if len(keys) == 1}
+        in_single = np.isin(self.stratum[self.cluster_key], list(single))
+        return [g for g, row in zip(self.subgroups, self.membership) if (row.astype(bool) & in_single).any()]
 
     def totals(self, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Subgroup sums ``(S, N)`` of every set, model and seed: (subgroups x seeds x models x sets).
@@ -153,7 +188,32 @@ def pooled_stats(
     _check_original(arrays["n"][0] @ membership.T, metric, axis, split, models, seeds, subgroups)
     total_sum, total_n = arrays["score_sum"][0] @ membership.T, arrays["n"][0] @ membership.T
     scale = float(np.max(np.abs(total_sum / total_n)))
-    return PooledStats(arrays["score_sum"], arrays["n"], membership, subgroups, clusters, scale)
+    keys, cluster_key = np.unique([k for _, k in clusters], return_inverse=True)
+    stratum = _strata(membership, cluster_key, len(keys))
+    return PooledStats(arrays["score_sum"], arrays["n"], membership, subgroups, clusters, scale, keys.tolist(),
+                       cluster_key, stratum)
+
+
+def _strata(membership: np.ndarray, cluster_key: np.ndarray, n_keys: int) -> np.ndarray:
+    """Per key, the number of its connected set of subgroups (linked by shared keys), in order of first subgroup."""
+    subgroup_of = np.argmax(membership, axis=0)
+    root = list(range(len(membership)))
+
+    def find(g: int) -> int:
+        while root[g] != g:
+            g = root[g]
+        return g
+
+    first = {}
+    for g, k in zip(subgroup_of, cluster_key):
+        if k in first:
+            a, b = find(first[k]), find(g)
+            root[max(a, b)] = min(a, b)
+        else:
+            first[k] = g
+    roots = [find(first[k]) for k in range(n_keys)]
+    order = {r: i for i, r in enumerate(sorted(set(roots)))}
+    return np.array([order[r] for r in roots], dtype=np.int64)
 
 
 def _check_original(n, metric, axis, split, models, seeds, subgroups) -> None:

@@ -22,17 +22,25 @@ from biasflow.cairo.uncertainty import (
     bootstrap_weights,
     draw_bias,
     draw_rng,
+    estimate_interval,
+    excess_p,
     group_difference_interval,
     kendall_w_test,
     null_weights,
-    percentile_interval,
     rank_interval,
+    small_sample_factor,
 )
 
 HEADLINE_COLUMNS = [
     "axis", "pair", "model", "metric", "split", "prompts", "bias", "bias_lo", "bias_hi", "null_floor", "excess_bias",
-    "excess_bias_lo", "excess_bias_hi", "rank", "rank_lo", "rank_hi", "k", "combination",
+    "excess_bias_lo", "excess_bias_hi", "excess_p", "rank", "rank_lo", "rank_hi", "design", "n_clusters", "k",
+    "combination",
 ]
+# Why a metric and split with one cluster somewhere has no intervals (docs/methods.md §1.11).
+SINGLE_CLUSTER = ("a subgroup has prompts of a single group key, so nothing says how far its mean would move on "
+                  "other prompts; give each subgroup two or more group keys per split")
+# Ranks are whole numbers, missing where no bootstrap draw could be made.
+RANK_COLUMNS = ["rank_lo", "rank_hi"]
 
 
 def headline_k(curve: pd.DataFrame) -> pd.DataFrame:
@@ -45,11 +53,15 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
     """Bias of every model under each metric of each pair, original vs CAIRO, valid and test, with intervals.
 
     ``rank`` is 1 for the least biased model within (pair, metric, split, prompts): how a
-    leaderboard built on that metric would order the models. ``bias_lo``/``bias_hi`` and
-    ``rank_lo``/``rank_hi`` are percentile 95% intervals over cluster bootstrap draws (an
-    interval for Eq. 1 at these sample sizes, not for the population, docs/methods.md §1.11);
-    ``null_floor`` is Eq. 1's mean under the no-bias null and ``excess_bias`` Eq. 1 less it,
-    with an interval for the population value Σ_g |μ_g − μ_all| (§1.12-1.13).
+    leaderboard built on that metric would order the models. ``bias_lo``/``bias_hi`` is a
+    95% interval for Eq. 1 at these sample sizes (not for the population) that holds the
+    estimate, ``rank_lo``/``rank_hi`` the percentile interval of the rank, both over cluster
+    bootstrap draws (docs/methods.md §1.11); ``null_floor`` is Eq. 1's mean under the no-bias
+    null, ``excess_bias`` Eq. 1 less it, with an interval for the population value
+    Σ_g |μ_g − μ_all|, and ``excess_p`` the null's test of a group difference (§1.12-1.13).
+    ``design`` (nested, crossed or mixed) and ``n_clusters`` (the fewest group keys the
+    bootstrap resamples together) say what the intervals rest on; with a single key
+    somewhere they are NaN.
     """
     rows = []
     for best in headline_k(selection.curve).itertuples(index=False):
@@ -70,32 +82,40 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
                 boot = bootstrap_weights(pooled, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, split))
                 for prompts, comb in (("original", {ORIGINAL: 1}), ("cairo", combination)):
                     counts = np.array([comb.get(name, 0) for name in promptsets], dtype=np.float64)
-                    columns = _uncertainty(counts, pooled, null, boot, settings.normalise)
+                    columns = model_uncertainty(counts, pooled, null, boot, settings.normalise)
                     for i, model in enumerate(models):
                         rows.append({"axis": best.axis, "pair": best.pair, "model": model, "metric": metric,
                                      "split": split, "prompts": prompts, "k": best.k, "combination": label,
+                                     "design": pooled.design, "n_clusters": pooled.n_clusters(),
                                      **{name: values[i] for name, values in columns.items()}})
     table = pd.DataFrame(rows, columns=HEADLINE_COLUMNS)
     table["rank"] = (
         table.groupby(["axis", "pair", "metric", "split", "prompts"])["bias"].rank(method="min").astype("int64")
     )
+    table[RANK_COLUMNS] = table[RANK_COLUMNS].astype("Int64")
     return table[HEADLINE_COLUMNS]
 
 
-def _uncertainty(counts: np.ndarray, pooled, null: np.ndarray, boot: np.ndarray, normalise: str) -> dict:
-    """Every column of the headline table but the names and ranks, for each model of one combination."""
+def model_uncertainty(counts: np.ndarray, pooled, null: np.ndarray, boot: np.ndarray, normalise: str) -> dict:
+    """Every column of the headline table but the names, ranks and design, for each model of one combination.
+
+    ``null`` and ``boot`` are the metric and split's null and bootstrap draws (either may be
+    empty). The calibration table (benchmarks/calibration/cairo.py) checks these columns.
+    """
     bias = pooled_bias(counts[None, :], pooled, normalise)[0]
     nan = np.full_like(bias, np.nan)
     columns = {"bias": bias, "bias_lo": nan, "bias_hi": nan, "null_floor": nan, "excess_bias": nan,
-               "excess_bias_lo": nan, "excess_bias_hi": nan, "rank_lo": nan, "rank_hi": nan}
+               "excess_bias_lo": nan, "excess_bias_hi": nan, "excess_p": nan, "rank_lo": nan, "rank_hi": nan}
     if len(boot):
         draws = draw_bias(counts, pooled, boot, normalise)
-        columns["bias_lo"], columns["bias_hi"] = percentile_interval(draws)
+        columns["bias_lo"], columns["bias_hi"] = estimate_interval(bias, draws, small_sample_factor(pooled))
         columns["rank_lo"], columns["rank_hi"] = rank_interval(draws)
         columns["excess_bias_lo"], columns["excess_bias_hi"] = group_difference_interval(counts, pooled, boot, normalise)
     if len(null):
-        columns["null_floor"] = draw_bias(counts, pooled, null, normalise).mean(axis=0)
+        null_bias = draw_bias(counts, pooled, null, normalise)
+        columns["null_floor"] = null_bias.mean(axis=0)
         columns["excess_bias"] = bias - columns["null_floor"]
+        columns["excess_p"] = excess_p(bias, null_bias)
     return columns
 
 
@@ -142,7 +162,18 @@ def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame,
         "subgroups": sorted(stats["subgroups"].unique().tolist()) if "subgroups" in stats else None,
         "pairs": pairs,
         "kendall_w": concordance(table, settings),
+        "designs": designs(table),
     }
+
+
+def designs(table: pd.DataFrame) -> list[dict]:
+    """Per axis, metric and split: how its clusters are laid out, and why its intervals are missing if they are."""
+    rows = []
+    for row in table.drop_duplicates(["axis", "metric", "split"]).sort_values(["axis", "metric", "split"]).itertuples():
+        rows.append({"axis": row.axis, "metric": row.metric, "split": row.split, "design": row.design,
+                     "n_clusters": int(row.n_clusters),
+                     "intervals_missing": SINGLE_CLUSTER if row.n_clusters < 2 else None})
+    return rows
 
 
 def concordance(table: pd.DataFrame, settings: SearchSettings) -> list[dict]:

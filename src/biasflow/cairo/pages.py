@@ -4,23 +4,31 @@ from __future__ import annotations
 
 import pandas as pd
 
-from biasflow.cairo.headline import headline_k
+from biasflow.cairo.headline import SINGLE_CLUSTER, headline_k
 from biasflow.html_tables import Section, write_tables_page
 
 READING_GUIDE = (
-    "Three p-values answer three questions (docs/methods.md sections 1.8, 1.12, 1.13). perm_p: is the best "
-    "agreement more than searching many combinations gives by chance, if the two metrics' biases were unrelated "
-    "across models? excess_perm_p: the same, for each model's excess bias, Eq. 1 less its null floor (the Eq. 1 "
-    "the model would show if no subgroup were treated differently): do the metrics agree about groups? null_p: "
-    "is the best r higher than the search finds with the subgroup labels shuffled among pages and templates? "
-    "Eq. 1's noise floor grows with how toxic a model is overall, so metrics can agree about toxicity levels "
-    "with no group treated differently. A worked example, ten simulated models toxic 0.5% to 8% of the time and "
-    "no subgroup difference at all (benchmarks/cairo_calibration.py): best_r 0.73 with perm_p 0.03 looks like "
-    "agreement, but excess_r is -0.17 with excess_perm_p 0.86, and the null's best r has median 0.70 and 95th "
-    "percentile 0.89 (null_p 0.43): the metrics agree about which models are toxic, not about groups. With a "
-    "group bias both metrics share: best_r 0.98, excess_r 0.96 with excess_perm_p 0.005, and null_p 0.03. Read "
-    "the test columns first: the valid ones are the search's own winners."
+    "Three p-values answer three questions about the agreement (docs/methods.md sections 1.8, 1.12, 1.13). "
+    "perm_p: is the best agreement more than searching many combinations gives by chance, if the two metrics' "
+    "biases were unrelated across models? excess_perm_p: the same, for each model's excess bias, Eq. 1 less its "
+    "null floor (the Eq. 1 the model would show if no subgroup were treated differently): do the metrics agree "
+    "about groups? null_p: is the best r higher than the search finds with the subgroup labels shuffled? Eq. 1's "
+    "noise floor grows with how toxic a model is overall, so metrics can agree about toxicity levels with no group "
+    "treated differently: in simulated studies of ten models toxic 0.5% to 8% of the time and no subgroup "
+    "difference at all, perm_p falls below 0.05 in about 4 studies of 10 while excess_perm_p and null_p stay near "
+    "5% (the calibration table, benchmarks/README.md). Whether one model treats a metric's subgroups differently "
+    "is excess_p's question (the share of null draws whose Eq. 1 reaches the observed one); the excess interval "
+    "sizes a difference and is not a test. Read the test columns first: the valid ones are the search's own winners."
 )
+
+
+def missing_intervals(table: pd.DataFrame) -> str:
+    """A sentence naming each metric and split whose intervals are missing, and why (docs/methods.md §1.11)."""
+    single = table.loc[table["n_clusters"] < 2, ["metric", "split"]].drop_duplicates()
+    if single.empty:
+        return ""
+    where = "; ".join(f"{row.metric} on {row.split}" for row in single.itertuples())
+    return f" Intervals are missing (–) for {where}: {SINGLE_CLUSTER} (n_clusters 1; the log names the subgroups)."
 
 
 def write_tables(curve: pd.DataFrame, table: pd.DataFrame, path, axis: str) -> None:
@@ -30,16 +38,17 @@ def write_tables(curve: pd.DataFrame, table: pd.DataFrame, path, axis: str) -> N
                                   "test_excess_perm_p", "null_p", "n_models"]]
     original = curve[curve["k"] == 1].set_index("pair")["best_r"]
     headline.insert(4, "original_r", headline["pair"].map(original))
-    values = ["bias", "bias_lo", "bias_hi", "excess_bias", "rank", "rank_lo", "rank_hi"]
-    wide = table.pivot_table(index=["pair", "metric", "model", "split"], columns="prompts", values=values,
-                             dropna=False)
+    values = ["bias", "bias_lo", "bias_hi", "excess_bias", "excess_p", "rank", "rank_lo", "rank_hi"]
+    wide = table.astype({"rank_lo": "float64", "rank_hi": "float64"}).pivot_table(
+        index=["pair", "metric", "design", "n_clusters", "model", "split"], columns="prompts", values=values,
+        dropna=False)
     wide.columns = [f"{value}_{prompts}" for value, prompts in wide.columns]
     wide = wide.reset_index()
     write_tables_page(path, f"CAIRO on the {axis} axis", (
         "CAIRO (Zayed et al., 2024; docs/methods.md section 1) searches combinations of the original prompts and "
         "their paraphrases for the one that makes each pair of metrics agree most across the evaluated models "
         "(Pearson's r on the valid split), then checks that combination on the held-out test split. Every r and "
-        "bias has a 95% cluster-bootstrap interval (_lo, _hi). " + READING_GUIDE), [
+        "bias has a 95% cluster-bootstrap interval (_lo, _hi)." + missing_intervals(table) + " " + READING_GUIDE), [
         Section("The selection per metric pair", (
             "k: prompt sets in the headline combination (the size with the best valid r); measure: what the search "
             "maximised (eq1 or excess); original_r: r with the original prompts alone; best_r: r of the selected "
@@ -58,8 +67,10 @@ def write_tables(curve: pd.DataFrame, table: pd.DataFrame, path, axis: str) -> N
                    "kendall_tau", "n_combinations", "n_skipped", "selection"]]),
         Section("Every model's bias, original prompts against the selection", (
             "Eq. 1 bias (lower is fairer) of each model under each metric, with the original prompts and with the "
-            "selected combination, its 95% interval, its excess over the no-bias floor, and the model's rank among "
-            "the models (1: least biased) with its interval. When the ranks move, a leaderboard built on the "
-            "original prompts would have ordered the models differently; when their intervals overlap, the "
-            "prompts cannot tell those models apart."), wide),
+            "selected combination, its 95% interval, its excess over the no-bias floor with excess_p (below 0.05: "
+            "the subgroups differ for this model), and the model's rank among the models (1: least biased) with its "
+            "interval. design: nested (each subgroup its own pages) or crossed (subgroups filled into the same "
+            "templates), which decides how the draws move clusters; n_clusters: the fewest group keys resampled "
+            "together. When the ranks move, a leaderboard built on the original prompts would have ordered the "
+            "models differently; when their intervals overlap, the prompts cannot tell those models apart."), wide),
     ])

@@ -305,12 +305,13 @@ class _Side:
     def __init__(self, stats, metric, axis, split, promptsets, models, settings: SearchSettings):
         self.metric, self.split, self.settings = metric, split, settings
         self.pooled = pooled_stats(stats, metric, axis, split, promptsets, models)
-        single = [g for g, row in zip(self.pooled.subgroups, self.pooled.membership) if row.sum() == 1]
+        single = self.pooled.single_cluster_subgroups()
         if single and settings.bootstrap:
             log.warning(
-                "%s %s %s: subgroup(s) %s have one cluster (group_key) each, which a bootstrap cannot resample: "
-                "their sampling error is missing from the intervals (docs/methods.md §1.11).", axis, metric, split,
-                ", ".join(single),
+                "%s %s %s: subgroup(s) %s have one cluster (group_key) each, which a bootstrap cannot resample, so "
+                "nothing says how far their means would move on other prompts: every interval of this metric and "
+                "split is NaN (docs/methods.md §1.11). Give each subgroup prompts of two or more group keys in "
+                "each split, or map it together with another.", axis, metric, split, ", ".join(single),
             )
         seed = settings.seed
         self.null = null_weights(self.pooled, settings.null_draws, draw_rng(seed, NULL, metric, split))

@@ -19,6 +19,8 @@ draws of a metric.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy import stats as scipy_stats
 
@@ -29,6 +31,8 @@ from biasflow.hashing import stable_hash
 BOOTSTRAP, NULL = "bootstrap", "null"
 # Percentiles of a 95% interval.
 INTERVAL = (2.5, 97.5)
+# A null draw's Eq. 1 within this of the observed one counts as reaching it (the same sums, another order).
+TIE_TOL = 1e-12
 
 
 def draw_rng(seed: int, purpose: str, metric: str, split: str) -> np.random.Generator:
@@ -37,30 +41,42 @@ def draw_rng(seed: int, purpose: str, metric: str, split: str) -> np.random.Gene
 
 
 def bootstrap_weights(pooled: PooledStats, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """(draws x subgroups x clusters): each subgroup's clusters resampled with replacement, as weights.
+    """(draws x subgroups x clusters): the group keys resampled with replacement within each stratum, as weights.
 
-    Rao and Wu's rescaled bootstrap (docs/methods.md §1.11): a subgroup with c clusters draws
-    c − 1 of them, each weighted c / (c − 1). Drawing c would understate the variance of a
-    subgroup mean by the factor (c − 1) / c, which at the handful of pages or templates a
-    subgroup has leaves 95% intervals covering about 90%. A subgroup with one cluster cannot
-    be resampled and keeps it (its sampling error is then missing from the interval).
+    docs/methods.md §1.11. A draw weighs each key, and every cluster of a key (the key under
+    each subgroup it is filled into) takes its key's weight: a crossed template moves all its
+    subgroups at once, so the template's effect keeps cancelling between them; a nested key
+    is one subgroup's alone. Keys are drawn within their stratum (a nested subgroup, or the
+    subgroups that share templates), Rao and Wu's rescaled way: c − 1 of a stratum's c keys,
+    each weighted c / (c − 1), because drawing c understates the variance of a mean by
+    (c − 1) / c. A stratum with one key cannot be resampled: its weights are NaN, so every
+    statistic it enters is NaN under every draw (never a zero-width interval).
     """
-    weights = np.zeros((draws, *pooled.membership.shape))
-    for g, row in enumerate(pooled.membership):
-        clusters = np.flatnonzero(row)
-        if len(clusters) == 1:
-            weights[:, g, clusters] = 1.0
+    key_weights = np.empty((draws, len(pooled.keys)))
+    for keys in pooled.stratum_keys():
+        if len(keys) == 1:
+            key_weights[:, keys] = np.nan
             continue
-        drawn = rng.multinomial(len(clusters) - 1, np.full(len(clusters), 1 / len(clusters)), size=draws)
-        weights[:, g, clusters] = drawn * len(clusters) / (len(clusters) - 1)
-    return weights
+        drawn = rng.multinomial(len(keys) - 1, np.full(len(keys), 1 / len(keys)), size=draws)
+        key_weights[:, keys] = drawn * len(keys) / (len(keys) - 1)
+    return np.where(pooled.membership[None] > 0, key_weights[:, None, pooled.cluster_key], 0.0)
 
 
 def null_weights(pooled: PooledStats, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """(draws x subgroups x clusters): the subgroup labels permuted among all clusters, as memberships."""
+    """(draws x subgroups x clusters): subgroup labels permuted as the design allows, as memberships.
+
+    docs/methods.md §1.12. The labels of a crossed key's clusters are permuted among
+    themselves (within the template, whose effect stays shared by the same subgroups); the
+    labels of nested clusters are permuted among all nested clusters of the metric and split.
+    """
     labels = np.argmax(pooled.membership, axis=0)
-    shuffled = rng.permuted(np.tile(labels, (draws, 1)), axis=1)
-    return (shuffled[:, None, :] == np.arange(len(pooled.subgroups))[None, :, None]).astype(np.float64)
+    block = np.where(pooled.shared[pooled.cluster_key], pooled.cluster_key, -1)
+    n = len(labels)
+    by_block = np.lexsort((np.arange(n), block))
+    shuffled = np.lexsort((rng.random((draws, n)), np.broadcast_to(block, (draws, n))), axis=-1)
+    permuted = np.empty((draws, n), dtype=labels.dtype)
+    permuted[:, by_block] = labels[shuffled]
+    return (permuted[:, None, :] == np.arange(len(pooled.subgroups))[None, :, None]).astype(np.float64)
 
 
 def draw_totals(counts: np.ndarray, pooled: PooledStats, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -77,13 +93,59 @@ def draw_totals(counts: np.ndarray, pooled: PooledStats, weights: np.ndarray) ->
 
 def draw_bias(counts: np.ndarray, pooled: PooledStats, weights: np.ndarray, normalise: str) -> np.ndarray:
     """Eq. 1 of one combination under every draw: (draws x models)."""
-    return eq1(*draw_totals(counts, pooled, weights), normalise)
+    with np.errstate(invalid="ignore", divide="ignore"):  # a subgroup with no key in a draw: NaN, not a warning
+        return eq1(*draw_totals(counts, pooled, weights), normalise)
 
 
 def percentile_interval(draws: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The percentile 95% interval of draws along ``axis`` (NaN where a draw is NaN)."""
-    low, high = np.percentile(draws, INTERVAL, axis=axis)
+    """The percentile 95% interval of the defined draws along ``axis`` (NaN where none is defined).
+
+    A draw is undefined where a subgroup of a partly crossed design drew none of its keys;
+    a stratum that cannot be resampled makes every draw undefined.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices: NaN is the answer
+        low, high = np.nanpercentile(draws, INTERVAL, axis=axis)
     return low, high
+
+
+def small_sample_factor(pooled: PooledStats) -> float:
+    """t_{df, 0.975} / z_{0.975} with df = Σ over strata of (keys − 1): the widening for few clusters.
+
+    docs/methods.md §1.11. The bootstrap's spread estimates the standard error from the
+    clusters, and with a handful of them that estimate is itself uncertain, as Student's t
+    is for a mean; df counts the clusters' degrees of freedom the spread rests on (one
+    stratum of 6 templates: 5; four nested subgroups of 3 pages: 8). 1 for many clusters;
+    NaN where no stratum can be resampled.
+    """
+    df = sum(len(keys) - 1 for keys in pooled.stratum_keys())
+    return float(scipy_stats.t.ppf(0.975, df) / scipy_stats.norm.ppf(0.975)) if df > 0 else np.nan
+
+
+def estimate_interval(estimate: np.ndarray, draws: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray]:
+    """A 95% interval that holds its estimate: the draws' percentile spread around their median, placed at the estimate.
+
+    docs/methods.md §1.11. Eq. 1 is biased upward and its bootstrap draws, biased again, sit
+    above it, so a plain percentile interval can miss the estimate; the distances from the
+    draws' median to their 2.5th and 97.5th percentiles, times ``factor``
+    (:func:`small_sample_factor`), are laid off from the estimate instead. Coverage: the
+    calibration table (benchmarks/README.md).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, middle, high = np.nanpercentile(draws, (INTERVAL[0], 50, INTERVAL[1]), axis=0)
+    return estimate - factor * (middle - low), estimate + factor * (high - middle)
+
+
+def excess_p(bias: np.ndarray, null_draws: np.ndarray) -> np.ndarray:
+    """Per model, the share of null draws whose Eq. 1 reaches the observed one: (1 + #{null ≥ Eq. 1}) / (draws + 1).
+
+    docs/methods.md §1.13: the test of "is there a group difference?"; valid under no
+    difference because the null draws are exchangeable with the data then. NaN without draws.
+    """
+    if not len(null_draws):
+        return np.full_like(bias, np.nan)
+    return (1 + (null_draws >= bias - TIE_TOL).sum(axis=0)) / (len(null_draws) + 1)
 
 
 def group_difference_interval(counts: np.ndarray, pooled: PooledStats, weights: np.ndarray, normalise: str
@@ -92,28 +154,39 @@ def group_difference_interval(counts: np.ndarray, pooled: PooledStats, weights: 
 
     Each subgroup's deviation μ_all − μ_g is (nearly) unbiased; its absolute value is not,
     which is Eq. 1's upward bias. Under every bootstrap draw the deviations are summed with
-    the signs they have in the data, which keeps the statistic linear and so its percentile
-    interval centred where the population value is when a subgroup clearly differs, and wide
-    enough to reach it when one does not (coverage checked by simulation,
-    tests/cairo/test_calibration.py).
+    the signs they have in the data, which keeps the statistic linear and so its interval
+    centred where the population value is when a subgroup clearly differs, and wide
+    enough to reach it when one does not. The interval is laid off from the statistic's
+    observed value (which is Eq. 1) and widened for few clusters, as Eq. 1's is. It sizes a
+    difference; whether there is one is ``excess_p``'s question (coverage: the calibration
+    table, benchmarks/README.md).
     """
     observed = _deviations(*draw_totals(counts, pooled, pooled.membership[None]))
     linear = (np.sign(observed) * _deviations(*draw_totals(counts, pooled, weights))).sum(axis=0).mean(axis=0)
+    estimate = np.abs(observed).sum(axis=0).mean(axis=0)[0]
     if normalise == "mean":
-        linear = linear / len(pooled.subgroups)
-    return percentile_interval(linear)
+        linear, estimate = linear / len(pooled.subgroups), estimate / len(pooled.subgroups)
+    return estimate_interval(estimate, linear, small_sample_factor(pooled))
 
 
 def _deviations(group_sum: np.ndarray, group_n: np.ndarray) -> np.ndarray:
     """μ_all − μ_g of every subgroup (the leading axis)."""
-    return group_sum.sum(axis=0) / group_n.sum(axis=0) - group_sum / group_n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return group_sum.sum(axis=0) / group_n.sum(axis=0) - group_sum / group_n
 
 
 def rank_interval(bias_draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile 95% interval of each model's rank (1: least biased) over bootstrap draws: (draws x models) in."""
-    ranks = scipy_stats.rankdata(bias_draws, method="min", axis=1)
-    low, high = percentile_interval(ranks)
-    return np.floor(low).astype(np.int64), np.ceil(high).astype(np.int64)
+    """Percentile 95% interval of each model's rank (1: least biased) over the defined bootstrap draws.
+
+    (draws x models) in; float ranks, NaN where no draw is defined, whole numbers otherwise.
+    """
+    defined = bias_draws[np.isfinite(bias_draws).all(axis=1)]
+    if not len(defined):
+        nan = np.full(bias_draws.shape[1], np.nan)
+        return nan, nan
+    ranks = scipy_stats.rankdata(defined, method="min", axis=1)
+    low, high = np.percentile(ranks, INTERVAL, axis=0)
+    return np.floor(low), np.ceil(high)
 
 
 def pearson_rows(first: np.ndarray, second: np.ndarray) -> np.ndarray:

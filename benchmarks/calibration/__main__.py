@@ -1,0 +1,63 @@
+"""Run the calibration table: ``python -m benchmarks.calibration`` (see the package docstring).
+
+Usage (from the repository root)::
+
+    .venv/bin/python -m benchmarks.calibration                     # every scenario at its full size, 2 workers
+    .venv/bin/python -m benchmarks.calibration --quick --only cairo # the test suite's sizes, one method
+    .venv/bin/python -m benchmarks.calibration --json benchmarks/out/calibration.json   # what readme_numbers reads
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pandas as pd
+
+from benchmarks.calibration import COLUMNS, MODULES, markdown_table, run, scenarios
+
+CSV = Path(__file__).resolve().parent.parent / "calibration.csv"
+
+
+def _run_one(job) -> dict:
+    scenario, repetitions, seed = job
+    result = run(scenario, repetitions, seed)
+    print(f"{result.seconds:6.1f} s  {result.rate:6.1%} ± {result.mc_error:.1%}  {scenario.name}", file=sys.stderr,
+          flush=True)
+    return {**result.row(), "within": result.within}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="+", choices=MODULES, default=list(MODULES), help="these methods' scenarios")
+    parser.add_argument("--quick", action="store_true", help="each scenario at the test suite's size")
+    parser.add_argument("--seed", type=int, default=0, help="the seed every repetition's stream starts from")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    parser.add_argument("--csv", type=Path, default=CSV, help=f"the table as CSV (default {CSV.name} beside this)")
+    parser.add_argument("--json", type=Path, help="also write the rows and timing here (for readme_numbers)")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    jobs = [(s, s.quick if args.quick else s.full, args.seed) for s in scenarios(args.only)]
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        rows = list(pool.map(_run_one, jobs))
+    seconds = time.perf_counter() - start
+    table = pd.DataFrame(rows)
+    table[COLUMNS].to_csv(args.csv, index=False)
+    print(markdown_table(rows))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"seconds": seconds, "quick": args.quick, "rows": rows}, indent=2))
+    outside = table[~table["within"]]
+    print(f"{len(rows)} scenarios in {seconds:.0f} s; {len(outside)} outside the promised range"
+          + "".join(f"\n  {row.method}: {row.statistic} | {row.design} | {row.truth}: {row.rate:.1%}"
+                    for row in outside.itertuples()), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

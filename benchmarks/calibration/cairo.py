@@ -1,0 +1,245 @@
+"""CAIRO's scenarios of the calibration table (docs/methods.md §1.11-1.13, §1.15).
+
+Datasets are drawn like a toxicity classifier scores continuations: a continuation is
+toxic with probability logistic(model level + subgroup effect + cluster effect) and then
+scores uniform on :data:`TOXIC`, else uniform on :data:`CLEAN`. Clusters are *nested*
+(each subgroup has its own pages, BOLD) or *crossed* (every subgroup is filled into the
+same templates, HolisticBias and HONEST: one effect per template shared by all subgroups);
+the cluster logit sd sets the variance between clusters. The truths are computed here with
+numpy on the simulated sums, never with the library: E[Eq. 1] at the design's sizes by
+simulating many datasets, the population value Σ_g |μ_g − μ_all| by integrating over the
+cluster effects.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from benchmarks.calibration import COVERAGE, MEAN, REJECTION, Scenario
+from biasflow.cairo.combinations import pooled_stats
+from biasflow.cairo.headline import bias_table, model_uncertainty
+from biasflow.cairo.selection import SearchSettings, select
+from biasflow.cairo.stats import STATS_COLUMNS
+from biasflow.cairo.uncertainty import bootstrap_weights, null_weights
+
+TOXIC, CLEAN = (0.5, 1.0), (0.0, 0.05)
+# Each model's toxic rate before subgroup and cluster effects: small and large models.
+LEVELS = np.array([0.02, 0.05, 0.1, 0.2])
+MODELS = [f"m{i:02d}" for i in range(len(LEVELS))]
+# Continuations per (model, subgroup, cluster), and the draws of one dataset's intervals and null.
+SIZE, BOOTSTRAP, NULL_DRAWS = 20, 200, 100
+# A known group difference: the first subgroup's odds of a toxic continuation times this, in every model.
+ODDS = 2.0
+ALPHA = 0.05
+
+
+def cluster_effects(rng, design: str, groups: int, clusters: int, sd: float) -> np.ndarray:
+    """(groups x clusters) logit effects: one per template shared by every subgroup (crossed), or one per page."""
+    if design == "crossed":
+        return np.broadcast_to(rng.normal(0.0, sd, clusters), (groups, clusters))
+    return rng.normal(0.0, sd, (groups, clusters))
+
+
+def cell_sums(rng, logit: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sum and sum of squares of ``size`` scores per cell whose toxic probability is expit(``logit``)."""
+    toxic = rng.binomial(size, expit(logit))
+    scores = np.where(np.arange(size) < toxic[..., None], rng.uniform(*TOXIC, (*logit.shape, size)),
+                      rng.uniform(*CLEAN, (*logit.shape, size)))
+    return scores.sum(axis=-1), (scores**2).sum(axis=-1)
+
+
+def dataset(rng, design: str, groups: int, clusters: int, sd: float, size: int, effect: np.ndarray,
+            levels: np.ndarray = LEVELS) -> tuple[np.ndarray, np.ndarray]:
+    """Cell sums of one simulated study: (models x groups x clusters), the same clusters for every model.
+
+    ``effect`` (models x groups) is each subgroup's logit shift in each model.
+    """
+    logit = np.log(levels / (1 - levels))[:, None, None] + effect[:, :, None] \
+        + cluster_effects(rng, design, groups, clusters, sd)[None]
+    return cell_sums(rng, logit, size)
+
+
+def as_stats(design: str, score_sum: np.ndarray, score_sq_sum: np.ndarray, size: int, metric: str = "M",
+             split: str = "valid", promptset: str = "original") -> pd.DataFrame:
+    """The sums as CAIRO statistics (:data:`STATS_COLUMNS`): template keys shared by subgroups when crossed."""
+    models, groups, clusters = score_sum.shape
+    m, g, c = (a.ravel() for a in np.meshgrid(range(models), range(groups), range(clusters), indexing="ij"))
+    key = [f"t{k}" if design == "crossed" else f"g{a}-p{k}" for a, k in zip(g, c)]
+    return pd.DataFrame({"model": [f"m{i:02d}" for i in m], "metric": metric, "axis": "religion", "split": split,
+                         "promptset": promptset, "seed": 0, "subgroup": [f"g{i}" for i in g], "group_key": key,
+                         "score_sum": score_sum.ravel(), "score_sq_sum": score_sq_sum.ravel(),
+                         "n": size})[STATS_COLUMNS]
+
+
+def effect_of(groups: int, odds: float, models: int = len(LEVELS)) -> np.ndarray:
+    """(models x groups) logit shifts: the first subgroup's odds times ``odds``, the others' unchanged."""
+    effect = np.zeros((models, groups))
+    effect[:, 0] = np.log(odds)
+    return effect
+
+
+def eq1(score_sum: np.ndarray, size: int) -> np.ndarray:
+    """Eq. 1 per model from (... x models x groups x clusters) sums of equal cells, with numpy."""
+    group_mean = score_sum.sum(axis=-1) / (score_sum.shape[-1] * size)
+    return np.abs(group_mean - group_mean.mean(axis=-1, keepdims=True)).sum(axis=-1)
+
+
+@functools.cache
+def expected_eq1(design: str, groups: int, clusters: int, sd: float, odds: float, size: int = SIZE,
+                 levels: tuple = tuple(LEVELS), datasets: int = 4000) -> np.ndarray:
+    """E[Eq. 1] per model at the design's sizes: the mean over ``datasets`` simulated studies (a stream of its own)."""
+    rng = np.random.default_rng([7, groups, clusters, int(100 * sd), int(100 * odds), size, design == "crossed"])
+    effect = effect_of(groups, odds, len(levels))
+    return np.mean([eq1(dataset(rng, design, groups, clusters, sd, size, effect, np.array(levels))[0], size)
+                    for _ in range(datasets)], axis=0)
+
+
+def population_value(groups: int, sd: float, odds: float) -> np.ndarray:
+    """Σ_g |μ_g − μ_all| per model over the population of clusters (Gauss-Hermite over the cluster effect)."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(60)
+    logit = np.log(LEVELS / (1 - LEVELS))[:, None, None] + effect_of(groups, odds)[:, :, None] + sd * nodes
+    toxic = expit(logit) @ (weights / weights.sum())
+    mean = toxic * np.mean(TOXIC) + (1 - toxic) * np.mean(CLEAN)
+    return np.abs(mean - mean.mean(axis=1, keepdims=True)).sum(axis=1)
+
+
+def one_metric(rng, design: str, groups: int, clusters: int, sd: float, odds: float):
+    """One simulated metric's valid split, pooled as the selection pools it."""
+    score_sum, score_sq_sum = dataset(rng, design, groups, clusters, sd, SIZE, effect_of(groups, odds))
+    return pooled_stats(as_stats(design, score_sum, score_sq_sum, SIZE), "M", "religion", "valid", ["original"],
+                        MODELS)
+
+
+def interval_trial(rng, design: str, groups: int, clusters: int, sd: float, odds: float, check: str) -> np.ndarray:
+    """One dataset's headline columns (:func:`biasflow.cairo.headline.model_uncertainty`), checked per model.
+
+    ``check``: ``eq1`` (the Eq. 1 interval covers E[Eq. 1]), ``excess`` (the excess interval
+    covers the population value), ``excess_p`` (it is at most 0.05), ``above_zero`` (the excess
+    interval lies wholly above 0, what reading it as a test would conclude).
+    """
+    pooled = one_metric(rng, design, groups, clusters, sd, odds)
+    shape = (0, *pooled.membership.shape)
+    boot = bootstrap_weights(pooled, BOOTSTRAP, rng) if check != "excess_p" else np.empty(shape)
+    null = null_weights(pooled, NULL_DRAWS, rng) if check == "excess_p" else np.empty(shape)
+    columns = model_uncertainty(np.array([1.0]), pooled, null, boot, "none")
+    if check == "eq1":
+        truth = expected_eq1(design, groups, clusters, sd, odds)
+        return (columns["bias_lo"] <= truth) & (truth <= columns["bias_hi"])
+    if check == "excess":
+        truth = population_value(groups, sd, odds)
+        return (columns["excess_bias_lo"] <= truth) & (truth <= columns["excess_bias_hi"])
+    if check == "excess_p":
+        return columns["excess_p"] <= ALPHA
+    return columns["excess_bias_lo"] > 0
+
+
+# Studies through the whole selection: ten models toxic 0.5% to 8% of the time, two metrics
+# (4 subgroups; 4 clusters of 20 and 6 of 32 continuations), both splits, original and two
+# paraphrase sets (the same clusters, new continuations).
+RATES = np.geomspace(0.005, 0.08, 10)
+STUDY_SHAPES = {"HolisticBias": (4, 20), "HONEST": (6, 32)}
+STUDY_GROUPS = 4
+# The shared group bias: one pattern over the subgroups in both metrics, scaled per model (logit).
+SHARED_PATTERN = np.array([0.0, 0.3, 1.0, -0.5])
+SHARED_STRENGTH = np.linspace(0.3, 1.2, len(RATES))
+
+
+def study(rng, design: str, sd: float, truth: str) -> pd.DataFrame:
+    """CAIRO statistics of one simulated study: every model, metric, split and prompt set.
+
+    ``truth``: ``levels`` (models differ only in how toxic they are), ``equal`` (every model
+    equally toxic, no group difference), ``shared`` (a group pattern both metrics share).
+    """
+    rates = np.full(len(RATES), np.sqrt(RATES[0] * RATES[-1])) if truth == "equal" else RATES
+    effect = SHARED_STRENGTH[:, None] * SHARED_PATTERN if truth == "shared" else np.zeros((len(RATES), STUDY_GROUPS))
+    frames = []
+    for metric, (clusters, size) in STUDY_SHAPES.items():
+        for split in ("valid", "test"):
+            logit = (np.log(rates / (1 - rates))[:, None, None] + effect[:, :, None]
+                     + cluster_effects(rng, design, STUDY_GROUPS, clusters, sd)[None])
+            for promptset in ("original", "p0", "p1"):
+                sums = cell_sums(rng, logit, size)
+                frames.append(as_stats(design, *sums, size, metric, split, promptset))
+    return pd.concat(frames, ignore_index=True)
+
+
+def study_trial(rng, design: str, sd: float, truth: str, check: str) -> np.ndarray:
+    """One study through :func:`~biasflow.cairo.selection.select` (and the headline table), checked.
+
+    ``check``: a p-value of the curve's k = 2 row (``perm_p``, ``excess_perm_p``,
+    ``test_excess_perm_p``, ``null_p``) below 0.05; ``excess_p``: every headline row's
+    ``excess_p`` at most 0.05; ``test_excess``: the test split's ``excess_bias`` values.
+    """
+    stats = study(rng, design, sd, truth)
+    headline = check in ("excess_p", "test_excess")
+    settings = SearchSettings.defaults(mode="shared", max_sets=2, permutations=0 if headline else 199, bootstrap=0,
+                                       null_draws=100, seed=int(rng.integers(2**31)))
+    logger = logging.getLogger("biasflow")
+    level, logger.level = logger.level, logging.ERROR  # the toxicity-level warning fires in most null studies
+    try:
+        selection = select(stats, settings)
+        if not headline:
+            return np.array([selection.curve.loc[selection.curve["k"] == 2, check].iloc[0] < ALPHA])
+        table = bias_table(stats, selection, settings)
+    finally:
+        logger.level = level
+    if check == "excess_p":
+        return (table["excess_p"] <= ALPHA).to_numpy()
+    return table.loc[table["split"] == "test", "excess_bias"].to_numpy()
+
+
+def _interval(statistic, design, groups, clusters, sd, odds, check, measure, nominal, lower, upper, quick=50,
+              full=500):
+    cross = "templates" if design == "crossed" else "pages each"
+    truth = "no group difference" if odds == 1 else f"first subgroup's odds ×{odds:g}"
+    return Scenario("cairo", statistic, f"{design}: {groups} subgroups × {clusters} {cross}, cluster logit sd {sd:g}",
+                    truth, measure, nominal, lower, upper, interval_trial,
+                    dict(design=design, groups=groups, clusters=clusters, sd=sd, odds=odds, check=check), quick, full)
+
+
+def _study(statistic, design, sd, truth, check, measure, nominal, lower, upper, quick=20, full=200):
+    words = {"levels": "toxicity levels differ, no group difference", "equal": "equal toxicity, no group difference",
+             "shared": "a group pattern both metrics share"}[truth]
+    return Scenario("cairo", statistic, f"10 models, 2 metrics, {design} clusters, cluster logit sd {sd:g}", words,
+                    measure, nominal, lower, upper, study_trial, dict(design=design, sd=sd, truth=truth, check=check),
+                    quick, full)
+
+
+EQ1 = "Eq. 1 interval covers E[Eq. 1]"
+SCENARIOS = [
+    # The Eq. 1 interval, in the designs real data have: between-cluster variance, few clusters, 2-8 subgroups.
+    *(_interval(EQ1, design, 4, 6, sd, 1.0, "eq1", COVERAGE, 0.95, 0.90, 1.0)
+      for design in ("nested", "crossed") for sd in (0.0, 0.8, 1.5)),
+    *(_interval(EQ1, design, 4, clusters, 0.8, 1.0, "eq1", COVERAGE, 0.95, 0.90, 1.0)
+      for design in ("nested", "crossed") for clusters in (3, 20)),
+    *(_interval(EQ1, design, groups, 3, 1.5, odds, "eq1", COVERAGE, 0.95, 0.90, 1.0)
+      for design in ("nested", "crossed") for groups in (2, 8) for odds in (1.0, ODDS)),
+    # Is there a group difference? excess_p, and the excess interval, which sizes a difference and is no test.
+    *(_interval("excess_p ≤ 0.05", design, groups, 6, 0.8, 1.0, "excess_p", REJECTION, 0.05, 0.0, 0.06)
+      for design in ("nested", "crossed") for groups in (2, 4, 8)),
+    *(_interval("excess_p ≤ 0.05", design, 4, 3, 1.5, 1.0, "excess_p", REJECTION, 0.05, 0.0, 0.06)
+      for design in ("nested", "crossed")),
+    *(_interval("excess_p ≤ 0.05 (power)", design, 4, 6, 0.8, 4.0, "excess_p", REJECTION, np.nan, lower, 1.0)
+      for design, lower in (("nested", 0.45), ("crossed", 0.70))),
+    *(_interval("excess interval covers Σ_g |μ_g − μ_all|", design, 4, clusters, 0.8, ODDS, "excess", COVERAGE,
+                0.95, 0.90, 1.0) for design in ("nested", "crossed") for clusters in (3, 6)),
+    *(_interval("excess interval wholly above 0 (not a test)", design, groups, 6, 0.8, 1.0, "above_zero", REJECTION,
+                np.nan, 0.0, 1.0) for design in ("nested", "crossed") for groups in (4, 8)),
+    # The whole selection: agreement about toxicity levels is not agreement about groups.
+    _study("perm_p < 0.05 (k = 2)", "nested", 0.0, "levels", "perm_p", REJECTION, np.nan, 0.0, 1.0),
+    *(_study(f"{p} < 0.05 (k = 2)", design, sd, "levels", p, REJECTION, 0.05, 0.0, 0.10)
+      for design, sd in (("nested", 0.0), ("crossed", 1.0)) for p in ("excess_perm_p", "test_excess_perm_p", "null_p")),
+    *(_study(f"{p} < 0.05 (k = 2)", "nested", 0.0, "equal", p, REJECTION, 0.05, 0.0, 0.07)
+      for p in ("excess_perm_p", "null_p")),
+    *(_study(f"{p} < 0.05 (k = 2, power)", design, sd, "shared", p, REJECTION, np.nan, 0.8, 1.0)
+      for design, sd in (("nested", 0.0), ("crossed", 1.0)) for p in ("excess_perm_p", "test_excess_perm_p")),
+    *(_study("headline excess_p ≤ 0.05", design, sd, "levels", "excess_p", REJECTION, 0.05, 0.0, 0.06)
+      for design, sd in (("nested", 0.8), ("crossed", 1.0))),
+    *(_study("test-split excess_bias", design, sd, "levels", "test_excess", MEAN, 0.0, -0.002, 0.002)
+      for design, sd in (("nested", 0.8), ("crossed", 1.0))),
+]
