@@ -19,7 +19,7 @@ from scipy import stats
 from biasflow.cli import main
 from biasflow.errors import BiasflowError
 from biasflow.fpr.gaps import GAP_COLUMNS, fpr_gaps, gap_spans, net_significance
-from biasflow.fpr.markedness import markedness
+from biasflow.fpr.markedness import MARKEDNESS_COLUMNS, markedness
 from biasflow.fpr.predictions import (
     UNMARKED,
     check_unique,
@@ -184,6 +184,89 @@ def test_corrected_net_significance_counts_what_holm_and_bh_reject_over_every_te
     assert (net["n_tests"] == 2 * n).all()
 
 
+def identical_and_varying_runs():
+    """m1 labels every run alike; m2's runs differ. Only neutral gold labels, so no positive label is ever given.
+
+    Negative FPR per run: m1 A 1/2 and B 0 in all three runs (gaps ±0.25 thrice); m2 A 5/10,
+    6/10, 7/10 and B 0 (gaps ±0.25, ±0.30, ±0.35). Positive FPR is 0 everywhere: gaps 0 in
+    every run of both models, so no spread either.
+    """
+    parts = []
+    for run, k in [("r1", 5), ("r2", 6), ("r3", 7)]:
+        parts += [rows([(1, 0)] + [(1, 1)], "A", run=run, model="m1"), rows([(1, 1)] * 2, "B", run=run, model="m1"),
+                  rows([(1, 0)] * k + [(1, 1)] * (10 - k), "A", run=run, model="m2"),
+                  rows([(1, 1)] * 10, "B", run=run, model="m2")]
+    return frame(*parts)
+
+
+@pytest.mark.parametrize("interval", ["z", "t"])
+def test_identical_runs_give_no_width_and_no_p_not_zero(interval, caplog):
+    with caplog.at_level("WARNING", logger="biasflow"):
+        gaps = fpr_gaps(identical_and_varying_runs(), interval=interval, z=1.96).set_index(["model", "group"])
+    assert gaps.loc[("m1", "A"), "negative_FPR_gap"] == pytest.approx(0.25)
+    for column in ("negative_FPR_gap_width", "negative_FPR_gap_p"):
+        assert gaps.loc["m1", column].isna().all()
+    for column in ("positive_FPR_gap_width", "positive_FPR_gap_p"):
+        assert gaps[column].isna().all(), "all-zero gaps have no spread either: not p = 1 with width 0"
+    assert (gaps["n_runs"] == 3).all()
+    d = [0.25, 0.3, 0.35]
+    q = 1.96 if interval == "z" else stats.t.ppf(0.975, 2)
+    assert gaps.loc[("m2", "A"), "negative_FPR_gap_width"] == pytest.approx(q * statistics.stdev(d) / math.sqrt(3))
+    expected_p = stats.ttest_1samp(d, 0).pvalue if interval == "t" else 2 * stats.norm.sf(
+        statistics.mean(d) / (statistics.stdev(d) / math.sqrt(3)))
+    assert gaps.loc[("m2", "B"), "negative_FPR_gap_p"] == pytest.approx(expected_p)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("runs identical: no run-to-run spread to test against for 2 of 4 negative_FPR_gap values "
+                            "(model m1)") for m in messages), messages
+    assert any("4 of 4 positive_FPR_gap values (model m1, m2)" in m for m in messages), messages
+
+
+def test_the_forest_plot_draws_no_bar_for_a_gap_without_interval(monkeypatch, tmp_path):
+    """Identical runs and a bootstrap without spread: points without bars, never a bar of zero length."""
+    from biasflow.fpr import plots
+
+    figures = []
+    monkeypatch.setattr(plots, "save_png", lambda fig, path: figures.append(fig))
+    gaps = fpr_gaps(identical_and_varying_runs(), interval="t", z=1.96)
+    for cls in ("negative", "positive"):
+        gaps[f"{cls}_FPR_gap_lo"], gaps[f"{cls}_FPR_gap_hi"] = np.nan, np.nan
+    gaps.loc[gaps["model"] == "m2", ["negative_FPR_gap_lo", "negative_FPR_gap_hi"]] = [[0.1, 0.4], [-0.4, -0.1]]
+    plots.plot_gaps(gaps, tmp_path / "gaps.png")
+    segments = [segment for ax in figures[0].axes for container in ax.containers
+                for collection in container.lines[2] for segment in collection.get_segments() if len(segment)]
+    lengths = [abs(segment[1, 0] - segment[0, 0]) for segment in segments]
+    assert len(lengths) == 4, "m2's two negative gaps, each with both intervals"
+    assert min(lengths) > 0
+
+
+def test_equal_values_in_every_run_are_no_spread_even_when_the_float_sd_is_not_zero():
+    """The mean of three 0.1s is 0.10000000000000002, so sd is 1.7e-17 and an sd test would give p ≈ 0."""
+    per_run = pd.DataFrame({"key": "k", "run_id": ["r1", "r2", "r3"], "gap": [0.1, 0.1, 0.1]})
+    assert 0 < np.std(per_run["gap"], ddof=1) < 1e-15
+    out = over_runs(per_run, ["key"], {"gap": "gap"}, "t", 1.96).iloc[0]
+    assert out["gap"] == pytest.approx(0.1) and math.isnan(out["gap_width"]) and math.isnan(out["gap_p"])
+
+
+def test_net_significance_leaves_untested_gaps_out_and_counts_them_apart():
+    """By hand (t, 3 runs): only m2's two negative gaps are tests, p = 0.0091 each, so both survive Holm and BH.
+
+    Counting m1's identical runs as p = 0 would add a second +1 for A and −1 for B to every count.
+    """
+    gaps = fpr_gaps(identical_and_varying_runs(), interval="t", z=1.96)
+    net = net_significance(gaps).set_index("group")
+    p = stats.ttest_1samp([0.25, 0.3, 0.35], 0).pvalue
+    assert p < 0.05 / 2, "significant after Holm over the two tests"
+    expected = {
+        "A": {"negative_net": 1, "negative_net_holm": 1, "negative_net_bh": 1, "positive_net": 0,
+              "positive_net_holm": 0, "positive_net_bh": 0, "negative_untested": 1, "positive_untested": 2,
+              "n_models": 2, "n_tests": 2},
+        "B": {"negative_net": -1, "negative_net_holm": -1, "negative_net_bh": -1, "positive_net": 0,
+              "positive_net_holm": 0, "positive_net_bh": 0, "negative_untested": 1, "positive_untested": 2,
+              "n_models": 2, "n_tests": 2},
+    }
+    assert net.drop(columns="category").to_dict("index") == expected
+
+
 def test_run_accuracy_floor():
     preds = frame(rows(A, "A", run="r1"), rows([(1, 1)] * 6, "A", run="r2"))
     acc = run_accuracy(preds, floor=0.5).set_index("run_id")
@@ -202,6 +285,20 @@ def test_markedness_hand_case():
     assert m.loc["A", "negative_markedness"] == pytest.approx(0.25, abs=1e-9)
     assert m.loc["A", "positive_markedness"] == pytest.approx(-0.25, abs=1e-9)
     assert math.isnan(m.loc["A", "negative_markedness_width"])
+
+
+def test_markedness_of_identical_runs_has_no_width_and_no_p(caplog):
+    """The hand case above, labelled alike in three runs: markedness 0.25 every run, so no interval and no test."""
+    unmarked = [(1, 0), (1, 2), (1, 2), (1, 1)]
+    preds = frame(*[part for run in ("r1", "r2", "r3") for part in (rows(A, "A", run=run),
+                                                                     rows(unmarked, UNMARKED, run=run))])
+    table = markedness(preds, interval="t", z=1.96)
+    assert list(table.columns) == MARKEDNESS_COLUMNS
+    m = table.set_index("group")
+    assert m.loc["A", "negative_markedness"] == pytest.approx(0.25, abs=1e-9) and m.loc["A", "n_runs"] == 3
+    assert m[["negative_markedness_width", "negative_markedness_p", "positive_markedness_width",
+              "positive_markedness_p"]].isna().all().all()
+    assert "runs identical: no run-to-run spread to test against for 1 of 1 negative_markedness" in caplog.text
 
 
 def test_markedness_needs_unmarked_rows():

@@ -8,6 +8,7 @@ import pytest
 
 from biasflow.fpr.gaps import fpr_gaps, gap_spans
 from biasflow.fpr.resampling import bootstrap_gaps, permuted_labels, span_null
+from biasflow.hashing import stable_hash
 
 GROUPS = {"A": ["a1", "a2"], "B": ["b1", "b2"], "C": ["c1", "c2"]}
 
@@ -31,11 +32,16 @@ def predictions(seed: int, templates: int = 8, runs: int = 3, bias: float = 0.0)
     return pd.DataFrame(rows)
 
 
+def named_stream(kind: str, seed: int, model: str, category: str) -> np.random.Generator:
+    """The stream the resampling of one (model, category) draws from, keyed by their names (docs/methods.md §3.3)."""
+    return np.random.default_rng([seed, int(stable_hash(kind, model, category), 16) & (2**63 - 1)])
+
+
 def test_bootstrap_interval_equals_a_slow_loop_over_resampled_rows():
     """Each draw rebuilt as rows: templates and runs repeated by their multiplicities, gaps by fpr_gaps."""
     preds, draws, seed = predictions(0), 40, 7
     fast = bootstrap_gaps(preds, draws, seed).set_index("group")
-    rng = np.random.default_rng([seed, 0])
+    rng = named_stream("fpr-bootstrap", seed, "m", "race")
     templates = sorted(preds["template_id"].unique())
     runs = sorted(preds["run_id"].unique())
     template_weights = rng.multinomial(len(templates), np.full(len(templates), 1 / len(templates)), size=draws)
@@ -66,7 +72,7 @@ def test_span_null_equals_a_slow_loop_over_relabelled_rows():
     first = preds.groupby(keys, sort=True).first()
     groups, labels = np.unique(first["group"].to_numpy(), return_inverse=True)
     templates = np.unique(first["template_id"].to_numpy(), return_inverse=True)[1]
-    rng = np.random.default_rng([seed, 0])
+    rng = named_stream("fpr-span-null", seed, "m", "race")
 
     def spans(table):
         return gap_spans(fpr_gaps(table, interval="t", z=1.96).assign(probe="p")).iloc[0]
@@ -83,6 +89,30 @@ def test_span_null_equals_a_slow_loop_over_relabelled_rows():
         assert fast[f"{cls}_span_null_q95"] == pytest.approx(np.percentile(values, 95), abs=1e-12)
         expected_p = (1 + np.sum(values >= observed[f"{cls}_span"] - 1e-12)) / (1 + draws)
         assert fast[f"{cls}_span_p"] == pytest.approx(expected_p)
+
+
+def test_adding_a_model_or_shuffling_rows_moves_no_other_models_intervals_or_span_p():
+    """Streams are keyed by (model, category) names: a model first in sort order and shuffled rows change nothing."""
+    preds = predictions(0)
+    before = bootstrap_gaps(preds, 50, 3), span_null(preds, 50, 3)
+    other = predictions(5).assign(model="a0")
+    grown = pd.concat([other, preds], ignore_index=True).sample(frac=1.0, random_state=1).reset_index(drop=True)
+    after = bootstrap_gaps(grown, 50, 3), span_null(grown, 50, 3)
+    assert set(after[0]["model"]) == {"a0", "m"}
+    for old, new in zip(before, after):
+        mine = new[new["model"] == "m"].reset_index(drop=True)
+        assert mine.select_dtypes(exclude="number").equals(old.select_dtypes(exclude="number"))
+        numbers = old.select_dtypes("number").to_numpy()
+        assert mine.select_dtypes("number").to_numpy().tobytes() == numbers.tobytes()
+        assert np.isfinite(numbers).all()
+
+
+def test_a_bootstrap_interval_of_zero_width_is_empty_with_a_warning(caplog):
+    """Every sentence labelled right in every run: every draw gives each gap 0, which is no interval at all."""
+    preds = predictions(0).assign(y_pred=lambda d: d["y_true"])
+    out = bootstrap_gaps(preds, 40, 0)
+    assert out.drop(columns=["model", "category", "group"]).isna().all().all()
+    assert "6 of 6 gap intervals have zero width" in caplog.text and "model m" in caplog.text
 
 
 def test_permuted_labels_shuffle_within_templates_only():

@@ -88,13 +88,16 @@ def net_significance(gaps: pd.DataFrame) -> pd.DataFrame:
     """Per (category, group): Σ over models of +1 / −1 / 0 by where the CI lies (paper 002, Table 1), raw and corrected.
 
     Raw (``<class>_net``, the paper's): +1 when ``mean − width > 0``, −1 when
-    ``mean + width < 0``, else 0. A NaN width (a single run) has no interval, so it counts
-    0: one run cannot show significance. Every gap of the table is a test, and the raw
-    count does not correct for their number; ``<class>_net_holm`` (family-wise error) and
+    ``mean + width < 0``, else 0. Every gap of the table is a test, and the raw count does
+    not correct for their number; ``<class>_net_holm`` (family-wise error) and
     ``<class>_net_bh`` (false discovery rate, Benjamini-Hochberg) count the same way where
     the gap's p-value stays below :data:`ALPHA` after correcting over all ``n_tests`` tests
-    of both classes in the table (docs/methods.md §3.4). If the table has a ``probe``
-    column, each probe set is summed separately (the correction is still over all of them).
+    of both classes in the table (docs/methods.md §3.4). A gap without a p-value (a single
+    run, or runs that all agree: §3.3) was not tested: it is in none of the counts nor in
+    the family, and ``<class>_untested`` counts such gaps apart, so a reader sees how many
+    models could not be judged rather than a 0 that looks like "no bias". If the table has
+    a ``probe`` column, each probe set is summed separately (the correction is still over
+    all of them).
     """
     require_columns(gaps, GAP_COLUMNS + ["category"], "gap table")
     keys = (["probe"] if "probe" in gaps.columns else []) + ["category", "group"]
@@ -107,12 +110,13 @@ def net_significance(gaps: pd.DataFrame) -> pd.DataFrame:
             rejected[tested] = multipletests(p_values[tested], alpha=ALPHA, method=method)[0]
         for i, n in enumerate(CLASSES):
             df[f"{n}_net_{suffix}"] = np.where(rejected[:, i], np.sign(df[f"{n}_FPR_gap"]), 0).astype(int)
-    for n in CLASSES:
+    for i, n in enumerate(CLASSES):
         m, w = df[f"{n}_FPR_gap"], df[f"{n}_FPR_gap_width"]
-        df[f"{n}_net"] = np.where(m - w > 0, 1, np.where(m + w < 0, -1, 0))
+        df[f"{n}_net"] = np.where(tested[:, i] & (m - w > 0), 1, np.where(tested[:, i] & (m + w < 0), -1, 0))
+        df[f"{n}_untested"] = (~tested[:, i]).astype(int)
     counted = [f"{n}_net{suffix}" for suffix in ("", "_holm", "_bh") for n in CLASSES]
     grouped = df.groupby(keys, sort=True)
-    out = grouped[counted].sum().reset_index()
+    out = grouped[counted + [f"{n}_untested" for n in CLASSES]].sum().reset_index()
     out["n_models"] = grouped["model"].nunique().to_numpy()
     out["n_tests"] = int(tested.sum())
     return out

@@ -18,8 +18,8 @@ from biasflow.fpr.rates import CLASSES, RUN_KEYS, group_fpr, over_runs, quantile
 log = logging.getLogger("biasflow")
 
 MARKEDNESS_COLUMNS = [
-    "model", "category", "group", "negative_markedness", "negative_markedness_width", "positive_markedness",
-    "positive_markedness_width", "n_runs", "interval",
+    "model", "category", "group", "negative_markedness", "negative_markedness_width", "negative_markedness_p",
+    "positive_markedness", "positive_markedness_width", "positive_markedness_p", "n_runs", "interval",
 ]
 
 
@@ -29,7 +29,8 @@ def markedness(preds: pd.DataFrame, interval: str, z: float) -> pd.DataFrame:
     Paper 004 explains the White-group anomaly by markedness: identity terms that are
     usually left unsaid read as unusual. Comparing each group with the same templates
     with the identity slot dropped measures that directly (docs/methods.md §3.5, beyond the
-    papers). Pass the predictions of the templates that have an unmarked variant.
+    papers). Pass the predictions of the templates that have an unmarked variant. Runs that
+    all agree give no width and no p, as gaps do (§3.3).
     """
     quantile(interval, z, 2)
     g = group_fpr(preds)

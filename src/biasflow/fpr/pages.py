@@ -27,8 +27,11 @@ def write_tables(spans: pd.DataFrame, net: pd.DataFrame, markedness: pd.DataFram
             "that stay significant after Holm (_holm) or Benjamini-Hochberg (_bh) correction for the n_tests gaps "
             "tested: the raw count calls about 5 in 100 gaps significant with no bias at all, so read the "
             "corrected ones. Large absolute values: a group disfavoured (or favoured) by most classifiers, not by "
-            "one."), net),
+            "one. *_untested counts the classifiers whose gap could not be tested, left out of every count and of "
+            "n_tests: a single run, or runs that all gave the same labels, so there is no run-to-run spread to test "
+            "against (docs/methods.md section 3.3); a 0 in the counts says nothing about those."), net),
         Section("Markedness", (
             "Each group's FPR minus the FPR of the same sentences with the identity word dropped (docs/methods.md "
-            "section 3.5), with its interval: a group whose mere mention moves the label."), markedness),
+            "section 3.5), with its interval: a group whose mere mention moves the label. A dash in a width or p "
+            "column: no interval and no test, because the runs all agreed (or there was one run)."), markedness),
     ])

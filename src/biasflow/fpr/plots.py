@@ -53,7 +53,11 @@ def plot_markedness(markedness: pd.DataFrame, path: str | Path) -> None:
 
 
 def _forest(table: pd.DataFrame, value: str, label: str, path: str | Path, empty: str = "no rows") -> None:
-    """Two panels (negative, positive class) of ``<class>_<value>`` ± ``<class>_<value>_width`` per group and model."""
+    """Two panels (negative, positive class) of ``<class>_<value>`` ± ``<class>_<value>_width`` per group and model.
+
+    A NaN width or bound (one run, runs that all agree, a bootstrap without spread: §3.3) draws
+    the point without a bar, never a bar of zero length.
+    """
     plt = pyplot()
     rows = table.sort_values(["category", "group", "model"]).reset_index(drop=True)
     labels = [f"{r.group} · {r.model}" for r in rows.itertuples(index=False)]
@@ -66,8 +70,8 @@ def _forest(table: pd.DataFrame, value: str, label: str, path: str | Path, empty
             if f"{cls}_{value}_lo" in rows:  # the template bootstrap (docs/methods.md §3.3), below each point
                 centre = rows[f"{cls}_{value}"]
                 ax.errorbar(centre, y + 0.25, fmt="none", ecolor="tab:orange", capsize=2,
-                            xerr=np.nan_to_num(np.vstack([centre - rows[f"{cls}_{value}_lo"],
-                                                          rows[f"{cls}_{value}_hi"] - centre]).clip(min=0)),
+                            xerr=np.vstack([centre - rows[f"{cls}_{value}_lo"],
+                                            rows[f"{cls}_{value}_hi"] - centre]).clip(min=0),
                             label="templates and runs resampled")
         else:
             ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)

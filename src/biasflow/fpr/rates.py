@@ -1,11 +1,13 @@
 """Per-group false-positive rates and their mean over runs (docs/methods.md §3.2-3.3).
 
 Gaps and markedness both start from each group's one-vs-rest FPR in each run and end in
-a mean over runs with a z (or t) half-width; both steps live here once.
+a mean over runs with a z (or t) half-width; both steps live here once, and so does the
+rule that runs without any spread give no interval and no test (§3.3).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import numbers
 
@@ -15,6 +17,8 @@ from scipy import stats
 
 from biasflow.errors import BiasflowError
 from biasflow.tables import require_columns
+
+log = logging.getLogger("biasflow")
 
 # The reference adds eps to numerator and denominator; kept so numbers match it exactly.
 EPS = 1e-10
@@ -72,14 +76,18 @@ def quantile(interval: str, z: float, n_runs: int) -> float:
 
 
 def over_runs(per_run: pd.DataFrame, keys: list[str], values: dict[str, str], interval: str, z: float) -> pd.DataFrame:
-    """Mean over runs, half-width ``q · sd / √R`` (sd with ddof=1; NaN when R = 1) and the two-sided p of mean 0.
+    """Mean over runs, half-width ``q · sd / √R`` (sd with ddof=1) and the two-sided p of mean 0.
 
     The p-value is the interval's own test (docs/methods.md §3.3): Student t with R − 1
     degrees of freedom for ``t``, the normal for ``z``, of mean / (sd/√R); with the default
-    quantiles an interval excludes 0 exactly when p < 0.05. NaN where R = 1.
+    quantiles an interval excludes 0 exactly when p < 0.05. Width and p are NaN where there
+    is no spread to measure: a single run, or runs that all give the same value (identical
+    predictions). An sd of 0 is not certainty but the absence of any run-to-run variation
+    to test against, so such a value gets neither a zero-width interval nor p = 0; one
+    warning per value names how many and whose (``n_runs`` says how many runs agreed).
     """
     quantile(interval, z, 2)  # validate the interval name even when no rows
-    rows = []
+    rows, identical = [], {dst: [] for dst in values.values()}
     for key, g in per_run.groupby(keys, sort=True):
         row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
         n_runs = int(g["run_id"].nunique())
@@ -87,21 +95,45 @@ def over_runs(per_run: pd.DataFrame, keys: list[str], values: dict[str, str], in
         for src, dst in values.items():
             x = g[src].to_numpy(dtype=float)
             row[dst] = float(x.mean())
-            se = float(np.std(x, ddof=1)) / math.sqrt(n_runs) if n_runs > 1 else math.nan
+            se = _standard_error(x)
+            if n_runs > 1 and math.isnan(se):
+                identical[dst].append(row)
             row[f"{dst}_width"] = q * se
             row[f"{dst}_p"] = _p_value(row[dst], se, interval, n_runs)
         row["n_runs"] = n_runs
         row["interval"] = interval
         rows.append(row)
+    for dst, where in identical.items():
+        _warn_identical(dst, where, len(rows))
     cols = keys + [c for dst in values.values() for c in (dst, f"{dst}_width", f"{dst}_p")] + ["n_runs", "interval"]
     return pd.DataFrame(rows, columns=cols)
 
 
+def _standard_error(x: np.ndarray) -> float:
+    """sd (ddof=1) / √R of the runs' values; NaN for one run or runs that all agree (no spread, §3.3).
+
+    Agreement is tested on the values themselves, not on sd == 0: the mean of equal floats
+    can differ from them in the last bit, which would give a tiny positive sd and p ≈ 0.
+    """
+    if len(x) < 2 or bool((x == x[0]).all()):
+        return math.nan
+    return float(np.std(x, ddof=1)) / math.sqrt(len(x))
+
+
+def _warn_identical(value: str, rows: list[dict], total: int) -> None:
+    """One warning for the ``value`` statistics whose runs all agree, naming the models they belong to."""
+    if not rows:
+        return
+    models = sorted({str(row["model"]) for row in rows if "model" in row})
+    where = f" (model {', '.join(models[:5])}{f' and {len(models) - 5} more' if len(models) > 5 else ''})" \
+        if models else ""
+    log.warning("runs identical: no run-to-run spread to test against for %d of %d %s values%s; their width and p "
+                "are left empty and they are not tested (docs/methods.md §3.3)", len(rows), total, value, where)
+
+
 def _p_value(mean: float, se: float, interval: str, n_runs: int) -> float:
-    """Two-sided p of a mean of 0 by the interval's distribution; 1 when every run agrees on 0, 0 on another value."""
+    """Two-sided p of a mean of 0 by the interval's distribution; NaN without a standard error (no spread)."""
     if not math.isfinite(se):
         return math.nan
-    if se == 0:
-        return 1.0 if mean == 0 else 0.0
     statistic = abs(mean) / se
     return float(2 * (stats.t.sf(statistic, n_runs - 1) if interval == "t" else stats.norm.sf(statistic)))

@@ -11,20 +11,35 @@ written is fixed, although [004] is about exactly that choice. Two resamplings a
   recomputed, so a span is compared with what group labels that mean nothing give.
 
 Both work on counts per (run, template or sentence, group) with matrix products, one draw at
-a time, never on the rows.
+a time, never on the rows. Each (model, category) draws from its own stream keyed by their
+names (:func:`stream`), so adding a model, or reordering rows, moves no other's intervals.
 """
 
 from __future__ import annotations
+
+import logging
 
 import numpy as np
 import pandas as pd
 
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.rates import CLASSES, EPS
+from biasflow.hashing import stable_hash
+
+log = logging.getLogger("biasflow")
 
 BOOTSTRAP_COLUMNS = ["model", "category", "group", "negative_FPR_gap_lo", "negative_FPR_gap_hi",
                      "positive_FPR_gap_lo", "positive_FPR_gap_hi"]
 SPAN_NULL_COLUMNS = ["model", "category", *(f"{n}_span_{what}" for n in CLASSES for what in ("null_q95", "p"))]
+
+
+def stream(kind: str, seed: int, model, category) -> np.random.Generator:
+    """The random stream of one resampling ``kind`` for one (model, category), keyed by their names.
+
+    Never by position: a stream indexed by the place of (model, category) in sorted order
+    would change every later model's draws when a model is added (docs/methods.md §3.3).
+    """
+    return np.random.default_rng([seed, int(stable_hash(kind, str(model), str(category)), 16) & (2**63 - 1)])
 
 
 def _indicators(part: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -36,23 +51,29 @@ def _indicators(part: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
 def _mean_gaps(fp: np.ndarray, counted: np.ndarray, run_weights: np.ndarray) -> np.ndarray:
     """Gaps averaged over runs from (... x runs x groups) sums: FPR − the unweighted mean over groups (§3.3).
 
-    ``run_weights`` (... x runs) weighs the runs (a bootstrap draw's multiplicities).
+    ``run_weights`` (... x runs) weighs the runs (a bootstrap draw's multiplicities). A group
+    without counted sentences has no FPR and no gap; a draw with none in any group has no
+    gaps at all (NaN, silently: few templates make that common, and the caller leaves it out).
     """
+    defined = counted > 0
     with np.errstate(invalid="ignore", divide="ignore"):
-        fpr = np.where(counted > 0, (fp + EPS) / (counted + EPS), np.nan)
-        gaps = fpr - np.nanmean(fpr, axis=-1, keepdims=True)
+        fpr = np.where(defined, (fp + EPS) / (counted + EPS), np.nan)
+        reference = np.where(defined, fpr, 0.0).sum(axis=-1, keepdims=True) / defined.sum(axis=-1, keepdims=True)
+        gaps = fpr - reference
     return (run_weights[..., None] * gaps).sum(axis=-2) / run_weights.sum(axis=-1)[..., None]
 
 
 def bootstrap_gaps(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
-    """Percentile 95% intervals of every gap by a cluster bootstrap over templates and runs.
+    """Percentile 95% intervals of every gap by a cluster bootstrap over templates and runs (docs/methods.md §3.3).
 
     Needs ``template_id`` (the workflow writes it); without it, or with ``draws`` 0, the
     intervals are NaN. A group with no counted sample under a draw leaves that draw out.
+    An interval of zero width (the draws leave the gap where it is: nothing varies between
+    the templates and runs to resample) is NaN too, with a warning, never a certainty.
     """
-    rows = []
+    rows, flat = [], []
     marked = preds[preds["group"] != UNMARKED]
-    for index, ((model, category), part) in enumerate(marked.groupby(["model", "category"], sort=True)):
+    for (model, category), part in marked.groupby(["model", "category"], sort=True):
         groups = sorted(part["group"].unique())
         if not draws or "template_id" not in part:
             rows.extend((model, category, g, *[np.nan] * 4) for g in groups)
@@ -60,7 +81,7 @@ def bootstrap_gaps(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
         runs, run_index = np.unique(part["run_id"], return_inverse=True)
         templates, template_index = np.unique(part["template_id"].astype(str), return_inverse=True)
         group_index = np.searchsorted(groups, part["group"])
-        rng = np.random.default_rng([seed, index])
+        rng = stream("fpr-bootstrap", seed, model, category)
         template_weights = rng.multinomial(len(templates), np.full(len(templates), 1 / len(templates)), size=draws)
         run_weights = rng.multinomial(len(runs), np.full(len(runs), 1 / len(runs)), size=draws).astype(float)
         bounds = []
@@ -70,9 +91,16 @@ def bootstrap_gaps(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
             np.add.at(counted, (run_index, template_index, group_index), counted_rows)
             drawn = _mean_gaps(np.einsum("bt,rtg->brg", template_weights, fp),
                                np.einsum("bt,rtg->brg", template_weights, counted), run_weights)
-            bounds.append(np.nanpercentile(drawn, [2.5, 97.5], axis=0))
+            low, high = np.nanpercentile(drawn, [2.5, 97.5], axis=0)
+            flat.extend([model] * int(np.sum(low == high)))
+            bounds.append(np.where(low == high, np.nan, [low, high]))
         rows.extend((model, category, g, bounds[0][0][i], bounds[0][1][i], bounds[1][0][i], bounds[1][1][i])
                     for i, g in enumerate(groups))
+    if flat:
+        models = sorted(set(map(str, flat)))
+        log.warning("template bootstrap: %d of %d gap intervals have zero width (the drawn templates and runs all "
+                    "give the same gap, so there is no spread to resample) and are left empty (model %s; "
+                    "docs/methods.md §3.3)", len(flat), 2 * len(rows), ", ".join(models))
     return pd.DataFrame(rows, columns=BOOTSTRAP_COLUMNS)
 
 
@@ -94,7 +122,7 @@ def span_null(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
     """
     rows = []
     marked = preds[preds["group"] != UNMARKED]
-    for index, ((model, category), part) in enumerate(marked.groupby(["model", "category"], sort=True)):
+    for (model, category), part in marked.groupby(["model", "category"], sort=True):
         if not draws or "template_id" not in part:
             rows.append((model, category, *[np.nan] * 4))
             continue
@@ -105,7 +133,7 @@ def span_null(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
         groups, labels = np.unique(part["group"].to_numpy()[first], return_inverse=True)
         templates = np.unique(part["template_id"].astype(str).to_numpy()[first], return_inverse=True)[1]
         run_weights = np.ones(len(runs))
-        rng = np.random.default_rng([seed, index])
+        rng = stream("fpr-span-null", seed, model, category)
         draws_by_class = {name: [] for name in CLASSES}
         observed = {}
         indicators = {}

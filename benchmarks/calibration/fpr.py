@@ -1,0 +1,225 @@
+"""The FPR gaps' scenarios of the calibration table (docs/methods.md §3.3, §3.4, §3.7).
+
+Datasets are drawn as template probes are: T templates whose gold labels cycle negative,
+neutral, positive, each filled with :data:`TERMS` terms of every group (templates crossed
+with groups). A sentence is labelled anew in every run (as sampling at a temperature does)
+from softmax(logits) over the three labels, with logits :data:`GOLD` on the gold label, a
+template effect per label (sd 1, the same for every group) and a template × group effect
+per label (the interaction: a template that reads differently with one group's words).
+
+Each simulated dataset goes through the library's public functions (``fpr_gaps``,
+``bootstrap_gaps``, ``span_null``, ``net_significance``) as prediction rows. The truths are
+computed here with numpy from the label probabilities, never with the library:
+
+* the t (or z) interval over runs estimates the *expected gap over runs of the sentences
+  written*: FPR_c(g) = the mean over g's sentences with gold ≠ c of P(label c), less the
+  unweighted mean over groups;
+* the template bootstrap estimates the *population gap over templates*: with no group
+  effect it is 0 exactly (the groups' effects are exchangeable), whatever the interaction;
+* the tests' null: every sentence of a template has the same label probabilities whatever
+  its group (no group effect, no interaction), so the expected gap is 0 and group labels
+  are exchangeable within a template;
+* the known effect: probabilities set directly, group g0's negative FPR 0.35 against 0.20,
+  a gap of 0.10.
+
+A gap whose runs agree has no interval and no p (§3.3): the coverage and rejection rows
+count the gaps that have one (at 2 runs several in a hundred do not), and one scenario checks
+that identical runs are never reported as significant or certain.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+from scipy.special import softmax
+
+from benchmarks.calibration import COVERAGE, REJECTION, Scenario
+from biasflow.fpr.gaps import fpr_gaps, net_significance
+from biasflow.fpr.rates import CLASSES
+from biasflow.fpr.resampling import bootstrap_gaps, span_null
+
+# Terms per group in every template; the logit of the gold label; a template's effect per label (sd).
+TERMS, GOLD, TEMPLATE_SD = 2, 2.0, 1.0
+# Runs per model (paper 002 reports 5), draws of the template bootstrap (the fpr.bootstrap default) and of the null.
+RUNS, BOOTSTRAP, NULL_DRAWS = 5, 1000, 199
+# The known effect of the power scenario: group g0's negative FPR against the other groups'.
+EFFECT_FPR, BASE_FPR = 0.35, 0.20
+ALPHA = 0.05
+
+
+def label_probabilities(rng, groups: int, templates: int, interaction: float) -> tuple[np.ndarray, np.ndarray]:
+    """(templates × groups × 3) label probabilities and the templates' gold labels (cycling 0, 1, 2)."""
+    gold = np.arange(templates) % 3
+    logits = (GOLD * np.eye(3)[gold][:, None, :] + rng.normal(0.0, TEMPLATE_SD, (templates, 1, 3))
+              + rng.normal(0.0, interaction, (templates, groups, 3)))
+    return softmax(logits, axis=-1), gold
+
+
+def known_effect_probabilities(groups: int, templates: int) -> tuple[np.ndarray, np.ndarray]:
+    """Probabilities with no template effect: negative on a non-negative sentence 0.35 for g0, 0.20 for the others.
+
+    The rest of a non-negative sentence's mass goes to its gold label; a negative sentence is
+    called neutral or positive 0.1 each. With 3 groups g0's expected negative gap is
+    0.35 − (0.35 + 0.20 + 0.20) / 3 = 0.10.
+    """
+    gold = np.arange(templates) % 3
+    negative = np.where(np.arange(groups) == 0, EFFECT_FPR, BASE_FPR)
+    probs = np.zeros((templates, groups, 3))
+    for t, label in enumerate(gold):
+        if label == 0:
+            probs[t] = [0.8, 0.1, 0.1]
+        else:
+            probs[t, :, 0], probs[t, :, label] = negative, 1 - negative
+    return probs, gold
+
+
+def predictions(rng, probs: np.ndarray, gold: np.ndarray, runs: int, model: str = "m", category: str = "race",
+                identical: bool = False) -> pd.DataFrame:
+    """Prediction rows of one model: every sentence labelled anew in each run, or once and copied (``identical``)."""
+    templates, groups, _ = probs.shape
+    drawn = 1 if identical else runs
+    u = rng.random((drawn, templates, groups, TERMS))
+    labels = (u[..., None] > np.cumsum(probs, axis=-1)[None, :, :, None, :2]).sum(axis=-1)
+    labels = np.broadcast_to(labels, (runs, templates, groups, TERMS))
+    r, t, g, k = (a.ravel() for a in np.meshgrid(range(runs), range(templates), range(groups), range(TERMS),
+                                                 indexing="ij"))
+    return pd.DataFrame({"y_true": gold[t], "y_pred": labels.ravel(), "category": category,
+                         "group": np.char.add("g", g.astype(str)), "model": model,
+                         "run_id": np.char.add("r", r.astype(str)), "template_id": np.char.add("t", t.astype(str)),
+                         "text": [f"template {a} term {b} of group {c}" for a, b, c in zip(t, k, g)]})
+
+
+def expected_gaps(probs: np.ndarray, gold: np.ndarray) -> dict[str, np.ndarray]:
+    """Per class, each group's expected gap over runs for these sentences, from the probabilities (numpy only)."""
+    out = {}
+    for name, c in CLASSES.items():
+        fpr = probs[gold != c, :, c].mean(axis=0)
+        out[name] = fpr - fpr.mean()
+    return out
+
+
+def _quiet(function, *args, **kwargs):
+    """``function`` with the biasflow log above warnings: identical runs warn by design in their scenario."""
+    logger = logging.getLogger("biasflow")
+    level, logger.level = logger.level, logging.ERROR
+    try:
+        return function(*args, **kwargs)
+    finally:
+        logger.level = level
+
+
+def interval_trial(rng, groups: int, templates: int, runs: int, interaction: float, interval: str) -> np.ndarray:
+    """Whether each gap's interval over runs covers its expected gap over runs (gaps without an interval left out)."""
+    probs, gold = label_probabilities(rng, groups, templates, interaction)
+    gaps = _quiet(fpr_gaps, predictions(rng, probs, gold, runs), interval, 1.96).sort_values("group")
+    truth = expected_gaps(probs, gold)
+    covered = []
+    for name in CLASSES:
+        mean, width = gaps[f"{name}_FPR_gap"].to_numpy(), gaps[f"{name}_FPR_gap_width"].to_numpy()
+        has = np.isfinite(width)
+        covered.append((np.abs(mean - truth[name]) <= width)[has])
+    return np.concatenate(covered)
+
+
+def gap_test_trial(rng, groups: int, templates: int, runs: int) -> np.ndarray:
+    """Whether each gap's p is below 0.05 where no group differs in any sentence (gaps without a p left out)."""
+    probs, gold = label_probabilities(rng, groups, templates, 0.0)
+    gaps = _quiet(fpr_gaps, predictions(rng, probs, gold, runs), "t", 1.96)
+    p = gaps[[f"{name}_FPR_gap_p" for name in CLASSES]].to_numpy().ravel()
+    return p[np.isfinite(p)] < ALPHA
+
+
+def identical_trial(rng, groups: int, templates: int, runs: int, interaction: float) -> np.ndarray:
+    """Whether each gap of a model whose runs are identical is reported as significant or certain.
+
+    The table also holds a model with varying runs (another attribute), so the Holm and BH
+    family is not empty. A gap fails if any net count calls it, if it is not counted apart
+    (``<class>_untested``), or if it has a finite width or p.
+    """
+    same = predictions(rng, *label_probabilities(rng, groups, templates, interaction), runs, "same", "race",
+                       identical=True)
+    varying = predictions(rng, *label_probabilities(rng, groups, templates, interaction), runs, "varying", "age")
+    gaps = _quiet(fpr_gaps, pd.concat([same, varying], ignore_index=True), "t", 1.96)
+    net = net_significance(gaps)
+    mine = gaps[gaps["model"] == "same"].set_index("group")
+    counts = net[net["category"] == "race"].set_index("group").loc[mine.index]
+    reported = []
+    for name in CLASSES:
+        called = (counts[[f"{name}_net", f"{name}_net_holm", f"{name}_net_bh"]] != 0).any(axis=1)
+        certain = mine[f"{name}_FPR_gap_width"].notna() | mine[f"{name}_FPR_gap_p"].notna()
+        reported.append((called | (counts[f"{name}_untested"] != 1) | certain).to_numpy())
+    return np.concatenate(reported)
+
+
+def bootstrap_trial(rng, groups: int, templates: int, runs: int, interaction: float) -> np.ndarray:
+    """Whether each gap's template bootstrap interval covers the population gap, 0 with no group effect."""
+    probs, gold = label_probabilities(rng, groups, templates, interaction)
+    bounds = _quiet(bootstrap_gaps, predictions(rng, probs, gold, runs), BOOTSTRAP, int(rng.integers(2**31)))
+    covered = []
+    for name in CLASSES:
+        low, high = bounds[f"{name}_FPR_gap_lo"].to_numpy(), bounds[f"{name}_FPR_gap_hi"].to_numpy()
+        has = np.isfinite(low)
+        covered.append(((low <= 0) & (0 <= high))[has])
+    return np.concatenate(covered)
+
+
+def span_trial(rng, groups: int, templates: int, runs: int) -> np.ndarray:
+    """Whether each class's span p is at most 0.05 where group labels are exchangeable within templates."""
+    probs, gold = label_probabilities(rng, groups, templates, 0.0)
+    null = span_null(predictions(rng, probs, gold, runs), NULL_DRAWS, int(rng.integers(2**31)))
+    return null[[f"{name}_span_p" for name in CLASSES]].to_numpy().ravel() <= ALPHA
+
+
+def power_trial(rng, groups: int, templates: int, runs: int) -> np.ndarray:
+    """Whether group g0's negative gap (0.10 by construction) has p below 0.05."""
+    probs, gold = known_effect_probabilities(groups, templates)
+    gaps = _quiet(fpr_gaps, predictions(rng, probs, gold, runs), "t", 1.96).set_index("group")
+    return np.array([gaps.loc["g0", "negative_FPR_gap_p"] < ALPHA])
+
+
+def _design(groups, templates, interaction=None, runs=RUNS, words="runs vary"):
+    sd = "" if interaction is None else f", template×group sd {interaction:g} logit"
+    return f"{groups} groups × {templates} templates × {TERMS} terms{sd}, {runs} runs, {words}"
+
+
+def _scenario(statistic, design, truth, measure, nominal, lower, upper, trial, params, quick, full):
+    return Scenario("fpr", statistic, design, truth, measure, nominal, lower, upper, trial, params, quick, full)
+
+
+def _interval(interval, runs, interaction, lower, upper):
+    return _scenario(f"gap {interval} interval (R={runs})", _design(3, 12, interaction, runs),
+                     "expected gap over runs of these sentences", COVERAGE, 0.95, lower, upper, interval_trial,
+                     dict(groups=3, templates=12, runs=runs, interaction=interaction, interval=interval), 60, 600)
+
+
+def _bootstrap(templates, interaction, lower, upper):
+    return _scenario("gap template bootstrap", _design(3, templates, interaction),
+                     "population gap over templates: 0 (no group difference)", COVERAGE, 0.95, lower, upper,
+                     bootstrap_trial, dict(groups=3, templates=templates, runs=RUNS, interaction=interaction), 40, 400)
+
+
+SCENARIOS = [
+    # The interval over runs (§3.3): t is 95% at any R; z, the reference's, is kept to reproduce tables.
+    _interval("t", 5, 0.5, 0.93, 0.97),
+    _interval("t", 2, 0.5, 0.94, 0.98),
+    _interval("z", 5, 0.5, 0.84, 0.89),
+    # The gap's p-value under no group difference, and its power at a known gap.
+    _scenario("gap p < 0.05 (R=5)", _design(3, 12, 0.0), "no group difference", REJECTION, 0.05, 0.03, 0.06,
+              gap_test_trial, dict(groups=3, templates=12, runs=RUNS), 100, 800),
+    _scenario("gap p < 0.05 (R=5, power)", _design(3, 30, words="no template effects"),
+              f"gap 0.10 (negative FPR {EFFECT_FPR:g} against {BASE_FPR:g})", REJECTION, np.nan, 0.75, 1.0,
+              power_trial, dict(groups=3, templates=30, runs=RUNS), 60, 500),
+    # Identical runs: nothing reported as significant, certain or uncounted.
+    _scenario("gap reported significant or certain", _design(3, 12, 0.5, words="every run the same predictions"),
+              "no run-to-run spread", REJECTION, 0.0, 0.0, 0.0, identical_trial,
+              dict(groups=3, templates=12, runs=RUNS, interaction=0.5), 20, 150),
+    # The template bootstrap (§3.3): templates and runs resampled together, so conservative.
+    *(_bootstrap(templates, interaction, lower, upper)
+      for templates, interaction, lower, upper in ((6, 0.0, 0.98, 1.0), (6, 0.5, 0.97, 1.0), (30, 0.0, 0.99, 1.0),
+                                                   (30, 0.5, 0.98, 1.0))),
+    # The span null (§3.4) with exchangeable groups.
+    _scenario("span p ≤ 0.05", _design(3, 12, 0.0), "no group difference", REJECTION, 0.05, 0.01, 0.06, span_trial,
+              dict(groups=3, templates=12, runs=RUNS), 40, 400),
+]
