@@ -100,6 +100,7 @@ rule fairpair_summary:
         scores=fairpair_scores_by_model,
         null=fairpair_null_by_model,
         rejections=fairpair_rejections_by_model,
+        settings=settings_params(BootstrapSettings),
     conda:
         "../environment.yml"
     log:

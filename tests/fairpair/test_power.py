@@ -1,4 +1,4 @@
-"""FairPair's power planner: the excess F over prompts, checked by resampling a skewed pilot (docs/methods.md §6.4)."""
+"""FairPair's power planner: the weighted excess R over prompts, checked by the headline test (docs/methods.md §6.4)."""
 
 from __future__ import annotations
 
@@ -7,49 +7,71 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from biasflow.errors import BiasflowError
+from biasflow.fairpair import scores as fairpair
+from biasflow.fairpair.null import bounded, weighted_test
 from biasflow.fairpair.power import Settings, model_rows, plan
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS
 
 SETTINGS = Settings.defaults()
 
 
-def scores(f: np.ndarray, null_mean: np.ndarray) -> pd.DataFrame:
-    table = pd.DataFrame({column: np.nan for column in PROMPT_SCORE_COLUMNS}, index=range(len(f)))
-    table["prompt_id"] = [f"p{i}" for i in range(len(f))]
-    table["dissimilarity"] = "jaccard"
-    table["F"], table["F_null_mean"] = f, null_mean
+def scores(R: np.ndarray, null_mean: np.ndarray, null_sd: np.ndarray) -> pd.DataFrame:
+    table = pd.DataFrame({column: np.nan for column in PROMPT_SCORE_COLUMNS}, index=range(len(R)))
+    table["prompt_id"] = [f"p{i}" for i in range(len(R))]
+    table["dissimilarity"] = "sentiment"
+    table["R"], table["R_null_mean"], table["R_null_sd"] = R, null_mean, null_sd
     return table
 
 
-def test_the_excess_is_counted_over_prompts_with_a_finite_f():
-    f = np.array([1.5, 1.1, np.inf, 1.3, np.nan, 0.9])
-    row = model_rows(scores(f, np.full(6, 1.13)), "m", SETTINGS)[0]
-    excess = np.array([1.5, 1.1, 1.3, 0.9]) - 1.13
-    assert row["n"] == 4 and row["sd"] == pytest.approx(excess.std(ddof=1))
-    assert row["baseline"] == pytest.approx(1.13) and row["unit"] == "prompts"
+def test_the_excess_is_counted_over_the_prompts_the_headline_tests():
+    """sd(z) / mean(w) over the prompts with an R and a null spread, z = (R − R_null_mean) · w, w = 1 / R_null_sd."""
+    R = np.array([0.6, 0.5, np.nan, 0.7, 0.55, 0.4])
+    null_sd = np.array([0.1, 0.2, 0.1, 0.0, 0.05, 0.1])
+    row = model_rows(scores(R, np.full(6, 0.5), null_sd), "m", SETTINGS)[0]
+    w = 1 / np.array([0.1, 0.2, 0.05, 0.1])
+    z = (np.array([0.6, 0.5, 0.55, 0.4]) - 0.5) * w
+    assert row["n"] == 4 and row["unit"] == "prompts" and row["measure"] == "excess R"
+    assert row["sd"] == pytest.approx(z.std(ddof=1) / w.mean())
+    assert row["baseline"] == pytest.approx(0.5)
+
+
+def test_a_pilot_without_spread_has_no_mdd(caplog):
+    row = model_rows(scores(np.full(3, 0.5), np.full(3, 0.5), np.full(3, 0.1)), "m", SETTINGS)[0]
+    assert math.isnan(row["sd"]) and math.isnan(row["mdd"]) and math.isnan(row["n_needed"])
+    assert "no spread to plan from" in caplog.text
 
 
 def test_scores_without_the_null_are_refused_with_the_setting_that_adds_it(tmp_path):
     path = tmp_path / "m.csv"
-    scores(np.array([1.0, 1.2]), np.array([np.nan, np.nan])).to_csv(path, index=False)
+    scores(np.array([0.5, 0.6]), np.array([np.nan, np.nan]), np.array([np.nan, np.nan])).to_csv(path, index=False)
     with pytest.raises(BiasflowError, match="fairpair.null_draws above 0"):
         plan({"m": [str(path)]}, SETTINGS)
 
 
-def test_a_simulated_excess_at_the_mdd_is_detected_about_80_percent_of_the_time():
-    """Studies resampled from a skewed pilot's excess, shifted to the planner's mdd; detected when its t interval
-    excludes 0 (the summary's F_excess interval)."""
+def test_an_excess_at_the_mdd_is_detected_by_the_headline_test_about_80_percent_of_the_time():
+    """Studies resampled from a no-bias pilot's prompts (scored with their null draws by the library) at the
+    pilot's size, every observed R raised by the planner's mdd; detected when the headline test's p_perm ≤ 0.05.
+
+    The test's threshold comes from the null's spread (1 per prompt in z) and its shift from the pilot's sd(z),
+    which a skewed z puts anywhere in 0.9-1.1 at 200 prompts: 72-90% detected, 80% when they agree.
+    """
     rng = np.random.default_rng(2)
-    prompts = 60
-    null_mean = np.full(prompts, 1.13)
-    pilot = null_mean * rng.gamma(8.0, 0.125, prompts)  # F spread around its null, right-skewed as F is
-    row = model_rows(scores(pilot, null_mean), "m", SETTINGS)[0]
-    # The pilot's excess, centred and scaled so that a draw from it has the pilot's sample sd.
-    centred = ((pilot - null_mean) - (pilot - null_mean).mean()) * math.sqrt(prompts / (prompts - 1))
-    draws = rng.choice(centred, size=(4000, prompts)) + row["mdd"]
-    half = stats.t.ppf(0.975, prompts - 1) * draws.std(axis=1, ddof=1) / math.sqrt(prompts)
-    detected = np.mean(np.abs(draws.mean(axis=1)) > half)
-    assert 0.75 <= detected <= 0.85, detected
+    values = np.round(np.clip(rng.normal(0, 0.3, (200, 1, 1)) + rng.normal(0, 0.4, (200, 2, 5)), -1, 1), 4)
+    values = np.where(rng.random(values.shape) < 0.3, 0.0, values)  # zeros at random, as neutral texts
+    rows = [(f"p{p:03d}", fairpair.SIDES[k], s, "", values[p, k, s]) for p in range(200) for k in range(2)
+            for s in range(5)]
+    table = pd.DataFrame(rows, columns=[*fairpair.SIDE_COLUMNS, fairpair.SENTIMENT_COLUMN])
+    pilot, draws = fairpair.scores_and_null(table, ["sentiment"], None, 199, 0)
+    row = model_rows(pilot, "m", SETTINGS)[0]
+    R_draws = bounded(draws.pivot(index="draw", columns="prompt_id", values="F")[pilot["prompt_id"]].to_numpy())
+    usable = np.flatnonzero(pilot["R_null_sd"].to_numpy() > 0)
+    assert row["n"] == len(usable)
+    detected = []
+    for _ in range(600):
+        chosen = rng.choice(usable, len(usable))
+        weights = 1 / pilot["R_null_sd"].to_numpy()[chosen]
+        _, p = weighted_test(pilot["R"].to_numpy()[chosen] + row["mdd"], R_draws[:, chosen], weights)
+        detected.append(p <= 0.05)
+    assert 0.72 <= np.mean(detected) <= 0.90, (np.mean(detected), row["mdd"])

@@ -19,12 +19,18 @@ def write_tables(summary: pd.DataFrame, rejections: pd.DataFrame, path) -> None:
             "mean_F, the mean of per-prompt F, with its 95% confidence interval over prompts (F_ci_low, F_ci_high), "
             "leaving out the prompts counted in n_infinite_F (a side without variation, sides that differ) and "
             "n_undefined_F; the means of B and the V's and F_of_means, their ratio as the paper's Table 3 reports "
-            "it; F can sit above 1 with no bias at few samples, so F > 1 alone is not evidence: F_null_lo-F_null_hi "
-            "is where the permutation null (each prompt's two sides pooled and re-split) puts mean F, F_excess the "
-            "mean F above its null with a 95% interval, and p_perm the finding's p-value; and Welch's t-test of "
-            "the cross-side against the within-side dissimilarities (a small welch_p: the sides differ more than "
-            "samples of one side do; the paper's test, which treats pairs sharing samples as independent). "
-            "jaccard compares the words; sentiment, VADER compound scores."), summary),
+            "it. F can sit above 1 with no bias at few samples, so F > 1 alone is not evidence; the permutation "
+            "null (each prompt's two sides pooled and re-split) says what chance gives: F_null_mean and F_excess, "
+            "the mean F above it with a 95% interval, in F's units; and the headline on R = F / (1 + F), F's "
+            "bounded image (1/2 at F = 1, 1 where F is infinite): R_excess, the mean R above its null over the "
+            "n_tested prompts whose R re-splitting moves, each weighted by the inverse of its null spread, with a "
+            "95% interval, R_null_lo-R_null_hi, where chance alone puts R_excess, and p_perm, the finding's "
+            "p-value. "
+            "F's skew makes F_excess's interval cover less than its 95% at few prompts; R_excess's holds it "
+            "(the calibration table in benchmarks/README.md). Welch's t-test of the cross-side against the "
+            "within-side dissimilarities is the paper's (a small welch_p: the sides differ more than samples of "
+            "one side do), which treats pairs sharing samples as independent. jaccard compares the words; "
+            "sentiment, VADER compound scores; docs/methods.md section 2.5."), summary),
         Section("Perturbation rejections", (
             "Prompts whose counterfactual the perturbation could not build (n: prompts, n_accepted: kept); "
             "a high rate means F rests on fewer prompts."), rejections),

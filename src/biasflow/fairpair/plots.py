@@ -1,4 +1,4 @@
-"""FairPair's figures: mean F per model with its CI, and the differential n-grams."""
+"""FairPair's figures: the excess R per model with its interval and null band, and the differential n-grams."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from biasflow.tables import require_columns
 
 
 def plot_summary(table: pd.DataFrame, path: str | Path) -> None:
-    """Mean FairPair score per model with its 95% CI and the no-bias null band, one panel per dissimilarity.
+    """The excess R per model with its 95% interval and the no-bias null band, one panel per dissimilarity.
 
-    F near 1 means the two sides differ no more than samples of one side differ among
-    themselves (paper 001, section 2), but F can exceed 1 by chance at few samples: the gray
-    band is where the permutation null puts the mean F (docs/methods.md §2.5), and a point
-    right of it is bias beyond sampling variability.
+    R = F / (1 + F) is F's bounded image (1/2 at F = 1, 1 where F is infinite), and the
+    excess R is the mean R over prompts above what re-splitting each prompt's two sides gives
+    (docs/methods.md §2.5). The gray band is where the permutation null puts the excess R
+    with no bias at all: a point right of it is bias beyond sampling variability, the
+    headline ``p_perm`` says how far; the bar is the excess's studentized bootstrap interval.
     """
     plt = pyplot()
     names = sorted(table["dissimilarity"].unique())
@@ -27,15 +28,15 @@ def plot_summary(table: pd.DataFrame, path: str | Path) -> None:
     for ax, name in zip(axes[0], names):
         rows = table[table["dissimilarity"] == name].sort_values("model")
         y = list(range(len(rows)))
-        errors = [rows["mean_F"] - rows["F_ci_low"], rows["F_ci_high"] - rows["mean_F"]]
-        for row, (low, high) in zip(y, zip(rows["F_null_lo"], rows["F_null_hi"])):
-            if np.isfinite(low) and np.isfinite(high):  # where chance alone puts mean F (docs/methods.md §2.5)
+        errors = [rows["R_excess"] - rows["R_excess_lo"], rows["R_excess_hi"] - rows["R_excess"]]
+        for row, (low, high) in zip(y, zip(rows["R_null_lo"], rows["R_null_hi"])):
+            if np.isfinite(low) and np.isfinite(high):  # where chance alone puts the excess (docs/methods.md §2.5)
                 ax.fill_betweenx([row - 0.3, row + 0.3], low, high, color="gray", alpha=0.25, lw=0,
                                  label="no-bias null, 95%" if row == 0 else None)
-        ax.errorbar(rows["mean_F"], y, xerr=errors, fmt="o", capsize=3, label="mean F, 95% CI")
-        ax.axvline(1.0, color="gray", ls="--", lw=1)
+        ax.errorbar(rows["R_excess"], y, xerr=errors, fmt="o", capsize=3, label="excess R, 95% interval")
+        ax.axvline(0.0, color="gray", ls="--", lw=1)
         ax.set_yticks(y, rows["model"])
-        ax.set_xlabel("FairPair score F (1 = sampling variability)")
+        ax.set_xlabel("excess R = mean F/(1+F) above its null (0 = sampling variability)")
         ax.set_title(name)
     axes[0][0].legend(fontsize=7, loc="best")
     fig.tight_layout()

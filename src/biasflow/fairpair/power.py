@@ -1,13 +1,19 @@
-"""The power planner of FairPair: how large an excess F a model's prompts can show (docs/methods.md §6.4).
+"""The power planner of FairPair: how large an excess R a model's prompts can show (docs/methods.md §6.4).
 
-A model's finding is its excess F, the mean over prompts of F − F_null_mean, whose t interval
-over prompts excludes 0 or not (§2.5). The planner takes the one-mean design on the per-prompt
-excess: its spread in the pilot and the number of prompts. More samples per side narrow each
-prompt's F, which the pilot's spread already holds at the samples it had.
+A model's finding is the headline permutation test of its excess R (§2.5): the mean over
+prompts of R − R_null_mean, R = F / (1 + F), each prompt weighted by w = 1 / R_null_sd.
+That excess is Σ z / Σ w with z = (R − R_null_mean) / R_null_sd, each prompt's excess in
+units of its own null spread, and under no bias z has mean 0 and sd about 1, the spread the
+test measures against. So the planner takes the one-mean design on z over prompts and states
+it in R's units: one prompt's spread is sd(z) / mean(w), and the planned difference is the
+excess R itself. The test is one-sided (bias raises R); a two-sided design at 2α has the
+same upper tail, and that is what the shared t design is solved at. More samples per side
+narrow each prompt's R, which the pilot's spread already holds at the samples it had.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -20,16 +26,18 @@ from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS
 from biasflow.power import PowerSettings, mean_mdd, mean_needed, planned
 from biasflow.tables import read_table
 
+log = logging.getLogger("biasflow")
+
 
 @dataclass(frozen=True)
 class Settings(PowerSettings):
-    """``power.alpha``, ``power.power`` and ``power.min_effect.fairpair`` (an excess F)."""
+    """``power.alpha``, ``power.power`` and ``power.min_effect.fairpair`` (an excess R)."""
 
     keys = {"min_effect": "power.min_effect.fairpair"}
 
 
 def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFrame:
-    """Per model (a source) and dissimilarity: the smallest excess F its prompts detect, and the prompts needed."""
+    """Per model (a source) and dissimilarity: the smallest excess R its prompts detect, and the prompts needed."""
     rows = []
     for model, paths in sources.items():
         scores = pd.concat([read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores") for path in paths])
@@ -38,22 +46,29 @@ def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFra
 
 
 def model_rows(scores: pd.DataFrame, model: str, settings: Settings) -> list[dict]:
-    """The planner's rows of one model's per-prompt scores (prompts with a finite F and null mean)."""
-    if scores["F_null_mean"].isna().all():
+    """The planner's rows of one model's per-prompt scores (the prompts the headline test counts)."""
+    if scores["R_null_mean"].isna().all():
         raise BiasflowError(
-            f"FairPair scores of {model} have no permutation null (F_null_mean is empty), which the planner measures "
-            "the excess F against; score them with fairpair.null_draws above 0 (and no folds)."
+            f"FairPair scores of {model} have no permutation null (R_null_mean is empty), which the planner measures "
+            "the excess R against; score them with fairpair.null_draws above 0 (and no folds)."
         )
+    one_sided = 2 * settings.alpha
     rows = []
     for dissimilarity, part in scores.groupby("dissimilarity", sort=True):
-        excess = (part["F"] - part["F_null_mean"]).to_numpy(dtype=np.float64)
-        excess = excess[np.isfinite(excess)]
-        sd = float(excess.std(ddof=1)) if len(excess) > 1 else math.nan
+        spread = part["R_null_sd"].to_numpy(dtype=np.float64)
+        tested = (spread > 0) & np.isfinite(part["R"] - part["R_null_mean"]).to_numpy()
+        weights = 1 / spread[tested]
+        z = (part["R"] - part["R_null_mean"]).to_numpy(dtype=np.float64)[tested] * weights
+        sd = float(z.std(ddof=1) / weights.mean()) if len(z) > 1 else math.nan
+        if not sd > 0:
+            log.warning("%s, %s: the excess R of %d prompt(s) has no spread to plan from; its mdd and n_needed "
+                        "are NaN", model, dissimilarity, len(z))
+            sd = math.nan
         rows.append({
-            "model": model, "scope": dissimilarity, "subgroup": "", "measure": "excess F", "unit": "prompts",
-            "n": len(excess), "n_other": math.nan, "n_effective": len(excess),
-            "baseline": float(np.nanmean(part["F_null_mean"])), "sd": sd,
-            "mdd": mean_mdd(sd, len(excess), settings.alpha, settings.power), "target": settings.min_effect,
-            "n_needed": mean_needed(sd, settings.min_effect, settings.alpha, settings.power),
+            "model": model, "scope": dissimilarity, "subgroup": "", "measure": "excess R", "unit": "prompts",
+            "n": len(z), "n_other": math.nan, "n_effective": len(z),
+            "baseline": float(weights @ part["R_null_mean"].to_numpy()[tested] / weights.sum()) if len(z) else math.nan,
+            "sd": sd, "mdd": mean_mdd(sd, len(z), one_sided, settings.power), "target": settings.min_effect,
+            "n_needed": mean_needed(sd, settings.min_effect, one_sided, settings.power),
         })
     return rows

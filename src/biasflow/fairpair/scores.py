@@ -42,9 +42,10 @@ from scipy import sparse, stats
 
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.null import (
-    MODEL_NULL_COLUMNS, NULL_DRAW_COLUMNS, model_null, prompt_null, random_splits, split_parts,
+    MODEL_NULL_COLUMNS, NULL_DRAW_COLUMNS, bounded, model_null, prompt_null, prompt_stream, random_splits, split_parts,
 )
 from biasflow.fairpair.tokens import tokens
+from biasflow.hashing import stable_hash
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
@@ -60,8 +61,8 @@ DISSIMILARITIES = ("jaccard", "sentiment")
 _INPUT = {"jaccard": "text", "sentiment": SENTIMENT_COLUMN}
 # Moments of a prompt's cross-pair and within-side dissimilarities (over samples, also with folds).
 MOMENT_COLUMNS = ["cross_n", "cross_mean", "cross_m2", "within_n", "within_mean", "within_m2"]
-PROMPT_SCORE_COLUMNS = ["prompt_id", "dissimilarity", "B", "V_pg", "V_gp", "F", "n", *MOMENT_COLUMNS,
-                        "F_null_mean", "p_perm"]
+PROMPT_SCORE_COLUMNS = ["prompt_id", "dissimilarity", "B", "V_pg", "V_gp", "F", "R", "n", *MOMENT_COLUMNS,
+                        "F_null_mean", "R_null_mean", "R_null_sd", "p_perm"]
 SUMMARY_COLUMNS = [
     "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "n_infinite_F", "n_undefined_F",
     *MODEL_NULL_COLUMNS, "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means", "welch_t", "welch_p",
@@ -78,6 +79,16 @@ class ScoreSettings(StepSettings):
     folds: int | None
     ngrams: dict
     null_draws: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class BootstrapSettings(StepSettings):
+    """What FairPair's summary reads (docs/methods.md §2.5): the bootstrap's draws over prompts and its seed."""
+
+    section = "fairpair"
+
+    bootstrap: int
     seed: int
 
 
@@ -120,14 +131,16 @@ def scores_and_null(continuations: pd.DataFrame, dissimilarities: Iterable[str],
     place of the n samples. It needs 2 ≤ k ≤ n.
 
     Returns :data:`PROMPT_SCORE_COLUMNS`, sorted by prompt and then in the order of
-    ``dissimilarities``: ``n`` is the samples per side, and the moment columns hold the
+    ``dissimilarities``: ``R`` = F / (1 + F), F's bounded image the tests read (§2.5);
+    ``n`` is the samples per side, and the moment columns hold the
     count, mean and sum of squared deviations of the cross-pair dissimilarities
     {d(a_i, b_j)} and of the within-side ones {d(a_i, a_j), i<j} ∪ {d(b_i, b_j), i<j}, over
     samples (also with folds), for the summary's Welch test.
 
     ``null_draws`` re-splits each prompt's 2n continuations that many times
-    (:mod:`biasflow.fairpair.null`, seeded by ``seed`` and the prompt's position), the same
-    splits for every dissimilarity: ``F_null_mean`` and ``p_perm`` per prompt, and every
+    (:mod:`biasflow.fairpair.null`, from a stream keyed by ``seed`` and the prompt's id, so
+    other prompts never move a prompt's draws), the same splits for every dissimilarity:
+    ``F_null_mean``, ``R_null_mean``, ``R_null_sd`` and ``p_perm`` per prompt, and every
     draw's F in the second table (:data:`~biasflow.fairpair.null.NULL_DRAW_COLUMNS`). With
     folds, or 0 draws, there is no null (NaN, an empty table): the null re-splits samples.
     """
@@ -138,9 +151,9 @@ def scores_and_null(continuations: pd.DataFrame, dissimilarities: Iterable[str],
         _check_folds(continuations, folds)
     rows, null_rows = [], []
     with_null = bool(null_draws) and folds is None
-    for index, (prompt_id, sides) in enumerate(_prompt_sides(continuations)):
+    for prompt_id, sides in _prompt_sides(continuations):
         n = int((sides["side"] == SIDES[0]).sum())
-        splits = random_splits(np.random.default_rng([seed, index]), n, null_draws) if with_null else None
+        splits = random_splits(prompt_stream(seed, prompt_id), n, null_draws) if with_null else None
         for name in dissimilarities:
             a_units, b_units = _units(name, sides)
             full = _full_matrix(name, a_units, b_units)
@@ -151,19 +164,31 @@ def scores_and_null(continuations: pd.DataFrame, dissimilarities: Iterable[str],
                 within_a, within_b, cross = _dissimilarities(name, a_folds, b_folds)
             B, V_pg, V_gp = cross.mean(), _off_diagonal_mean(within_a), _off_diagonal_mean(within_b)
             F = fairpair_f(B, V_pg, V_gp)
-            null_mean = p_perm = math.nan
+            null = (math.nan,) * 4
             if with_null:
-                null = np.atleast_1d(fairpair_f(*split_parts(full, splits)))
-                null_mean, p_perm = prompt_null(F, null)
-                null_rows.append(pd.DataFrame({"prompt_id": prompt_id, "dissimilarity": name,
-                                               "draw": np.arange(null_draws), "F": null}))
-            rows.append((prompt_id, name, B, V_pg, V_gp, F, n, *moments, null_mean, p_perm))
-    draws = pd.concat(null_rows, ignore_index=True) if null_rows else pd.DataFrame(columns=NULL_DRAW_COLUMNS)
-    return pd.DataFrame(rows, columns=PROMPT_SCORE_COLUMNS), draws[NULL_DRAW_COLUMNS]
+                null_F = np.atleast_1d(fairpair_f(*split_parts(full, splits)))
+                null = prompt_null(F, null_F)
+                null_rows.append((prompt_id, name, null_F))
+            rows.append((prompt_id, name, B, V_pg, V_gp, F, float(bounded(F)), n, *moments, *null))
+    return pd.DataFrame(rows, columns=PROMPT_SCORE_COLUMNS), _draw_table(null_rows, null_draws)
 
 
-def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, confidence: float = 0.95) -> pd.DataFrame:
-    """One row per model × dissimilarity: mean F with its CI, mean B and V's, Welch's t-test.
+def _draw_table(null_rows: list[tuple], draws: int) -> pd.DataFrame:
+    """:data:`NULL_DRAW_COLUMNS` from (prompt_id, dissimilarity, F of every draw) per prompt and dissimilarity."""
+    if not null_rows:
+        return pd.DataFrame(columns=NULL_DRAW_COLUMNS)
+    prompt_ids, names, values = zip(*null_rows)
+    return pd.DataFrame({
+        "prompt_id": np.repeat(np.array(prompt_ids, dtype=object), draws),
+        "dissimilarity": np.repeat(np.array(names, dtype=object), draws),
+        "draw": np.tile(np.arange(draws), len(values)),
+        "F": np.concatenate(values),
+    })
+
+
+def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, settings: BootstrapSettings | None = None,
+              confidence: float = 0.95) -> pd.DataFrame:
+    """One row per model × dissimilarity: mean F with its CI, the permutation null's test, B and V's, Welch's test.
 
     ``scores`` is :func:`fairpair_scores` output with a ``model`` column. Per model and
     dissimilarity:
@@ -176,13 +201,16 @@ def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, confidenc
       variation but sides that differ: bias no sampling variability explains, frequent with
       VADER's many 0.0 scores), ``n_undefined_F``: with a NaN F (nothing differs at all);
       both are also named in a log line;
+    - the permutation null (:func:`biasflow.fairpair.null.model_null`), from ``draws``
+      (every prompt's null F per draw, with a ``model`` column; without it, NaN):
+      ``F_null_mean`` and ``F_excess`` (mean F above its null, in F's units), and the
+      headline on R = F / (1 + F): ``R_excess`` with its null band ``R_null_lo``-``R_null_hi``
+      and ``p_perm``; both excesses with a studentized bootstrap interval over prompts
+      (``settings``: its draws and seed; the schema's defaults without it), its stream
+      keyed by the model's and dissimilarity's names;
     - ``mean_B``, ``mean_V_pg``, ``mean_V_gp``: means over all scored prompts, and
       ``F_of_means`` = mean_B² / (mean_V_pg · mean_V_gp), the ratio of means the paper's
       Table 3 reports (docs/methods.md §2.5: the two estimators differ, both are shown);
-    - the permutation null (:mod:`biasflow.fairpair.null`), from ``draws`` (every prompt's
-      null F per draw, with a ``model`` column; without it, NaN): ``F_null_mean``, the null
-      band ``F_null_lo``-``F_null_hi`` of the mean F, ``F_excess`` = mean of F − its
-      prompt's null mean with a t interval, and ``p_perm``, the headline significance;
     - ``welch_t``, ``welch_p``: Welch's t-test (two-sided, unequal variances) of the
       cross-pair dissimilarities {d(a_i, b_j)} against the pooled within-set ones
       {d(a_i, a_j)} ∪ {d(b_i, b_j)}, pooled over the model's scored prompts — the
@@ -191,16 +219,20 @@ def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, confidenc
       the sample size and overstate significance. The test is always on samples, also
       when the scores used folds. It pools each prompt's moment columns (Chan et al.),
       so the pooled lists are never held in memory and the continuations are not read again.
+
+    Each model's prompts are taken in ``prompt_id`` order, so the order of the rows changes no number.
     """
     require_columns(scores, ["model", *PROMPT_SCORE_COLUMNS], "FairPair score table")
     if not 0 < confidence < 1:
         raise BiasflowError(f"confidence must lie strictly between 0 and 1, got {confidence}; use e.g. 0.95.")
     _check_dissimilarities(pd.unique(scores["dissimilarity"]))
     _reject_duplicates(scores, ["model", "prompt_id", "dissimilarity"], "FairPair score table")
+    settings = settings or BootstrapSettings.defaults()
     out = []
     groups = dict(list(scores.groupby(["model", "dissimilarity"])))
+    null_groups = dict(list(draws.groupby(["model", "dissimilarity"]))) if draws is not None and len(draws) else {}
     for model, name in sorted(groups, key=lambda key: (str(key[0]), DISSIMILARITIES.index(key[1]))):
-        group = groups[(model, name)]
+        group = groups[(model, name)].sort_values("prompt_id", kind="stable")
         F = group["F"].to_numpy(dtype=np.float64)
         finite = F[np.isfinite(F)]
         infinite, undefined = int(np.isinf(F).sum()), int(np.isnan(F).sum())
@@ -214,13 +246,21 @@ def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, confidenc
         t, p = _welch(group)
         means = group["B"].mean(), group["V_pg"].mean(), group["V_gp"].mean()
         null = (math.nan,) * len(MODEL_NULL_COLUMNS)
-        if draws is not None and len(draws):
-            mine = draws[(draws["model"] == model) & (draws["dissimilarity"] == name)]
-            t_quantile = stats.t.ppf((1 + confidence) / 2, max(1, len(finite) - 1))
-            null = model_null(group, mine, t_quantile)
+        if null_groups:
+            mine = null_groups.get((model, name), draws.iloc[0:0])
+            null = model_null(group, mine, _bootstrap_streams(settings.seed, model, name), settings.bootstrap,
+                              confidence, f"{model}, {name}")
         out.append((model, name, len(group), mean_F, low, high, infinite, undefined, *null, *means,
                     fairpair_f(*means), t, p))
     return pd.DataFrame(out, columns=SUMMARY_COLUMNS)
+
+
+def _bootstrap_streams(seed: int, model, dissimilarity: str):
+    """The bootstrap's stream of one statistic of one model and dissimilarity, keyed by their names."""
+    def stream(statistic: str) -> np.random.Generator:
+        key = stable_hash("fairpair-bootstrap", str(model), dissimilarity, statistic)
+        return np.random.default_rng([seed, int(key, 16) & (2**63 - 1)])
+    return stream
 
 
 # --- validation -----------------------------------------------------------------------
@@ -261,7 +301,7 @@ def _check_continuations(table: pd.DataFrame, what: str, equal_sizes: bool) -> N
     require_columns(table, SIDE_COLUMNS, what)
     if table.empty:
         raise BiasflowError(f"{what} has no rows; generate continuations first.")
-    unknown = sorted(set(table["side"].astype(str)) - set(SIDES))
+    unknown = sorted(set(pd.unique(table["side"].astype(str))) - set(SIDES))
     if unknown:
         raise BiasflowError(
             f"{what} has unknown side value(s) {_name_some(unknown)}; "
@@ -326,18 +366,25 @@ def _check_sentiment(table: pd.DataFrame, dissimilarities: tuple[str, ...], what
 # --- dissimilarities ------------------------------------------------------------------
 
 
-def _prompt_sides(table: pd.DataFrame) -> Iterator[tuple[object, pd.DataFrame]]:
-    """(prompt_id, its rows) per prompt, each side's rows in sample order."""
+def _prompt_sides(table: pd.DataFrame) -> Iterator[tuple[object, dict[str, np.ndarray]]]:
+    """(prompt_id, its side, text and score columns as arrays) per prompt in id order, each side in sample order."""
     ordered = table.sort_values(["prompt_id", "side", "sample"], kind="stable")
-    yield from ordered.groupby("prompt_id", sort=True)
+    ids = ordered["prompt_id"].to_numpy()
+    columns = {column: ordered[column].to_numpy() for column in ("side", *_INPUT.values()) if column in ordered}
+    codes, _ = pd.factorize(ids)
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    for start, end in zip(starts, np.r_[starts[1:], len(ids)]):
+        yield ids[start], {column: values[start:end] for column, values in columns.items()}
 
 
-def _units(name: str, rows: pd.DataFrame) -> tuple:
+def _units(name: str, rows: dict[str, np.ndarray]) -> tuple:
     """What d compares on each side: compound scores (sentiment) or token sets (Jaccard)."""
-    sides = (rows.loc[rows["side"] == side, _INPUT[name]] for side in SIDES)
+    first = rows["side"] == SIDES[0]
+    values = rows[_INPUT[name]]
     if name == "sentiment":
-        return tuple(values.to_numpy(dtype=np.float64) for values in sides)
-    return tuple([tokens(t) for t in values] for values in sides)
+        values = values.astype(np.float64)
+        return values[first], values[~first]
+    return [tokens(t) for t in values[first]], [tokens(t) for t in values[~first]]
 
 
 def _fold_aggregate(name: str, units, k: int):
@@ -399,51 +446,41 @@ def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float, fl
     return mean, mean - half, mean + half
 
 
-class _Moments:
-    """Count, mean and sum of squared deviations, merged batch by batch (Chan et al.)."""
-
-    def __init__(self):
-        self.n, self.mean, self.m2 = 0, 0.0, 0.0
-
-    def add(self, values: np.ndarray) -> None:
-        values = np.asarray(values, dtype=np.float64)
-        if values.size:
-            mean = float(values.mean())
-            self.merge(values.size, mean, float(((values - mean) ** 2).sum()))
-
-    def merge(self, n_b: int, mean_b: float, m2_b: float) -> None:
-        if n_b == 0:
-            return
-        n = self.n + n_b
-        delta = mean_b - self.mean
-        self.m2 += m2_b + delta**2 * self.n * n_b / n
-        self.mean += delta * n_b / n
-        self.n = n
-
-    @property
-    def sd(self) -> float:
-        return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else math.nan
-
-
 def _pair_moments(within_a: np.ndarray, within_b: np.ndarray, cross: np.ndarray) -> tuple:
     """(n, mean, m2) of the cross-pair dissimilarities, then of the unordered within-side ones."""
-    cross_moments, within = _Moments(), _Moments()
-    cross_moments.add(cross.ravel())
-    for block in (within_a, within_b):
-        within.add(block[np.triu_indices(block.shape[0], k=1)])
-    return (cross_moments.n, cross_moments.mean, cross_moments.m2, within.n, within.mean, within.m2)
+    upper = np.triu_indices(within_a.shape[0], k=1)
+    return (*_moments(cross.ravel()), *_moments(np.concatenate([within_a[upper], within_b[upper]])))
+
+
+def _moments(values: np.ndarray) -> tuple[int, float, float]:
+    """Count, mean and sum of squared deviations of ``values``."""
+    mean = float(values.mean())
+    return len(values), mean, float(((values - mean) ** 2).sum())
 
 
 def _welch(prompts: pd.DataFrame) -> tuple[float, float]:
     """Welch's t-test of {d(a_i, b_j)} against {d(a_i, a_j), i<j} ∪ {d(b_i, b_j), i<j}, all prompts pooled."""
-    cross, within = _Moments(), _Moments()
-    for row in prompts[MOMENT_COLUMNS].itertuples(index=False):
-        cross.merge(int(row.cross_n), float(row.cross_mean), float(row.cross_m2))
-        within.merge(int(row.within_n), float(row.within_mean), float(row.within_m2))
-    if cross.n < 2 or within.n < 2:
+    (n_cross, mean_cross, sd_cross), (n_within, mean_within, sd_within) = (
+        _pooled(prompts, kind) for kind in ("cross", "within"))
+    if n_cross < 2 or n_within < 2:
         return math.nan, math.nan
     with np.errstate(divide="ignore", invalid="ignore"):
-        result = stats.ttest_ind_from_stats(
-            cross.mean, cross.sd, cross.n, within.mean, within.sd, within.n, equal_var=False
-        )
+        result = stats.ttest_ind_from_stats(mean_cross, sd_cross, n_cross, mean_within, sd_within, n_within,
+                                            equal_var=False)
     return float(result.statistic), float(result.pvalue)
+
+
+def _pooled(prompts: pd.DataFrame, kind: str) -> tuple[int, float, float]:
+    """Count, mean and sd of every prompt's ``kind`` dissimilarities together, from each prompt's moments.
+
+    The sum of squared deviations about the pooled mean is each prompt's own plus
+    n_i (mean_i − mean)² (Chan et al.'s merge, all prompts at once).
+    """
+    n = prompts[f"{kind}_n"].to_numpy(dtype=np.float64)
+    means = prompts[f"{kind}_mean"].to_numpy(dtype=np.float64)
+    total = n.sum()
+    if total < 2:
+        return int(total), math.nan, math.nan
+    mean = float((n * means).sum() / total)
+    m2 = float(prompts[f"{kind}_m2"].to_numpy(dtype=np.float64).sum() + (n * (means - mean) ** 2).sum())
+    return int(total), mean, math.sqrt(m2 / (total - 1))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Mapping
 
 import pandas as pd
@@ -25,13 +26,13 @@ from biasflow.fairpair.perturbation import (
 from biasflow.fairpair.plots import plot_ngrams, plot_summary
 from biasflow.fairpair.prompts import PAIR_PROMPT_COLUMNS, PromptSettings, build_prompts
 from biasflow.fairpair.scores import (
-    PROMPT_SCORE_COLUMNS, SENTIMENT_COLUMN, SIDE_COLUMNS, ScoreSettings, scores_and_null, summarise,
+    PROMPT_SCORE_COLUMNS, SENTIMENT_COLUMN, SIDE_COLUMNS, BootstrapSettings, ScoreSettings, scores_and_null, summarise,
 )
 from biasflow.generation import CachedGenerator
 from biasflow.models import Decoding, Request, spec_from_entry
 from biasflow.scorers import get_scorer, score_texts
 from biasflow.settings import StepSettings
-from biasflow.tables import read_table, write_table
+from biasflow.tables import read_table, table_writer, write_table, write_together
 
 log = logging.getLogger("biasflow")
 REJECTION_COLUMNS = ["n", "n_accepted"]
@@ -161,12 +162,12 @@ def complete_pairs(sides: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], rejection_paths: Mapping[str, str],
-            out: str, plot_out: str, rejections_out: str, tables_page: str) -> None:
-    """Per model and dissimilarity: mean F with its 95% CI and permutation null, means of B and the V's, Welch's test.
+            settings: BootstrapSettings, out: str, plot_out: str, rejections_out: str, tables_page: str) -> None:
+    """Per model and dissimilarity: mean F with its 95% CI, the permutation null's test, B and the V's, Welch's test.
 
     ``score_paths``, ``null_paths`` (each prompt's null draws) and ``rejection_paths`` map each
-    model to its files; ``tables_page`` is the report's HTML page of the summary and the
-    rejection rates.
+    model to its files; ``settings`` holds the bootstrap over prompts; ``tables_page`` is the
+    report's HTML page of the summary and the rejection rates.
     """
     scores = pd.concat([
         read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores").assign(model=model)
@@ -174,7 +175,7 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
     ])
     draws = pd.concat([read_table(path, NULL_DRAW_COLUMNS, "FairPair null draws").assign(model=model)
                        for model, path in null_paths.items()], ignore_index=True)
-    table = summarise(scores, draws)
+    table = summarise(scores, draws, settings)
     write_table(table, out)
     rejections = pd.concat([
         read_table(path, REJECTION_COLUMNS, "rejections").assign(model=model) for model, path in rejection_paths.items()
@@ -186,9 +187,18 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
     pages.write_tables(table, per_model, tables_page)
 
 
-def score_user_sides(*, continuations_path: str, settings: ScoreSettings, out: str) -> None:
-    """``biasflow fairpair-score``: B, V and F of a continuation table the user brings."""
+def score_user_sides(*, continuations_path: str, settings: ScoreSettings, summary_settings: BootstrapSettings,
+                     out: str, summary_out: str) -> None:
+    """``biasflow fairpair-score``: B, V and F of a continuation table the user brings, and its summary.
+
+    The per-prompt table as the workflow's score step writes it (without ``model``) and, at
+    ``summary_out``, the summary the workflow's summary step writes (:func:`summarise`: mean F,
+    the permutation null's ``F_excess``, ``R_excess`` and headline ``p_perm``, Welch's test),
+    for the whole table as one model, named by the file's stem (``c`` for ``c.csv``).
+    """
     table = read_table(continuations_path, SIDE_COLUMNS, "continuation table")
-    scores, _ = scores_and_null(with_vader(table, settings.dissimilarities), settings.dissimilarities,
-                                settings.folds, settings.null_draws, settings.seed)
-    write_table(scores, out)
+    scores, draws = scores_and_null(with_vader(table, settings.dissimilarities), settings.dissimilarities,
+                                    settings.folds, settings.null_draws, settings.seed)
+    model = Path(continuations_path).stem
+    result = summarise(scores.assign(model=model), draws.assign(model=model), summary_settings)
+    write_together({out: table_writer(scores, out), summary_out: table_writer(result, summary_out)})

@@ -1,0 +1,254 @@
+"""FairPair's scenarios of the calibration table (docs/methods.md §2.5, §2.8).
+
+Datasets are drawn as VADER would score a model's continuations: per prompt a level (sd
+:data:`PROMPT_SD`, shared by both sides), per continuation a latent sentiment = level +
+side shift (on the counterfactual side: a known bias) + noise, clipped to [−1, 1] and kept
+to VADER's four decimals. The noise is normal (sd :data:`NOISE_SD`) or right-skewed (the
+same sd, a centred exponential). VADER scores a text without sentiment words exactly 0, and
+such texts are common: zero-inflated designs score 0 a share of continuations, either
+those whose latent sentiment is weak (|latent| below the cut that makes the share 0 with no
+bias; a shift then moves continuations out of the zeros too) or, the harder case, a random
+share whatever their sentiment (the zeros carry no information, and power falls with it).
+
+Each dataset goes through the library's public functions (``scores_and_null``,
+``summarise``) as continuation rows with a ``vader`` column. The truths are computed here
+with numpy, never with the library:
+
+* with no bias the two sides are exchangeable, so every test's null holds and the expected
+  excess is 0 exactly, R's and F's alike (the observed split is one of the equally likely
+  splits the null averages over);
+* with a shift, the excess's truth is what it estimates over the population of prompts:
+  for R the weighted ratio E[w · (R − R̄)] / E[w], R̄ and w = 1 / sd the mean and inverse
+  spread of R over all splits, for F the mean of F − F̄ over prompts with a finite F,
+  computed by :func:`excess_truth` over :data:`TRUTH_PROMPTS` simulated prompts with every
+  split enumerated (itertools); mean_F's, E[F | F finite], by :func:`mean_f_truth`.
+
+Sizes: the whole module runs in about 30 s at its quick sizes and under 3 minutes at its
+full ones on one core (``--only fairpair --jobs 1``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import logging
+import math
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from benchmarks.calibration import COVERAGE, REJECTION, Scenario
+from biasflow.fairpair.scores import (
+    SENTIMENT_COLUMN, SIDE_COLUMNS, SIDES, BootstrapSettings, scores_and_null, summarise,
+)
+
+PROMPT_SD, NOISE_SD = 0.3, 0.4
+# The null's draws per prompt in a simulated dataset (p resolves 0.05 exactly: 9 of 199 draws).
+NULL_DRAWS = 199
+# Every scenario's intervals use the bootstrap users get (fairpair.bootstrap's default).
+BOOTSTRAP = BootstrapSettings.defaults().bootstrap
+ALPHA = 0.05
+# Prompts simulated for a truth with a shift (its Monte Carlo error is in excess_truth's docstring).
+TRUTH_PROMPTS = 20_000
+
+
+def zero_cut(zeros: float) -> float:
+    """The |latent| below which a share ``zeros`` of scores is 0 with no bias (latent ~ N(0, total sd))."""
+    return math.hypot(PROMPT_SD, NOISE_SD) * stats.norm.ppf((1 + zeros) / 2) if zeros else 0.0
+
+
+def sentiments(rng: np.random.Generator, prompts: int, samples: int, shift: float = 0.0, zeros: float = 0.0,
+               zero_model: str = "weak", shape: str = "normal") -> np.ndarray:
+    """(prompts x 2 x samples) VADER-like scores: side 0 ``perturbed_original``, side 1 ``counterfactual``."""
+    level = rng.normal(0.0, PROMPT_SD, (prompts, 1, 1))
+    size = (prompts, 2, samples)
+    if shape == "normal":
+        noise = rng.normal(0.0, NOISE_SD, size)
+    else:
+        noise = NOISE_SD * (rng.exponential(1.0, size) - 1.0)
+    latent = np.round(np.clip(level + np.array([0.0, shift])[None, :, None] + noise, -1.0, 1.0), 4)
+    if zero_model == "weak":
+        return np.where(np.abs(latent) < zero_cut(zeros), 0.0, latent)
+    return np.where(rng.random(size) < zeros, 0.0, latent)
+
+
+def continuations(scores: np.ndarray) -> pd.DataFrame:
+    """The scores as FairPair's continuation rows (:data:`SIDE_COLUMNS` and the ``vader`` column)."""
+    prompts, _, samples = scores.shape
+    p, s, k = (a.ravel() for a in np.meshgrid(range(prompts), range(2), range(samples), indexing="ij"))
+    return pd.DataFrame({"prompt_id": [f"p{i:03d}" for i in p], "side": np.array(SIDES)[s], "sample": k,
+                         "text": "", SENTIMENT_COLUMN: scores.ravel()})[[*SIDE_COLUMNS, SENTIMENT_COLUMN]]
+
+
+def analysed(rng: np.random.Generator, design: dict) -> tuple[pd.DataFrame, pd.Series]:
+    """One simulated model through the library: its per-prompt scores and its summary row (sentiment)."""
+    table = continuations(sentiments(rng, **design))
+    settings = BootstrapSettings(bootstrap=BOOTSTRAP, seed=int(rng.integers(2**31)))
+    with _quiet():  # prompts with an infinite F are logged in most zero-inflated datasets
+        scores, draws = scores_and_null(table, ["sentiment"], None, NULL_DRAWS, int(rng.integers(2**31)))
+        return scores, summarise(scores.assign(model="m"), draws.assign(model="m"), settings).iloc[0]
+
+
+@contextlib.contextmanager
+def _quiet():
+    """biasflow's log held to errors while a simulated dataset is analysed, then restored."""
+    logger = logging.getLogger("biasflow")
+    level, logger.level = logger.level, logging.ERROR
+    try:
+        yield
+    finally:
+        logger.level = level
+
+
+def headline_rejects(rng, **design) -> np.ndarray:
+    """Whether the headline p_perm rejects at 0.05 (one model)."""
+    return np.array([analysed(rng, design)[1]["p_perm"] <= ALPHA])
+
+
+def prompt_rejects(rng, **design) -> np.ndarray:
+    """Whether each prompt's p_perm rejects at 0.05 (one row per prompt)."""
+    return analysed(rng, design)[0]["p_perm"].to_numpy() <= ALPHA
+
+
+def welch_rejects(rng, **design) -> np.ndarray:
+    """Whether the paper's pooled Welch test rejects at 0.05 (one model)."""
+    return np.array([analysed(rng, design)[1]["welch_p"] <= ALPHA])
+
+
+def excess_covers(rng, statistic: str, **design) -> np.ndarray:
+    """Whether the interval of ``statistic``'s excess (``R`` or ``F``) covers its truth (0 with no shift)."""
+    row = analysed(rng, design)[1]
+    truth = excess_truth(statistic, design["samples"], design.get("shift", 0.0)) if design.get("shift") else 0.0
+    return np.array([row[f"{statistic}_excess_lo"] <= truth <= row[f"{statistic}_excess_hi"]])
+
+
+def mean_f_covers(rng, **design) -> np.ndarray:
+    """Whether mean_F's t interval covers E[F] (continuous scores: F is always finite)."""
+    row = analysed(rng, design)[1]
+    return np.array([row["F_ci_low"] <= mean_f_truth(design["samples"]) <= row["F_ci_high"]])
+
+
+def _all_splits(samples: int) -> np.ndarray:
+    """Every split of 2n continuations into two sides of n, as (splits x 2n) 0/1 rows."""
+    rows = [np.isin(np.arange(2 * samples), chosen) for chosen in itertools.combinations(range(2 * samples),
+                                                                                          samples)]
+    return np.array(rows, dtype=np.float64)
+
+
+def _per_split(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(prompts x splits) B² and V_pg · V_gp of every split, by explicit sums over each side's pairs."""
+    prompts, _, samples = scores.shape
+    pooled = scores.reshape(prompts, 2 * samples)
+    d = np.abs(pooled[:, :, None] - pooled[:, None, :])
+    first = _all_splits(samples).T
+    second = 1.0 - first
+    to_first, to_second = d @ first, d @ second  # (prompts x 2n x splits): Σ_j d_ij over each side's j
+    pairs = samples * (samples - 1)
+    within_first = (to_first * first).sum(axis=1) / pairs
+    within_second = (to_second * second).sum(axis=1) / pairs
+    cross = (to_second * first).sum(axis=1) / samples**2
+    return cross**2, within_first * within_second
+
+
+@functools.cache
+def excess_truth(statistic: str, samples: int, shift: float) -> float:
+    """The excess's truth at a side shift (normal noise), over :data:`TRUTH_PROMPTS` prompts with every split.
+
+    The observed split is the first n continuations on the first side. R's excess is the
+    ratio the weighted mean estimates, E[w · (R − R̄)] / E[w] with R̄ and w = 1 / sd the mean
+    and inverse spread of R over all splits; F's, E[F − F̄] over the prompts with a finite F,
+    F̄ the mean of the finite F over all splits. Monte Carlo error about 0.001 for R and
+    0.03 for F (its tail is long) at 5 samples per side.
+    """
+    rng = np.random.default_rng([2026, samples, int(shift * 1000)])
+    weighted, weights, differences = [], [], []
+    for _ in range(TRUTH_PROMPTS // 1000):
+        B2, VV = _per_split(sentiments(rng, 1000, samples, shift))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            R, F = B2 / (B2 + VV), B2 / VV
+        spread = R.std(axis=1)
+        weight = np.where(spread > 0, 1 / np.where(spread > 0, spread, 1.0), 0.0)
+        weighted.append(weight * (R[:, 0] - R.mean(axis=1)))
+        weights.append(weight)
+        differences.append(F[:, 0] - _finite_mean(np.where(np.isfinite(F), F, np.nan)))
+    if statistic == "R":
+        return float(np.nansum(np.concatenate(weighted)) / np.concatenate(weights).sum())
+    values = np.concatenate(differences)
+    return float(values[np.isfinite(values)].mean())
+
+
+def _finite_mean(values: np.ndarray) -> np.ndarray:
+    """Each row's mean over its non-NaN entries (NaN where it has none), as F_null_mean takes it."""
+    counts = (~np.isnan(values)).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(counts > 0, np.nansum(values, axis=1) / counts, np.nan)
+
+
+@functools.cache
+def mean_f_truth(samples: int) -> float:
+    """E[F | F finite] with no bias (normal noise), what mean_F estimates, over :data:`TRUTH_PROMPTS` prompts.
+
+    Clipping at ±1 can leave a side without variation (an infinite F, left out of mean_F as
+    of this truth). Monte Carlo error about 0.007 at 5 samples per side.
+    """
+    rng = np.random.default_rng([20_26, samples])
+    scores = sentiments(rng, TRUTH_PROMPTS, samples)
+    a, b = scores[:, 0], scores[:, 1]
+    B = np.abs(a[:, :, None] - b[:, None, :]).mean(axis=(1, 2))
+    V = [np.abs(x[:, :, None] - x[:, None, :]).sum(axis=(1, 2)) / (samples * (samples - 1)) for x in (a, b)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        F = B**2 / (V[0] * V[1])
+    return float(F[np.isfinite(F)].mean())
+
+
+def _design(prompts: int, samples: int, **rest) -> str:
+    zeros = rest.get("zeros", 0.0)
+    shape = "skewed scores" if rest.get("shape") == "skewed" else "continuous scores"
+    if zeros:
+        kind = "weak sentiment read as 0" if rest.get("zero_model", "weak") == "weak" else "at random"
+        shape = f"{zeros:.0%} zeros ({kind})"
+    shift = f", side shift {rest['shift']}" if rest.get("shift") else ""
+    return f"{prompts} prompts × {samples} samples per side, {shape}{shift}"
+
+
+def _scenario(statistic: str, truth: str, measure: str, nominal: float, lower: float, upper: float, trial,
+              design: dict, extra: dict | None = None, quick: int = 30, full: int = 200) -> Scenario:
+    """A FairPair scenario of ``design`` (the keywords of :func:`sentiments`), named by it."""
+    return Scenario("fairpair", statistic, _design(**design), truth, measure, nominal, lower, upper, trial,
+                    {**design, **(extra or {})}, quick=quick, full=full)
+
+
+NO_BIAS = "no bias (sides exchangeable)"
+SHIFT = 0.3
+# Rows whose rate is read against a promise near its nominal level get the full 200 datasets; the
+# F-scale intervals and the paper's test, whose promises are looser, 150 (the table runs in minutes).
+LOOSE = {"full": 150}
+
+
+SCENARIOS = [
+    *[_scenario("headline p_perm", NO_BIAS, REJECTION, ALPHA, 0.02, 0.07, headline_rejects,
+                {"prompts": 20, "samples": samples, **design})
+      for samples, design in [(5, {}), (5, {"zeros": 0.35}), (5, {"zeros": 0.5}), (10, {"zeros": 0.5}),
+                              (5, {"zeros": 0.5, "zero_model": "random"}), (5, {"shape": "skewed"})]],
+    *[_scenario("headline p_perm", f"side shift {SHIFT}", REJECTION, math.nan, lower, 1.0, headline_rejects,
+                {"prompts": 20, "samples": 5, "shift": SHIFT, **design})
+      for lower, design in [(0.65, {}), (0.65, {"zeros": 0.35}), (0.17, {"zeros": 0.35, "zero_model": "random"})]],
+    _scenario("per-prompt p_perm", NO_BIAS, REJECTION, ALPHA, 0.02, 0.06, prompt_rejects,
+              {"prompts": 20, "samples": 5, "zeros": 0.5}, quick=20, full=100),
+    *[_scenario("R_excess interval", truth, COVERAGE, 0.95, 0.91, 0.99, excess_covers, design, {"statistic": "R"})
+      for truth, design in [(NO_BIAS, {"prompts": 20, "samples": 5}),
+                            (NO_BIAS, {"prompts": 20, "samples": 5, "zeros": 0.5}),
+                            (f"side shift {SHIFT}: E[w (R − R̄)] / E[w], R̄ and w = 1/sd over all splits",
+                             {"prompts": 20, "samples": 5, "shift": SHIFT})]],
+    *[_scenario("F_excess interval", truth, COVERAGE, 0.95, 0.80, 0.95, excess_covers, design, {"statistic": "F"},
+                **LOOSE)
+      for truth, design in [(NO_BIAS, {"prompts": 20, "samples": 5}),
+                            (f"side shift {SHIFT}: E[F − F̄], F̄ over all splits",
+                             {"prompts": 20, "samples": 5, "shift": SHIFT})]],
+    _scenario("mean_F t interval", "E[F | F finite], no bias", COVERAGE, 0.95, 0.78, 0.95, mean_f_covers,
+              {"prompts": 20, "samples": 5}, **LOOSE),
+    _scenario("welch_p (the paper's)", NO_BIAS, REJECTION, ALPHA, 0.0, 0.05, welch_rejects,
+              {"prompts": 20, "samples": 5}, **LOOSE),
+]
