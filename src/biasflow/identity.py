@@ -6,7 +6,12 @@ scorer's. Counterfactual rescoring (docs/methods.md §5.5) separates it: every m
 continuation's own subgroup is replaced, form by form, by each other subgroup's word and by
 a neutral placeholder, and the variants are scored like any text. The lexicon (bundled:
 ``src/biasflow/data/identity/lexicon.yaml``, which documents the format, its sources and
-its limits) gives, per axis, each unified subgroup's words in aligned forms.
+its limits) gives, per axis, each unified subgroup's words in aligned forms. A form is a
+syntactic role: a word listed under several ("Christian": adjective, predicative, noun) is
+read by where it stands (:func:`position_holds`), so the swap keeps the sentence grammatical
+("who is Christian," → "who is Jewish,", "who is a person,"), and an "a" or "an" before it
+agrees with what follows after the swap. Contents identical but for the group word then
+become each other's sentences exactly, and one neutral sentence.
 """
 
 from __future__ import annotations
@@ -17,25 +22,50 @@ from pathlib import Path
 import yaml
 
 from biasflow.errors import BiasflowError
-from biasflow.words import key, match_case, phrase
+from biasflow.words import indefinite_article, key, match_case, phrase
 
 NEUTRAL = "neutral"
-_AXIS_KEYS = {"subgroups", "neutral", "before_a_word"}
-_NEXT_WORD = re.compile(r"[^\S\n]*([^\W\d_]+)")
-# Words that follow a noun or pronoun, not a determiner or adjective ("a Christian and ...", "saw her at ...").
-_NOT_A_HEAD = frozenset(
-    "and or but nor is are was were be been has have had will would can could may might must shall should do does "
-    "did who whom whose which that than as at by for from in into of on onto to with without about after before "
-    "over under".split()
+_AXIS_KEYS = {"subgroups", "neutral", "positions"}
+# Where a word stands, in the order they are tried (the lexicon's ``positions`` names the first two).
+BEFORE_A_NOUN, AS_A_NOUN, ELSEWHERE = "before_a_noun", "as_a_noun", "elsewhere"
+POSITIONS = (BEFORE_A_NOUN, AS_A_NOUN, ELSEWHERE)
+_WORD = r"[^\W\d_]+"
+_NEXT_WORD = re.compile(rf"[^\S\n]*({_WORD})")
+_LAST_WORDS = re.compile(rf"(?<!\w)(?:({_WORD})[^\S\n]+)?({_WORD})[^\S\n]+$")
+_POSSESSIVE = re.compile(r"['’]s(?!\w)")
+_ARTICLE_BEFORE = re.compile(r"(?<!\w)(an?)([^\S\n]+)$", re.IGNORECASE)
+# Words that stand before a noun and make the next word head a noun phrase ("a Christian", "the Jew").
+_DETERMINERS = frozenset(
+    "a an the this that these those every each another one no any some either neither my your his her its our "
+    "their whose".split()
+)
+# Words that come after a noun phrase but do not begin one: conjunctions, auxiliaries, relative words,
+# prepositions, pronouns, adverbs of time and place, and common verbs of a subject that are no nouns too
+# ("a Christian and", "saw her at", "the Christian said"; not "lives" or "thought": "Christian lives").
+# With the determiners, no word of these makes the word before it an adjective or a determiner; a word in
+# -ed (not -eed) of five letters or more counts as a verb.
+_AFTER_A_NOUN = frozenset(
+    "and or but nor so yet is are was were be been being am has have had will would can could may might must "
+    "shall should do does did not who whom which than as at by for from in into of on onto to with without about "
+    "after before over under through during against among between like near since until upon within i you he she "
+    "we they it me him us them yesterday today tonight tomorrow again there here now then too also always never "
+    "once later soon already still just ever said says told tells asked asks went goes came comes brought brings "
+    "took takes made makes gave gives got gets saw sees knew knows felt feels kept keeps found finds wrote writes "
+    "spoke speaks became becomes began begins prays believes".split()
 )
 
 
 class AxisLexicon:
-    """One axis's words: ``words[subgroup][form]`` (the first is the replacement), ``neutral[form]``."""
+    """One axis's words: ``words[subgroup][form]`` (the first is the replacement), ``neutral[form]``.
+
+    ``positions[form]`` is where a word listed under several forms of one subgroup is read
+    as that form (:data:`POSITIONS`; docs/methods.md §5.5).
+    """
 
     def __init__(self, axis: str, words: dict[str, dict[str, tuple[str, ...]]], neutral: dict[str, str],
-                 before_a_word: str | None):
-        self.axis, self.words, self.neutral, self.before_a_word = axis, words, neutral, before_a_word
+                 positions: dict[str, str]):
+        self.axis, self.words, self.neutral = axis, words, neutral
+        self.positions = {form: positions.get(form, ELSEWHERE) for form in neutral}
         self._forms: dict[str, dict[str, list[str]]] = {}
         for subgroup, by_form in words.items():
             for form, listed in by_form.items():
@@ -67,38 +97,43 @@ class AxisLexicon:
         return len(found), {target: self._replace(text, found, forms, target) for target in targets}
 
     def _form_of(self, subgroup: str, match: re.Match, text: str) -> str:
-        """The form of a found word; a word of two forms is the ``before_a_word`` one when a word follows it.
+        """The form of a found word: of its forms, the one whose position holds first (docs/methods.md §5.5).
 
-        A following word that only comes after a noun or pronoun ("and", "is", "at") does not count.
+        A word listed under one form is that form; one listed under several is read where it
+        stands (:func:`position_holds`), falling back to the last of its forms in that order.
         """
-        forms = self._forms[subgroup][key(match.group(0))]
-        if len(forms) == 1:
-            return forms[0]
-        following = _NEXT_WORD.match(text, match.end())
-        if self.before_a_word in forms and following and following.group(1).lower() not in _NOT_A_HEAD:
-            return self.before_a_word
-        return next(form for form in forms if form != self.before_a_word)
+        forms = sorted(self._forms[subgroup][key(match.group(0))], key=lambda f: POSITIONS.index(self.positions[f]))
+        return next((form for form in forms if position_holds(self.positions[form], text, match)), forms[-1])
 
     def _replace(self, text: str, found: list[re.Match], forms: list[str], target: str) -> str:
-        pieces, at = [], 0
+        """``text`` with each found word replaced by ``target``'s word of its form, articles made to agree.
+
+        A dropped word ("" placeholder) takes one space beside it, and the word after a dropped
+        sentence start is capitalised ("Christian families came." → "Families came.").
+        """
+        pieces, at, capitalise = [], 0, False
         for match, form in zip(found, forms):
             word = self.neutral[form] if target == NEUTRAL else self.words[target][form][0]
             start, end = match.span()
-            if not word:  # drop the word and one space beside it
+            if not word:
                 if text[end:end + 1] == " ":
                     end += 1
                 elif start > at and text[start - 1] == " ":
                     start -= 1
-            pieces += [text[at:start], self._cased(match.group(0), word, text, start)]
-            at = end
-        return "".join([*pieces, text[at:]])
+            replacement = self._cased(match.group(0), word, text, start)
+            following = replacement or _next_word(text, end)
+            between = _agreeing_article(text[at:start], following)
+            pieces += [_capitalised(between) if capitalise else between, replacement]
+            capitalise, at = not word and _starts_sentence(text, match.start()), end
+        tail = text[at:]
+        return "".join([*pieces, _capitalised(tail) if capitalise else tail])
 
     def _cased(self, found: str, word: str, text: str, start: int) -> str:
         """``word`` in the case ``found`` was written in, relative to the lexicon's spelling.
 
         A word written as the lexicon spells it takes the replacement as spelled (Muslim →
-        person, Muslim → Hindu); otherwise the text's case carries over (she → They at the
-        start of a sentence, MUSLIM → HINDU, black → white), and a sentence's first word is
+        person, Muslim → Hindu); otherwise the text's case carries over (she → The person at
+        the start of a sentence, MUSLIM → HINDU, black → white), and a sentence's first word is
         capitalised.
         """
         if found.isupper() and sum(c.isalpha() for c in found) > 1:
@@ -114,6 +149,58 @@ class AxisLexicon:
             words = sorted({w for words in self.words[subgroup].values() for w in words}, key=len, reverse=True)
             self._patterns[subgroup] = re.compile("|".join(phrase(w) for w in words), re.IGNORECASE)
         return self._patterns[subgroup]
+
+
+def _next_word(text: str, at: int) -> str:
+    """The word after ``at`` on the same line, across spaces only ("" where none follows)."""
+    following = _NEXT_WORD.match(text, at)
+    return following.group(1) if following else ""
+
+
+def position_holds(position: str, text: str, match: re.Match) -> bool:
+    """Whether the word ``match`` found in ``text`` stands in ``position`` (:data:`POSITIONS`).
+
+    ``before_a_noun``: a word follows on the same line, across spaces only, that can begin a
+    noun (none of the determiners or of the words that come after a noun phrase).
+    ``as_a_noun``: a possessive 's follows, or a determiner stands right before it or one word
+    before that, with no word that comes after a noun phrase between ("a devout Christian",
+    not "this is Christian"). ``elsewhere`` always holds.
+    """
+    if position == BEFORE_A_NOUN:
+        following = _next_word(text, match.end())
+        return bool(following) and not _closed(following.lower())
+    if position == AS_A_NOUN:
+        if _POSSESSIVE.match(text, match.end()):
+            return True
+        before = _LAST_WORDS.search(text, 0, match.start())
+        if not before:
+            return False
+        farther, nearer = (w.lower() if w else None for w in before.groups())
+        return nearer in _DETERMINERS or (nearer not in _AFTER_A_NOUN and farther in _DETERMINERS)
+    return True
+
+
+def _closed(word: str) -> bool:
+    """Whether ``word`` cannot be the noun that a word before it qualifies ("one" can: "the Christian one")."""
+    return ((word in _DETERMINERS and word != "one") or word in _AFTER_A_NOUN
+            or (len(word) >= 5 and word.endswith("ed") and not word.endswith("eed")))
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _agreeing_article(before: str, following: str) -> str:
+    """``before`` with an "a" or "an" at its end made to agree with ``following``, the word after it."""
+    article = _ARTICLE_BEFORE.search(before)
+    if not article or not following:
+        return before
+    agreeing = indefinite_article(following)
+    if (article.group(1).isupper() and len(article.group(1)) > 1) or (following.isupper() and len(following) > 1):
+        agreeing = agreeing.upper()
+    else:
+        agreeing = match_case(article.group(1), agreeing)
+    return before[:article.start()] + agreeing + article.group(2)
 
 
 def _starts_sentence(text: str, start: int) -> bool:
@@ -179,10 +266,40 @@ def _axis(axis: str, entry, source: str) -> AxisLexicon:
         for word in {key(w) for ws in by_form.values() for w in ws}:
             if owner.setdefault(word, subgroup) != subgroup:
                 raise BiasflowError(f"{where}: {word!r} is listed for {owner[word]} and {subgroup}; keep it under one.")
-    before = entry.get("before_a_word")
-    if before is not None and before not in forms:
-        raise BiasflowError(f"{where}: before_a_word {before!r} is not one of its forms ({', '.join(sorted(forms))}).")
-    return AxisLexicon(axis, words, dict(neutral), before)
+    positions = _positions(where, entry.get("positions", {}), forms)
+    for subgroup, by_form in words.items():
+        _check_shared_words(f"{where}, subgroup {subgroup}", by_form, positions)
+    return AxisLexicon(axis, words, dict(neutral), positions)
+
+
+def _positions(where: str, positions, forms: set[str]) -> dict[str, str]:
+    """The lexicon's ``positions:`` checked: forms of the axis, each read in one of :data:`POSITIONS`."""
+    if not isinstance(positions, dict):
+        raise BiasflowError(f"{where}: `positions:` maps a form to where it is read, e.g. "
+                            "{adjective: before_a_noun, noun: as_a_noun}.")
+    for form, position in positions.items():
+        if form not in forms:
+            raise BiasflowError(f"{where}: positions names {form!r}, not one of its forms "
+                                f"({', '.join(sorted(forms))}).")
+        if position not in POSITIONS:
+            raise BiasflowError(f"{where}: position {position!r} of form {form} is not one of "
+                                f"{', '.join(POSITIONS)}.")
+    return {str(form): position for form, position in positions.items()}
+
+
+def _check_shared_words(where: str, by_form: dict[str, tuple[str, ...]], positions: dict[str, str]) -> None:
+    """A word listed under several forms must be read in a different position as each, or its form is unknown."""
+    read_in: dict[tuple[str, str], str] = {}
+    for form, listed in by_form.items():
+        position = positions.get(form, ELSEWHERE)
+        for word in {key(w) for w in listed}:
+            other = read_in.setdefault((word, position), form)
+            if other != form:
+                raise BiasflowError(
+                    f"{where}: {word!r} is listed under {other} and {form}, both read {position}; give one of "
+                    "the two forms another position under `positions:` (before_a_noun, as_a_noun), or list the "
+                    "word under one form."
+                )
 
 
 def _forms(where: str, forms) -> dict[str, tuple[str, ...]]:

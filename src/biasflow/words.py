@@ -4,7 +4,7 @@ FairPair's perturbation φ (docs/methods.md §2.1) and the counterfactual rescor
 scorer's own bias (§5.5) both replace words inside free text: only whole words (no letter,
 digit or underscore may touch the match, so "manager" never matches "man" and "Christianity"
 never matches "Christian"), a phrase across any whitespace, and the replacement written in
-the case the text used.
+the case the text used, with "a" or "an" as the word after it needs.
 """
 
 from __future__ import annotations
@@ -36,3 +36,17 @@ def match_case(found: str, target: str) -> str:
     if found[0].isupper():
         return target[0].upper() + target[1:]
     return target[0].lower() + target[1:]
+
+
+# Words spelt with a vowel that start with a consonant sound ("a European", "a university", "a one"),
+# and with an "h" that is not said ("an hour").
+_CONSONANT_SOUND = ("eu", "ew", "uni", "use", "usu", "uti", "ure", "one", "once")
+_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
+
+
+def indefinite_article(word: str) -> str:
+    """"an" before a vowel sound, "a" otherwise, by spelling ("an atheist", "a European", "a Hindu")."""
+    lower = word.lower()
+    if lower.startswith(_SILENT_H):
+        return "an"
+    return "an" if lower[:1] in set("aeiou") and not lower.startswith(_CONSONANT_SOUND) else "a"

@@ -2,8 +2,12 @@
 
 The continuations are identical across subgroups except the group word, so any Eq. 1 bias on
 them is the scorer's reaction to the word: raw Eq. 1 is positive with ``profanity``, Eq. 1 on
-the neutral variants is exactly zero, and C_g is what scoring the swapped sentences directly
-gives. Kendall's τ of the scorer-agreement table is checked against a count of pairs.
+the neutral variants is zero, and C_g is what scoring the swapped sentences directly gives,
+on every axis and in every position (tests/identity_sentences.py). C_g's interval and the
+paired raw-against-neutral test are checked against slow loops that rebuild every draw from
+the rows, and C_g's coverage by simulation with a reaction shared by a prompt's contents
+(the rates of both in more designs: the calibration table, benchmarks/calibration).
+Kendall's τ of the scorer-agreement table is checked against a count of pairs.
 """
 
 from __future__ import annotations
@@ -14,10 +18,17 @@ import logging
 import numpy as np
 import pandas as pd
 import pytest
+from identity_sentences import SENTENCES
+from scipy import stats as scipy_stats
 
-from biasflow.cairo.scorer_bias import agreement_table
+from biasflow.cairo.combinations import pooled_stats
+from biasflow.cairo.scorer_bias import SWAP, ScorerBiasSettings, agreement_table, models_table, swap_p
+from biasflow.cairo.stats import sufficient_stats
+from biasflow.cairo.uncertainty import BOOTSTRAP, bootstrap_weights, draw_rng
 from biasflow.cli import main
+from biasflow.hashing import stable_hash
 from biasflow.scorers import get_scorer
+from biasflow.scorers.counterfactual import scorer_bias
 
 TEMPLATES = [
     "My neighbour is a {adj} woman and we cook together.",
@@ -50,7 +61,10 @@ def test_the_command_writes_its_tables_and_figure(outputs):
     assert sorted(p.name for p in out.iterdir()) == ["religion_models.csv", "religion_scorer.csv",
                                                      "religion_scorer.png"]
     assert list(pd.read_csv(out / "religion_scorer.csv").columns) == [
-        "subgroup", "scorer_bias", "scorer_bias_lo", "scorer_bias_hi", "n_contents"]
+        "subgroup", "scorer_bias", "scorer_bias_lo", "scorer_bias_hi", "n_contents", "n_clusters"]
+    assert list(pd.read_csv(out / "religion_models.csv").columns) == [
+        "model", "metric", "bias", "bias_lo", "bias_hi", "bias_neutral", "bias_scorer_part", "bias_scorer_part_lo",
+        "bias_scorer_part_hi", "scorer_part_p", "mention_share", "n", "n_clusters"]
 
 
 def test_raw_bias_is_the_scorers_and_neutral_bias_is_exactly_zero(outputs):
@@ -63,8 +77,11 @@ def test_raw_bias_is_the_scorers_and_neutral_bias_is_exactly_zero(outputs):
         assert row["bias"] == pytest.approx(expected, rel=1e-9)
         assert row["bias"] > 0.01, "profanity reacts to the religion words"
         assert row["bias_neutral"] == pytest.approx(0.0, abs=1e-12)
+        assert row["bias_scorer_part"] == pytest.approx(row["bias"], abs=1e-12)
         assert row["mention_share"] == pytest.approx(4 / 5)
         assert row["bias_lo"] <= row["bias"] <= row["bias_hi"]
+        assert row["bias_scorer_part_lo"] <= row["bias_scorer_part"] <= row["bias_scorer_part_hi"]
+        assert row["scorer_part_p"] == pytest.approx(1 / 201), "no random swap of raw and neutral reaches it"
 
 
 def test_scorer_bias_equals_scoring_the_swapped_sentences_directly(outputs):
@@ -79,6 +96,7 @@ def test_scorer_bias_equals_scoring_the_swapped_sentences_directly(outputs):
         assert own.loc[group, "scorer_bias"] == pytest.approx(deviation[:, i].mean(), abs=1e-12)
         assert own.loc[group, "scorer_bias_lo"] <= own.loc[group, "scorer_bias"] <= own.loc[group, "scorer_bias_hi"]
     assert (own["n_contents"] == 2 * 3 * 4).all()
+    assert (own["n_clusters"] == 3 * 4).all(), "each group's k-th row is one prompt for both models"
     assert own.loc["muslim", "scorer_bias"] > own.loc["christian", "scorer_bias"]
 
 
@@ -90,6 +108,165 @@ def test_the_log_says_when_the_scorer_drives_a_models_bias(outputs, caplog, tmp_
           "religion", "--bootstrap", "200", "--out-dir", str(tmp_path / "d")])
     assert "the scorer's reaction to group words drives this bias" in caplog.text
     assert "scoring cost x" in caplog.text
+
+
+def sentence_rows(axis: str) -> pd.DataFrame:
+    """Two models' continuations: every sentence of ``SENTENCES[axis]`` as each subgroup writes it, one prompt each."""
+    return pd.DataFrame([{"model": model, "subgroup": group, "prompt_id": f"{group}-{i}", "continuation": sentence}
+                         for i, (_, sentences, _) in enumerate(SENTENCES[axis]) for group, sentence in sentences.items()
+                         for model in ("m1", "m2")])
+
+
+@pytest.mark.parametrize("axis", sorted(SENTENCES))
+def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bias(axis, tmp_path):
+    """Predicative, attributive, noun and possessive places: a grammatical swap leaves nothing else to react to."""
+    sentence_rows(axis).to_parquet(tmp_path / "c.parquet")
+    assert main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", "profanity", "--axis",
+                 axis, "--bootstrap", "50", "--out-dir", str(tmp_path / "d")]) == 0
+    models = pd.read_csv(tmp_path / "d" / f"{axis}_models.csv")
+    assert models["bias_neutral"].abs().max() <= 1e-12
+    assert (models["bias"] > 0.001).all(), "profanity reacts to the group words"
+    own = pd.read_csv(tmp_path / "d" / f"{axis}_scorer.csv").set_index("subgroup")
+    groups = sorted(SENTENCES[axis][0][1])
+    direct = get_scorer("profanity")
+    per_content = np.array([direct.score([sentences[g] for g in groups]) for _, sentences, _ in SENTENCES[axis]])
+    expected = (per_content - per_content.mean(axis=1, keepdims=True)).mean(axis=0)
+    assert own.loc[groups, "scorer_bias"].to_numpy() == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_scorer_bias_interval_resamples_prompt_clusters_as_a_slow_loop_does():
+    """The same draws (c − 1 of c clusters, keyed by the seed and the axis), each rebuilt from the contents' rows."""
+    rng = np.random.default_rng(5)
+    groups = ["a", "b", "c"]
+    contents = pd.DataFrame(rng.random((60, 3)), columns=groups).assign(
+        metric=rng.choice(["BOLD", "HONEST"], 60), group_key=rng.choice(["k1", "k2", "k3", "k4"], 60))
+    table = scorer_bias(contents, groups, "religion", draws=300, seed=9).set_index("subgroup")
+    clusters = sorted(set(zip(contents["metric"], contents["group_key"])))
+    stream = np.random.default_rng([9, int(stable_hash("scorer-bias", "religion"), 16) & (2**63 - 1)])
+    weights = stream.multinomial(len(clusters) - 1, np.full(len(clusters), 1 / len(clusters)), size=300)
+    members = [np.flatnonzero((contents["metric"] == m) & (contents["group_key"] == k)) for m, k in clusters]
+    draws = []
+    for drawn in weights:
+        rows = np.concatenate([members[i] for i, times in enumerate(drawn) for _ in range(times)])
+        scores = contents[groups].to_numpy()[rows]
+        draws.append((scores - scores.mean(axis=1, keepdims=True)).mean(axis=0))
+    scores = contents[groups].to_numpy()
+    estimate = (scores - scores.mean(axis=1, keepdims=True)).mean(axis=0)
+    low, middle, high = np.percentile(draws, [2.5, 50, 97.5], axis=0)
+    factor = scipy_stats.t.ppf(0.975, len(clusters) - 1) / scipy_stats.norm.ppf(0.975)
+    assert table.loc[groups, "scorer_bias"].to_numpy() == pytest.approx(estimate, abs=1e-12)
+    low, high = estimate - factor * (middle - low), estimate + factor * (high - middle)
+    assert table.loc[groups, "scorer_bias_lo"].to_numpy() == pytest.approx(low, abs=1e-12)
+    assert table.loc[groups, "scorer_bias_hi"].to_numpy() == pytest.approx(high, abs=1e-12)
+    assert (table["n_clusters"] == len(clusters)).all() and (table["n_contents"] == 60).all()
+
+
+def test_fewer_than_three_prompt_clusters_give_no_interval_and_say_why(caplog):
+    """With two clusters a draw holds one: two possible values, and an interval with a side of no width."""
+    contents = pd.DataFrame({"a": [0.1, 0.2, 0.3], "b": [0.2, 0.2, 0.1], "metric": "M",
+                             "group_key": ["k1", "k1", "k2"]})
+    table = scorer_bias(contents, ["a", "b"], "race", draws=100, seed=0)
+    assert table["scorer_bias"].notna().all()
+    assert table[["scorer_bias_lo", "scorer_bias_hi"]].isna().all().all()
+    assert "2 prompt cluster(s) (M/k1, M/k2), fewer than the 3 a resample needs" in caplog.text
+
+
+def test_scorer_bias_covers_when_a_prompts_contents_share_the_reaction():
+    """40 prompts × 10 contents, half the reaction's variance shared by a prompt's contents: coverage ≥ 90%.
+
+    Resampling contents one by one, as an earlier version did, covered about 60% here.
+    """
+    groups, reaction = ["a", "b", "c", "d"], np.array([0.04, 0.0, -0.01, -0.03])
+    truth = reaction - reaction.mean()
+    covered = []
+    for dataset in range(150):
+        rng = np.random.default_rng([11, dataset])
+        prompt = np.repeat(np.arange(40), 10)
+        scores = (rng.uniform(0, 0.5, (400, 1)) + reaction + rng.normal(0, 0.1 * np.sqrt(0.5), (40, 4))[prompt]
+                  + rng.normal(0, 0.1 * np.sqrt(0.5), (400, 4)))
+        contents = pd.DataFrame(scores, columns=groups).assign(metric="M", group_key=prompt)
+        table = scorer_bias(contents, groups, "religion", draws=200, seed=dataset)
+        covered.append((table["scorer_bias_lo"] <= truth) & (truth <= table["scorer_bias_hi"]))
+    assert np.mean(covered) >= 0.90
+
+
+def raw_and_neutral(seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """Two models' continuations of 4 templates shared by 3 subgroups, 3 samples each; raw, neutral, mentions."""
+    rng = np.random.default_rng(seed)
+    model, group, template, sample = (a.ravel() for a in np.meshgrid(range(2), range(3), range(4), range(3),
+                                                                      indexing="ij"))
+    scored = pd.DataFrame({"prompt_id": [f"g{g}-t{t}" for g, t in zip(group, template)],
+                           "model": [f"m{m}" for m in model], "seed": 0, "sample": sample, "metric": "HONEST",
+                           "axis": "religion", "promptset": "original", "subgroup": [f"g{g}" for g in group],
+                           "group_key": [f"t{t}" for t in template], "score": rng.random(len(model))})
+    mentions = rng.random(len(model)) < 0.7
+    neutral = np.where(mentions, scored["score"] - 0.1 * (group == 0) + rng.normal(0, 0.05, len(model)),
+                       scored["score"])
+    return scored, neutral, mentions
+
+
+def eq1_of_rows(scored: pd.DataFrame, score: np.ndarray, weight: np.ndarray | None = None) -> np.ndarray:
+    """Eq. 1 per model (sorted) from the rows: Σ_g |μ_all − μ_g|, each row weighted (1 by default)."""
+    weight = np.ones(len(scored)) if weight is None else weight
+    group = pd.factorize(scored["subgroup"])[0]
+    out = []
+    for model in sorted(scored["model"].unique()):
+        at = (scored["model"] == model).to_numpy()
+        sums = np.bincount(group[at], weights=(score * weight)[at])
+        counts = np.bincount(group[at], weights=weight[at])
+        out.append(np.abs(sums.sum() / counts.sum() - sums / counts).sum())
+    return np.array(out)
+
+
+def test_the_paired_test_swaps_raw_and_neutral_per_template_as_a_slow_loop_does():
+    """p: the share of draws, raw and neutral swapped template by template, whose difference reaches the observed."""
+    scored, neutral, mentions = raw_and_neutral()
+    settings = ScorerBiasSettings(normalise="none", bootstrap=100, seed=3)
+    table = models_table(scored, pd.Series(neutral), pd.Series(mentions), settings).set_index("model")
+    observed = eq1_of_rows(scored, scored["score"].to_numpy()) - eq1_of_rows(scored, neutral)
+    keys = sorted(scored["group_key"].unique())
+    flips = draw_rng(3, SWAP, "HONEST", "religion").integers(0, 2, size=(100, len(keys)))
+    reached = 0
+    for flip in flips:
+        swapped = flip[[keys.index(k) for k in scored["group_key"]]].astype(bool)
+        raw = np.where(swapped, neutral, scored["score"])
+        clean = np.where(swapped, scored["score"], neutral)
+        reached += np.abs(eq1_of_rows(scored, raw) - eq1_of_rows(scored, clean)) >= np.abs(observed) - 1e-12
+    assert table["bias_scorer_part"].to_numpy() == pytest.approx(observed, abs=1e-12)
+    assert table["scorer_part_p"].to_numpy() == pytest.approx((1 + reached) / 101)
+
+
+def test_the_scorer_parts_interval_applies_each_bootstrap_draw_to_raw_and_neutral_alike():
+    """Each draw's template weights reweigh the rows of both scores; the interval holds the difference's estimate."""
+    scored, neutral, mentions = raw_and_neutral(1)
+    settings = ScorerBiasSettings(normalise="none", bootstrap=100, seed=4)
+    table = models_table(scored, pd.Series(neutral), pd.Series(mentions), settings).set_index("model")
+    pooled = pooled_stats(sufficient_stats(scored.assign(split="all")), "HONEST", "religion", "all", ["original"],
+                          ["m0", "m1"])
+    weights = bootstrap_weights(pooled, 100, draw_rng(4, BOOTSTRAP, "HONEST", "religion"))
+    column = {cluster: i for i, cluster in enumerate(pooled.clusters)}
+    rows = [column[c] for c in zip(scored["subgroup"], scored["group_key"])]
+    group = [pooled.subgroups.index(g) for g in scored["subgroup"]]
+    parts = np.array([eq1_of_rows(scored, scored["score"].to_numpy(), w[group, rows])
+                      - eq1_of_rows(scored, neutral, w[group, rows]) for w in weights])
+    part = table["bias_scorer_part"].to_numpy()
+    spread = np.percentile(parts, [2.5, 50, 97.5], axis=0)
+    low, high = table["bias_scorer_part_lo"].to_numpy(), table["bias_scorer_part_hi"].to_numpy()
+    # The interval is the draws' spread around their median laid off from the estimate, widened alike on both sides.
+    widening = (part - low) / (spread[1] - spread[0])
+    assert widening == pytest.approx((high - part) / (spread[2] - spread[1]))
+    assert (widening >= 1).all()
+    assert (low <= part).all() and (part <= high).all()
+
+
+def test_scores_the_scorer_did_not_change_give_p_1_and_no_warning(caplog):
+    scored, _, mentions = raw_and_neutral()
+    caplog.set_level(logging.INFO, "biasflow")
+    table = models_table(scored, scored["score"], pd.Series(mentions), ScorerBiasSettings("none", 50, 0))
+    assert (table["bias_scorer_part"] == 0).all() and (table["scorer_part_p"] == 1).all()
+    assert "drives this bias" not in caplog.text
+    off = models_table(scored, scored["score"], pd.Series(mentions), ScorerBiasSettings("none", 0, 0))
+    assert off[["bias_lo", "bias_scorer_part_lo", "scorer_part_p"]].isna().all().all()
 
 
 def kendall_tau_b(x, y) -> float:

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from biasflow.cairo.headline import HEADLINE_COLUMNS
+from biasflow.cairo.scorer_bias import MODELS_COLUMNS
 from workflow_helpers import planned_jobs, snakemake, tiny_config, write_config
 
 pytestmark = pytest.mark.slow
@@ -46,6 +47,7 @@ def test_every_scorer_gets_its_scorer_bias_tables_and_figure(run):
         assert {(m, x) for m, x in zip(models["model"], models["metric"])} == set(
             itertools.product(config["models"], config["axes"]["gender"]))
         assert models["mention_share"].between(0, 1).all() and models["mention_share"].max() > 0
+        assert list(models.columns) == MODELS_COLUMNS and models["scorer_part_p"].between(0, 1).all()
 
 
 def test_neutral_scores_replace_exactly_the_mentioning_continuations(run):

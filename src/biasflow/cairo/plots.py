@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from biasflow.cairo.scorer_bias import ALPHA as SCORER_PART_ALPHA
 from biasflow.plotting import pyplot, save_png
 
 
@@ -76,8 +77,9 @@ def plot_curve(curve: pd.DataFrame, path: str | Path) -> None:
 
 
 def _error_bars(value: pd.Series, low: pd.Series, high: pd.Series) -> np.ndarray:
-    """Matplotlib's (2, n) error bar lengths from an interval; 0 where the interval is missing."""
-    return np.nan_to_num(np.vstack([value - low, high - value]).clip(min=0))
+    """Matplotlib's (2, n) error bar lengths from an interval; NaN, so no bar is drawn, where the interval is missing
+    (never a zero-length bar, which would read as certainty)."""
+    return np.vstack([value - low, high - value]).clip(min=0)
 
 
 def plot_before_after(table: pd.DataFrame, path: str | Path, split: str = "test") -> None:
@@ -144,9 +146,10 @@ def plot_paraphraser_shares(choices: pd.DataFrame, path: str | Path) -> None:
 def plot_scorer_bias(own: pd.DataFrame, models: pd.DataFrame, path: str | Path) -> None:
     """The scorer's own bias per subgroup, and each model's Eq. 1 on raw against neutral scores (§5.5).
 
-    Left: C_g with its 95% interval (a bar above zero: the scorer rates the same content higher
-    when it names g). Right: per model and metric, the raw bias with its interval and the
-    neutral one beside it; a neutral marker outside the raw interval is bias the scorer made.
+    Left: C_g with its 95% interval over prompts (a bar above zero: the scorer rates the same
+    content higher when it names g). Right: per model and metric, the raw bias with its
+    interval and the neutral one beside it; a model marked * is one whose scorer's part (raw −
+    neutral) the paired test finds (``scorer_part_p`` < 0.05): bias the scorer made.
     """
     plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -162,8 +165,10 @@ def plot_scorer_bias(own: pd.DataFrame, models: pd.DataFrame, path: str | Path) 
     right.errorbar(rows["bias"], y, xerr=_error_bars(rows["bias"], rows["bias_lo"], rows["bias_hi"]), fmt="o",
                    color="black", capsize=3, label="raw scores")
     right.scatter(rows["bias_neutral"], y, marker="x", color="tab:orange", zorder=3, label="neutral placeholder")
-    right.set_yticks(y, [f"{m} · {metric}" for m, metric in zip(rows["model"], rows["metric"])], fontsize=7)
-    right.set_xlabel("bias (Eq. 1, original prompts)")
+    marks = np.where(rows["scorer_part_p"] < SCORER_PART_ALPHA, " *", "")
+    right.set_yticks(y, [f"{m} · {metric}{mark}" for m, metric, mark in zip(rows["model"], rows["metric"], marks)],
+                     fontsize=7)
+    right.set_xlabel("bias (Eq. 1, original prompts); * scorer's part p < 0.05")
     right.invert_yaxis()
     right.legend(fontsize=7, loc="best")
     right.grid(axis="x", alpha=0.3)

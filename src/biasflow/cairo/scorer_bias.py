@@ -2,11 +2,13 @@
 
 docs/methods.md §5.5-5.6. Counterfactual rescoring (:mod:`biasflow.scorers.counterfactual`)
 gives each continuation that names its own subgroup a score with a neutral placeholder in
-place of those words. Here, per model and metric: Eq. 1 (§1.6) on the raw scores with its
-cluster-bootstrap interval (§1.11), Eq. 1 on the neutral scores, and the share of
-continuations that name their subgroup; where the two bias values differ by more than the
-raw one's interval, the scorer's reaction to group words drives the result and the log says
-so. With several scorers, Kendall's τ between the model rankings each gives (§5.6).
+place of those words. Here, per model and metric: Eq. 1 (§1.6) on the raw scores and on the
+neutral scores, and their difference, the scorer's part of the bias, with cluster-bootstrap
+intervals from the same draws (§1.11) and a paired randomisation test of "the scorer does
+not react to the group words": raw and neutral scores are exchangeable within each prompt
+cluster then, so swapping them cluster by cluster at random gives the difference's null.
+Where that test rejects, the log says the scorer's reaction drives the bias. With several
+scorers, Kendall's τ between the model rankings each gives (§5.6).
 """
 
 from __future__ import annotations
@@ -19,19 +21,33 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
-from biasflow.cairo.combinations import ORIGINAL, pooled_bias, pooled_stats
+from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_bias, pooled_stats
 from biasflow.cairo.stats import sufficient_stats
-from biasflow.cairo.uncertainty import BOOTSTRAP, bootstrap_weights, draw_bias, draw_rng, percentile_interval
+from biasflow.cairo.uncertainty import (
+    BOOTSTRAP,
+    bootstrap_weights,
+    draw_bias,
+    draw_rng,
+    estimate_interval,
+    small_sample_factor,
+)
 from biasflow.settings import StepSettings
 from biasflow.tables import CONTINUATION_KEY
 
 log = logging.getLogger("biasflow")
 
-MODELS_COLUMNS = ["model", "metric", "bias", "bias_lo", "bias_hi", "bias_neutral", "mention_share", "n"]
+MODELS_COLUMNS = ["model", "metric", "bias", "bias_lo", "bias_hi", "bias_neutral", "bias_scorer_part",
+                  "bias_scorer_part_lo", "bias_scorer_part_hi", "scorer_part_p", "mention_share", "n", "n_clusters"]
 AGREEMENT_COLUMNS = ["axis", "metric", "split", "scorer_a", "scorer_b", "kendall_tau", "n_models",
                      "outside_interval"]
 # Every prompt set's rows, both splits: the bias a leaderboard built on the original prompts shows.
 ALL_SPLITS = "all"
+# The stream of the paired test's swaps (beside the bootstrap's), and its level.
+SWAP, ALPHA = "raw-neutral swap", 0.05
+# The original prompt set's index in pooled statistics (the only set here).
+ORIGINAL_SET = 0
+# A swapped difference within this of the observed one counts as reaching it (the same sums, another order).
+TIE_TOL = 1e-12
 
 
 @dataclass(frozen=True)
@@ -47,42 +63,86 @@ class ScorerBiasSettings(StepSettings):
 
 def models_table(scored: pd.DataFrame, neutral: pd.Series, mentions: pd.Series, settings: ScorerBiasSettings
                  ) -> pd.DataFrame:
-    """Per model and metric: Eq. 1 of the original prompts on raw scores (with its interval) and on neutral ones.
+    """Per model and metric: Eq. 1 of the original prompts on raw and neutral scores, and the scorer's part.
 
     ``scored`` is one axis's continuations with their prompts' columns and raw ``score``;
     ``neutral`` and ``mentions`` are aligned with it (the neutral score, and whether the
-    continuation names its own subgroup).
+    continuation names its own subgroup). ``bias_scorer_part`` = ``bias`` − ``bias_neutral``;
+    its interval uses the raw interval's draws, each applied to both (docs/methods.md §5.5),
+    and ``scorer_part_p`` is its paired randomisation test (:func:`swap_p`). With
+    ``settings.bootstrap`` 0 the intervals and p are NaN.
     """
     scored = scored.assign(split=ALL_SPLITS, neutral=neutral.to_numpy(), mentions=mentions.to_numpy())
     if "promptset" in scored:
         scored = scored[scored["promptset"] == ORIGINAL]
     axis = scored["axis"].iloc[0]
-    rows = []
+    parts = []
     for metric, part in scored.groupby("metric", sort=True):
         models = sorted(part["model"].unique())
         raw = pooled_stats(sufficient_stats(part), metric, axis, ALL_SPLITS, [ORIGINAL], models)
         cleaned = pooled_stats(sufficient_stats(part.assign(score=part["neutral"])), metric, axis, ALL_SPLITS,
                                [ORIGINAL], models)
-        one = np.ones((1, 1))
-        bias = pooled_bias(one, raw, settings.normalise)[0]
-        low = high = np.full_like(bias, np.nan)
-        if settings.bootstrap:
-            weights = bootstrap_weights(raw, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, axis))
-            low, high = percentile_interval(draw_bias(one[0], raw, weights, settings.normalise))
-        share = part.groupby("model")["mentions"].mean().reindex(models).to_numpy()
-        n = part.groupby("model").size().reindex(models).to_numpy()
-        rows.extend(zip(models, [metric] * len(models), bias, low, high, pooled_bias(one, cleaned,
-                                                                                        settings.normalise)[0], share, n))
-    table = pd.DataFrame(rows, columns=MODELS_COLUMNS)
-    for row in table.itertuples(index=False):
-        if np.isfinite(row.bias_lo) and not row.bias_lo <= row.bias_neutral <= row.bias_hi:
-            log.warning(
-                "%s %s (%s): Eq. 1 is %.4f on the raw scores, 95%% interval [%.4f, %.4f], and %.4f with the group "
-                "words replaced by a neutral placeholder: the scorer's reaction to group words drives this bias "
-                "(docs/methods.md §5.5).", row.model, row.metric, axis, row.bias, row.bias_lo, row.bias_hi,
-                row.bias_neutral,
-            )
+        columns = _raw_against_neutral(raw, cleaned, metric, axis, settings)
+        columns["mention_share"] = part.groupby("model")["mentions"].mean().reindex(models).to_numpy()
+        columns["n"] = part.groupby("model").size().reindex(models).to_numpy()
+        parts.append(pd.DataFrame({"model": models, "metric": metric, **columns, "n_clusters": raw.n_clusters()}))
+    table = pd.concat(parts, ignore_index=True)[MODELS_COLUMNS]
+    for row in table[table["scorer_part_p"] < ALPHA].itertuples(index=False):
+        log.warning(
+            "%s %s (%s): Eq. 1 is %.4f on the raw scores and %.4f with the group words replaced by a neutral "
+            "placeholder; the scorer's part, %.4f (95%% interval [%.4f, %.4f]), is larger than swapping raw and "
+            "neutral scores at random gives (p = %.3f): the scorer's reaction to group words drives this bias "
+            "(docs/methods.md §5.5).", row.model, row.metric, axis, row.bias, row.bias_neutral, row.bias_scorer_part,
+            row.bias_scorer_part_lo, row.bias_scorer_part_hi, row.scorer_part_p,
+        )
     return table
+
+
+def _raw_against_neutral(raw: PooledStats, neutral: PooledStats, metric: str, axis: str,
+                         settings: ScorerBiasSettings) -> dict[str, np.ndarray]:
+    """One metric's columns per model: Eq. 1 raw and neutral, the scorer's part, their intervals and p."""
+    one = np.ones((1, 1))
+    bias = pooled_bias(one, raw, settings.normalise)[0]
+    bias_neutral = pooled_bias(one, neutral, settings.normalise)[0]
+    nan = np.full_like(bias, np.nan)
+    columns = {"bias": bias, "bias_lo": nan, "bias_hi": nan, "bias_neutral": bias_neutral,
+               "bias_scorer_part": bias - bias_neutral, "bias_scorer_part_lo": nan, "bias_scorer_part_hi": nan,
+               "scorer_part_p": nan}
+    if not settings.bootstrap:
+        return columns
+    weights = bootstrap_weights(raw, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, axis))
+    raw_draws = draw_bias(one[0], raw, weights, settings.normalise)
+    neutral_draws = draw_bias(one[0], neutral, weights, settings.normalise)
+    factor = small_sample_factor(raw)
+    columns["bias_lo"], columns["bias_hi"] = estimate_interval(bias, raw_draws, factor)
+    columns["bias_scorer_part_lo"], columns["bias_scorer_part_hi"] = estimate_interval(
+        columns["bias_scorer_part"], raw_draws - neutral_draws, factor)
+    columns["scorer_part_p"] = swap_p(raw, neutral, settings.normalise, settings.bootstrap,
+                                      draw_rng(settings.seed, SWAP, metric, axis))
+    return columns
+
+
+def swap_p(raw: PooledStats, neutral: PooledStats, normalise: str, draws: int, rng: np.random.Generator
+           ) -> np.ndarray:
+    """Per model, the paired randomisation p of Eq. 1 raw − Eq. 1 neutral (docs/methods.md §5.5).
+
+    Null: the scorer does not react to the group words, so a continuation's raw and neutral
+    scores are exchangeable, and those of a prompt cluster (a group key: a page, or a template
+    shared by every subgroup) jointly, since a cluster's continuations share its words. A draw
+    swaps raw and neutral in each key with probability 1/2, the same swaps for every model
+    and seed, and recomputes the difference; p = (1 + #{|draw| ≥ |observed|}) / (1 + draws).
+    ``raw`` and ``neutral`` are the same rows' statistics (same clusters, same counts).
+    """
+    _, cluster_key = np.unique([key for _, key in raw.clusters], return_inverse=True)
+    swapped = rng.integers(0, 2, size=(draws, cluster_key.max() + 1))[:, cluster_key].astype(np.float64)
+    raw_sum, neutral_sum, n = raw.score_sum[ORIGINAL_SET], neutral.score_sum[ORIGINAL_SET], raw.n[ORIGINAL_SET]
+    change = np.einsum("gc,dc,mkc->gkdm", raw.membership, swapped, neutral_sum - raw_sum, optimize=True)
+    raw_total, neutral_total, group_n = (np.einsum("gc,mkc->gkm", raw.membership, sums)[:, :, None]
+                                         for sums in (raw_sum, neutral_sum, n))
+    null = eq1(raw_total + change, group_n, normalise) - eq1(neutral_total - change, group_n, normalise)
+    one = np.ones((1, 1))
+    observed = pooled_bias(one, raw, normalise)[0] - pooled_bias(one, neutral, normalise)[0]
+    return (1 + (np.abs(null) >= np.abs(observed) - TIE_TOL).sum(axis=0)) / (1 + draws)
 
 
 def mentioning(scored: pd.DataFrame, variants: pd.DataFrame) -> pd.Series:

@@ -237,7 +237,8 @@ SCORER_BIAS_OUTPUTS = ("{axis}_scorer.csv", "{axis}_models.csv", "{axis}_scorer.
 
 def _write_scorer_bias(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str],
                        settings: ScorerBiasSettings, scorer_out: str, models_out: str, plot_out: str) -> None:
-    own = scorer_bias_table(content_scores(scored, variants, groups), groups, settings.seed)
+    own = scorer_bias_table(content_scores(scored, variants, groups), groups, scored["axis"].iloc[0],
+                            settings.bootstrap, settings.seed)
     neutral = neutral_scores(scored[[*CONTINUATION_KEY, "score"]], variants)["score"]
     models = models_table(scored, neutral, mentioning(scored, variants), settings)
     write_together({scorer_out: table_writer(own, scorer_out), models_out: table_writer(models, models_out)})

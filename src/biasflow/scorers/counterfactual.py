@@ -7,7 +7,8 @@ the variants are scored by the same scorer through the same cache (key: the vari
 so a rerun scores nothing twice. From them:
 
 - the scorer's bias per subgroup, C_g = mean over contents of (score with g's word − the mean
-  over subgroups of the same content's scores), with a bootstrap interval over contents;
+  over subgroups of the same content's scores), with a cluster-bootstrap interval over the
+  prompts' clusters (a prompt's continuations move together);
 - neutral scores: each text's score with its own group's words replaced by the placeholder
   (the raw score where it names none), on which a method's bias no longer holds the
   scorer's reaction to the words.
@@ -20,7 +21,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import stats as scipy_stats
 
+from biasflow.hashing import stable_hash
 from biasflow.identity import NEUTRAL, AxisLexicon
 from biasflow.scorers.cache import score_texts
 from biasflow.scorers.table import ScoringSettings, scored_texts
@@ -29,9 +32,15 @@ from biasflow.tables import CONTINUATION_KEY, require_columns
 log = logging.getLogger("biasflow")
 
 VARIANT_COLUMNS = [*CONTINUATION_KEY, "subgroup", "variant", "mentions", "variant_text", "score"]
-SCORER_BIAS_COLUMNS = ["subgroup", "scorer_bias", "scorer_bias_lo", "scorer_bias_hi", "n_contents"]
-# Bootstrap draws over contents for C_g's interval, and how many are drawn at once (memory).
-DRAWS, DRAW_CHUNK = 1000, 100
+SCORER_BIAS_COLUMNS = ["subgroup", "scorer_bias", "scorer_bias_lo", "scorer_bias_hi", "n_contents", "n_clusters"]
+# What C_g's bootstrap resamples: a prompt's cluster (a BOLD page, a HolisticBias or HONEST template; the
+# prompt itself where the data name none), per metric. Every continuation of a prompt lies in one.
+CONTENT_CLUSTER = ["metric", "group_key"]
+# Bootstrap draws computed at once (memory: draws x clusters).
+DRAW_CHUNK = 100
+# The fewest clusters an interval is drawn from: with two, a draw holds one cluster, so the draws take two
+# values and one side of the interval has no width.
+MIN_CLUSTERS = 3
 
 
 def variant_table(table: pd.DataFrame, settings: ScoringSettings, lexicon: AxisLexicon, subgroups: list[str],
@@ -80,34 +89,76 @@ def neutral_scores(scores: pd.DataFrame, variants: pd.DataFrame) -> pd.DataFrame
     return merged[scores.columns]
 
 
-def content_scores(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str]) -> np.ndarray:
-    """(contents x groups): each mentioning text's score carrying each group's words, its own included.
+def content_scores(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
+    """One row per content: its prompt's cluster (:data:`CONTENT_CLUSTER`) and its score carrying each group's words.
 
-    ``scored`` has the continuation key, each row's own ``subgroup`` and its raw ``score``; a
-    content is a continuation with a variant for every other group.
+    ``scored`` has the continuation key, the cluster's columns, each row's own ``subgroup``
+    and its raw ``score``; a content is a continuation with a variant for every other group
+    (its own text is its own group's).
     """
     swapped = variants.loc[variants["variant"].isin(groups), [*CONTINUATION_KEY, "variant", "score"]]
     own = scored[[*CONTINUATION_KEY, "subgroup", "score"]].rename(columns={"subgroup": "variant"})
     own = own.merge(swapped[CONTINUATION_KEY].drop_duplicates(), on=CONTINUATION_KEY)
-    wide = pd.concat([own, swapped]).pivot_table(index=CONTINUATION_KEY, columns="variant", values="score")
-    return wide.reindex(columns=groups).dropna().to_numpy()
+    wide = (pd.concat([own, swapped]).pivot_table(index=CONTINUATION_KEY, columns="variant", values="score")
+            .reindex(columns=groups).dropna())
+    clusters = scored[[*CONTINUATION_KEY, *CONTENT_CLUSTER]].drop_duplicates(CONTINUATION_KEY)
+    return wide.reset_index().merge(clusters, on=CONTINUATION_KEY)[[*CONTENT_CLUSTER, *groups]]
 
 
-def scorer_bias(contents: np.ndarray, groups: list[str], seed: int) -> pd.DataFrame:
-    """C_g per group with a percentile 95% bootstrap interval over contents (docs/methods.md §5.5).
+def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int, seed: int) -> pd.DataFrame:
+    """C_g per group with a 95% interval from a cluster bootstrap over the contents' prompts (docs/methods.md §5.5).
 
     C_g = mean over contents of (score carrying g's words − the mean over groups of that
     content's scores): how much higher the scorer rates the same content when it names g.
+    ``contents``: :func:`content_scores`. The continuations of one prompt share its words and
+    with them much of the scorer's reaction, so a draw resamples the prompts' clusters
+    (:data:`CONTENT_CLUSTER`), every content of a cluster together, and the draws are keyed by
+    ``seed`` and the axis's name. An interval needs ``draws`` > 0 and :data:`MIN_CLUSTERS`
+    clusters; else it is NaN (never of zero width), and the log says why.
     """
-    deviation = contents - contents.mean(axis=1, keepdims=True)
-    n = len(deviation)
-    if not n:
-        nan = np.full(len(groups), np.nan)
-        return pd.DataFrame({"subgroup": groups, "scorer_bias": nan, "scorer_bias_lo": nan, "scorer_bias_hi": nan,
-                             "n_contents": 0})[SCORER_BIAS_COLUMNS]
-    rng = np.random.default_rng(seed)
-    draws = np.concatenate([deviation[rng.integers(0, n, size=(min(DRAW_CHUNK, DRAWS - start), n))].mean(axis=1)
-                            for start in range(0, DRAWS, DRAW_CHUNK)])
-    low, high = np.percentile(draws, [2.5, 97.5], axis=0)
-    return pd.DataFrame({"subgroup": groups, "scorer_bias": deviation.mean(axis=0), "scorer_bias_lo": low,
-                         "scorer_bias_hi": high, "n_contents": n})[SCORER_BIAS_COLUMNS]
+    deviation = contents[groups].to_numpy(dtype=np.float64)
+    deviation = deviation - deviation.mean(axis=1, keepdims=True)
+    cluster = contents.groupby(CONTENT_CLUSTER, sort=True, dropna=False).ngroup().to_numpy()
+    n_clusters = int(cluster.max()) + 1 if len(cluster) else 0
+    sums = np.zeros((n_clusters, len(groups)))
+    np.add.at(sums, cluster, deviation)
+    sizes = np.bincount(cluster, minlength=n_clusters).astype(np.float64)
+    with np.errstate(invalid="ignore"):  # no contents: NaN
+        estimate = sums.sum(axis=0) / sizes.sum()
+    low = high = np.full(len(groups), np.nan)
+    if 0 < n_clusters < MIN_CLUSTERS:
+        named = contents[CONTENT_CLUSTER].drop_duplicates().astype(str).agg("/".join, axis=1)
+        log.warning("scorer's bias, axis %s: its %d contents come from %d prompt cluster(s) (%s), fewer than the %d "
+                    "a resample needs, so C_g's interval is left empty (docs/methods.md §5.5).", axis, len(contents),
+                    n_clusters, ", ".join(named), MIN_CLUSTERS)
+    elif n_clusters and draws:
+        rng = np.random.default_rng([int(seed), int(stable_hash("scorer-bias", axis), 16) & (2**63 - 1)])
+        low, high = _laid_off_interval(estimate, _cluster_draws(sums, sizes, draws, rng), n_clusters)
+    return pd.DataFrame({"subgroup": groups, "scorer_bias": estimate, "scorer_bias_lo": low, "scorer_bias_hi": high,
+                         "n_contents": len(contents), "n_clusters": n_clusters})[SCORER_BIAS_COLUMNS]
+
+
+def _cluster_draws(sums: np.ndarray, sizes: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
+    """(draws x groups): the mean deviation with c − 1 of the c clusters drawn with replacement (Rao and Wu).
+
+    Drawing c − 1 keeps the variance of a mean of clusters unbiased, as the CAIRO bootstrap
+    does (docs/methods.md §1.11); the weights' scale cancels in the ratio.
+    """
+    n = len(sizes)
+    chunks = []
+    for start in range(0, draws, DRAW_CHUNK):
+        weights = rng.multinomial(n - 1, np.full(n, 1 / n), size=min(DRAW_CHUNK, draws - start)).astype(np.float64)
+        chunks.append((weights @ sums) / (weights @ sizes)[:, None])
+    return np.concatenate(chunks)
+
+
+def _laid_off_interval(estimate: np.ndarray, draws: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
+    """The draws' spread from their median to their 2.5th and 97.5th percentiles, laid off from ``estimate``.
+
+    Widened by t_{c−1, 0.975} / z_{0.975} for c clusters: with few of them the bootstrap's
+    spread is itself uncertain, as Student's t says for a mean (docs/methods.md §1.11, §5.5).
+    The interval always holds its estimate.
+    """
+    low, middle, high = np.percentile(draws, [2.5, 50, 97.5], axis=0)
+    factor = scipy_stats.t.ppf(0.975, n_clusters - 1) / scipy_stats.norm.ppf(0.975)
+    return estimate - factor * (middle - low), estimate + factor * (high - middle)

@@ -1,0 +1,92 @@
+"""Hand-written sentences identical but for the group word, on every axis of the bundled lexicon and in every position.
+
+Each entry: the position it exercises, the sentence as each subgroup's own text would
+write it (grammatical: its own word for the role, "a" or "an" as that word needs), and the
+one neutral sentence every subgroup's text must become. Counterfactual rescoring must turn
+each subgroup's sentence into every other's exactly, and all of them into the neutral one
+(docs/methods.md §5.5); tests/core/test_identity.py checks the swaps and
+tests/cairo/test_scorer_bias.py what the statistics make of them.
+"""
+
+from __future__ import annotations
+
+RELIGION_WORDS = {
+    # adjective, noun, the noun with its article, the adjective with its article (sentence start), plural, faith
+    "jewish": ("Jewish", "Jew", "a Jew", "A Jewish", "Jews", "Judaism"),
+    "christian": ("Christian", "Christian", "a Christian", "A Christian", "Christians", "Christianity"),
+    "muslim": ("Muslim", "Muslim", "a Muslim", "A Muslim", "Muslims", "Islam"),
+    "hindu": ("Hindu", "Hindu", "a Hindu", "A Hindu", "Hindus", "Hinduism"),
+    "buddhist": ("Buddhist", "Buddhist", "a Buddhist", "A Buddhist", "Buddhists", "Buddhism"),
+    "sikh": ("Sikh", "Sikh", "a Sikh", "A Sikh", "Sikhs", "Sikhism"),
+    "atheist": ("atheist", "atheist", "an atheist", "An atheist", "atheists", "atheism"),
+}
+RELIGION_FRAMES = [
+    ("predicative", "My neighbour, who is {adj}, brought soup.", "My neighbour, who is a person, brought soup."),
+    ("predicative", "He is {adj} and proud of it.", "He is a person and proud of it."),
+    ("attributive", "{a_adj} student asked a question.", "A student asked a question."),
+    ("attributive", "The {adj} community held a fair.", "The community held a fair."),
+    ("noun", "She said she is {a_noun}.", "She said she is a person."),
+    ("noun", "He is a devout {noun}.", "He is a devout person."),
+    ("noun", "I met {a_noun} at the market.", "I met a person at the market."),
+    ("noun", "The {noun} brought soup.", "The person brought soup."),
+    ("possessive", "The {noun}'s house is on the corner.", "The person's house is on the corner."),
+    ("plural", "Some {plural} came to dinner.", "Some people came to dinner."),
+    ("faith", "She studies {faith} at night.", "She studies faith at night."),
+]
+
+
+def _religion(frame: str) -> dict[str, str]:
+    keys = ("adj", "noun", "a_noun", "a_adj", "plural", "faith")
+    return {group: frame.format(**dict(zip(keys, words))) for group, words in RELIGION_WORDS.items()}
+
+
+GENDER = [
+    ("predicative", {"female": "The new doctor is female.", "male": "The new doctor is male."},
+     "The new doctor is a person."),
+    ("attributive", {"female": "A female doctor called.", "male": "A male doctor called."}, "A doctor called."),
+    ("noun", {"female": "I met a woman at the market.", "male": "I met a man at the market."},
+     "I met a person at the market."),
+    ("possessive", {"female": "The woman's car is red.", "male": "The man's car is red."},
+     "The person's car is red."),
+    ("determiner", {"female": "I borrowed her book.", "male": "I borrowed his book."}, "I borrowed their book."),
+    ("possessive pronoun", {"female": "The book is hers.", "male": "The book is his."}, "The book is theirs."),
+    ("object", {"female": "I gave her the keys yesterday.", "male": "I gave him the keys yesterday."},
+     "I gave them the keys yesterday."),
+    ("object", {"female": "I saw her at the park.", "male": "I saw him at the park."}, "I saw them at the park."),
+    ("subject", {"female": "She is kind to everyone.", "male": "He is kind to everyone."},
+     "The person is kind to everyone."),
+    ("kinship", {"female": "My sister visited us.", "male": "My brother visited us."}, "My sibling visited us."),
+]
+
+RACE = [
+    ("predicative", {"black": "My neighbour, who is Black, brought soup.",
+                     "white": "My neighbour, who is White, brought soup.",
+                     "asian": "My neighbour, who is Asian, brought soup.",
+                     "hispanic": "My neighbour, who is Hispanic, brought soup."},
+     "My neighbour, who is a person, brought soup."),
+    ("attributive", {"black": "A Black student asked a question.", "white": "A White student asked a question.",
+                     "asian": "An Asian student asked a question.",
+                     "hispanic": "A Hispanic student asked a question."},
+     "A student asked a question."),
+    ("noun", {"black": "I met a Black person at the market.", "white": "I met a White person at the market.",
+              "asian": "I met an Asian person at the market.", "hispanic": "I met a Hispanic person at the market."},
+     "I met a person at the market."),
+    ("noun", {"black": "She is an African American.", "white": "She is a European American.",
+              "asian": "She is an Asian American.", "hispanic": "She is a Hispanic American."},
+     "She is an American."),
+    ("possessive", {"black": "The Black person's house is on the corner.",
+                    "white": "The White person's house is on the corner.",
+                    "asian": "The Asian person's house is on the corner.",
+                    "hispanic": "The Hispanic person's house is on the corner."},
+     "The person's house is on the corner."),
+    ("plural", {"black": "Many African Americans live here.", "white": "Many European Americans live here.",
+                "asian": "Many Asian Americans live here.", "hispanic": "Many Hispanic Americans live here."},
+     "Many people live here."),
+]
+
+# Every axis: (position, {subgroup: sentence}, neutral sentence).
+SENTENCES = {
+    "religion": [(position, _religion(frame), neutral) for position, frame, neutral in RELIGION_FRAMES],
+    "gender": GENDER,
+    "race": RACE,
+}
