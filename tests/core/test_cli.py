@@ -279,6 +279,33 @@ def test_fairpair_score_writes_one_row_per_prompt_and_dissimilarity(tmp_path):
     # b0=a0, b1={she,liked,her,job}. d(a0,b0)=0, d(a0,b1)=7/8, d(a1,b0)=2/6, d(a1,b1)=7/8.
     assert np.isclose(scores.loc["jaccard", "B"], (0 + 7 / 8 + 2 / 6 + 7 / 8) / 4)
     assert np.isclose(scores.loc["jaccard", "V_pg"], 2 / 6) and np.isclose(scores.loc["jaccard", "V_gp"], 7 / 8)
+    summary = pd.read_csv(tmp_path / "scores_summary.csv")
+    assert list(summary["dissimilarity"]) == ["jaccard", "sentiment"] and set(summary["model"]) == {"continuations"}
+    assert {"F_excess", "F_excess_lo", "F_excess_hi", "R_excess", "R_null_lo", "p_perm"} <= set(summary.columns)
+
+
+def test_fairpair_score_with_neutral_texts_gives_no_negative_or_huge_null_and_a_headline(tmp_path):
+    """6 prompts x 5 samples, half the texts without sentiment words (VADER 0): each side's within sum is exact."""
+    rng = np.random.default_rng(0)
+    neutral = ["The table is there.", "He went to the office.", "It is a chair.", "They walked home."]
+    toned = ["She is wonderful and kind.", "He is terrible at work.", "A great day.", "I love this job.", "Sad news."]
+    rows = [(f"p{p}", side, s, rng.choice(neutral) if rng.random() < 0.5 else rng.choice(toned))
+            for p in range(6) for side in ("perturbed_original", "counterfactual") for s in range(5)]
+    out = tmp_path / "scores.csv"
+    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, rows)), "--out", str(out),
+                      "--summary", str(tmp_path / "headline.csv"), "--null-draws", "200", "--bootstrap", "200")
+    assert result.returncode == 0, result.stderr
+    sentiment = pd.read_csv(out).query("dissimilarity == 'sentiment'")
+    assert sentiment["F_null_mean"].between(0, 100).all(), sentiment["F_null_mean"].tolist()
+    headline = pd.read_csv(tmp_path / "headline.csv").set_index("dissimilarity").loc["sentiment"]
+    assert 0 < headline["p_perm"] <= 1 and headline["n_tested"] >= 1
+
+
+def test_fairpair_score_refuses_one_path_for_both_tables(tmp_path):
+    rows = [("p1", side, s, "a b") for side in ("perturbed_original", "counterfactual") for s in range(2)]
+    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, rows)), "--out",
+                      str(tmp_path / "x.csv"), "--summary", str(tmp_path / "x.csv"))
+    assert result.returncode == 2 and "--summary" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_fairpair_score_needs_both_sides_and_two_samples(tmp_path):
@@ -315,7 +342,9 @@ def test_fpr_gaps_on_prediction_files_named_by_model(tmp_path):
     # negative FPR: A = 1/2 (the neutral sentence of 2 non-negatives), B = 0; mean 0.25.
     assert np.isclose(gaps.loc["A", "negative_FPR_gap"], 0.25, atol=1e-8)
     assert np.isclose(gaps.loc["B", "negative_FPR_gap"], -0.25, atol=1e-8)
-    assert np.isclose(gaps.loc["A", "negative_FPR_gap_width"], 0.0), "identical runs: zero width"
+    # Identical runs have no run-to-run spread: no interval and no test, not a zero width (docs/methods.md §3.3).
+    assert gaps[["negative_FPR_gap_width", "negative_FPR_gap_p"]].isna().all().all()
+    assert "runs identical: no run-to-run spread to test against" in result.stderr
 
 
 def test_fpr_gaps_rejects_a_file_without_predictions(tmp_path):

@@ -146,7 +146,8 @@ def same_stem_twice(tmp: Path) -> list[str]:
 
 def fairpair_scores_without_null(tmp: Path) -> list[str]:
     table = pd.DataFrame({column: [1.0, 1.2] for column in PROMPT_SCORE_COLUMNS})
-    table["prompt_id"], table["dissimilarity"], table["F_null_mean"] = ["p1", "p2"], "jaccard", None
+    table["prompt_id"], table["dissimilarity"] = ["p1", "p2"], "jaccard"
+    table[["F_null_mean", "R_null_mean", "R_null_sd", "p_perm"]] = None
     path = tmp / "m.csv"
     table.to_csv(path, index=False)
     return power(tmp, "fairpair", path)

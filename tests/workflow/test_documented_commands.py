@@ -108,6 +108,7 @@ CHECKS: dict[str, tuple[str, object]] = {
     "make report": ("make", "snakemake --report report.html"),
     "make test": ("make", "python -m pytest -q"),
     "make test-faults": ("make", "pytest -q -m faults"),
+    "make test-calibration": ("make", "pytest -q -m calibration"),
     "make test-report": ("make", "pytest -q -m browser"),
     "make test-vllm": ("make", "pytest -q -m vllm"),
     "make test-gpu TORCH_SPEC=torch": ("make", 'pip install "torch"'),
@@ -334,7 +335,7 @@ def fairpair_sides(root: Path) -> list[str]:
     rows = [{"prompt_id": p, "side": side, "sample": s, "text": " ".join(rng.choice(words, 5))}
             for p in ("p1", "p2") for side in ("perturbed_original", "counterfactual") for s in range(4)]
     pd.DataFrame(rows).to_csv(root / "c.csv", index=False)
-    return ["scores.csv"]
+    return ["scores.csv", "scores_summary.csv"]
 
 
 def predictions(root: Path) -> list[str]:

@@ -70,7 +70,14 @@ def test_main_job_writes_every_selection_output(run):
     workdir, config = run
     table = pd.read_csv(workdir / MAIN_JOB)
     assert list(table.columns) == HEADLINE_COLUMNS
-    assert (table["bias_lo"] <= table["bias_hi"]).all() and (table["rank_lo"] <= table["rank_hi"]).all()
+    resampled = table["n_clusters"] >= 2
+    intervals = ["bias_lo", "bias_hi", "excess_bias_lo", "excess_bias_hi", "rank_lo", "rank_hi"]
+    assert table.loc[~resampled, intervals].isna().all().all(), "one cluster: no interval, never a zero-width one"
+    kept = table[resampled]
+    assert ((kept["bias_lo"] <= kept["bias"]) & (kept["bias"] <= kept["bias_hi"])).all()
+    assert (kept["rank_lo"] <= kept["rank_hi"]).all() and table["excess_p"].between(0, 1).all()
+    assert set(table.loc[table["metric"] == "BOLD", "design"]) == {"nested"}
+    assert set(table.loc[table["metric"] != "BOLD", "design"]) <= {"crossed", "mixed"}
     assert np.allclose(table["excess_bias"], table["bias"] - table["null_floor"])
     assert set(table["pair"]) <= {"BOLD~HolisticBias", "BOLD~HONEST", "HONEST~HolisticBias"}
     assert set(table["prompts"]) == {"original", "cairo"} and set(table["split"]) == {"valid", "test"}
@@ -158,11 +165,12 @@ def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
     summary = pd.read_csv(workdir / "results/fairpair/summary.csv")
     assert list(summary.columns) == [
         "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "n_infinite_F", "n_undefined_F",
-        "F_null_mean", "F_null_lo", "F_null_hi", "F_excess", "F_excess_lo", "F_excess_hi", "p_perm",
-        "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means", "welch_t", "welch_p",
+        "F_null_mean", "F_excess", "F_excess_lo", "F_excess_hi", "n_tested", "R_excess", "R_excess_lo",
+        "R_excess_hi", "R_null_lo", "R_null_hi", "p_perm", "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means",
+        "welch_t", "welch_p",
     ]
     assert summary["p_perm"].between(0, 1, inclusive="right").all()
-    assert (summary["F_null_lo"] <= summary["F_null_hi"]).all()
+    assert (summary["R_null_lo"] <= summary["R_null_hi"]).all()
     assert set(summary["model"]) == {"a-t1.0", "b-t1.0"}
     assert set(summary["dissimilarity"]) == {"jaccard", "sentiment"}
     per_prompt = pd.read_csv(workdir / "results/fairpair/a-t1.0.csv")
