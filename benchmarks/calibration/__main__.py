@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="each scenario at the test suite's size")
     parser.add_argument("--seed", type=int, default=0, help="the seed every repetition's stream starts from")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
-    parser.add_argument("--csv", type=Path, default=CSV, help=f"the table as CSV (default {CSV.name} beside this)")
+    parser.add_argument("--csv", type=Path, help=f"the table as CSV (default: benchmarks/{CSV.name} for a full run, "
+                        "none with --quick, so quick rates never replace the table's)")
     parser.add_argument("--json", type=Path, help="also write the rows and timing here (for readme_numbers)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
@@ -47,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = list(pool.map(_run_one, jobs))
     seconds = time.perf_counter() - start
     table = pd.DataFrame(rows)
-    table[COLUMNS].to_csv(args.csv, index=False)
+    csv = args.csv or (None if args.quick else CSV)
+    if csv:
+        table[COLUMNS].to_csv(csv, index=False)
     print(markdown_table(rows))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
