@@ -22,7 +22,6 @@ from biasflow.cairo.uncertainty import (
     bootstrap_weights,
     draw_bias,
     draw_rng,
-    estimate_interval,
     excess_p,
     group_difference_interval,
     kendall_w_test,
@@ -30,6 +29,7 @@ from biasflow.cairo.uncertainty import (
     rank_interval,
     small_sample_factor,
 )
+from biasflow.intervals import estimate_interval
 
 HEADLINE_COLUMNS = [
     "axis", "pair", "model", "metric", "split", "prompts", "bias", "bias_lo", "bias_hi", "null_floor", "excess_bias",

@@ -28,9 +28,9 @@ from biasflow.cairo.uncertainty import (
     bootstrap_weights,
     draw_bias,
     draw_rng,
-    estimate_interval,
     small_sample_factor,
 )
+from biasflow.intervals import estimate_interval
 from biasflow.settings import StepSettings
 from biasflow.tables import CONTINUATION_KEY
 
@@ -133,8 +133,7 @@ def swap_p(raw: PooledStats, neutral: PooledStats, normalise: str, draws: int, r
     and seed, and recomputes the difference; p = (1 + #{|draw| ≥ |observed|}) / (1 + draws).
     ``raw`` and ``neutral`` are the same rows' statistics (same clusters, same counts).
     """
-    _, cluster_key = np.unique([key for _, key in raw.clusters], return_inverse=True)
-    swapped = rng.integers(0, 2, size=(draws, cluster_key.max() + 1))[:, cluster_key].astype(np.float64)
+    swapped = rng.integers(0, 2, size=(draws, len(raw.keys)))[:, raw.cluster_key].astype(np.float64)
     raw_sum, neutral_sum, n = raw.score_sum[ORIGINAL_SET], neutral.score_sum[ORIGINAL_SET], raw.n[ORIGINAL_SET]
     change = np.einsum("gc,dc,mkc->gkdm", raw.membership, swapped, neutral_sum - raw_sum, optimize=True)
     raw_total, neutral_total, group_n = (np.einsum("gc,mkc->gkm", raw.membership, sums)[:, :, None]

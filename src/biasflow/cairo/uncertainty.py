@@ -26,11 +26,11 @@ from scipy import stats as scipy_stats
 
 from biasflow.cairo.combinations import PooledStats, eq1
 from biasflow.hashing import stable_hash
+from biasflow.intervals import INTERVAL, estimate_interval
+from biasflow.intervals import small_sample_factor as t_factor
 
 # Streams of random draws, one per purpose, so adding draws of one kind never moves another's.
 BOOTSTRAP, NULL = "bootstrap", "null"
-# Percentiles of a 95% interval.
-INTERVAL = (2.5, 97.5)
 # A null draw's Eq. 1 within this of the observed one counts as reaching it (the same sums, another order).
 TIE_TOL = 1e-12
 
@@ -110,31 +110,13 @@ def percentile_interval(draws: np.ndarray, axis: int = 0) -> tuple[np.ndarray, n
 
 
 def small_sample_factor(pooled: PooledStats) -> float:
-    """t_{df, 0.975} / z_{0.975} with df = Σ over strata of (keys − 1): the widening for few clusters.
+    """The t/z widening (:func:`biasflow.intervals.small_sample_factor`) for df = Σ over strata of (keys − 1).
 
-    docs/methods.md §1.11. The bootstrap's spread estimates the standard error from the
-    clusters, and with a handful of them that estimate is itself uncertain, as Student's t
-    is for a mean; df counts the clusters' degrees of freedom the spread rests on (one
-    stratum of 6 templates: 5; four nested subgroups of 3 pages: 8). 1 for many clusters;
-    NaN where no stratum can be resampled.
+    docs/methods.md §1.11: df counts the clusters' degrees of freedom the bootstrap's spread
+    rests on (one stratum of 6 templates: 5; four nested subgroups of 3 pages: 8); NaN where
+    no stratum can be resampled.
     """
-    df = sum(len(keys) - 1 for keys in pooled.stratum_keys())
-    return float(scipy_stats.t.ppf(0.975, df) / scipy_stats.norm.ppf(0.975)) if df > 0 else np.nan
-
-
-def estimate_interval(estimate: np.ndarray, draws: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray]:
-    """A 95% interval that holds its estimate: the draws' percentile spread around their median, placed at the estimate.
-
-    docs/methods.md §1.11. Eq. 1 is biased upward and its bootstrap draws, biased again, sit
-    above it, so a plain percentile interval can miss the estimate; the distances from the
-    draws' median to their 2.5th and 97.5th percentiles, times ``factor``
-    (:func:`small_sample_factor`), are laid off from the estimate instead. Coverage: the
-    calibration table (benchmarks/README.md).
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        low, middle, high = np.nanpercentile(draws, (INTERVAL[0], 50, INTERVAL[1]), axis=0)
-    return estimate - factor * (middle - low), estimate + factor * (high - middle)
+    return t_factor(sum(len(keys) - 1 for keys in pooled.stratum_keys()))
 
 
 def excess_p(bias: np.ndarray, null_draws: np.ndarray) -> np.ndarray:

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
 from biasflow.hashing import stable_hash
 from biasflow.identity import NEUTRAL, AxisLexicon
+from biasflow.intervals import estimate_interval, small_sample_factor
 from biasflow.scorers.cache import score_texts
 from biasflow.scorers.table import ScoringSettings, scored_texts
 from biasflow.tables import CONTINUATION_KEY, require_columns
@@ -133,7 +133,8 @@ def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int
                     n_clusters, ", ".join(named), MIN_CLUSTERS)
     elif n_clusters and draws:
         rng = np.random.default_rng([int(seed), int(stable_hash("scorer-bias", axis), 16) & (2**63 - 1)])
-        low, high = _laid_off_interval(estimate, _cluster_draws(sums, sizes, draws, rng), n_clusters)
+        low, high = estimate_interval(estimate, _cluster_draws(sums, sizes, draws, rng),
+                                      small_sample_factor(n_clusters - 1))
     return pd.DataFrame({"subgroup": groups, "scorer_bias": estimate, "scorer_bias_lo": low, "scorer_bias_hi": high,
                          "n_contents": len(contents), "n_clusters": n_clusters})[SCORER_BIAS_COLUMNS]
 
@@ -150,15 +151,3 @@ def _cluster_draws(sums: np.ndarray, sizes: np.ndarray, draws: int, rng: np.rand
         weights = rng.multinomial(n - 1, np.full(n, 1 / n), size=min(DRAW_CHUNK, draws - start)).astype(np.float64)
         chunks.append((weights @ sums) / (weights @ sizes)[:, None])
     return np.concatenate(chunks)
-
-
-def _laid_off_interval(estimate: np.ndarray, draws: np.ndarray, n_clusters: int) -> tuple[np.ndarray, np.ndarray]:
-    """The draws' spread from their median to their 2.5th and 97.5th percentiles, laid off from ``estimate``.
-
-    Widened by t_{c−1, 0.975} / z_{0.975} for c clusters: with few of them the bootstrap's
-    spread is itself uncertain, as Student's t says for a mean (docs/methods.md §1.11, §5.5).
-    The interval always holds its estimate.
-    """
-    low, middle, high = np.percentile(draws, [2.5, 50, 97.5], axis=0)
-    factor = scipy_stats.t.ppf(0.975, n_clusters - 1) / scipy_stats.norm.ppf(0.975)
-    return estimate - factor * (middle - low), estimate + factor * (high - middle)
