@@ -22,7 +22,9 @@ say how each is written. ``tests/core/test_readme_numbers.py`` fails when a READ
 ``numbers.json`` disagree.
 
 The groups, in order (each later one uses the clone's environment and cached weights):
-``demo`` (``make demo``, a rerun of its main job with ``results/`` deleted, ``make report``),
+``demo`` (``make demo``, a rerun of its main job with ``results/`` deleted, ``make report``, and what
+``dtype: auto`` picked with the CPU's roofline), ``demo_avx2`` (the same in a fresh clone of its own,
+with PyTorch's kernels capped at AVX2, so bfloat16 is emulated as on most laptops),
 ``roofline`` (the embedded models in float32 and bfloat16 against the machine's roofline), ``counterfactual``, ``fairpair``, ``fpr``, ``official`` (the official overlay's gender run on official-size
 files in the official formats, made up by ``benchmarks/scale.py``: this machine cannot
 download the real ones), ``plan`` (the paper's dry run), ``weights`` (GGUF conversion
@@ -51,13 +53,14 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from benchmarks.cpu_dtype import CAP
 from benchmarks.demo_profile import profile
 from benchmarks.generation import JSON_MARK, PAPER_CONTINUATIONS, projection_hours
 
 REPO = Path(__file__).resolve().parent.parent
 NUMBERS = REPO / "benchmarks" / "numbers.json"
 DOCUMENTS = ("README.md", "benchmarks/README.md")
-GROUPS = ("demo", "roofline", "counterfactual", "fairpair", "fpr", "official", "plan", "weights", "scoring", "scale", "selection",
+GROUPS = ("demo", "demo_avx2", "roofline", "counterfactual", "fairpair", "fpr", "official", "plan", "weights", "scoring", "scale", "selection",
           "uncertainty", "calibration", "vllm", "slurm")
 MAIN_JOB = "snakemake --cores 2 results/cairo/gender.csv"
 
@@ -183,9 +186,9 @@ class Clone:
         print(f"[readme_numbers]   {seconds:.1f} s", file=sys.stderr, flush=True)
         return seconds, done.stdout
 
-    def benchmark(self, module: str, name: str, flags: str = "") -> tuple[float, dict]:
+    def benchmark(self, module: str, name: str, flags: str = "", env: dict | None = None) -> tuple[float, dict]:
         """Run ``benchmarks.<module>`` with ``--json benchmarks/out/<name>.json``; seconds and what it wrote."""
-        seconds, _ = self.run(f".venv/bin/python -m benchmarks.{module} --json benchmarks/out/{name}.json{flags}")
+        seconds, _ = self.run(f".venv/bin/python -m benchmarks.{module} --json benchmarks/out/{name}.json{flags}", env)
         return seconds, json.loads((self.path / f"benchmarks/out/{name}.json").read_text())
 
     def config(self) -> dict:
@@ -202,21 +205,29 @@ class Clone:
 # The groups
 
 
-def measure_demo(clone: Clone) -> dict:
-    """``make demo`` as a new user runs it: its set-up, then the main job (Snakemake's own elapsed time)."""
-    total, output = clone.run("make demo")
+def measure_demo(clone: Clone, env: dict | None = None) -> dict:
+    """``make demo`` as a new user runs it: its set-up, then the main job (Snakemake's own elapsed time);
+    then what ``dtype: auto`` picked on this CPU and why, and the CPU's roofline (benchmarks/cpu_dtype.py)."""
+    total, output = clone.run("make demo", env)
     hours, minutes, seconds = re.findall(r"Elapsed time: (\d+):(\d+):([\d.]+)", output)[-1]
     main = 3600 * int(hours) + 60 * int(minutes) + float(seconds)
     setup = total - main
     where = profile(clone.path, main)
+    _, cpu = clone.benchmark("cpu_dtype", "cpu_dtype", env=env)
     shutil.rmtree(clone.path / "results")
     shutil.rmtree(clone.path / "logs", ignore_errors=True)
-    rerun, _ = clone.run(MAIN_JOB)
+    rerun, _ = clone.run(MAIN_JOB, env)
     computed = sum(int(n) for log in (clone.path / "logs").rglob("*.log")
                    for n in re.findall(r"rows from cache, (\d+) to compute", log.read_text()))
-    report, _ = clone.run("make report")
+    report, _ = clone.run("make report", env)
     return {"setup_s": setup, "main_s": main, "rerun_s": rerun, "rerun_rows_computed": computed, "report_s": report,
-            "profile": where}
+            "profile": where, "cpu": cpu}
+
+
+def measure_demo_avx2(clone: Clone) -> dict:
+    """The demo group again, in a fresh clone of its own, with PyTorch's kernels capped at AVX2
+    (``benchmarks.cpu_dtype.CAP``): bfloat16 emulated, as on most laptops' CPUs."""
+    return measure_demo(Clone.fresh(None), CAP)
 
 
 def measure_roofline(clone: Clone) -> dict:
@@ -447,16 +458,31 @@ def _rate(results: list[dict], key: str, **match) -> float:
     return next(r[key] for r in results if all(r[k] == v for k, v in match.items()))
 
 
+def _demo_fields(group: str) -> dict:
+    """The values of one demo group: its times, and what ``dtype: auto`` picked on its CPU with the roofline."""
+    def cpu(n: dict) -> dict:
+        return n[group]["cpu"]
+
+    return {
+        "conditions": lambda n: conditions(n[group]),
+        "total": lambda n: duration(n[group]["setup_s"] + n[group]["main_s"]),
+        "setup": lambda n: duration(n[group]["setup_s"]),
+        "main": lambda n: duration(n[group]["main_s"]),
+        "rerun": lambda n: duration(n[group]["rerun_s"]) + (
+            " and loaded no model" if n[group]["rerun_rows_computed"] == 0
+            else f" and computed {n[group]['rerun_rows_computed']} rows"),
+        "report": lambda n: duration(n[group]["report_s"]),
+        "dtype": lambda n: f"{cpu(n)['dtype']} ({cpu(n)['why']})",
+        "roofline": lambda n: (
+            f"{cpu(n)['peak_gflops']['float32']:,.0f} GFLOP/s in float32 and {cpu(n)['peak_gflops']['bfloat16']:,.0f} "
+            f"in bfloat16 at {cpu(n)['capability']}, {cpu(n)['bandwidth_gbs']:.1f} GB/s; Gemma 3 270M at batch 32: "
+            f"{cpu(n)['gemma_roofline'][cpu(n)['dtype']]:,.0f} tokens/s in {cpu(n)['dtype']}"),
+    }
+
+
 FIELDS = {
     "all.wall": lambda n: about_minutes(sum(group["wall_s"] for group in n.values())),
-    "demo.conditions": lambda n: conditions(n["demo"]),
-    "demo.total": lambda n: duration(n["demo"]["setup_s"] + n["demo"]["main_s"]),
-    "demo.setup": lambda n: duration(n["demo"]["setup_s"]),
-    "demo.main": lambda n: duration(n["demo"]["main_s"]),
-    "demo.rerun": lambda n: duration(n["demo"]["rerun_s"]) + (
-        " and loaded no model" if n["demo"]["rerun_rows_computed"] == 0
-        else f" and computed {n['demo']['rerun_rows_computed']} rows"),
-    "demo.report": lambda n: duration(n["demo"]["report_s"]),
+    **{f"{g}.{key}": field for g in ("demo", "demo_avx2") for key, field in _demo_fields(g).items()},
     "fairpair.setup": lambda n: (f"{n['fairpair']['occupations']} occupations, {n['fairpair']['samples']} samples "
                                  f"per side, {n['fairpair']['max_new_tokens']} new tokens, "
                                  f"{n['fairpair']['systems']} systems"),
@@ -579,10 +605,13 @@ def _table_weights(n: dict) -> str:
     return markdown_table(n["weights"]["results"])
 
 
-def _table_demo_profile(n: dict) -> str:
-    from benchmarks.demo_profile import markdown_table
+def _table_demo_profile(group: str):
+    def table(n: dict) -> str:
+        from benchmarks.demo_profile import markdown_table
 
-    return markdown_table(n["demo"]["profile"])
+        return markdown_table(n[group]["profile"])
+
+    return table
 
 
 def _table_roofline(n: dict) -> str:
@@ -591,7 +620,8 @@ def _table_roofline(n: dict) -> str:
     return markdown_table(n["roofline"])
 
 
-TABLES = {"generation": _table_generation, "roofline": _table_roofline, "demo_profile": _table_demo_profile, "scoring": _table_scoring, "scale": _table_scale,
+TABLES = {"generation": _table_generation, "roofline": _table_roofline, "demo_profile": _table_demo_profile("demo"),
+          "demo_avx2_profile": _table_demo_profile("demo_avx2"), "scoring": _table_scoring, "scale": _table_scale,
           "selection": _table_selection, "uncertainty": _table_uncertainty, "calibration": _table_calibration,
           "counterfactual": _table_counterfactual, "weights": _table_weights}
 

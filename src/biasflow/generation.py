@@ -50,9 +50,10 @@ class CachedGenerator:
         chunk_size: int | None = None,
         description: str = "",
     ):
-        self.spec = spec
-        self.cache_dir = cache_dir
         backend = backend_class(spec.backend, f"model {spec.name}: ")
+        # `dtype: auto` resolved for this machine first, so the key holds the dtype computed in.
+        self.spec = spec = backend.resolved(spec)
+        self.cache_dir = cache_dir
         # What decides a continuation: the model entry's identity and the backend's sampler.
         self.identity = {**spec.identity(), "sampler": backend.sampler}
         self.cache = ShardCache(f"{cache_dir}/generations/{stable_hash(self.identity)}")

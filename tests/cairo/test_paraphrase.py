@@ -13,6 +13,7 @@ from biasflow.cairo.paraphrase import (
     clean_paraphrase,
     load_templates,
     paraphrase_prompts,
+    paraphrase_tables,
     split_answer,
     template_files,
     validate_paraphrase,
@@ -178,6 +179,43 @@ def test_all_valid_first_time():
     assert list(rejections.columns) == PARAPHRASE_REJECTION_COLUMNS
     assert rejections["n_accepted"].sum() == 6 and rejections["n_dropped"].sum() == 0
     assert rejections["n_retried"].sum() == 0
+
+
+@pytest.mark.parametrize("chat, per_request", [(False, 1), (True, 2)])
+def test_tables_share_rounds_and_give_each_table_its_own_result(chat, per_request):
+    """Tables paraphrased together: one call per round for all of them, each table's rows and
+    rejections exactly those it gets alone, and no chat request mixing two tables' prompts."""
+    prompts = original_prompts()
+    tables = [prompts[prompts["metric"] == "HONEST"], prompts[prompts["metric"] == "BOLD"]]
+    settings = ParaphraseSettings.defaults(seeds=[0, 1], max_attempts=3, prompts_per_request=per_request)
+
+    def respond(request):
+        originals = [line.split(". ", 1)[1] for line in request.prompt.splitlines()[1:]] if "each of" in \
+            request.prompt else [request.prompt.removeprefix("Paraphrase: ").removesuffix(" can be paraphrased as")]
+        # the woman's prompts are copied back twice, then paraphrased
+        answers = [o if ("woman" in o and request.sample < 2) else GOOD[o].removeprefix("1. ") for o in originals]
+        return answers[0] if len(answers) == 1 else "\n".join(f"{k}. {a}" for k, a in enumerate(answers, 1))
+
+    calls = []
+
+    def generate(requests):
+        calls.append(list(requests))
+        return [respond(r) for r in requests]
+
+    together = paraphrase_tables(tables, generate, paraphraser="p", chat=chat, templates=TEMPLATES,
+                                 settings=settings)
+    assert len(calls) == 3  # one call per round, whatever the number of tables
+    bold_texts = set(tables[1]["text"])
+    for call in calls:
+        for request in call:
+            mentioned = {text for text in prompts["text"] if text in request.prompt}
+            assert mentioned <= bold_texts or not (mentioned & bold_texts)
+    for table, (rows, rejections) in zip(tables, together):
+        alone_rows, alone_rejections = paraphrase_prompts(table, lambda rs: [respond(r) for r in rs], paraphraser="p",
+                                                          chat=chat, templates=TEMPLATES, settings=settings)
+        pd.testing.assert_frame_equal(rows, alone_rows)
+        pd.testing.assert_frame_equal(rejections, alone_rejections)
+    assert together[0][1]["n_retried"].sum() == 2 and together[0][1]["n_accepted"].sum() == 4
 
 
 def test_copy_then_good_is_retried_and_kept():

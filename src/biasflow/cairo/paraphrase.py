@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import pandas as pd
 
@@ -303,51 +303,97 @@ def paraphrase_prompts(
     prompts with no valid paraphrase, ``n_retried`` = prompts whose first attempt was
     rejected (accepted later or dropped).
     """
-    _check_original(original)
-    max_attempts, min_ratio, max_ratio = settings.max_attempts, settings.min_ratio, settings.max_ratio
-    if max_attempts < 1:
-        raise BiasflowError(f"paraphrase max_attempts must be at least 1, got {max_attempts}.")
+    [result] = paraphrase_tables([original], generate, paraphraser=paraphraser, chat=chat, templates=templates,
+                                 settings=settings, progress=progress)
+    return result
+
+
+def paraphrase_tables(
+    originals: Sequence[pd.DataFrame],
+    generate: Generate,
+    *,
+    paraphraser: str,
+    chat: bool,
+    templates: dict[str, str],
+    settings: ParaphraseSettings,
+    progress: ProgressCallback | None = None,
+) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
+    """:func:`paraphrase_prompts` of several prompt tables at once: ``(rows, rejections)`` of each.
+
+    Each attempt round sends the pending requests of every table in one ``generate`` call, so
+    a paraphraser's batches stay full while the rounds shrink (the last round of one table
+    alone is a few requests); a chat request still holds prompts of one table only, so no
+    request mixes metrics. Requests are the same as the tables' own calls would make and are
+    seeded per request, so each table's result is the one it gets on its own.
+    """
+    if settings.max_attempts < 1:
+        raise BiasflowError(f"paraphrase max_attempts must be at least 1, got {settings.max_attempts}.")
     if settings.prompts_per_request < 1:
         raise BiasflowError(f"paraphrase prompts_per_request must be at least 1, got {settings.prompts_per_request}.")
-    per_request = settings.prompts_per_request if chat else 1
-    prompts = original.reset_index(drop=True)
-    seeds = list(dict.fromkeys(int(s) for s in settings.seeds))
-    texts = prompts["text"].astype(str).tolist()
-    keep = settings.keep_identity_term
-    terms = [t if isinstance(t, str) and keep else "" for t in prompts["identity_term"].tolist()]
-    requests = [build_request_text(t, chat, templates) for t in texts]
-
-    accepted: dict[tuple[int, int], str] = {}
-    outcomes: list[dict] = []
-    pending = [(seed, i) for seed in seeds for i in range(len(prompts))]
-    for attempt in range(max_attempts):
-        if not pending:
+    runs = [_TableParaphrasing(original, chat, templates, settings) for original in originals]
+    for attempt in range(settings.max_attempts):
+        batches = [run.batch(attempt) for run in runs]
+        flat = [request for batch in batches for request in batch]
+        if not flat:
             break
-        chunks = _chunks(pending, per_request)
-        batch = [
-            Request(prompt=build_batch_request_text([texts[i] for _, i in chunk], templates) if len(chunk) > 1
-                    else requests[chunk[0][1]], seed=chunk[0][0], sample=attempt)
-            for chunk in chunks
-        ]
-        answers = _generate_unique(generate, batch)
+        answers = _generate_unique(generate, flat)
         if progress is not None:
-            progress(len(batch))
-        raws = [part for chunk, answer in zip(chunks, answers) for part in _answer_parts(answer, len(chunk))]
-        still = []
-        for (seed, i), raw in zip(pending, raws):
-            candidate = clean_paraphrase(raw, texts[i]) if raw is not None else None
-            reason = validate_paraphrase(texts[i], candidate, terms[i], min_ratio, max_ratio) if raw is not None \
-                else "count_mismatch"
-            outcomes.append({"seed": seed, "row": i, "attempt": attempt, "reason": reason})
+            progress(len(flat))
+        start = 0
+        for run, batch in zip(runs, batches):
+            run.take(attempt, answers[start:start + len(batch)])
+            start += len(batch)
+    return [run.result(paraphraser) for run in runs]
+
+
+class _TableParaphrasing:
+    """One prompt table's paraphrasing state across attempt rounds (see :func:`paraphrase_prompts`)."""
+
+    def __init__(self, original: pd.DataFrame, chat: bool, templates: dict[str, str], settings: ParaphraseSettings):
+        _check_original(original)
+        self.settings = settings
+        self.templates = templates
+        self.per_request = settings.prompts_per_request if chat else 1
+        self.prompts = original.reset_index(drop=True)
+        self.seeds = list(dict.fromkeys(int(s) for s in settings.seeds))
+        self.texts = self.prompts["text"].astype(str).tolist()
+        keep = settings.keep_identity_term
+        self.terms = [t if isinstance(t, str) and keep else "" for t in self.prompts["identity_term"].tolist()]
+        self.requests = [build_request_text(t, chat, templates) for t in self.texts]
+        self.accepted: dict[tuple[int, int], str] = {}
+        self.outcomes: list[dict] = []
+        self.pending = [(seed, i) for seed in self.seeds for i in range(len(self.prompts))]
+        self.chunks: list[list[tuple[int, int]]] = []
+
+    def batch(self, attempt: int) -> list[Request]:
+        """The requests of this round: one per chunk of the pending (seed, prompt) pairs."""
+        self.chunks = _chunks(self.pending, self.per_request)
+        texts = self.texts
+        return [
+            Request(prompt=build_batch_request_text([texts[i] for _, i in chunk], self.templates) if len(chunk) > 1
+                    else self.requests[chunk[0][1]], seed=chunk[0][0], sample=attempt)
+            for chunk in self.chunks
+        ]
+
+    def take(self, attempt: int, answers: list[str]) -> None:
+        """Validate this round's answers; accepted prompts leave ``pending``."""
+        raws = [part for chunk, answer in zip(self.chunks, answers) for part in _answer_parts(answer, len(chunk))]
+        settings, still = self.settings, []
+        for (seed, i), raw in zip(self.pending, raws):
+            original = self.texts[i]
+            candidate = clean_paraphrase(raw, original) if raw is not None else None
+            reason = validate_paraphrase(original, candidate, self.terms[i], settings.min_ratio, settings.max_ratio) \
+                if raw is not None else "count_mismatch"
+            self.outcomes.append({"seed": seed, "row": i, "attempt": attempt, "reason": reason})
             if reason is None:
-                accepted[(seed, i)] = candidate
+                self.accepted[(seed, i)] = candidate
             else:
                 still.append((seed, i))
-        pending = still
+        self.pending = still
 
-    rows = _paraphrase_rows(prompts, accepted, paraphraser, seeds)
-    rejections = _rejection_table(prompts, outcomes, accepted, paraphraser, seeds)
-    return rows, rejections
+    def result(self, paraphraser: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+        rows = _paraphrase_rows(self.prompts, self.accepted, paraphraser, self.seeds)
+        return rows, _rejection_table(self.prompts, self.outcomes, self.accepted, paraphraser, self.seeds)
 
 
 def _chunks(pending: list[tuple[int, int]], size: int) -> list[list[tuple[int, int]]]:

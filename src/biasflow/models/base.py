@@ -8,11 +8,14 @@ on which other requests shared its batch.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import logging
+from dataclasses import asdict, dataclass, replace
 from typing import Callable, Protocol, Sequence
 
 from biasflow.hashing import stable_hash
 from biasflow.schema import filled
+
+log = logging.getLogger("biasflow")
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,8 @@ class ModelSpec:
     """A model entry of the config, resolved to what a backend needs.
 
     ``name`` is only used in paths; the cache identity is ``backend``, ``model``,
-    ``decoding``, ``chat`` and ``dtype`` (the numbers the weights are computed in), so renaming
-    an entry keeps its cached results.
+    ``decoding``, ``chat`` and ``dtype`` (the numbers the weights are computed in; resolved from
+    ``auto`` by the backend before it enters a key), so renaming an entry keeps its cached results.
     """
 
     name: str
@@ -120,3 +123,13 @@ class InProcessBackend:
     @staticmethod
     def check_environment(spec: ModelSpec, where: str = "") -> None:
         return None
+
+    @staticmethod
+    def resolved(spec: ModelSpec) -> ModelSpec:
+        """``spec`` with ``dtype: auto`` resolved for the device this process computes on, logged with why."""
+        from biasflow.models.dtypes import default_device, resolve_dtype
+
+        dtype, why = resolve_dtype(spec.dtype, default_device())
+        if spec.dtype == "auto":
+            log.info("model %s: dtype auto is %s (%s)", spec.name, dtype, why)
+        return replace(spec, dtype=dtype)

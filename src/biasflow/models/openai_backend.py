@@ -100,6 +100,11 @@ class OpenAIBackend:
         return int(options.get("max_concurrency", DEFAULT_MAX_CONCURRENCY))
 
     @staticmethod
+    def resolved(spec: ModelSpec) -> ModelSpec:
+        """``spec`` as it is: the server decides the numbers it computes in."""
+        return spec
+
+    @staticmethod
     def check_environment(spec: ModelSpec, where: str = "") -> str:
         """The API key from the environment, checked before any job runs; an error names the variable.
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import Sequence
 
 from biasflow.errors import BiasflowError
 from biasflow.models.base import Decoding, Generation, InProcessBackend, ModelSpec, ProgressCallback, Request
+from biasflow.models.dtypes import default_device, resolve_dtype
 from biasflow.models.sources import materialise, resolve_source
 
 log = logging.getLogger("biasflow")
@@ -29,17 +31,11 @@ log = logging.getLogger("biasflow")
 BLOCK = 1024
 
 
-def default_device() -> str:
-    """The first GPU when there is one, else the CPU."""
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
 def load_pretrained(spec: ModelSpec, cache_dir: str, dtype: str | None = None):
     """``(tokenizer, model)`` of ``spec.model`` from local weights (GGUF converted once), on the CPU.
 
-    ``dtype`` overrides the entry's own (tuning trains in float32 whatever the entry says).
+    ``dtype`` overrides the entry's own (tuning trains in float32 whatever the entry says);
+    ``auto`` is resolved for this machine's CPU (:mod:`biasflow.models.dtypes`).
     """
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -49,7 +45,7 @@ def load_pretrained(spec: ModelSpec, cache_dir: str, dtype: str | None = None):
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
         model = AutoModelForCausalLM.from_pretrained(
-            source.location, dtype=_torch_dtype(torch, dtype or spec.dtype), **kwargs
+            source.location, dtype=_torch_dtype(torch, resolve_dtype(dtype or spec.dtype, "cpu")[0]), **kwargs
         )
     except OSError as exc:
         raise BiasflowError(
@@ -76,17 +72,18 @@ class TransformersBackend(InProcessBackend):
         started = time.perf_counter()  # the load counts torch's and transformers' imports
         import torch
 
-        self.spec = spec
+        self.device = device or default_device()
+        dtype, why = resolve_dtype(spec.dtype, self.device)
+        self.spec = spec = replace(spec, dtype=dtype)
         self.torch = torch
         self.tokenizer, self.model = load_pretrained(spec, cache_dir)
-        self.device = device or default_device()
         self.model.to(self.device).eval()
-        log.info("model %s (%s) on %s, loaded in %.1f s", spec.name, spec.model, self.device,
+        log.info("model %s (%s) in %s on %s (%s), loaded in %.1f s", spec.name, spec.model, dtype, self.device, why,
                  time.perf_counter() - started)
         self.clock = _ForwardClock(self.model)
-        if self.device == "cpu" and self.model.dtype == torch.bfloat16 and not _native_bfloat16(torch):
-            log.warning("model %s: bfloat16 on a CPU without native bfloat16 arithmetic (AVX512-BF16 or AMX) is "
-                        "emulated and can be slower than float32; set its dtype: float32", spec.name)
+        fitting, fit_why = resolve_dtype("auto", "cpu") if self.device == "cpu" else (dtype, "")
+        if dtype == "bfloat16" and fitting != "bfloat16":
+            log.warning("model %s: bfloat16 is set, but %s; set its dtype: auto", spec.name, fit_why)
         self.tokenizer.padding_side = "left"
         self.tokenizer.truncation_side = "left"
         if self.tokenizer.pad_token_id is None:
@@ -200,7 +197,8 @@ class _PerRequestSampler:
             chosen = scores.argmax(dim=-1)
         else:
             uniform = torch.stack([torch.rand((), generator=g, dtype=torch.float64) for g in self.generators])
-            chosen = _sample(torch, scores / max(self.decoding.temperature, 1e-5), self.decoding,
+            # In place, as below: scores is this step's own float copy of the logits.
+            chosen = _sample(torch, scores.div_(max(self.decoding.temperature, 1e-5)), self.decoding,
                              uniform.to(scores.device))
         # In place: a second vocabulary-wide tensor per step would cost as much as the search.
         scores.fill_(float("-inf"))
@@ -311,17 +309,7 @@ def _nucleus(torch, probs, top_p: float):
     return top, ids, (top.cumsum(dim=-1) - top) < top_p
 
 
-def _native_bfloat16(torch) -> bool:
-    """Whether this CPU computes bfloat16 natively (oneDNN's own check); True where torch cannot say."""
-    try:
-        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    except (AttributeError, RuntimeError):
-        return True
-
-
 def _torch_dtype(torch, name: str):
-    if name == "auto":
-        return "auto"
     try:
         return getattr(torch, name)
     except AttributeError:

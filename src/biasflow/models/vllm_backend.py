@@ -95,7 +95,8 @@ def engine_kwargs(spec: ModelSpec) -> dict:
 
     ``spec.model`` may be a hub id, a directory or a ``.gguf`` file; for GGUF, vLLM
     advises the original model's tokenizer (``options.tokenizer``) over the one it can
-    rebuild from the file. The entry's ``dtype`` and the options of :data:`ENGINE_OPTIONS`
+    rebuild from the file. The entry's ``dtype`` (``auto`` resolved for the device first, as
+    :mod:`biasflow.models.dtypes` says) and the options of :data:`ENGINE_OPTIONS`
     (``gpu_memory_utilization``, ``max_model_len``, ``tensor_parallel_size``,
     ``enforce_eager``) go to the engine; ``options.engine`` passes any further engine
     argument through. ``seed=0`` only fixes the engine's global state; sampling uses
@@ -134,7 +135,7 @@ class VLLMBackend(InProcessBackend):
 
     def __init__(self, spec: ModelSpec, cache_dir: str):
         vllm = _import_vllm()
-        spec = replace(spec, model=resolve_source(spec.model, cache_dir).location)
+        spec = replace(self.resolved(spec), model=resolve_source(spec.model, cache_dir).location)
         self.spec = spec
         self._sampling_params_cls = vllm.SamplingParams
         self._llm = vllm.LLM(**engine_kwargs(spec))
