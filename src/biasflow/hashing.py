@@ -1,11 +1,14 @@
 """Stable content hashes.
 
-Prompt ids, cache keys and the valid/test split all derive from these, so they must not
-depend on Python's per-process ``hash`` salt, dict order or float formatting quirks.
+Prompt ids, cache keys, the valid/test split and every random stream of the statistics
+derive from these, so they must not depend on Python's per-process ``hash`` salt, dict
+order or float formatting quirks.
 """
 
 import hashlib
 import json
+
+import numpy as np
 
 # What json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 # builds on every call, built once: prompt tables hash every prompt twice.
@@ -21,3 +24,13 @@ def stable_hash(*parts, length: int = 16) -> str:
 def unit_interval(*parts) -> float:
     """Map ``parts`` to a float in [0, 1), uniformly and stably (used for hash splits)."""
     return int(stable_hash(*parts, length=15), 16) / 16**15
+
+
+def named_rng(seed: int, *names) -> np.random.Generator:
+    """The random stream of ``seed`` and ``names``: what is drawn and for what (a model, a metric, a prompt id).
+
+    Every bootstrap, permutation and null draw of the statistics comes from one of these, keyed
+    by names, never by a position in a list: adding a model or a prompt, or reading the rows
+    in another order, moves no other's draws (docs/methods.md §1.11, §2.5, §3.3).
+    """
+    return np.random.default_rng([int(seed), int(stable_hash(*names), 16) & (2**63 - 1)])

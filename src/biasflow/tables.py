@@ -42,6 +42,12 @@ PROMPT_COLUMNS = [
 CONTINUATION_KEY = ["prompt_id", "model", "seed", "sample"]
 # One score per continuation and scorer.
 SCORE_COLUMNS = [*CONTINUATION_KEY, "scorer", "score"]
+# The columns of the continuation and score tables that hold numbers (read with ``numbers=``).
+CONTINUATION_NUMBERS = ["seed", "sample"]
+SCORE_NUMBERS = [*CONTINUATION_NUMBERS, "score"]
+# Text a numeric column may hold for a missing value: a blank cell, and what pandas reads as
+# missing in a CSV and writes for a missing number turned into text ("nan").
+MISSING_TEXT = ("", "nan", "na", "n/a", "null", "none")
 # The formats write_table writes, by file suffix.
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
 
@@ -178,8 +184,14 @@ def write_together(writers: Mapping[str | os.PathLike, Callable[[Path], None]]) 
             write(tmp)
 
 
-def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str = "table") -> pd.DataFrame:
-    """Read a parquet/CSV/TSV table and check that it has the ``required`` columns."""
+def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str = "table",
+               numbers: Iterable[str] = ()) -> pd.DataFrame:
+    """Read a parquet/CSV/TSV table, check that it has the ``required`` columns, and read ``numbers`` as numbers.
+
+    ``numbers`` are the columns the command computes with: numeric text in them (a parquet
+    string column, a spreadsheet's export) becomes its number in the table returned, and
+    other text is refused here, naming the file (:func:`as_numbers`).
+    """
     path = Path(path)
     if not path.exists():
         raise BiasflowError(f"{what} not found: {path}. Check the path, or run the step that produces it.")
@@ -197,7 +209,7 @@ def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str 
             f"cannot read {what} {path}: {str(exc).rstrip('.')}. Is it a valid {path.suffix} file?"
         ) from None
     require_columns(df, required, f"{what} {path}")
-    return df
+    return as_numbers(df, numbers, f"{what} {path}")
 
 
 def _check_header(path: Path, sep: str, what: str) -> None:
@@ -220,16 +232,42 @@ def require_rows(df: pd.DataFrame, what: str) -> None:
         raise BiasflowError(f"{what} has no rows, only a header; give a table with at least one row.")
 
 
-def require_numbers(df: pd.DataFrame, column: str, what: str) -> None:
-    """Raise a :class:`BiasflowError` unless ``column`` holds finite numbers in every row."""
-    values = pd.to_numeric(df[column], errors="coerce")
-    bad = values.isna() | ~values.abs().lt(float("inf"))
+def as_numbers(df: pd.DataFrame, columns: Iterable[str], what: str) -> pd.DataFrame:
+    """``df`` with each of ``columns`` it has as numbers; raise a :class:`BiasflowError` on text that is not one.
+
+    Numbers stored as text ("0.63") are read as the numbers they are, in the table the
+    command goes on with: a check on a converted copy would pass them on to arithmetic that
+    fails with a traceback. A missing value (an empty cell, :data:`MISSING_TEXT`) stays
+    missing, for each table's own rule on missing values to judge.
+    """
+    converted = {}
+    for column in columns:
+        if column not in df or pd.api.types.is_numeric_dtype(df[column]):
+            continue
+        values = pd.to_numeric(df[column], errors="coerce")
+        text = df[column].astype("string").str.strip().str.lower()
+        bad = values.isna() & text.notna() & ~text.isin(MISSING_TEXT)
+        if bad.any():
+            example = df.loc[bad, column].iloc[0]
+            raise BiasflowError(
+                f"{what}: column {column} must hold a finite number, but {int(bad.sum())} row(s) hold text that is "
+                f"not one, e.g. {example!r}; write numbers in those rows (text such as '0.63' is read as its number)."
+            )
+        converted[column] = values
+    return df.assign(**converted) if converted else df
+
+
+def require_numbers(df: pd.DataFrame, column: str, what: str) -> pd.DataFrame:
+    """``df`` with ``column`` as numbers (:func:`as_numbers`); raise unless every row holds a finite one."""
+    df = as_numbers(df, [column], what)
+    bad = ~df[column].abs().lt(float("inf"))
     if bad.any():
         example = df.loc[bad, column].iloc[0]
         raise BiasflowError(
             f"{what}: column {column} must hold a finite number in every row, but {int(bad.sum())} row(s) do not, "
             f"e.g. {example!r}; fix those rows or rescore the table."
         )
+    return df
 
 
 def check_not_inputs(outputs: Mapping[str, object], inputs: Mapping[str, object]) -> None:

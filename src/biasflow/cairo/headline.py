@@ -4,7 +4,9 @@
 combination that makes the metrics agree on the valid split. This module picks the
 headline size (the k with the highest valid r; the smallest such k on ties), recomputes
 every model's bias under the original prompts and under that combination on both splits,
-ranks the models within each metric (docs/methods.md §1.7), and builds the summary.
+ranks the models within each metric (docs/methods.md §1.7), and builds the summary. Its
+intervals and null read the bootstrap and null draws the selection made (``Selection.draws``),
+never drawing again (§1.11).
 """
 
 from __future__ import annotations
@@ -17,15 +19,10 @@ import pandas as pd
 from biasflow.cairo.combinations import ORIGINAL, pooled_bias, pooled_stats
 from biasflow.cairo.selection import BLOCK_SIZE, SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection, combination_label
 from biasflow.cairo.uncertainty import (
-    BOOTSTRAP,
-    NULL,
-    bootstrap_weights,
     draw_bias,
-    draw_rng,
     excess_p,
     group_difference_interval,
     kendall_w_test,
-    null_weights,
     rank_interval,
     small_sample_factor,
 )
@@ -61,7 +58,8 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
     Σ_g |μ_g − μ_all|, and ``excess_p`` the null's test of a group difference (§1.12-1.13).
     ``design`` (nested, crossed or mixed) and ``n_clusters`` (the fewest group keys the
     bootstrap resamples together) say what the intervals rest on; with a single key
-    somewhere they are NaN.
+    somewhere they are NaN. The draws are the selection's own (``selection.draws``), so
+    the intervals of a combination here and of r in the curve rest on the same draws.
     """
     rows = []
     for best in headline_k(selection.curve).itertuples(index=False):
@@ -78,11 +76,10 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
             promptsets = [ORIGINAL, *(name for name in combination if name != ORIGINAL)]
             for split in (SELECT_SPLIT, TEST_SPLIT):
                 pooled = pooled_stats(axis_stats, metric, best.axis, split, promptsets, models)
-                null = null_weights(pooled, settings.null_draws, draw_rng(settings.seed, NULL, metric, split))
-                boot = bootstrap_weights(pooled, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, split))
+                draws = selection.draws[best.axis, metric, split]
                 for prompts, comb in (("original", {ORIGINAL: 1}), ("cairo", combination)):
                     counts = np.array([comb.get(name, 0) for name in promptsets], dtype=np.float64)
-                    columns = model_uncertainty(counts, pooled, null, boot, settings.normalise)
+                    columns = model_uncertainty(counts, pooled, draws.null, draws.boot, settings.normalise)
                     for i, model in enumerate(models):
                         rows.append({"axis": best.axis, "pair": best.pair, "model": model, "metric": metric,
                                      "split": split, "prompts": prompts, "k": best.k, "combination": label,
@@ -177,7 +174,11 @@ def designs(table: pd.DataFrame) -> list[dict]:
 
 
 def concordance(table: pd.DataFrame, settings: SearchSettings) -> list[dict]:
-    """Kendall's W of the metrics' rankings of the models by excess bias (original prompts), per axis and split."""
+    """Kendall's W of the metrics' rankings of the models by excess bias (original prompts), per axis and split.
+
+    Its permutations come from ``selection.seed`` alone: they shuffle the models, so which
+    models are present changes them, and W, by definition (§1.14).
+    """
     rows = []
     original = table[table["prompts"] == ORIGINAL].drop_duplicates(["axis", "metric", "split", "model"])
     for (axis, split), group in original.groupby(["axis", "split"], sort=True):

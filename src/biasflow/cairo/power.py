@@ -18,7 +18,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from biasflow.cairo.stats import check_stats_values
+from biasflow.cairo.stats import STATS_NUMBERS, check_stats_values
 from biasflow.power import PowerSettings, correlation_mdd, correlation_needed, means_mdd, means_needed, planned
 from biasflow.tables import read_table
 
@@ -37,7 +37,7 @@ def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFra
     rows = []
     for paths in sources.values():
         for path in paths:
-            stats = read_table(path, what="CAIRO statistics")
+            stats = read_table(path, what="CAIRO statistics", numbers=STATS_NUMBERS)
             check_stats_values(stats, f"CAIRO statistics {path}")  # also names what to rerun without clusters
             rows += subgroup_rows(stats, settings) + agreement_rows(stats, settings)
     return planned(rows, "cairo", settings)

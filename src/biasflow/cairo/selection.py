@@ -38,12 +38,8 @@ from biasflow.cairo.combinations import (
     pooled_totals,
 )
 from biasflow.cairo.uncertainty import (
-    BOOTSTRAP,
-    NULL,
-    bootstrap_weights,
+    Draws,
     draw_bias,
-    draw_rng,
-    null_weights,
     partial_r,
     pearson_rows,
     percentile_interval,
@@ -137,14 +133,17 @@ class SearchSettings(StepSettings):
 
 @dataclass
 class Selection:
-    """The correlation curve (one row per axis, pair and k) and the selected combinations.
+    """The correlation curve (one row per axis, pair and k), the selected combinations, and the draws made.
 
     Where every combination of a size was skipped (constant bias), its curve row has NaN
-    statistics and selection, and it has no choice rows.
+    statistics and selection, and it has no choice rows. ``draws`` holds the null and
+    bootstrap draws of every (axis, metric, split) searched, each drawn once: the headline
+    table (:mod:`biasflow.cairo.headline`) reads them rather than drawing again.
     """
 
     curve: pd.DataFrame
     choices: pd.DataFrame
+    draws: dict[tuple[str, str, str], Draws]
 
 
 @dataclass(frozen=True)
@@ -192,12 +191,12 @@ def select(
             )
             + ". Evaluate a second metric on the same axis (or unify the axes)."
         )
-    curve, choices = [], []
+    curve, choices, draws = [], [], {}
     for axis, metric1, metric2 in pairs:
-        pair_curve, pair_choices = _select_pair(stats, axis, metric1, metric2, settings, progress, block_size)
+        pair_curve, pair_choices = _select_pair(stats, axis, metric1, metric2, settings, progress, block_size, draws)
         curve.extend(pair_curve)
         choices.extend(pair_choices)
-    return Selection(pd.DataFrame(curve, columns=CURVE_COLUMNS), pd.DataFrame(choices, columns=CHOICE_COLUMNS))
+    return Selection(pd.DataFrame(curve, columns=CURVE_COLUMNS), pd.DataFrame(choices, columns=CHOICE_COLUMNS), draws)
 
 
 def check_settings(settings: SearchSettings, block_size: int = BLOCK_SIZE) -> None:
@@ -222,15 +221,21 @@ def check_settings(settings: SearchSettings, block_size: int = BLOCK_SIZE) -> No
         )
 
 
-def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size):
-    """Curve rows and choice rows of one (axis, metric pair), for k = 1..max_sets."""
+def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size, draws):
+    """Curve rows and choice rows of one (axis, metric pair), for k = 1..max_sets.
+
+    ``draws`` maps (axis, metric, split) to the draws made so far; the pair's metrics are drawn
+    where they are not yet. The permutations of the models (§1.8) come from ``selection.seed``
+    alone, the same for every pair: they permute the models' places, so which models are
+    present changes them by definition, as it changes r.
+    """
     pair = f"{metric1}~{metric2}"
     models = _shared_models(stats, axis, metric1, metric2, pair)
     sides = list(zip((metric1, metric2), _paraphrase_sets(stats, axis, metric1, metric2, pair, settings)))
     promptsets = [[ORIGINAL, *sets] for _, sets in sides]
-    valid = [_Side(stats, metric, axis, SELECT_SPLIT, names, models, settings) for (metric, _), names in
+    valid = [_Side(stats, metric, axis, SELECT_SPLIT, names, models, settings, draws) for (metric, _), names in
              zip(sides, promptsets)]
-    test = [_Side(stats, metric, axis, TEST_SPLIT, names, models, settings) for (metric, _), names in
+    test = [_Side(stats, metric, axis, TEST_SPLIT, names, models, settings, draws) for (metric, _), names in
             zip(sides, promptsets)]
     rng = np.random.default_rng(settings.seed)
     perms = rng.permuted(np.tile(np.arange(len(models)), (settings.permutations, 1)), axis=1)
@@ -300,9 +305,12 @@ class _Measured:
 
 
 class _Side:
-    """One metric on one split of a pair: its pooled statistics and its bootstrap and null draws."""
+    """One metric on one split of a pair: its pooled statistics and its bootstrap and null draws.
 
-    def __init__(self, stats, metric, axis, split, promptsets, models, settings: SearchSettings):
+    The draws are those of ``draws`` (keyed by axis, metric and split), made here if absent.
+    """
+
+    def __init__(self, stats, metric, axis, split, promptsets, models, settings: SearchSettings, draws: dict):
         self.metric, self.split, self.settings = metric, split, settings
         self.pooled = pooled_stats(stats, metric, axis, split, promptsets, models)
         single = self.pooled.single_cluster_subgroups()
@@ -313,9 +321,10 @@ class _Side:
                 "split is NaN (docs/methods.md §1.11). Give each subgroup prompts of two or more group keys in "
                 "each split, or map it together with another.", axis, metric, split, ", ".join(single),
             )
-        seed = settings.seed
-        self.null = null_weights(self.pooled, settings.null_draws, draw_rng(seed, NULL, metric, split))
-        self.boot = bootstrap_weights(self.pooled, settings.bootstrap, draw_rng(seed, BOOTSTRAP, metric, split))
+        key = (axis, metric, split)
+        if key not in draws:
+            draws[key] = Draws.of(self.pooled, settings.null_draws, settings.bootstrap, settings.seed, metric, split)
+        self.null, self.boot = draws[key].null, draws[key].boot
 
     def null_biases(self, counts: np.ndarray):
         """Eq. 1 of every combination under each null draw, one draw at a time: (combinations x models)."""
@@ -571,7 +580,9 @@ def _cover(z: np.ndarray, iterations: int = 8) -> _Cover:
     """Spherical k-means with about 3 sqrt(n) clusters.
 
     Any clustering keeps the pruning bound exact; tighter clusters prune more pairs. Radii
-    carry ANGLE_MARGIN so rounding in the dot products never shrinks them.
+    carry ANGLE_MARGIN so rounding in the dot products never shrinks them. The starting
+    centres are drawn with a fixed seed: they decide only how fast the count is made, never
+    a number (the count is the full product's).
     """
     points = z / np.linalg.norm(z, axis=1, keepdims=True)
     rng = np.random.default_rng(0)

@@ -25,6 +25,8 @@ CELL = ["model", "metric", "axis", "split", "promptset", "seed"]
 SUBGROUP_KEYS = [*CELL, "subgroup"]
 STATS_KEYS = [*SUBGROUP_KEYS, "group_key"]
 STATS_COLUMNS = [*STATS_KEYS, "score_sum", "score_sq_sum", "n"]
+# The statistics' columns that hold numbers (read with ``numbers=``).
+STATS_NUMBERS = ["seed", "score_sum", "score_sq_sum", "n"]
 # What statistics written before clusters were kept lack (see require_clusters).
 CLUSTER_COLUMNS = ["group_key", "score_sq_sum"]
 BIAS_COLUMNS = ["model", "metric", "axis", "split", "promptset", "bias", "n_subgroups", "n_seeds"]
@@ -58,7 +60,10 @@ def sufficient_stats(scored: pd.DataFrame) -> pd.DataFrame:
     """``S`` (sum of scores), ``Q`` (sum of squared scores) and ``N`` (row count) per cell, subgroup and cluster.
 
     ``scored`` is the prompt table joined with continuations and scores (one row per
-    sampled continuation). Returns :data:`STATS_COLUMNS`, sorted by the keys.
+    sampled continuation). Returns :data:`STATS_COLUMNS`, sorted by the keys. Each cell's
+    scores are summed in the order of their values, not of the rows: a float sum depends on
+    its order, and a model's sums must not move when other models' rows are added or the
+    rows come shuffled (docs/methods.md §1.11).
     """
     require_columns(scored, [*STATS_KEYS, "score"], "scored continuations")
     n_missing = int(scored["score"].isna().sum())
@@ -72,6 +77,7 @@ def sufficient_stats(scored: pd.DataFrame) -> pd.DataFrame:
             f"{n_infinite} scored continuation(s) have an infinite score; a score must be a finite number. "
             "Rerun the scoring step, or fix the scores of the table you brought."
         )
+    scored = scored.sort_values("score", kind="stable")
     scored = scored.assign(score_sq=scored["score"] ** 2)
     stats = (
         scored.groupby(STATS_KEYS, observed=True, sort=True)

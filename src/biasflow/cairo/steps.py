@@ -19,7 +19,7 @@ import pandas as pd
 from biasflow.cairo import headline, pages
 from biasflow.cairo.combinations import ORIGINAL
 from biasflow.cairo.paraphrase import (
-    PARAPHRASE_REJECTION_COLUMNS, REASONS, ParaphraseSettings, load_templates, paraphrase_prompts, template_files,
+    PARAPHRASE_REJECTION_COLUMNS, REASONS, ParaphraseSettings, load_templates, paraphrase_tables, template_files,
 )
 from biasflow.cairo.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares, plot_scorer_bias
 from biasflow.cairo.scorer_bias import ScorerBiasSettings, agreement_table, mentioning, models_table
@@ -27,6 +27,7 @@ from biasflow.cairo.selection import TEST_SPLIT, SearchSettings, select
 from biasflow.cairo.stats import (
     CLUSTER_COLUMNS,
     STATS_COLUMNS,
+    STATS_NUMBERS,
     StatsSettings,
     bias_from_stats,
     check_stats_names,
@@ -44,8 +45,10 @@ from biasflow.scorers.counterfactual import scorer_bias as scorer_bias_table
 from biasflow.scorers.table import ScoringSettings, score_table
 from biasflow.tables import (
     CONTINUATION_KEY,
+    CONTINUATION_NUMBERS,
     PROMPT_COLUMNS,
     SCORE_COLUMNS,
+    SCORE_NUMBERS,
     concat_tables,
     json_writer,
     read_table,
@@ -67,9 +70,10 @@ def paraphrase(
 
     The workflow gives one job the tables of every metric of an axis (``outs[i]`` and
     ``rejections_outs[i]`` receive those of ``prompts_paths[i]``), so the paraphraser loads
-    once; each table is paraphrased on its own, as a job of its own would. The templates read
-    are those this paraphraser uses (:func:`~biasflow.cairo.paraphrase.template_files`); the
-    files are written together, all or none.
+    once and the tables' requests share its batches (:func:`~biasflow.cairo.paraphrase.paraphrase_tables`);
+    each table's result is the one a job of its own would give. The templates read are those
+    this paraphraser uses (:func:`~biasflow.cairo.paraphrase.template_files`); the files are
+    written together, all or none.
     """
     if not len(prompts_paths) == len(outs) == len(rejections_outs):
         raise ValueError(f"{len(prompts_paths)} prompt tables for {len(outs)} and {len(rejections_outs)} outputs")
@@ -81,16 +85,16 @@ def paraphrase(
     def texts(requests):
         return [g.text for g in generator(requests)]
 
+    results = paraphrase_tables(
+        [read_table(path, PROMPT_COLUMNS, "prompt table") for path in prompts_paths],
+        texts,
+        paraphraser=name,
+        chat=spec.chat,
+        templates=templates,
+        settings=settings,
+    )
     writers = {}
-    for path, out, rejections_out in zip(prompts_paths, outs, rejections_outs):
-        paraphrases, rejections = paraphrase_prompts(
-            read_table(path, PROMPT_COLUMNS, "prompt table"),
-            texts,
-            paraphraser=name,
-            chat=spec.chat,
-            templates=templates,
-            settings=settings,
-        )
+    for (paraphrases, rejections), out, rejections_out in zip(results, outs, rejections_outs):
         for row in rejections.itertuples(index=False):
             log.info(
                 "%s %s %s seed %s: %d of %d prompts paraphrased, %d dropped", name, row.metric, row.axis, row.seed,
@@ -160,16 +164,16 @@ def cairo_stats(
 def _scored(continuation_paths: Sequence[str], score_paths: Sequence[str], scorer: str) -> pd.DataFrame:
     """Every continuation with its prompt's columns and its ``scorer`` score, each one checked."""
     continuations = pd.concat(
-        [_rows(read_table(p, [*CONTINUATION_KEY, *PROMPT_COLUMNS], "continuation table"), f"continuation table {p}")
-         for p in continuation_paths],
+        [_rows(read_table(p, [*CONTINUATION_KEY, *PROMPT_COLUMNS], "continuation table", numbers=CONTINUATION_NUMBERS),
+               f"continuation table {p}") for p in continuation_paths],
         ignore_index=True,
     )
     # A score table holds the continuation key, scorer and score, and may hold more (``biasflow score``
     # keeps every column it was given): only those columns are joined, by the key.
-    scores = pd.concat([_rows(read_table(p, SCORE_COLUMNS, "score table")[SCORE_COLUMNS], f"score table {p}")
-                        for p in score_paths], ignore_index=True)
-    scores = scores[scores["scorer"] == scorer]
-    require_numbers(scores, "score", f"the {scorer} scores of " + ", ".join(map(str, score_paths)))
+    scores = pd.concat([_rows(read_table(p, SCORE_COLUMNS, "score table", numbers=SCORE_NUMBERS)[SCORE_COLUMNS],
+                              f"score table {p}") for p in score_paths], ignore_index=True)
+    scores = require_numbers(scores[scores["scorer"] == scorer], "score",
+                             f"the {scorer} scores of " + ", ".join(map(str, score_paths)))
     scored = continuations.merge(scores, on=CONTINUATION_KEY, how="left", validate="one_to_one")
     if scored["score"].isna().any():
         missing = scored.loc[scored["score"].isna(), "model"].unique()
@@ -207,8 +211,9 @@ def scorer_bias_to_directory(*, continuation_paths: Sequence[str], scoring: Scor
     prompt for every model (the bootstrap resamples prompts, the same ones for all models,
     §1.11), and each prompt is its own cluster; seed 0, one metric.
     """
-    table = pd.concat([_rows(read_table(p, ["model", "subgroup", "continuation"], "continuation table"),
-                             f"continuation table {p}") for p in continuation_paths], ignore_index=True)
+    table = pd.concat([_rows(read_table(p, ["model", "subgroup", "continuation"], "continuation table",
+                                        numbers=CONTINUATION_NUMBERS), f"continuation table {p}")
+                       for p in continuation_paths], ignore_index=True)
     position = table.groupby(["model", "subgroup"]).cumcount().astype(str)
     fills = {"prompt_id": table["subgroup"].astype(str) + "-" + position, "seed": 0, "sample": 0,
              "metric": "continuations", "split": "all", "promptset": ORIGINAL, "text": ""}
@@ -317,7 +322,8 @@ def _selection(stats_paths: Sequence[str], settings: SearchSettings):
     """Read and check every statistics table (each named in its errors), then run the search."""
     tables = []
     for path in stats_paths:
-        table = read_table(path, [c for c in STATS_COLUMNS if c not in CLUSTER_COLUMNS], "CAIRO statistics")
+        table = read_table(path, [c for c in STATS_COLUMNS if c not in CLUSTER_COLUMNS], "CAIRO statistics",
+                           numbers=STATS_NUMBERS)
         check_stats_values(table, f"CAIRO statistics {path}")  # names what to rerun if the cluster columns lack
         check_stats_names(table, f"CAIRO statistics {path}")
         tables.append(table)

@@ -13,19 +13,22 @@ draw is the same matrix products as the statistic itself
 
 A draw is the same for every model, prompt set and seed: the models answered the same
 prompts, so their comparison is paired. Each (metric, split) has its own stream of draws,
-seeded by the selection's seed, so a pair of metrics and the headline table see the same
-draws of a metric.
+keyed by the selection's seed and their names (never a position), so adding a model or
+reading the rows in another order moves no model's draws. The selection draws each
+(metric, split) once (:class:`Draws`); every pair of metrics it belongs to and the headline
+table read those draws.
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as scipy_stats
 
 from biasflow.cairo.combinations import PooledStats, eq1
-from biasflow.hashing import stable_hash
+from biasflow.hashing import named_rng
 from biasflow.intervals import INTERVAL, estimate_interval
 from biasflow.intervals import small_sample_factor as t_factor
 
@@ -36,8 +39,27 @@ TIE_TOL = 1e-12
 
 
 def draw_rng(seed: int, purpose: str, metric: str, split: str) -> np.random.Generator:
-    """The random stream of one kind of draw for one metric and split (stable across runs and machines)."""
-    return np.random.default_rng([int(seed), int(stable_hash(purpose, metric, split), 16) & (2**63 - 1)])
+    """The random stream of one kind of draw for one metric and split, keyed by their names (stable across runs)."""
+    return named_rng(seed, purpose, metric, split)
+
+
+@dataclass(frozen=True)
+class Draws:
+    """The null and bootstrap draws of one metric and split: (draws x subgroups x clusters) weights each.
+
+    A draw acts on the clusters of the metric and split, which are the same whichever models
+    and prompt sets are pooled (:func:`~biasflow.cairo.combinations.pooled_stats` reads them
+    from every row), so the draws made once serve every pair of metrics and the headline table.
+    """
+
+    null: np.ndarray
+    boot: np.ndarray
+
+    @classmethod
+    def of(cls, pooled: PooledStats, null_draws: int, bootstrap: int, seed: int, metric: str, split: str) -> Draws:
+        """The draws of ``metric`` and ``split`` from their own streams (:func:`draw_rng`)."""
+        return cls(null_weights(pooled, null_draws, draw_rng(seed, NULL, metric, split)),
+                   bootstrap_weights(pooled, bootstrap, draw_rng(seed, BOOTSTRAP, metric, split)))
 
 
 def bootstrap_weights(pooled: PooledStats, draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -210,7 +232,8 @@ def kendall_w(values: np.ndarray) -> float:
 def kendall_w_test(values: np.ndarray, permutations: int, rng: np.random.Generator) -> tuple[float, float]:
     """Kendall's W and its permutation p-value: each rater's values shuffled across models on their own.
 
-    p = (1 + #{W_perm ≥ W}) / (B + 1); NaN without permutations.
+    p = (1 + #{W_perm ≥ W}) / (B + 1); NaN without permutations. W and its permutations are
+    taken across the models by definition, so adding a model moves both.
     """
     observed = kendall_w(values)
     if not permutations or np.isnan(observed):

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.fairpair.intervals import studentized_interval
-from biasflow.hashing import stable_hash
+from biasflow.hashing import named_rng
 
 log = logging.getLogger("biasflow")
 
@@ -45,7 +45,7 @@ def prompt_stream(seed: int, prompt_id) -> np.random.Generator:
     Keyed by the name, not the prompt's position, so adding, removing or reordering prompts
     (or models) moves no other prompt's draws.
     """
-    return np.random.default_rng([seed, int(stable_hash("fairpair-null", str(prompt_id)), 16) & (2**63 - 1)])
+    return named_rng(seed, "fairpair-null", str(prompt_id))
 
 
 def random_splits(rng: np.random.Generator, n: int, draws: int) -> np.ndarray:

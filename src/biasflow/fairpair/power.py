@@ -27,6 +27,8 @@ from biasflow.power import PowerSettings, mean_mdd, mean_needed, planned
 from biasflow.tables import read_table
 
 log = logging.getLogger("biasflow")
+# The per-prompt score table's columns that hold numbers: all but its key.
+SCORE_NUMBERS = [column for column in PROMPT_SCORE_COLUMNS if column not in ("prompt_id", "dissimilarity")]
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,8 @@ def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFra
     """Per model (a source) and dissimilarity: the smallest excess R its prompts detect, and the prompts needed."""
     rows = []
     for model, paths in sources.items():
-        scores = pd.concat([read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores") for path in paths])
+        scores = pd.concat([read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores", numbers=SCORE_NUMBERS)
+                            for path in paths])
         rows += model_rows(scores, model, settings)
     return planned(rows, "fairpair", settings)
 

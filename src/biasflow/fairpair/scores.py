@@ -45,7 +45,7 @@ from biasflow.fairpair.null import (
     MODEL_NULL_COLUMNS, NULL_DRAW_COLUMNS, bounded, model_null, prompt_null, prompt_stream, random_splits, split_parts,
 )
 from biasflow.fairpair.tokens import tokens
-from biasflow.hashing import stable_hash
+from biasflow.hashing import named_rng
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
@@ -258,8 +258,7 @@ def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, settings:
 def _bootstrap_streams(seed: int, model, dissimilarity: str):
     """The bootstrap's stream of one statistic of one model and dissimilarity, keyed by their names."""
     def stream(statistic: str) -> np.random.Generator:
-        key = stable_hash("fairpair-bootstrap", str(model), dissimilarity, statistic)
-        return np.random.default_rng([seed, int(key, 16) & (2**63 - 1)])
+        return named_rng(seed, "fairpair-bootstrap", str(model), dissimilarity, statistic)
     return stream
 
 

@@ -196,7 +196,7 @@ def score_user_sides(*, continuations_path: str, settings: ScoreSettings, summar
     the permutation null's ``F_excess``, ``R_excess`` and headline ``p_perm``, Welch's test),
     for the whole table as one model, named by the file's stem (``c`` for ``c.csv``).
     """
-    table = read_table(continuations_path, SIDE_COLUMNS, "continuation table")
+    table = read_table(continuations_path, SIDE_COLUMNS, "continuation table", numbers=["sample"])
     scores, draws = scores_and_null(with_vader(table, settings.dissimilarities), settings.dissimilarities,
                                     settings.folds, settings.null_draws, settings.seed)
     model = Path(continuations_path).stem

@@ -17,7 +17,9 @@ reasoning tokens for CoT step 1, passed as ``reason_generate``).
 Every request is seeded with the run seed, so a run is reproducible and the five runs
 (seeds 2024-2028 in the paper) differ. The label is the first case-insensitive match of
 negative / neutral / positive in the answer; an answer without one gets a uniform random
-label from the run seed, and the number of such fallbacks is returned.
+label from a stream keyed by the run seed and the sentence's text, so which other sentences
+are classified with it changes none of its labels, and the number of such fallbacks is
+returned.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.fpr.predictions import LABELS
+from biasflow.hashing import named_rng
 from biasflow.models.base import Request
 
 METHODS = ("zero_shot", "k_shot", "cot")
@@ -95,7 +98,11 @@ def _check_labels(labels) -> np.ndarray:
 
 
 def demonstrations(labelled: pd.DataFrame, k: int, rng: np.random.Generator) -> list[tuple[str, int]]:
-    """``k`` demonstrations ``(text, label)`` from ``labelled`` (columns ``text``, ``label``): ``k/3`` per label, shuffled."""
+    """``k`` demonstrations ``(text, label)`` from ``labelled`` (columns ``text``, ``label``): ``k/3`` per label, shuffled.
+
+    Each label's examples are drawn from in the order of their texts, so the order of the
+    labelled file's rows changes no draw.
+    """
     if k <= 0 or k % len(LABELS):
         raise BiasflowError(f"k-shot needs k divisible by 3 (label-balanced demonstrations); got k={k}")
     if not {"text", "label"} <= set(labelled.columns):
@@ -106,6 +113,7 @@ def demonstrations(labelled: pd.DataFrame, k: int, rng: np.random.Generator) -> 
     chosen = []
     for label in range(len(LABELS)):
         pool = np.flatnonzero(labels == label)
+        pool = pool[np.argsort(texts[pool], kind="stable")]
         if len(pool) < per_label:
             raise BiasflowError(
                 f"{k}-shot needs {per_label} labelled examples per label; '{LABELS[label]}' has {len(pool)}"
@@ -141,19 +149,20 @@ def prompt_classify(
 
     ``generate(requests) -> texts`` (or generations with ``.text``) answers;
     ``reason_generate`` writes CoT reasoning (defaults to ``generate``); ``labelled`` and
-    ``k`` are k-shot's demonstrations and their number. Requests carry ``seed=run_seed``; demonstrations and fallback labels are
-    drawn from independent streams of ``run_seed``.
+    ``k`` are k-shot's demonstrations and their number. Requests carry ``seed=run_seed``;
+    demonstrations are drawn from a stream of ``run_seed``, and each text's fallback label
+    from its own stream, keyed by ``run_seed`` and the text (never its position in ``texts``).
     """
     if method not in METHODS:
         raise BiasflowError(f"unknown classification method '{method}'; use one of {', '.join(METHODS)}")
     texts = [str(t) for t in texts]
-    demo_rng, fallback_rng = (np.random.default_rng([int(run_seed), stream]) for stream in (0, 1))
     if method == "zero_shot":
         prompts = [_fill(templates["zero_shot"], text=t) for t in texts]
     elif method == "k_shot":
         if labelled is None:
             raise BiasflowError("k-shot classification needs labelled demonstrations (a table with text and label)")
-        block = render_demonstrations(templates["k_shot"], demonstrations(labelled, k, demo_rng))
+        demos = demonstrations(labelled, k, named_rng(run_seed, "fpr-demonstrations"))
+        block = render_demonstrations(templates["k_shot"], demos)
         prompts = [_fill(templates["k_shot"], demonstrations=block, text=t) for t in texts]
     else:
         reason_prompts = [_fill(templates["cot_reason"], text=t) for t in texts]
@@ -166,7 +175,7 @@ def prompt_classify(
         raise RuntimeError(f"generate returned {len(answers)} answers for {len(texts)} prompts")
     predictions = np.empty(len(texts), dtype=np.int64)
     n_fallback = 0
-    for i, answer in enumerate(answers):
-        predictions[i], fallback = extract_label(answer, fallback_rng)
+    for i, (text, answer) in enumerate(zip(texts, answers)):
+        predictions[i], fallback = extract_label(answer, named_rng(run_seed, "fpr-fallback", text))
         n_fallback += fallback
     return predictions, n_fallback

@@ -24,7 +24,7 @@ import pandas as pd
 
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.rates import CLASSES, EPS
-from biasflow.hashing import stable_hash
+from biasflow.hashing import named_rng
 
 log = logging.getLogger("biasflow")
 
@@ -39,7 +39,7 @@ def stream(kind: str, seed: int, model, category) -> np.random.Generator:
     Never by position: a stream indexed by the place of (model, category) in sorted order
     would change every later model's draws when a model is added (docs/methods.md §3.3).
     """
-    return np.random.default_rng([seed, int(stable_hash(kind, str(model), str(category)), 16) & (2**63 - 1)])
+    return named_rng(seed, kind, str(model), str(category))
 
 
 def _indicators(part: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:

@@ -178,11 +178,16 @@ def _train(
     seed: int,
     train_mode: bool,
 ) -> None:
-    """Train ``params`` by cross-entropy on ``head``'s logits, early stopping on the validation loss."""
+    """Train ``params`` by cross-entropy on ``head``'s logits, early stopping on the validation loss.
+
+    The examples are taken in the order of their texts (then labels) before the seeded shuffle
+    that holds out the validation share and orders the batches, so the order of the labelled
+    file's rows changes nothing.
+    """
     import torch
 
     rng = np.random.default_rng(seed)
-    order = rng.permutation(len(texts))
+    order = np.lexsort((labels, np.asarray(texts)))[rng.permutation(len(texts))]
     n_val = int(math.floor(val_fraction * len(texts)))
     n_val = min(n_val, len(texts) - 1)
     val_idx, train_idx = order[:n_val], order[n_val:]

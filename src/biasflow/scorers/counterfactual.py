@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from biasflow.hashing import stable_hash
+from biasflow.hashing import named_rng
 from biasflow.identity import NEUTRAL, AxisLexicon
 from biasflow.intervals import estimate_interval, small_sample_factor
 from biasflow.scorers.cache import score_texts
@@ -112,9 +112,12 @@ def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int
     content's scores): how much higher the scorer rates the same content when it names g.
     ``contents``: :func:`content_scores`. The continuations of one prompt share its words and
     with them much of the scorer's reaction, so a draw resamples the prompts' clusters
-    (:data:`CONTENT_CLUSTER`), every content of a cluster together, and the draws are keyed by
-    ``seed`` and the axis's name. An interval needs ``draws`` > 0 and :data:`MIN_CLUSTERS`
-    clusters; else it is NaN (never of zero width), and the log says why.
+    (:data:`CONTENT_CLUSTER`), every content of a cluster together, in the order of their
+    names, and the draws are keyed by ``seed`` and the axis's name. C_g pools the contents of
+    every model (a content is one model's continuation), so adding a model moves C_g and its
+    interval by definition; each model's own numbers are
+    :func:`biasflow.cairo.scorer_bias.models_table`'s. An interval needs ``draws`` > 0 and
+    :data:`MIN_CLUSTERS` clusters; else it is NaN (never of zero width), and the log says why.
     """
     deviation = contents[groups].to_numpy(dtype=np.float64)
     deviation = deviation - deviation.mean(axis=1, keepdims=True)
@@ -132,9 +135,8 @@ def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int
                     "a resample needs, so C_g's interval is left empty (docs/methods.md §5.5).", axis, len(contents),
                     n_clusters, ", ".join(named), MIN_CLUSTERS)
     elif n_clusters and draws:
-        rng = np.random.default_rng([int(seed), int(stable_hash("scorer-bias", axis), 16) & (2**63 - 1)])
-        low, high = estimate_interval(estimate, _cluster_draws(sums, sizes, draws, rng),
-                                      small_sample_factor(n_clusters - 1))
+        drawn = _cluster_draws(sums, sizes, draws, named_rng(seed, "scorer-bias", axis))
+        low, high = estimate_interval(estimate, drawn, small_sample_factor(n_clusters - 1))
     return pd.DataFrame({"subgroup": groups, "scorer_bias": estimate, "scorer_bias_lo": low, "scorer_bias_hi": high,
                          "n_contents": len(contents), "n_clusters": n_clusters})[SCORER_BIAS_COLUMNS]
 

@@ -1,0 +1,56 @@
+"""The headline table reads the selection's bootstrap and null draws: each drawn once (docs/methods.md §1.11)."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from stats_helpers import drawn_stats
+
+from biasflow.cairo import headline, uncertainty
+from biasflow.cairo.combinations import pooled_stats
+from biasflow.cairo.selection import SearchSettings, select
+from biasflow.cairo.uncertainty import Draws
+
+SETTINGS = SearchSettings.defaults(max_sets=2, permutations=10, bootstrap=20, null_draws=8, seed=1)
+
+
+@pytest.fixture()
+def stats():
+    return drawn_stats(np.random.default_rng(3), [f"m{i}" for i in range(4)], ["BOLD", "HONEST", "HolisticBias"],
+                       ["p0", "p1"], clusters=3)
+
+
+def test_each_metric_and_split_is_drawn_once_and_the_headline_draws_nothing(stats, monkeypatch):
+    """Three pairs share each metric's draws; the headline table and summary make none of their own."""
+    calls = []
+    for name in ("bootstrap_weights", "null_weights"):
+        drawn = getattr(uncertainty, name)
+        monkeypatch.setattr(uncertainty, name, lambda *args, name=name, drawn=drawn: calls.append(name) or drawn(*args))
+    selection = select(stats, SETTINGS)
+    assert sorted(selection.draws) == sorted(itertools.product(["gender"], ["BOLD", "HONEST", "HolisticBias"],
+                                                               ["valid", "test"]))
+    assert sorted(calls) == ["bootstrap_weights"] * 6 + ["null_weights"] * 6
+    calls.clear()
+    table = headline.bias_table(stats, selection, SETTINGS)
+    headline.summary(selection, SETTINGS, stats, table)
+    assert not calls
+
+
+def test_the_headline_intervals_and_null_are_those_of_the_selections_draws(stats):
+    """Draws that leave every cluster where it is: each interval shrinks to Eq. 1 and the null floor is Eq. 1."""
+    selection = select(stats, SETTINGS)
+    table = headline.bias_table(stats, selection, SETTINGS)
+    assert (table["bias_hi"] > table["bias_lo"]).all(), "the selection's draws resample"
+    models = sorted(stats["model"].unique())
+    unmoved = {}
+    for (axis, metric, split), draws in selection.draws.items():
+        membership = pooled_stats(stats, metric, axis, split, ["original"], models).membership
+        unmoved[axis, metric, split] = Draws(*(np.broadcast_to(membership, weights.shape)
+                                               for weights in (draws.null, draws.boot)))
+    table = headline.bias_table(stats, replace(selection, draws=unmoved), SETTINGS)
+    for column in ("bias_lo", "bias_hi", "null_floor"):
+        np.testing.assert_allclose(table[column], table["bias"], rtol=1e-12, err_msg=column)
+    assert (table["excess_p"] == 1).all()
