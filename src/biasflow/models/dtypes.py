@@ -6,11 +6,12 @@ matrix product there runs many times slower than float32 (docs/methods.md §5.1;
 benchmarks/README.md, "dtype"). So ``auto`` resolves, per job and device:
 
 * on a CUDA GPU, bfloat16 where the GPU supports it, else float16;
-* on a CPU, bfloat16 where the CPU has native bfloat16 arithmetic (its flags name
-  AVX512-BF16 or AMX and PyTorch's kernels may use them: ``ATEN_CPU_CAPABILITY`` and
-  ``ONEDNN_MAX_CPU_ISA`` can cap them below), or where a short measurement of a matrix
-  product shows bfloat16 clearly faster than float32 (CPUs whose flags do not say, such as
-  ARM ones); float32 otherwise.
+* on a CPU whose flags can be read (Linux on x86), bfloat16 where they name AVX512-BF16 or
+  AMX and PyTorch's kernels are not capped below them (``ATEN_CPU_CAPABILITY``,
+  ``ONEDNN_MAX_CPU_ISA``), float32 otherwise: read from /proc/cpuinfo and the environment,
+  without importing torch, so a job whose results are all cached starts as fast as before;
+* on a CPU whose flags cannot be read (ARM, macOS), bfloat16 where a short measurement of a
+  matrix product shows it clearly faster than float32, float32 otherwise.
 
 An explicit ``float32``, ``bfloat16`` or ``float16`` always wins. The resolved dtype, never
 ``auto``, is what the cache key holds, so continuations made in bfloat16 are never served
@@ -20,12 +21,9 @@ to a job that computes in float32.
 from __future__ import annotations
 
 import functools
-import logging
+import os
+import platform
 import time
-
-log = logging.getLogger("biasflow")
-
-DTYPES = ("auto", "float32", "bfloat16", "float16")
 
 # bfloat16 is taken on a measurement only when it beats float32 by this factor, so that
 # timing noise cannot flip the choice (and with it the cache key) between runs.
@@ -33,10 +31,16 @@ MEASURED_MARGIN = 1.5
 
 # CPU flags (/proc/cpuinfo) of native bfloat16 arithmetic.
 NATIVE_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
+# What names oneDNN's instruction-set levels from AVX512_CORE_BF16 up (ONEDNN_MAX_CPU_ISA).
+ONEDNN_NATIVE_BF16 = ("BF16", "FP16", "AMX", "AVX10")
+# Device nodes an NVIDIA driver creates; without them no CUDA device can be seen.
+NVIDIA_NODES = ("/dev/nvidiactl", "/proc/driver/nvidia")
 
 
 def default_device() -> str:
-    """The first GPU when there is one, else the CPU."""
+    """The first GPU when there is one, else the CPU; without importing torch where no NVIDIA driver is loaded."""
+    if platform.system() in ("Linux", "Darwin") and not any(os.path.exists(p) for p in NVIDIA_NODES):
+        return "cpu"
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
@@ -62,24 +66,37 @@ def _gpu_dtype() -> tuple[str, str]:
 
 @functools.lru_cache(maxsize=None)
 def _cpu_dtype() -> tuple[str, str]:
+    flags = cpu_flags()
+    if flags is not None:
+        native = sorted(flags & set(NATIVE_BF16_FLAGS))
+        cap = kernel_cap()
+        if native and not cap:
+            return "bfloat16", f"this CPU computes bfloat16 natively, with {', '.join(native)}"
+        if native:
+            return "float32", f"this CPU has {', '.join(native)}, but {cap} keeps PyTorch's kernels from it"
+        return "float32", "this CPU has no native bfloat16 arithmetic, neither AVX512-BF16 nor AMX"
     import torch
 
-    flags = cpu_flags()
-    capability = torch.backends.cpu.get_cpu_capability()
-    native = sorted(set(flags or ()) & set(NATIVE_BF16_FLAGS))
-    if native and capability.startswith("AVX512") and _onednn_bf16(torch):
-        return "bfloat16", f"this CPU computes bfloat16 natively ({', '.join(native)})"
     bf16, fp32 = measure_gflops(torch)
     measured = f"a matrix product measured {bf16:.1f} GFLOP/s in bfloat16 against {fp32:.1f} in float32"
-    if native:
-        why = f"this CPU has {', '.join(native)} but PyTorch's kernels are capped at {capability}"
-    elif flags is not None:
-        why = "this CPU has no native bfloat16 arithmetic (no AVX512-BF16 or AMX)"
-    else:
-        why = "this CPU's flags cannot be read"
     if bf16 >= MEASURED_MARGIN * fp32:
-        return "bfloat16", f"{why}, but {measured}"
-    return "float32", f"{why}: bfloat16 would be emulated ({measured})"
+        return "bfloat16", f"this CPU's flags cannot be read, and {measured}"
+    return "float32", f"this CPU's flags cannot be read, and {measured}"
+
+
+def kernel_cap() -> str:
+    """The environment variable that caps PyTorch's CPU kernels below native bfloat16, as ``NAME=value``; "" if none.
+
+    ``ATEN_CPU_CAPABILITY`` caps ATen's own kernels (default, avx2, avx512), ``ONEDNN_MAX_CPU_ISA``
+    oneDNN's, which compute bfloat16 products (native from AVX512_CORE_BF16 on).
+    """
+    aten = os.environ.get("ATEN_CPU_CAPABILITY", "").strip().lower()
+    if aten and aten != "avx512":
+        return f"ATEN_CPU_CAPABILITY={aten}"
+    onednn = os.environ.get("ONEDNN_MAX_CPU_ISA", "").strip().upper()
+    if onednn and onednn not in ("ALL", "DEFAULT") and not any(tag in onednn for tag in ONEDNN_NATIVE_BF16):
+        return f"ONEDNN_MAX_CPU_ISA={onednn}"
+    return ""
 
 
 def cpu_flags() -> frozenset[str] | None:
@@ -92,14 +109,6 @@ def cpu_flags() -> frozenset[str] | None:
     except OSError:
         return None
     return None
-
-
-def _onednn_bf16(torch) -> bool:
-    """oneDNN's own check, which ``ONEDNN_MAX_CPU_ISA`` lowers; True where torch cannot say."""
-    try:
-        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
-    except (AttributeError, RuntimeError):
-        return True
 
 
 def measure_gflops(torch, rounds: int = 5, seconds: float = 0.01) -> tuple[float, float]:

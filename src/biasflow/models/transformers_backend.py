@@ -74,11 +74,13 @@ class TransformersBackend(InProcessBackend):
 
         self.device = device or default_device()
         dtype, why = resolve_dtype(spec.dtype, self.device)
+        if spec.dtype == "auto":  # else resolved by the caller (CachedGenerator), which logged why
+            log.info("model %s: dtype auto is %s (%s)", spec.name, dtype, why)
         self.spec = spec = replace(spec, dtype=dtype)
         self.torch = torch
         self.tokenizer, self.model = load_pretrained(spec, cache_dir)
         self.model.to(self.device).eval()
-        log.info("model %s (%s) in %s on %s (%s), loaded in %.1f s", spec.name, spec.model, dtype, self.device, why,
+        log.info("model %s (%s) in %s on %s, loaded in %.1f s", spec.name, spec.model, dtype, self.device,
                  time.perf_counter() - started)
         self.clock = _ForwardClock(self.model)
         fitting, fit_why = resolve_dtype("auto", "cpu") if self.device == "cpu" else (dtype, "")
