@@ -12,7 +12,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats
 
 # Percentiles of a 95% interval.
 INTERVAL = (2.5, 97.5)
@@ -23,6 +22,10 @@ def small_sample_factor(df: int) -> float:
 
     1 for many clusters (1.31 at df = 5, 4.3/1.96 at df = 2); NaN where nothing was resampled (df < 1).
     """
+    # Imported here: every scoring job imports this module through the scorers, and scipy.stats
+    # alone would add over a second to each job's start.
+    from scipy import stats
+
     return float(stats.t.ppf(0.975, df) / stats.norm.ppf(0.975)) if df > 0 else np.nan
 
 
