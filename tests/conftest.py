@@ -1,10 +1,15 @@
-"""Shared fixtures: tiny local models (see tiny_models.py)."""
+"""Shared fixtures: tiny local models (see tiny_models.py), each built once per pytest run.
+
+Every fixture here is session-scoped: the tests only read what it built, and a test that
+changes a model or a folder copies it first. ``tiny-a`` of ``tiny_models`` is
+``tiny_model_dir`` itself (the same seed and shape).
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from tiny_models import build_tiny_model
+from tiny_models import build_tiny_detoxify, build_tiny_model
 
 
 @pytest.fixture(scope="session")
@@ -13,11 +18,43 @@ def tiny_model_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def tiny_models(tmp_path_factory):
+def tiny_models(tiny_model_dir, tmp_path_factory):
     """Three tiny models (two plain, one with a chat template) for workflow runs."""
     root = tmp_path_factory.mktemp("workflow-models")
     return {
-        "tiny-a": build_tiny_model(root / "tiny-a", seed=0),
+        "tiny-a": tiny_model_dir,
         "tiny-b": build_tiny_model(root / "tiny-b", seed=1),
         "tiny-chat": build_tiny_model(root / "tiny-chat", seed=2, chat=True),
     }
+
+
+@pytest.fixture(scope="session")
+def vllm_tiny_models(tmp_path_factory):
+    """The same three with heads of 32 (vLLM's CPU attention kernels take 32 and up), for the vLLM suite."""
+    root = tmp_path_factory.mktemp("vllm-models")
+    return {name: build_tiny_model(root / name, seed=seed, chat=name == "tiny-chat", head_dim=32)
+            for name, seed in (("tiny-a", 0), ("tiny-b", 1), ("tiny-chat", 2))}
+
+
+@pytest.fixture(scope="session")
+def tiny_detoxify(tmp_path_factory):
+    """(checkpoint file, config folder) of a tiny Detoxify model in Detoxify's own format, seed 0."""
+    return build_tiny_detoxify(tmp_path_factory.mktemp("detoxify"), seed=0)
+
+
+@pytest.fixture(scope="session")
+def finished_workflow(tiny_models, tmp_path_factory):
+    """(workdir, config) of the tiny workflow run from scratch to its default target: all three methods.
+
+    The config is ``tiny_config`` with its own copies of the bundled files and a cache inside
+    the workdir, every path relative to it, so a copy of the folder (``shutil.copytree``) is a
+    finished run of its own. Tests read this one; a test that changes a run works on a copy.
+    """
+    from workflow_helpers import snakemake, tiny_config, write_config
+
+    workdir = tmp_path_factory.mktemp("finished-workflow") / "run"
+    config = tiny_config(tiny_models, workdir, own_files=True)
+    config["cache_dir"] = "cache"
+    write_config(config, workdir)
+    snakemake(workdir)
+    return workdir, config

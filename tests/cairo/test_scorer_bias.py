@@ -311,7 +311,7 @@ def test_agreement_is_kendalls_tau_of_the_rankings_and_counts_ranks_outside_inte
 
 
 @pytest.mark.parametrize("scorer", ["vader", "honest", "detoxify-unbiased"])
-def test_every_scorer_rescores_counterfactually(scorer, outputs, tmp_path):
+def test_every_scorer_rescores_counterfactually(scorer, outputs, tmp_path, request):
     """The variants go through the same scorer (its options as flags), and its own bias is its scores' differences."""
     _, rows = outputs
     rows.to_parquet(tmp_path / "c.parquet")
@@ -322,9 +322,7 @@ def test_every_scorer_rescores_counterfactually(scorer, outputs, tmp_path):
         flags, options = ["--lexicon", str(lexicon), "--lowercase"], {"lexicon": str(lexicon), "lowercase": True}
     elif scorer == "detoxify-unbiased":
         pytest.importorskip("detoxify", reason="detoxify is part of the test extra: pip install -e '.[test]'")
-        from tiny_models import build_tiny_detoxify
-
-        checkpoint, config = build_tiny_detoxify(tmp_path / "detoxify", seed=0)
+        checkpoint, config = request.getfixturevalue("tiny_detoxify")
         flags = ["--checkpoint", str(checkpoint), "--huggingface-config", str(config)]
         options = {"checkpoint": checkpoint, "huggingface_config": config}
     assert main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", scorer, "--axis",

@@ -215,7 +215,9 @@ def test_reported_p_and_rho_are_scipys(mode):
 @pytest.mark.parametrize("mode", ["shared", "independent"])
 def test_permutation_p_is_uniform_under_the_null(mode):
     rng = np.random.default_rng(11)
-    settings = SearchSettings.defaults(mode=mode, max_sets=2, permutations=19, combinations="subsets")
+    # No bootstrap or null draws: they have seed streams of their own, so perm_p is the same without them.
+    settings = SearchSettings.defaults(mode=mode, max_sets=2, permutations=19, combinations="subsets", bootstrap=0,
+                                       null_draws=0)
     p = np.array([
         select(random_stats(rng, n_models=6, sets=("p0", "p1")), dataclasses.replace(settings, seed=rep))
         .curve.query("k == 2").perm_p.item()

@@ -30,7 +30,6 @@ from biasflow.models.base import ModelSpec, Request
 from specs import make_decoding, make_spec
 
 pytest.importorskip("openai", reason="the openai backend needs: pip install -e '.[openai]'")
-pytestmark = pytest.mark.slow
 
 KEY = "sk-biasflow-FAKE-KEY-7f3c9a1e5d"
 KEY_ENV = "BIASFLOW_TEST_SERVER_KEY"
@@ -132,6 +131,7 @@ def test_paraphrase_and_perturb_through_the_server(served, key, tmp_path):
     assert len(perturbed) == int(counts["n_accepted"].sum())
 
 
+@pytest.mark.workflow
 def test_workflow_paraphrases_through_the_server_and_never_shows_the_key(served, tiny_models, tmp_path):
     base_url, model = served
     config = tiny_config(tiny_models, tmp_path)

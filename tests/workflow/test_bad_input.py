@@ -401,7 +401,7 @@ def failed_job(workdir: Path, target: str, words: str) -> None:
     assert not (workdir / target).exists()
 
 
-@pytest.mark.slow
+@pytest.mark.workflow
 def test_a_paraphraser_with_every_prompt_rejected_stops_its_job(tiny_models, tmp_path):
     config = tiny_config(tiny_models, tmp_path)
     config["paraphrase"]["min_ratio"] = 50.0
@@ -435,7 +435,7 @@ def silent_model(source: Path, target: Path) -> Path:
     return target
 
 
-@pytest.mark.slow
+@pytest.mark.workflow
 def test_a_model_with_only_empty_continuations_stops_its_job(tiny_models, tmp_path):
     config = tiny_config(tiny_models, tmp_path)
     config["models"]["a-t1.0"]["model"] = str(silent_model(tiny_models["tiny-a"], tmp_path / "silent"))
@@ -468,7 +468,6 @@ def test_every_catalogue_row_has_its_test():
             assert json.dumps(param.rstrip("]")) in source, f"{row}: no case {param.rstrip(']')!r} in {path}"
 
 
-@pytest.mark.slow
 def test_the_workflow_refuses_a_repeated_key_before_planning(tiny_models, tmp_path):
     """Snakemake reads config files itself and would keep the last of two keys: the workflow reads them again."""
     write_config(tiny_config(tiny_models, tmp_path), tmp_path)

@@ -25,8 +25,6 @@ import pytest
 import yaml
 from workflow_helpers import REPO, copy_checkout, job_stats
 
-pytestmark = pytest.mark.slow
-
 DOCUMENTS = ["README.md", "config/README.md", "profiles/default/config.yaml", "profiles/slurm/config.yaml",
              "profiles/slurm/partitions.yaml", "config/config.yaml", "config/official.yaml", "config/paper.yaml"]
 PROGRAMS = ("snakemake", "biasflow", "make", "pip", "pytest", "python", "sinfo", ".")
@@ -118,6 +116,7 @@ CHECKS: dict[str, tuple[str, object]] = {
         "make", "snakemake --cores 2 results/cairo/gender.csv"),
     "make report": ("make", "snakemake --report report.html"),
     "make test": ("make", "python -m pytest -q"),
+    "make test-workflow": ("make", 'pytest -q -m "workflow or faults"'),
     "make test-faults": ("make", "pytest -q -m faults"),
     "make test-calibration": ("make", "pytest -q -m calibration"),
     "make test-report": ("make", "pytest -q -m browser"),
@@ -393,15 +392,36 @@ def test_biasflow_command_runs_as_written(command, checkout):
 
 # --- make targets, installs and shell lines ----------------------------------------------
 
+def markers_run_by(target: str, cwd: Path) -> set[str]:
+    """The pytest markers a make target selects with ``-m`` (its recipe, as ``make -n`` prints it)."""
+    recipe = run(f"make -n {target}", cwd).stdout
+    return {word for expression in re.findall(r"pytest -q[^\n]* -m (\w+|\"[^\"]+\")", recipe)
+            for word in re.findall(r"\w+", expression) if word not in ("and", "or", "not")}
+
+
 @pytest.mark.parametrize("command", of_kind("make"))
 def test_make_target_runs_what_it_says(command, checkout):
     result = run(command.replace("make ", "make -n ", 1), checkout)
     assert result.returncode == 0, result.stderr
     assert CHECKS[command][1] in result.stdout
     target = _without_environment(command.split())[1]
-    if target != "test-gpu":  # needs a GPU; tests/workflow/test_gpu.py says why it skips without one
-        # demo and report run the workflow here; tests/workflow/test_workflow.py runs the report's command.
-        assert f"make {target}\n" in CI or target in ("demo", "report"), f"CI does not run make {target}"
+    # demo and report run the workflow here (tests/workflow/test_workflow.py runs the report's command);
+    # test-gpu needs a GPU (tests/workflow/test_gpu.py says why it skips without one).
+    if target not in ("demo", "report", "test-gpu") and f"make {target}\n" not in CI:
+        # A suite's target may be left to a target CI runs that selects its marker too (test-faults: test-workflow).
+        in_ci = set().union(*(markers_run_by(t, checkout) for t in re.findall(r"^make (\S+)$", CI, re.M)))
+        markers = markers_run_by(target, checkout)
+        assert markers and markers <= in_ci, f"CI runs neither make {target} nor a target that runs its tests"
+
+
+def test_every_marked_suite_has_a_target_and_the_default_suite_leaves_it_out():
+    """pyproject.toml's markers: `pytest -q` leaves out each one, and a make target selects it."""
+    options = __import__("tomllib").loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    declared = {line.split(":")[0] for line in options["markers"]}
+    default = re.search(r'-m "([^"]+)"', options["addopts"]).group(1)
+    assert set(default.split(" and ")) == {f"not {marker}" for marker in declared}, "the default leaves out each suite"
+    selected = set().union(*(markers_run_by(target, REPO) for target in re.findall(r"^(test[\w-]*):", MAKEFILE, re.M)))
+    assert declared <= selected, f"markers no make target runs: {declared - selected}"
 
 
 @pytest.mark.parametrize("command", of_kind("install"))

@@ -11,11 +11,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tiny_models import build_tiny_detoxify
 from workflow_helpers import snakemake, tiny_config, write_config
 
 torch = pytest.importorskip("torch")
-pytestmark = [pytest.mark.gpu, pytest.mark.slow]
+pytestmark = [pytest.mark.gpu]
 if not torch.cuda.is_available():
     pytestmark.append(pytest.mark.skip(
         reason="no CUDA device here: the GPU check needs an NVIDIA GPU and a CUDA build of torch (make test-gpu)"
@@ -29,8 +28,8 @@ SAME_TEXT_SHARE = 0.95
 
 
 @pytest.fixture(scope="module")
-def runs(tiny_models, tmp_path_factory):
-    checkpoint, config_dir = build_tiny_detoxify(tmp_path_factory.mktemp("detoxify"))
+def runs(tiny_models, tiny_detoxify, tmp_path_factory):
+    checkpoint, config_dir = tiny_detoxify
     out = {}
     for device, env in (("cuda", {}), ("cpu", {"CUDA_VISIBLE_DEVICES": ""})):
         workdir = tmp_path_factory.mktemp(device)

@@ -5,15 +5,19 @@ whole process group, as a scheduler or the kernel's out-of-memory killer does. T
 check what a user finds afterwards: no output of the killed job, every cache entry
 readable, a rerun (after ``snakemake --unlock``) that computes only what is missing, and
 outputs byte for byte those of a run that was never interrupted. The last test runs the
-whole workflow twice from scratch and compares the hashes of every table.
+whole workflow twice from scratch and compares the hashes of every table; the first of the
+two is the tiny workflow's shared run (``finished_workflow``, tests/conftest.py).
 
-These runs take minutes on 2 cores, so they have their own target: ``make test-faults``.
+These runs take minutes on 2 cores, so they have their own target, ``make test-faults``;
+``make test-workflow`` runs them too, in the same pytest run as the workflow suite, which
+shares that finished run.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -22,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tiny_models import build_tiny_detoxify, build_tiny_model
+from tiny_models import build_tiny_model
 from workflow_helpers import REPO, SNAKEMAKE, snakemake, tiny_config, write_config
 
 pytestmark = pytest.mark.faults
@@ -51,8 +55,8 @@ def fault_config(tiny_models, workdir: Path, detoxify: tuple[Path, Path], labels
 
 
 @pytest.fixture(scope="module")
-def detoxify(tmp_path_factory):
-    return build_tiny_detoxify(tmp_path_factory.mktemp("detoxify"), seed=0)
+def detoxify(tiny_detoxify):
+    return tiny_detoxify
 
 
 @pytest.fixture(scope="module")
@@ -157,15 +161,15 @@ def table_hashes(workdir: Path) -> dict[str, str]:
     return {str(p.relative_to(workdir)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(tables)}
 
 
-def test_the_same_config_twice_from_scratch_gives_byte_identical_tables(tiny_models, tmp_path):
-    targets = ["results/cairo/gender.csv", "results/fairpair/summary.csv", "results/fpr/gap_spans.csv"]
-    runs = []
-    for name in ("first", "second"):
-        workdir = tmp_path / name
-        write_config(tiny_config(tiny_models, workdir), workdir)
-        snakemake(workdir, *targets)
-        runs.append(table_hashes(workdir))
-    first, second = runs
+def test_the_same_config_twice_from_scratch_gives_byte_identical_tables(finished_workflow, tmp_path):
+    """The first run is the tiny workflow's shared run (tests/conftest.py), from scratch in its own folder."""
+    done, config = finished_workflow
+    again = tmp_path / "second"
+    shutil.copytree(done / "data", again / "data")
+    write_config(config, again)
+    assert (again / "config.yaml").read_bytes() == (done / "config.yaml").read_bytes(), "the same config"
+    snakemake(again)
+    first, second = table_hashes(done), table_hashes(again)
     assert {"results/cairo/gender.csv", "results/fairpair/summary.csv", "results/fpr/gap_spans.csv"} <= set(first)
     assert len(first) > 30, "every intermediate table is compared too"
     assert first == second

@@ -25,7 +25,7 @@ import pytest
 
 from workflow_helpers import REPO, snakemake, tiny_config, write_config
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = pytest.mark.browser
 
 TARGETS = ("results/cairo/gender.csv", "results/fairpair/summary.csv", "results/fpr/gap_spans.csv",
            "results/power/cairo.csv", "results/power/fairpair.csv", "results/power/fpr.csv")

@@ -16,7 +16,7 @@ from biasflow.cairo.headline import HEADLINE_COLUMNS
 from biasflow.cairo.scorer_bias import MODELS_COLUMNS
 from workflow_helpers import planned_jobs, snakemake, tiny_config, write_config
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.workflow
 
 LABELS = ["profanity", "profanity-neutral", "vader", "vader-neutral"]
 

@@ -10,11 +10,8 @@ from __future__ import annotations
 import subprocess
 
 import pandas as pd
-import pytest
 
 from workflow_helpers import REPO, SNAKEMAKE, copy_checkout, write_config
-
-pytestmark = pytest.mark.slow
 
 
 def test_a_second_clone_reads_its_own_edited_files_and_names_the_code_it_runs(tiny_model_dir, tmp_path):

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from workflow_helpers import REPO, snakemake, tiny_config, write_config
 
-pytestmark = [pytest.mark.slurm, pytest.mark.slow]
+pytestmark = [pytest.mark.slurm]
 if shutil.which("sinfo") is None or subprocess.run(["sinfo"], capture_output=True).returncode != 0:
     pytestmark.append(pytest.mark.skip(reason="no SLURM cluster here: make test-slurm starts one (as root)"))
 

@@ -7,23 +7,19 @@ import shutil
 import pandas as pd
 import pytest
 
-from tiny_models import build_tiny_model
 from workflow_helpers import snakemake, tiny_config, write_config
 
 pytest.importorskip("vllm", reason="vLLM's CPU build runs in its own environment: make test-vllm")
-pytestmark = [pytest.mark.vllm, pytest.mark.slow]
+pytestmark = pytest.mark.vllm
 
 ENGINE = {"gpu_memory_utilization": 0.15, "max_model_len": 256, "enforce_eager": True}
 MAIN_JOB = "results/cairo/gender.csv"
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    root = tmp_path_factory.mktemp("vllm-workflow")
-    models = {name: build_tiny_model(root / name, seed=seed, chat=name == "tiny-chat", head_dim=32)
-              for name, seed in (("tiny-a", 0), ("tiny-b", 1), ("tiny-chat", 2))}
-    workdir = root / "run"
-    config = tiny_config(models, workdir)
+def run(vllm_tiny_models, tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("vllm-workflow") / "run"
+    config = tiny_config(vllm_tiny_models, workdir)
     config["axes"] = {"gender": ["BOLD", "HONEST"]}
     config["subgroup_map"]["gender"].pop("HolisticBias")
     vllm = {"backend": "vllm", "dtype": "float32", "options": dict(ENGINE)}

@@ -1,12 +1,14 @@
-"""End-to-end runs of the Snakemake workflow on tiny local models.
+"""End-to-end runs of the Snakemake workflow on tiny local models (``make test-workflow``).
 
-One run builds everything for the gender axis; later tests read its outputs, rerun parts
+One run builds everything for the gender axis (``finished_workflow``, tests/conftest.py, built
+once per pytest run); the tests here work on a copy of it: they read its outputs, rerun parts
 of it and change the config the way a user would (adding a model, a paraphrase seed).
 The tests run in file order: the incremental ones come last because they change the run.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -23,7 +25,7 @@ from biasflow.power import POWER_COLUMNS
 from biasflow.tables import PROMPT_COLUMNS
 from workflow_helpers import REPO, planned_jobs, snakemake, tiny_config, write_config
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.workflow
 
 TARGET = "results/cairo/stats/gender.parquet"
 MAIN_JOB = "results/cairo/gender.csv"
@@ -32,13 +34,12 @@ REPORT = "snakemake --report report.html"
 
 
 @pytest.fixture(scope="module")
-def run(tiny_models, tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("run")
-    config = tiny_config(tiny_models, workdir, own_files=True)
-    write_config(config, workdir)
-    snakemake(workdir, MAIN_JOB, "results/cairo/bias/gender.csv", "results/prompts/rejections.csv",
-              "results/prompts/summary.csv")
-    return workdir, config
+def run(finished_workflow, tmp_path_factory):
+    """A copy of the finished tiny run, which the tests below change (its paths are relative to it)."""
+    source, config = finished_workflow
+    workdir = tmp_path_factory.mktemp("run") / "run"
+    shutil.copytree(source, workdir, symlinks=True)
+    return workdir, copy.deepcopy(config)
 
 
 def test_outputs_have_the_documented_columns(run):
@@ -129,9 +130,15 @@ def test_a_finished_run_has_nothing_left_to_do(run):
     assert planned_jobs(workdir, MAIN_JOB) == {}
 
 
-def test_report_after_the_main_job_alone_shows_what_it_computed(run):
-    """The README's report command, right after the main job: the default target's other methods are not run yet."""
-    workdir, _ = run
+def test_report_after_the_main_job_alone_shows_what_it_computed(run, tmp_path):
+    """The README's report command, right after the main job: the default target's other methods are not run yet.
+
+    That state is a copy of the run without the other methods' results (FairPair, FPR gaps, power).
+    """
+    workdir = tmp_path / "main-job-alone"
+    shutil.copytree(run[0], workdir, symlinks=True)
+    for method in ("fairpair", "fpr", "power"):
+        shutil.rmtree(workdir / "results" / method)
     result = snakemake(workdir, *REPORT.split()[1:])
     page = (workdir / "report.html").read_text()
     for item in ("gender_curve.png", "gender_bias.png", "gender_paraphrasers.png", "gender_tables.html",
