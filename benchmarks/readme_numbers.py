@@ -458,6 +458,11 @@ def _rate(results: list[dict], key: str, **match) -> float:
     return next(r[key] for r in results if all(r[k] == v for k, v in match.items()))
 
 
+def _gflops(value: float) -> str:
+    """A rate in GFLOP/s: whole numbers from 10 on, one decimal below (an emulated bfloat16 peak)."""
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
+
+
 def _demo_fields(group: str) -> dict:
     """The values of one demo group: its times, and what ``dtype: auto`` picked on its CPU with the roofline."""
     def cpu(n: dict) -> dict:
@@ -474,8 +479,8 @@ def _demo_fields(group: str) -> dict:
         "report": lambda n: duration(n[group]["report_s"]),
         "dtype": lambda n: f"{cpu(n)['dtype']} ({cpu(n)['why']})",
         "roofline": lambda n: (
-            f"{cpu(n)['peak_gflops']['float32']:,.0f} GFLOP/s in float32 and {cpu(n)['peak_gflops']['bfloat16']:,.0f} "
-            f"in bfloat16 at {cpu(n)['capability']}, {cpu(n)['bandwidth_gbs']:.1f} GB/s; Gemma 3 270M at batch 32: "
+            f"{_gflops(cpu(n)['peak_gflops']['float32'])} GFLOP/s in float32 and "
+            f"{_gflops(cpu(n)['peak_gflops']['bfloat16'])} in bfloat16 at {cpu(n)['capability']}, {cpu(n)['bandwidth_gbs']:.1f} GB/s; Gemma 3 270M at batch 32: "
             f"{cpu(n)['gemma_roofline'][cpu(n)['dtype']]:,.0f} tokens/s in {cpu(n)['dtype']}"),
     }
 
