@@ -7,14 +7,16 @@ neutral variant to compare with.
 
 from __future__ import annotations
 
+import copy
 import itertools
+import shutil
 
 import pandas as pd
 import pytest
 
 from biasflow.cairo.headline import HEADLINE_COLUMNS
 from biasflow.cairo.scorer_bias import MODELS_COLUMNS
-from workflow_helpers import planned_jobs, snakemake, tiny_config, write_config
+from workflow_helpers import planned_jobs, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
@@ -22,11 +24,13 @@ LABELS = ["profanity", "profanity-neutral", "vader", "vader-neutral"]
 
 
 @pytest.fixture(scope="module")
-def run(tiny_models, tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("scorer_bias_run")
-    config = tiny_config(tiny_models, workdir)
+def run(finished_workflow, tmp_path_factory):
+    """A copy of the finished tiny run (tests/conftest.py) rescored: its prompt sets and continuations come from its cache."""
+    source, finished = finished_workflow
+    workdir = tmp_path_factory.mktemp("scorer_bias_run") / "run"
+    shutil.copytree(source, workdir, symlinks=True)
+    config = copy.deepcopy(finished)
     config["methods"] = ["cairo"]
-    config["paraphrasers"] = {"tinychat": config["paraphrasers"]["tinychat"]}
     config["scoring"] = {"scorer": "profanity", "scorers": ["vader"], "neutralise": True,
                          "score_text": "prompt+continuation"}
     config["selection"].update(bootstrap=50, null_draws=20, permutations=20)

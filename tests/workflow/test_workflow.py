@@ -298,17 +298,6 @@ def test_editing_a_file_reruns_exactly_the_jobs_that_read_it(run, edited):
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
-def test_same_config_twice_gives_identical_continuations(run, tmp_path):
-    """A fresh workdir and cache with the same config reproduces the continuation table."""
-    workdir, config = run
-    again = tmp_path / "again"
-    write_config({**config, "cache_dir": str(again / "cache")}, again)
-    shutil.copytree(workdir / "data", again / "data")
-    target = "results/continuations/b-t1.0/HONEST/gender.parquet"
-    snakemake(again, target)
-    pd.testing.assert_frame_equal(pd.read_parquet(again / target), pd.read_parquet(workdir / target))
-
-
 def test_adding_a_model_schedules_only_its_jobs(run):
     workdir, config = run
     config["models"]["b-t0.5"] = {**config["models"]["b-t1.0"], "decoding": {"temperature": 0.5, "max_new_tokens": 6}}

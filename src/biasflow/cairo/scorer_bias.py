@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
 from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_bias, pooled_stats
 from biasflow.cairo.stats import sufficient_stats
@@ -158,6 +157,9 @@ def agreement_table(headlines: dict[str, pd.DataFrame]) -> pd.DataFrame:
     rankings are by Eq. 1 with the original prompts; ``outside_interval`` counts the models
     whose rank under one scorer lies outside their 95% rank interval under the other.
     """
+    # Imported here: the workflow's rules import this module's settings at every Snakemake start.
+    from scipy import stats as scipy_stats
+
     rows = []
     original = {label: table[table["prompts"] == ORIGINAL].drop_duplicates(["axis", "metric", "split", "model"])
                 .set_index(["axis", "metric", "split", "model"]) for label, table in headlines.items()}

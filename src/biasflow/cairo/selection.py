@@ -24,7 +24,6 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
 from biasflow.cairo.combinations import (
     COMBINATION_MODES,
@@ -380,6 +379,8 @@ def _null_summary(null_best: np.ndarray, best_r: float) -> dict:
 
 def _chosen_statistics(chosen, best, measured, search_perm_p, valid, test, perms, settings) -> dict:
     """Everything the curve reports about the selected combination(s) beyond the search itself."""
+    from scipy import stats as scipy_stats  # here: the rules import this module at every Snakemake start
+
     first, second = (m.values[i] for m, i in zip(measured, best))
     row = {"best_p": scipy_stats.pearsonr(first, second).pvalue,
            "best_rho": scipy_stats.spearmanr(first, second).statistic,
@@ -643,6 +644,8 @@ def _held_out_r(bias: list[np.ndarray], test: list[_Side]) -> float:
     """Pearson r of the selected combination(s)' measure recomputed on the held-out split (NaN if constant there)."""
     if any(np.ptp(b) <= CONSTANT_RTOL * t.pooled.scale for b, t in zip(bias, test)):
         return np.nan
+    from scipy import stats as scipy_stats
+
     return float(scipy_stats.pearsonr(*bias).statistic)
 
 

@@ -25,7 +25,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from biasflow.cairo.combinations import PooledStats, eq1
 from biasflow.hashing import named_rng
@@ -188,7 +187,7 @@ def rank_interval(bias_draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not len(defined):
         nan = np.full(bias_draws.shape[1], np.nan)
         return nan, nan
-    ranks = scipy_stats.rankdata(defined, method="min", axis=1)
+    ranks = rankdata(defined, method="min", axis=1)
     low, high = np.percentile(ranks, INTERVAL, axis=0)
     return np.floor(low), np.ceil(high)
 
@@ -222,7 +221,7 @@ def kendall_w(values: np.ndarray) -> float:
     Σ (t³ − t) per rater; 1: the raters rank alike, 0: no agreement.
     """
     m, n = values.shape
-    ranks = scipy_stats.rankdata(values, axis=1)
+    ranks = rankdata(values, axis=1)
     spread = ((ranks.sum(axis=0) - m * (n + 1) / 2) ** 2).sum()
     ties = sum(((counts**3) - counts).sum() for counts in (np.unique(row, return_counts=True)[1] for row in values))
     denominator = m**2 * (n**3 - n) - m * ties
@@ -240,3 +239,10 @@ def kendall_w_test(values: np.ndarray, permutations: int, rng: np.random.Generat
         return observed, float("nan")
     reached = sum(kendall_w(rng.permuted(values, axis=1)) >= observed - 1e-12 for _ in range(permutations))
     return observed, (1 + reached) / (permutations + 1)
+
+
+def rankdata(values: np.ndarray, **options) -> np.ndarray:
+    """scipy's rankdata, imported on first use: the workflow's rules import this module at every Snakemake start."""
+    from scipy.stats import rankdata as scipy_rankdata
+
+    return scipy_rankdata(values, **options)

@@ -38,7 +38,6 @@ from typing import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
-from scipy import sparse, stats
 
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.null import (
@@ -414,6 +413,8 @@ def _jaccard_matrix(sets: list[frozenset]) -> np.ndarray:
     vocabulary: dict[str, int] = {}
     columns = [vocabulary.setdefault(t, len(vocabulary)) for s in sets for t in s]
     rows = np.repeat(np.arange(len(sets)), [len(s) for s in sets])
+    from scipy import sparse  # here and below: the rules import this module at every Snakemake start
+
     indicator = sparse.csr_matrix(
         (np.ones(len(columns), dtype=np.float64), (rows, columns)), shape=(len(sets), max(1, len(vocabulary)))
     )
@@ -441,6 +442,8 @@ def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float, fl
     mean = float(values.mean())
     if m < 2:
         return mean, math.nan, math.nan
+    from scipy import stats
+
     half = stats.t.ppf((1 + confidence) / 2, m - 1) * values.std(ddof=1) / math.sqrt(m)
     return mean, mean - half, mean + half
 
@@ -463,6 +466,8 @@ def _welch(prompts: pd.DataFrame) -> tuple[float, float]:
         _pooled(prompts, kind) for kind in ("cross", "within"))
     if n_cross < 2 or n_within < 2:
         return math.nan, math.nan
+    from scipy import stats
+
     with np.errstate(divide="ignore", invalid="ignore"):
         result = stats.ttest_ind_from_stats(mean_cross, sd_cross, n_cross, mean_within, sd_within, n_within,
                                             equal_var=False)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests
 
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.rates import CLASSES, RUN_KEYS, group_fpr, over_runs, quantile
@@ -99,6 +98,8 @@ def net_significance(gaps: pd.DataFrame) -> pd.DataFrame:
     a ``probe`` column, each probe set is summed separately (the correction is still over
     all of them).
     """
+    from statsmodels.stats.multitest import multipletests  # here: the rules import this module at every start
+
     require_columns(gaps, GAP_COLUMNS + ["category"], "gap table")
     keys = (["probe"] if "probe" in gaps.columns else []) + ["category", "group"]
     df = gaps.copy()
