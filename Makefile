@@ -22,7 +22,9 @@ STAMP := $(VENV)/.installed-$(subst =,_,$(subst <,_,$(subst >,_,$(TORCH_SPEC))))
 
 # torch comes through pip (which finds a machine's local CPU wheel, where one is provided); the rest
 # through uv, which resolves and downloads in parallel: about 20 s against pip's 90 (benchmarks/README.md).
-UV_PIP := $(BIN)/uv pip install --python $(BIN)/python
+# uv compiles the bytecode as pip does: where PYTHONDONTWRITEBYTECODE is set, nothing else would, and every
+# Snakemake start and job would compile its imports again (4.1 s to start Snakemake instead of 1.4).
+UV_PIP := $(BIN)/uv pip install --compile-bytecode --python $(BIN)/python
 
 $(STAMP)-demo: pyproject.toml Makefile | $(BIN)/python
 	$(BIN)/pip install "$(TORCH_SPEC)" uv==0.13.8

@@ -29,6 +29,7 @@ rule cairo_select:
     output:
         table="results/cairo/{run}{axis}.csv",
         curve="results/cairo/{run}{axis}_curve.csv",
+        comparisons="results/cairo/{run}{axis}_comparisons.csv",
         summary="results/cairo/{run}{axis}.json",
         curve_plot=report("results/cairo/{run}{axis}_curve.png", caption="../workflow/report/curve.rst", category="CAIRO"),
         bias_plot=report("results/cairo/{run}{axis}_bias.png", caption="../workflow/report/before_after.rst", category="CAIRO"),

@@ -22,6 +22,7 @@ from scipy.special import expit
 
 from benchmarks.calibration import COVERAGE, MEAN, REJECTION, Scenario
 from biasflow.cairo.combinations import pooled_stats
+from biasflow.cairo.comparisons import pair_rows, swap_weights
 from biasflow.cairo.headline import bias_table, model_uncertainty
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.stats import STATS_COLUMNS
@@ -138,6 +139,61 @@ def interval_trial(rng, design: str, groups: int, clusters: int, sd: float, odds
     return columns["excess_bias_lo"] > 0
 
 
+
+# Two models compared (docs/methods.md §1.16): equally toxic, the first subgroup's odds times
+# ``odds`` in model A and ``odds_b`` in model B; the same clusters (prompts) for both.
+PAIR_LEVEL = np.array([0.1, 0.1])
+SWAPS = 200
+# The power the paired test promises at odds ×4 in A against B, by clusters per subgroup (the full table's rate, less
+# a margin).
+POWER = {6: 0.25, 20: 0.6}
+
+
+def pair_effect(groups: int, odds: float, odds_b: float) -> np.ndarray:
+    effect = np.zeros((2, groups))
+    effect[:, 0] = np.log([odds, odds_b])
+    return effect
+
+
+@functools.cache
+def expected_difference(design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float,
+                        datasets: int = 4000) -> float:
+    """E[Eq. 1 of A − Eq. 1 of B] at the design's sizes: the mean over ``datasets`` simulated pairs (numpy)."""
+    rng = np.random.default_rng([11, groups, clusters, int(100 * sd), int(100 * odds), int(100 * odds_b),
+                                 design == "crossed"])
+    effect = pair_effect(groups, odds, odds_b)
+    draws = [eq1(dataset(rng, design, groups, clusters, sd, SIZE, effect, PAIR_LEVEL)[0], SIZE)
+             for _ in range(datasets)]
+    return float(np.mean([a - b for a, b in draws]))
+
+
+def comparison_trial(rng, design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float,
+                     check: str) -> np.ndarray:
+    """One simulated pair of models through :func:`biasflow.cairo.comparisons.pair_rows`, checked once.
+
+    ``check``: ``p`` (the swap test is at most 0.05), ``zero`` (the difference's interval
+    covers 0), ``eq1`` (it covers E[Eq. 1 of A − Eq. 1 of B]), ``apart`` (it lies wholly on
+    one side of 0), ``unpaired`` (the two models' own Eq. 1 intervals do not overlap: how a
+    reader comparing the headline's bars would conclude).
+    """
+    score_sum, score_sq_sum = dataset(rng, design, groups, clusters, sd, SIZE, pair_effect(groups, odds, odds_b),
+                                      PAIR_LEVEL)
+    models = MODELS[:2]
+    pooled = pooled_stats(as_stats(design, score_sum, score_sq_sum, SIZE), "M", "religion", "valid", ["original"],
+                          models)
+    boot = bootstrap_weights(pooled, BOOTSTRAP, rng)
+    if check == "unpaired":
+        own = model_uncertainty(np.array([1.0]), pooled, np.empty((0, *boot.shape[1:])), boot, "none")
+        return np.array([own["bias_lo"][0] > own["bias_hi"][1] or own["bias_lo"][1] > own["bias_hi"][0]])
+    row, = pair_rows(np.array([1.0]), pooled, boot, swap_weights(len(pooled.clusters), SWAPS, rng), "none", models)
+    if check == "p":
+        return np.array([row["p"] <= ALPHA])
+    if check == "apart":
+        return np.array([row["difference_lo"] > 0 or row["difference_hi"] < 0])
+    truth = 0.0 if check == "zero" else expected_difference(design, groups, clusters, sd, odds, odds_b)
+    return np.array([row["difference_lo"] <= truth <= row["difference_hi"]])
+
+
 # Studies through the whole selection: ten models toxic 0.5% to 8% of the time, two metrics
 # (4 subgroups; 4 clusters of 20 and 6 of 32 continuations), both splits, original and two
 # paraphrase sets (the same clusters, new continuations).
@@ -202,6 +258,18 @@ def _interval(statistic, design, groups, clusters, sd, odds, check, measure, nom
                     dict(design=design, groups=groups, clusters=clusters, sd=sd, odds=odds, check=check), quick, full)
 
 
+def _comparison(statistic, design, groups, clusters, sd, odds, odds_b, check, measure, nominal, lower, upper,
+                quick=60, full=600):
+    cross = "templates" if design == "crossed" else "pages each"
+    truth = ("the same model twice, no group difference" if odds == odds_b == 1 else
+             f"the same model twice, first subgroup's odds ×{odds:g}" if odds == odds_b else
+             f"first subgroup's odds ×{odds:g} in A, ×{odds_b:g} in B")
+    return Scenario("cairo", statistic, f"2 models, {design}: {groups} subgroups × {clusters} {cross}, "
+                    f"cluster logit sd {sd:g}", truth, measure, nominal, lower, upper, comparison_trial,
+                    dict(design=design, groups=groups, clusters=clusters, sd=sd, odds=odds, odds_b=odds_b,
+                         check=check), quick, full)
+
+
 def _study(statistic, design, sd, truth, check, measure, nominal, lower, upper, quick=20, full=200):
     words = {"levels": "toxicity levels differ, no group difference", "equal": "equal toxicity, no group difference",
              "shared": "a group pattern both metrics share"}[truth]
@@ -242,4 +310,17 @@ SCENARIOS = [
       for design, sd in (("nested", 0.8), ("crossed", 1.0))),
     *(_study("test-split excess_bias", design, sd, "levels", "test_excess", MEAN, 0.0, -0.002, 0.002)
       for design, sd in (("nested", 0.8), ("crossed", 1.0))),
+    # Paired comparisons of two models (§1.16): valid when they are exchangeable, and more powerful than the bars.
+    *(_comparison("paired p ≤ 0.05", design, 4, clusters, sd, odds, odds, "p", REJECTION, 0.05, 0.0, 0.06)
+      for design in ("nested", "crossed")
+      for clusters, sd, odds in ((6, 0.8, 1.0), (6, 0.8, ODDS), (3, 1.5, 1.0), (6, 0.0, 1.0))),
+    *(_comparison("paired interval covers 0", design, 4, 6, 0.8, odds, odds, "zero", COVERAGE, 0.95, 0.93, 1.0)
+      for design in ("nested", "crossed") for odds in (1.0, ODDS)),
+    *(_comparison("paired interval covers E[Eq. 1 of A − Eq. 1 of B]", design, 4, clusters, 0.8, 4.0, 1.0, "eq1",
+                  COVERAGE, 0.95, 0.90, 1.0) for design in ("nested", "crossed") for clusters in (3, 6)),
+    *(_comparison(f"{what} (power)", design, 4, clusters, 0.8, 4.0, 1.0, check, REJECTION, np.nan, lower, 1.0)
+      for design in ("nested", "crossed") for clusters in (6, 20)
+      for what, check, lower in (("paired p ≤ 0.05", "p", POWER[clusters]),
+                                 ("paired interval apart from 0", "apart", 0.0),
+                                 ("the two models' own Eq. 1 intervals apart, unpaired", "unpaired", 0.0))),
 ]

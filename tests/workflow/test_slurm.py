@@ -20,8 +20,8 @@ if shutil.which("sinfo") is None or subprocess.run(["sinfo"], capture_output=Tru
     pytestmark.append(pytest.mark.skip(reason="no SLURM cluster here: make test-slurm starts one (as root)"))
 
 TARGET = "results/cairo/gender.csv"
-COMPARED = ["results/cairo/gender.csv", "results/cairo/gender_curve.csv", "results/cairo/gender.json",
-            "results/cairo/stats/gender.parquet", "results/cairo/bias/gender.csv"]
+COMPARED = ["results/cairo/gender.csv", "results/cairo/gender_curve.csv", "results/cairo/gender_comparisons.csv",
+            "results/cairo/gender.json", "results/cairo/stats/gender.parquet", "results/cairo/bias/gender.csv"]
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from biasflow.cairo.comparisons import COMPARISON_COLUMNS
 from biasflow.cairo.headline import HEADLINE_COLUMNS
 from biasflow.cairo.selection import CURVE_COLUMNS
 from biasflow.cairo.stats import STATS_COLUMNS
@@ -97,6 +98,15 @@ def test_main_job_writes_every_selection_output(run):
             "null_best_r", "selection"} <= set(summary["pairs"][0])
     for figure in ("gender_curve.png", "gender_bias.png", "gender_paraphrasers.png", "bias/gender.png"):
         assert (workdir / "results/cairo" / figure).read_bytes()[:4] == b"\x89PNG"
+    comparisons = pd.read_csv(workdir / "results/cairo/gender_comparisons.csv")
+    assert list(comparisons.columns) == COMPARISON_COLUMNS
+    keys = ["pair", "metric", "split", "prompts"]
+    assert len(comparisons) == len(table.drop_duplicates(keys)) * 3, "3 pairs of 3 models per headline cell"
+    eq1 = table.set_index([*keys, "model"])["bias"]
+    own = comparisons.apply(lambda r: eq1[(r["pair"], r["metric"], r["split"], r["prompts"], r["model_a"])]
+                            - eq1[(r["pair"], r["metric"], r["split"], r["prompts"], r["model_b"])], axis=1)
+    assert np.allclose(comparisons["difference"], own), "the headline's Eq. 1 differenced"
+    assert comparisons["p"].between(1 / 51, 1).all() and (comparisons["p_holm"] >= comparisons["p"]).all()
 
 
 def test_stats_equal_a_per_row_recomputation(run):

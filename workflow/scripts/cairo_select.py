@@ -7,7 +7,8 @@ if __name__ == "__main__":
     run(
         lambda sm: cairo_select(
             stats_paths=[sm.input.stats], settings=SearchSettings.from_params(sm.params.settings),
-            table_out=sm.output.table, curve_out=sm.output.curve, summary_out=sm.output.summary,
+            table_out=sm.output.table, curve_out=sm.output.curve, comparisons_out=sm.output.comparisons,
+            summary_out=sm.output.summary,
             curve_plot=sm.output.curve_plot, bias_plot=sm.output.bias_plot, shares_plot=sm.output.shares_plot,
             tables_page=sm.output.tables_page, prompt_summary=sm.input.prompts,
         ),

@@ -29,8 +29,8 @@ def register(commands) -> None:
         "cairo-select", help="CAIRO selection on a statistics table (the workflow's cairo_select step)",
         description="Search the prompt-set combinations that make the metrics agree across models (Pearson's r "
         "on the valid split), check the choice on the test split and give its selection-aware permutation "
-        "p-value, cluster bootstrap intervals, the no-bias null and the excess bias; writes curve.csv, bias.csv "
-        "and selection.json into --out-dir.",
+        "p-value, cluster bootstrap intervals, the no-bias null and the excess bias, and every pair of models "
+        "compared on the same prompts; writes curve.csv, bias.csv, comparisons.csv and selection.json into --out-dir.",
         **example("biasflow cairo-select --stats stats.parquet --out-dir out/"),
     )
     select.add_argument("--stats", nargs="+", required=True, help="CAIRO statistics table(s), one or several axes")
@@ -65,7 +65,7 @@ def register(commands) -> None:
 
 # What each command writes into its --out-dir.
 STATS_OUTPUTS = ("stats.parquet", "bias.csv", "bias.png")
-SELECT_OUTPUTS = ("curve.csv", "bias.csv", "selection.json")
+SELECT_OUTPUTS = ("curve.csv", "bias.csv", "comparisons.csv", "selection.json")
 
 
 def _stats(args) -> None:

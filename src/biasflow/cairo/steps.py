@@ -17,6 +17,7 @@ from typing import Sequence
 import pandas as pd
 
 from biasflow.cairo import headline, pages
+from biasflow.cairo.comparisons import comparison_table
 from biasflow.cairo.combinations import ORIGINAL
 from biasflow.cairo.paraphrase import (
     PARAPHRASE_REJECTION_COLUMNS, REASONS, ParaphraseSettings, load_templates, paraphrase_tables, template_files,
@@ -261,6 +262,7 @@ def cairo_select(
     settings: SearchSettings,
     table_out: str,
     curve_out: str,
+    comparisons_out: str,
     summary_out: str,
     curve_plot: str,
     bias_plot: str,
@@ -270,12 +272,14 @@ def cairo_select(
 ) -> None:
     """CAIRO selection (docs/methods.md §1.7-1.9) on statistics tables, with its tables, summary and figures.
 
-    ``tables_page`` is the report's HTML page of the tables. ``prompt_summary`` is the
+    ``comparisons_out`` gets every pair of models compared (§1.16). ``tables_page`` is the
+    report's HTML page of the tables. ``prompt_summary`` is the
     prompts per subgroup and split (``results/prompts/summary.csv``): the summary lists the
     axis's, and the log names every subgroup whose mean in a split rests on a single group key.
     """
     stats, result = _selection(stats_paths, settings)
     table = headline.bias_table(stats, result, settings)
+    comparisons = comparison_table(stats, result, settings)
     summary = headline.summary(result, settings, stats, table)
     axes = sorted(result.curve["axis"].unique())
     prompts = read_table(prompt_summary, PROMPT_SUMMARY_COLUMNS, "prompt summary")
@@ -286,7 +290,7 @@ def cairo_select(
                     "so it says little about the subgroup; use more prompts (prompts.per_subgroup) or the official "
                     "files", row.metric, row.axis, row.subgroup, row.split, row.n_prompts)
     write_together({curve_out: table_writer(result.curve, curve_out), table_out: table_writer(table, table_out),
-                    summary_out: json_writer(summary)})
+                    comparisons_out: table_writer(comparisons, comparisons_out), summary_out: json_writer(summary)})
     plot_curve(result.curve, curve_plot)
     plot_before_after(table, bias_plot, split=TEST_SPLIT)
     plot_paraphraser_shares(result.choices, shares_plot)
@@ -300,7 +304,8 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings,
     """``biasflow cairo-select``: the selection step on statistics a user brings.
 
     Writes ``curve.csv`` (``<axis>_curve.csv`` per axis when the tables hold several),
-    ``selection.json`` and the per-model bias table ``bias.csv``; same code path as the rule.
+    ``selection.json``, the per-model bias table ``bias.csv`` and every pair of models compared,
+    ``comparisons.csv`` (all axes); same code path as the rule.
     Everything is computed before anything is written, and the files are renamed into place
     together, so a failure leaves none of them (and any earlier run's files as they were).
     """
@@ -312,7 +317,7 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings,
     else:
         curves = {out / f"{axis}_curve.csv": result.curve[result.curve["axis"] == axis] for axis in axes}
     table = headline.bias_table(stats, result, settings)
-    tables = {**curves, out / "bias.csv": table}
+    tables = {**curves, out / "bias.csv": table, out / "comparisons.csv": comparison_table(stats, result, settings)}
     writers = {path: table_writer(table, path) for path, table in tables.items()}
     writers[out / "selection.json"] = json_writer(headline.summary(result, settings, stats, table))
     write_together(writers)
