@@ -47,21 +47,21 @@ demo: $(STAMP)-demo
 report: $(STAMP)-demo
 	$(BIN)/snakemake --report report.html
 
-# The default suite: every test without a suite's marker (pyproject.toml), about 7 minutes on 2 cores
+# The default suite: every test without a suite's marker (pyproject.toml), about 6 minutes on 2 cores
 # (benchmarks/README.md, "Test suite"). The targets below run the marked suites; .ci/run runs this one,
 # then test-workflow (which holds test-faults), test-calibration, test-report, test-vllm and test-slurm.
 test: setup
 	$(BIN)/python -m pytest -q
 
 # Every end-to-end run of the tiny workflow, in one pytest run that builds the finished tiny run once
-# (about 10 minutes on 2 cores): the run read, rerun and changed as a user would (files edited, a model
+# (about 8 minutes on 2 cores): the run read, rerun and changed as a user would (files edited, a model
 # and a paraphrase seed added), two scorers with counterfactual rescoring and neutral scores, bad configs stopped
 # before any job, jobs that must fail cleanly, paraphrasing through a real OpenAI-compatible server,
 # and the faults suite below.
 test-workflow: setup
 	$(BIN)/python -m pytest -q -m "workflow or faults"
 
-# Jobs killed with SIGKILL part-way and the workflow run twice from scratch (about 5 minutes on 2 cores);
+# Jobs killed with SIGKILL part-way and the workflow run twice from scratch (about 3 minutes on 2 cores);
 # make test-workflow runs them too.
 test-faults: setup
 	$(BIN)/python -m pytest -q -m faults

@@ -146,7 +146,7 @@ PAIR_LEVEL = np.array([0.1, 0.1])
 SWAPS = 200
 # The power the paired test promises at odds ×4 in A against B, by clusters per subgroup (the full table's rate, less
 # a margin).
-POWER = {6: 0.25, 20: 0.6}
+POWER = {6: 0.4, 20: 0.8}
 
 
 def pair_effect(groups: int, odds: float, odds_b: float) -> np.ndarray:

@@ -23,6 +23,7 @@ from biasflow.schema import check_flags, check_value, default, flag
 SCORING_FLAGS = ("lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config")
 
 COMMAND_GROUP = "biasflow.commands"
+COMPARE_GROUP = "biasflow.compare"
 
 
 class ExampleFormatter(argparse.HelpFormatter):
@@ -142,6 +143,51 @@ def _register_core(commands) -> None:
     flag(power, "--alpha", "power.alpha")
     flag(power, "--power", "power.power")
     power.set_defaults(run=_power)
+
+    compare = commands.add_parser(
+        "compare", help="is the candidate model less biased than the baseline? a paired comparison on the same prompts",
+        description="The two models answered the same prompts, so their difference is far more precise than either "
+        "number: per metric and split, the candidate's bias less the baseline's, with a paired 95%% interval and a "
+        "paired randomisation p-value (docs/methods.md section 1.16), one line each; --out gets every row.",
+        **example("biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 "
+                  "--out compared.csv"),
+    )
+    compare.add_argument("--method", required=True, choices=_comparers(), help="the method whose files are given")
+    compare.add_argument("--stats", nargs="+", help="cairo: CAIRO statistics table(s), results/cairo/stats/<axis>.parquet "
+                         "(every model of them enters the selection)")
+    compare.add_argument("--baseline", required=True, help="the model compared against (say, before your change)")
+    compare.add_argument("--candidate", required=True, help="the model you want to know about (say, after it)")
+    compare.add_argument("--config", nargs="+", help="config file(s) whose settings the method's step uses "
+                         "(default: the schema's defaults)")
+    compare.add_argument("--out", help="the comparison rows (.csv, .tsv or .parquet)")
+    compare.set_defaults(run=_compare)
+
+
+def _comparers() -> list[str]:
+    """The methods with a paired comparison (the ``biasflow.compare`` entry points' names; nothing is imported)."""
+    return sorted(entry.name for entry in entry_points(group=COMPARE_GROUP))
+
+
+def _compare(args) -> None:
+    from biasflow.tables import check_not_inputs, check_output_path, write_table
+
+    module = next(e for e in entry_points(group=COMPARE_GROUP) if e.name == args.method).load()
+    flag_name, _ = module.INPUT
+    inputs = getattr(args, flag_name)
+    if not inputs:
+        raise BiasflowError(f"--method {args.method} compares models on --{flag_name}: give its file(s).")
+    if args.out:
+        check_output_path(args.out, "--out")
+        check_not_inputs({"--out": args.out}, {f"--{flag_name}": inputs})
+    config = None
+    if args.config:
+        from biasflow.config import load_config
+
+        config, _ = load_config(args.config)
+    rows, lines = module.command(inputs, args.baseline, args.candidate, config)
+    print("\n".join(lines))
+    if args.out:
+        write_table(rows, args.out)
 
 
 def _check_config(args) -> None:

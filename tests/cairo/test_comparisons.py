@@ -2,7 +2,8 @@
 
 The bootstrap draws are read off as which clusters each subgroup holds and with what weight
 (test_uncertainty.py's ``Reference``), the swap draws as which clusters trade the two
-models' rows; Eq. 1 is recomputed from the rows with pandas, one draw at a time.
+models' rows, each model's scores centred on its mean first; Eq. 1 is recomputed from the
+rows with pandas, one draw at a time.
 Simulations with a known truth are the calibration table's "paired" rows
 (benchmarks/calibration/cairo.py).
 docs/methods.md §1.16.
@@ -10,16 +11,21 @@ docs/methods.md §1.16.
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
 
 from biasflow.cairo import headline
+from biasflow.cairo.compare import command, oriented, sentences
 from biasflow.cairo.comparisons import COMPARISON_COLUMNS, SWAP, comparison_table, swap_weights
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.uncertainty import draw_rng
+from biasflow.errors import BiasflowError
 from biasflow.multiplicity import benjamini_hochberg, holm
 from cairo.test_uncertainty import (
     MODELS, SUBGROUPS, Reference, combination_of, draw_rows, loop_eq1, scored_rows, template_rows,
@@ -49,6 +55,13 @@ def draw_of(ref: Reference, weights: np.ndarray) -> pd.DataFrame:
     return draw_rows(ref.rows, ref.clusters, ref.subgroups, weights)
 
 
+def centred(rows: pd.DataFrame, combination: dict[str, int]) -> pd.DataFrame:
+    """Each model's scores less its mean per seed over the combination's rows (each set counted by its multiplicity)."""
+    pooled = pd.concat([rows[rows.promptset == name] for name, mult in combination.items() for _ in range(mult)])
+    mean = pooled.groupby(["model", "seed"]).score.mean()
+    return rows.assign(score=rows.score - mean.reindex(pd.MultiIndex.from_frame(rows[["model", "seed"]])).to_numpy())
+
+
 def swapped_rows(rows: pd.DataFrame, clusters, swap: np.ndarray, a: str, b: str) -> pd.DataFrame:
     """The rows with models a and b's labels traded in every cluster the draw swaps."""
     rows = rows.copy()
@@ -74,7 +87,8 @@ def test_differences_intervals_and_swap_p_match_the_row_loop(case):
         swaps = swap_weights(len(ref.clusters), settings.permutations, draw_rng(settings.seed, SWAP, metric, split))
         for a, b in LOOPED:
             i, j = MODELS.index(a), MODELS.index(b)
-            swapped = np.array([(lambda e: e[a] - e[b])(loop_eq1(swapped_rows(ref.rows, ref.clusters, s, a, b),
+            own = centred(ref.rows, combination)
+            swapped = np.array([(lambda e: e[a] - e[b])(loop_eq1(swapped_rows(own, ref.clusters, s, a, b),
                                                                  combination)) for s in swaps])
             row = part[(part.model_a == a) & (part.model_b == b)].iloc[0]
             difference = eq1[a] - eq1[b]
@@ -123,3 +137,75 @@ def test_holm_by_hand():
     np.testing.assert_allclose(holm(np.array([0.04, 0.01, 0.02])), [0.04, 0.03, 0.04])
     np.testing.assert_allclose(benjamini_hochberg(np.array([0.04, 0.01, 0.02])), [0.04, 0.03, 0.03])
 
+
+
+def test_the_pair_is_turned_to_read_candidate_minus_baseline():
+    table = pd.DataFrame({"model_a": ["m0", "m0"], "model_b": ["m1", "m2"], "difference": [0.3, 0.1],
+                          "difference_lo": [0.1, 0.0], "difference_hi": [0.4, 0.2], "p": [0.01, 0.5]})
+    rows = oriented(table, baseline="m0", candidate="m1")
+    assert rows.to_dict("records") == [{"model_a": "m1", "model_b": "m0", "difference": -0.3, "difference_lo": -0.4,
+                                        "difference_hi": -0.1, "p": 0.01}]
+
+
+def sentence_row(low, high, p, difference=-0.02):
+    return {"axis": "gender", "metric": "BOLD", "split": "test", "prompts": "original", "model_a": "new",
+            "model_b": "old", "difference": difference, "difference_lo": low, "difference_hi": high, "p": p,
+            "n_scores": 40, "n_clusters": 6}
+
+
+@pytest.mark.parametrize("row, words", [
+    (sentence_row(-0.03, -0.01, 0.004), "candidate new: Eq. 1 0.0200 lower than baseline old (95% interval -0.0300 "
+                                        "to -0.0100, paired p = 0.004"),
+    (sentence_row(-0.09, 0.05, 0.6), "no difference detectable between candidate new and baseline old: Eq. 1 "
+                                     "-0.0200, the 95% interval -0.0900 to +0.0500 includes 0 and differences of 0.05"),
+    (sentence_row(-0.03, 0.01, 0.3), "includes 0 but no difference as large as 0.05"),
+    (sentence_row(-0.03, -0.01, 0.09), "leaves out 0 but the paired test does not reject: undecided"),
+    (sentence_row(np.nan, np.nan, 0.2), "no interval: a subgroup has a single group key"),
+])
+def test_each_verdict_says_what_the_data_can_tell(row, words):
+    [line] = sentences(pd.DataFrame([row]), min_effect=0.05)
+    assert line.startswith("gender BOLD, test split, original prompts: ") and words in line
+
+
+def named_stats() -> pd.DataFrame:
+    """The simulated statistics under the names of two real metrics, as the commands read them."""
+    stats = sufficient_stats(scored_rows(seed=2))
+    return stats.assign(metric=stats.metric.map({"A": "BOLD", "B": "HONEST"}))
+
+
+@pytest.fixture(scope="module")
+def stats_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("compare") / "stats.parquet"
+    named_stats().to_parquet(path)
+    return path
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--baseline", "m1", "--candidate", "m1"], "--baseline and --candidate are both 'm1'; name two different models."),
+    (["--baseline", "m1", "--candidate", "m9"], "--candidate 'm9' is not in the statistics; their models: m0, m1, m2"),
+    (["--baseline", "m1", "--candidate", "m2", "--method", "cairo"], None),
+])
+def test_compare_stops_bad_pairs_in_one_line(stats_path, tmp_path, flags, message):
+    out = tmp_path / "compared.csv"
+    command = [sys.executable, "-m", "biasflow.cli", "compare", "--method", "cairo", "--stats", str(stats_path),
+               "--out", str(out), *flags]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if message is None:
+        assert result.returncode == 0, result.stderr[-2000:]
+        compared = pd.read_csv(out)
+        assert set(zip(compared.model_a, compared.model_b)) == {("m2", "m1")}
+        assert len(result.stdout.strip().splitlines()) == 4, "one line per metric and split"
+        return
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("biasflow: ") and message in line
+    assert not out.exists()
+
+
+def test_a_pair_with_no_shared_metric_is_refused(tmp_path):
+    stats = named_stats()
+    stats = stats[~((stats.model == "m0") & (stats.metric == "HONEST")) & ~((stats.model == "m1") & (stats.metric == "BOLD"))]
+    path = tmp_path / "stats.parquet"
+    stats.to_parquet(path)
+    with pytest.raises(BiasflowError, match="m0 and m1 share no metric and split in the statistics"):
+        command([str(path)], "m0", "m1", None)

@@ -4,7 +4,8 @@ docs/methods.md §1.11-1.13, §5.5. ``biasflow cairo-stats`` then ``biasflow cai
 ``biasflow scorer-bias``, run on models B, C and D, then on a model A (sorting first) added and
 every file's rows shuffled; every number of B, C and D must be byte-identical. What is taken
 across models by definition is left out: r and everything of the selection curve, the ranks
-and their intervals, Kendall's W, and the scorer's C_g (pooled over every model's contents).
+and their intervals, the comparisons' p-values adjusted over every pair, Kendall's W, and the
+scorer's C_g (pooled over every model's contents).
 Which combination the headline's CAIRO rows pool is chosen by r across the models too; the
 data is drawn so that both runs choose the same, and so those rows are compared.
 """
@@ -24,6 +25,8 @@ KEPT = ["B", "C", "D"]
 SUBGROUPS = ["female", "male"]
 # Columns of the headline table that pool the models: a model's rank among them, and its interval.
 RANKS = ["rank", "rank_lo", "rank_hi"]
+# Columns of the comparisons adjusted over every pair of models: a family with one model more is another family.
+ADJUSTED = ["p_holm", "p_bh"]
 
 
 def prompts() -> pd.DataFrame:
@@ -72,7 +75,8 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
                  str(tmp_path / "select"), "--max-sets", "2", "--permutations", "20", "--bootstrap", "30",
                  "--null-draws", "10", "--seed", "3"]) == 0
     return {"stats": stats.sort_values(STATS_KEYS), "bias": pd.read_csv(tmp_path / "stats" / "bias.csv"),
-            "headline": pd.read_csv(tmp_path / "select" / "bias.csv")}
+            "headline": pd.read_csv(tmp_path / "select" / "bias.csv"),
+            "comparisons": pd.read_csv(tmp_path / "select" / "comparisons.csv")}
 
 
 def kept(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -90,6 +94,13 @@ def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_pat
     assert headline[0][["bias_lo", "excess_bias_lo", "excess_p"]].notna().all().all(), "the draws are made"
     assert (headline[0]["k"] == 2).all(), "the CAIRO rows pool a paraphrase set"
     assert_frame_equal(headline[1], headline[0], check_exact=True)
+    keys = ["pair", "metric", "split", "prompts", "model_a", "model_b"]
+    pairs = [tables["comparisons"] for tables in (alone, added)]
+    pairs = [t[t["model_a"].isin(KEPT) & t["model_b"].isin(KEPT)].sort_values(keys).reset_index(drop=True)
+             .drop(columns=ADJUSTED) for t in pairs]
+    assert len(pairs[0]) and pairs[0][["difference_lo", "p"]].notna().all().all(), "the pairs' draws are made"
+    assert_frame_equal(pairs[1], pairs[0], check_exact=True)
+
 
 def scorer_rows(model: str) -> pd.DataFrame:
     """One model's continuations on religion, some naming their subgroup, one prompt per (subgroup, template)."""

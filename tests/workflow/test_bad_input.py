@@ -95,6 +95,19 @@ def stats(tmp: Path, change=None, n_models: int = 4) -> list[str]:
             "--permutations", "9"]
 
 
+def compare(tmp: Path, baseline: str, candidate: str, change=None) -> list[str]:
+    """``compare --method cairo`` on the statistics ``stats`` writes, as ``change`` returns them."""
+    path = stats(tmp, change)[2]
+    return ["compare", "--method", "cairo", "--stats", path, "--baseline", baseline, "--candidate", candidate,
+            "--out", str(tmp / "compared.csv")]
+
+
+def apart(table: pd.DataFrame) -> pd.DataFrame:
+    """model00 only on BOLD, model01 never on BOLD: no prompts both answered."""
+    return table[((table["model"] == "model00") == (table["metric"] == "BOLD")) | ~table["model"].isin(["model00",
+                                                                                                      "model01"])]
+
+
 def nan_in_valid_bold(table: pd.DataFrame) -> pd.DataFrame:
     cell = table.index[(table["metric"] == "BOLD") & (table["split"] == "valid")][0]
     table.loc[cell, "score_sum"] = np.nan
@@ -327,6 +340,12 @@ CASES = {
                               "written by an earlier biasflow"),
     "select-excess-without-null": (lambda t: [*stats(t), "--measure", "excess", "--null-draws", "0"],
                                    "the excess measure is Eq. 1 less its null floor"),
+    "compare-unknown-model": (lambda t: compare(t, "model00", "model09"),
+                              "--candidate 'model09' is not in the statistics; their models: model00, model01"),
+    "compare-same-model": (lambda t: compare(t, "model01", "model01"),
+                           "--baseline and --candidate are both 'model01'; name two different models."),
+    "compare-nothing-shared": (lambda t: compare(t, "model00", "model01", apart),
+                               "model00 and model01 share no metric and split in the statistics"),
     "config-unknown-extra-scorer": (lambda t: config(t, lambda c: c["scoring"].update(scorers=["vadr"])),
                                     "config scoring.scorers: unknown scorer 'vadr' (did you mean vader?)"),
     "config-identity-lexicon-missing": (

@@ -168,6 +168,10 @@ CHECKS: dict[str, tuple[str, object]] = {
     "biasflow power --method fpr --pilot predictions.tsv --target 0.05 --out power.csv": (
         "biasflow", "pilot_predictions"),
     "biasflow power --method cairo --pilot stats.parquet --target-r 0.6 --out power.csv": ("biasflow", "cairo_pilot"),
+    "biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 --out compared.csv": (
+        "biasflow", "compared_stats"),
+    "biasflow compare --method cairo --stats results/cairo/stats/gender.parquet --baseline smollm2-t1.0 "
+    "--candidate smollm2-t0.7": ("biasflow", "demo_stats"),
     "snakemake --report report.html": ("elsewhere", "tests/workflow/test_workflow.py"),
     "sinfo": ("elsewhere", "tests/workflow/test_slurm.py"),
     "snakemake --unlock": ("elsewhere", "tests/workflow/test_interrupted.py"),
@@ -306,6 +310,25 @@ def stats_table(root: Path) -> list[str]:
     return ["out/curve.csv", "out/selection.json"]
 
 
+def compared_stats(root: Path) -> list[str]:
+    stats_table(root)
+    return ["compared.csv"]
+
+
+def demo_stats(root: Path) -> list[str]:
+    """Statistics shaped like the demo's (results/cairo/stats/gender.parquet) under the embedded default's model names."""
+    sys.path.insert(0, str(REPO))
+    from benchmarks.synthetic import paper_sized_stats
+
+    stats = paper_sized_stats(n_models=3, n_paraphrasers=2, seeds_per_paraphraser=1, n_gen_seeds=1, subgroups=2,
+                              axis="gender")
+    stats["model"] = stats["model"].map(dict(zip(sorted(stats["model"].unique()),
+                                                 ["gemma3-t1.0", "smollm2-t0.7", "smollm2-t1.0"])))
+    (root / "results/cairo/stats").mkdir(parents=True, exist_ok=True)
+    stats.to_parquet(root / "results/cairo/stats/gender.parquet")
+    return []
+
+
 def scored_continuations(root: Path) -> list[str]:
     """Two models' continuations of BOLD gender prompts, both subgroups in both splits, and their scores."""
     rng = np.random.default_rng(0)
@@ -380,6 +403,10 @@ def test_biasflow_command_runs_as_written(command, checkout):
     if command.startswith("biasflow fpr-gaps"):
         gaps = pd.read_csv(checkout / "gaps.csv")
         assert set(gaps["model"]) == {"a", "b"} and set(gaps["group"]) == {"black", "white"}
+    if command.startswith("biasflow compare"):
+        lines = result.stdout.strip().splitlines()
+        assert len(lines) == 6 and all("candidate" in line and "baseline" in line for line in lines), result.stdout
+        shutil.rmtree(checkout / "results", ignore_errors=True)  # a run's results, which the checkout must not keep
     if command.startswith("biasflow power --method fpr"):
         power = pd.read_csv(checkout / "power.csv")
         assert not power["detectable"].any() and "with 8 sentences" in result.stderr, "8 of each group are not gold c"

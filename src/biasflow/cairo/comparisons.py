@@ -10,9 +10,10 @@ models gets
 - ``difference_lo``/``difference_hi``: a 95% interval from the selection's cluster
   bootstrap draws, one draw shared by both models (so the prompts' common part cancels),
   laid off from the difference and widened for few clusters as the headline's intervals are;
-- ``p``: a paired randomisation test: in each draw the two models' statistics are swapped
-  in each cluster with probability ½, which leaves their scores' joint distribution as it
-  is when the models are exchangeable; two-sided, (1 + #{|D*| ≥ |D|}) / (draws + 1);
+- ``p``: a paired randomisation test: each model's scores centred on its own mean (which
+  leaves Eq. 1 as it is), in each draw the two models' statistics are swapped in each
+  cluster with probability ½, which leaves their joint distribution as it is when the
+  models' centred scores are exchangeable; two-sided, (1 + #{|D*| ≥ |D|}) / (draws + 1);
 - ``p_holm``/``p_bh``: adjusted over the pairs of the same axis, metric pair, metric, split,
   prompts and measure (:mod:`biasflow.multiplicity`).
 
@@ -110,8 +111,13 @@ def swap_differences(score_sum: np.ndarray, n: np.ndarray, membership: np.ndarra
     """Eq. 1 of the first model less the second's under every swap draw: (draws).
 
     ``score_sum`` and ``n`` are the two models' (2 x seeds x clusters) sums of one
-    combination; a draw moves ``swaps[d, c]`` of the difference between them in cluster c.
+    combination; a draw trades them in cluster c where ``swaps[d, c]`` is 1. Each model's
+    scores are first centred on its own mean (per seed), which leaves its Eq. 1 as it is and
+    keeps a model more toxic overall from lending its level to the other's subgroups.
     """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = score_sum.sum(axis=-1, keepdims=True) / n.sum(axis=-1, keepdims=True)
+    score_sum = score_sum - mean * n
     totals = []
     for values in (score_sum, n):
         first, second = (np.einsum("kc,gc->gk", side, membership)[..., None] for side in values)

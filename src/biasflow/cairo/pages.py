@@ -31,8 +31,9 @@ def missing_intervals(table: pd.DataFrame) -> str:
     return f" Intervals are missing (–) for {where}: {SINGLE_CLUSTER} (n_clusters 1; the log names the subgroups)."
 
 
-def write_tables(curve: pd.DataFrame, table: pd.DataFrame, path, axis: str) -> None:
-    """The report's page of CAIRO tables for one axis: the headline per pair, the curve, every model's bias."""
+def write_tables(curve: pd.DataFrame, table: pd.DataFrame, comparisons: pd.DataFrame, path, axis: str) -> None:
+    """The report's page of CAIRO tables for one axis: the headline per pair, the curve, every model's bias and every
+    pair of models compared."""
     headline = headline_k(curve)[["pair", "k", "measure", "selection", "best_r", "test_r", "test_r_lo", "test_r_hi",
                                   "perm_p", "perm_p_floor", "excess_r", "excess_perm_p", "test_excess_r",
                                   "test_excess_perm_p", "null_p", "n_models"]]
@@ -73,4 +74,13 @@ def write_tables(curve: pd.DataFrame, table: pd.DataFrame, path, axis: str) -> N
             "templates), which decides how the draws move clusters; n_clusters: the fewest group keys resampled "
             "together. When the ranks move, a leaderboard built on the original prompts would have ordered the "
             "models differently; when their intervals overlap, the prompts cannot tell those models apart."), wide),
+        Section("Every pair of models compared on the same prompts", (
+            "Is model_a less biased than model_b? difference: model_a's Eq. 1 less model_b's (negative: model_a is "
+            "less biased), with a paired 95% interval (one bootstrap draw for both models) and the paired "
+            "randomisation p-value (the two models' centred statistics swapped cluster by cluster), adjusted over "
+            "the pairs by Holm (p_holm) and Benjamini-Hochberg (p_bh); docs/methods.md section 1.16. Read this, not "
+            "two overlapping intervals above: the same prompts move both models alike, so their difference is far "
+            "more precise than either bias."),
+            comparisons[["pair", "metric", "split", "prompts", "model_a", "model_b", "difference", "difference_lo",
+                         "difference_hi", "p", "p_holm", "p_bh", "n_clusters"]]),
     ])

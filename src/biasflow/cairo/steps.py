@@ -294,7 +294,8 @@ def cairo_select(
     plot_curve(result.curve, curve_plot)
     plot_before_after(table, bias_plot, split=TEST_SPLIT)
     plot_paraphraser_shares(result.choices, shares_plot)
-    pages.write_tables(result.curve, table, tables_page, axis=", ".join(sorted(result.curve["axis"].unique())))
+    pages.write_tables(result.curve, table, comparisons, tables_page,
+                       axis=", ".join(sorted(result.curve["axis"].unique())))
     for row in headline.headline_k(result.curve).itertuples(index=False):
         log.info("%s %s: best k=%d valid r=%.3f test r=%.3f permutation p=%.4g", row.axis, row.pair, row.k,
                  row.best_r, row.test_r, row.perm_p)
@@ -324,7 +325,13 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings,
 
 
 def _selection(stats_paths: Sequence[str], settings: SearchSettings):
-    """Read and check every statistics table (each named in its errors), then run the search."""
+    """Read and check every statistics table, then run the search."""
+    stats = read_stats(stats_paths)
+    return stats, select(stats, settings, progress=log.info)
+
+
+def read_stats(stats_paths: Sequence[str]) -> pd.DataFrame:
+    """Every statistics table read and checked (each named in its errors), concatenated."""
     tables = []
     for path in stats_paths:
         table = read_table(path, [c for c in STATS_COLUMNS if c not in CLUSTER_COLUMNS], "CAIRO statistics",
@@ -332,5 +339,4 @@ def _selection(stats_paths: Sequence[str], settings: SearchSettings):
         check_stats_values(table, f"CAIRO statistics {path}")  # names what to rerun if the cluster columns lack
         check_stats_names(table, f"CAIRO statistics {path}")
         tables.append(table)
-    stats = pd.concat(tables, ignore_index=True)
-    return stats, select(stats, settings, progress=log.info)
+    return pd.concat(tables, ignore_index=True)
