@@ -172,7 +172,7 @@ def _compare(args) -> None:
     from biasflow.tables import check_not_inputs, check_output_path, write_table
 
     module = next(e for e in entry_points(group=COMPARE_GROUP) if e.name == args.method).load()
-    flag_name, _ = module.INPUT
+    flag_name = module.INPUT
     inputs = getattr(args, flag_name)
     if not inputs:
         raise BiasflowError(f"--method {args.method} compares models on --{flag_name}: give its file(s).")

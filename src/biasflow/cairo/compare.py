@@ -14,13 +14,13 @@ import numpy as np
 import pandas as pd
 
 from biasflow.cairo.comparisons import comparison_table
-from biasflow.cairo.selection import SearchSettings
+from biasflow.cairo.selection import SearchSettings, select
+from biasflow.cairo.steps import read_stats
 from biasflow.errors import BiasflowError
 from biasflow.schema import default
 
-# The flag naming this method's inputs, and what they are.
-INPUT = ("stats", "CAIRO statistics table(s), results/cairo/stats/<axis>.parquet (every model of them enters the "
-                  "selection)")
+# The flag naming this method's inputs (`biasflow compare --stats`).
+INPUT = "stats"
 ALPHA = 0.05
 
 
@@ -40,9 +40,6 @@ def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping
 
 def compare(paths: Sequence[str], baseline: str, candidate: str, settings: SearchSettings) -> pd.DataFrame:
     """The comparison rows of ``candidate`` against ``baseline``: ``difference`` is the candidate's Eq. 1 less the baseline's."""
-    from biasflow.cairo.selection import select
-    from biasflow.cairo.steps import read_stats
-
     if baseline == candidate:
         raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different models.")
     stats = read_stats(paths)
