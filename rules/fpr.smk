@@ -36,6 +36,7 @@ rule fpr_gaps:
     output:
         gaps="results/fpr/{probe}_gaps.csv",
         accuracy="results/fpr/{probe}_accuracy.csv",
+        comparisons="results/fpr/{probe}_comparisons.csv",
         plot=report("results/fpr/{probe}_gaps.png", caption="../workflow/report/fpr_gaps.rst", category="FPR gaps"),
     params:
         settings=settings_params(GapSettings),

@@ -36,6 +36,7 @@ import pandas as pd
 from scipy.special import softmax
 
 from benchmarks.calibration import COVERAGE, REJECTION, Scenario
+from biasflow.fpr.comparisons import comparison_table
 from biasflow.fpr.gaps import fpr_gaps, net_significance
 from biasflow.fpr.rates import CLASSES
 from biasflow.fpr.resampling import bootstrap_gaps, span_null
@@ -179,6 +180,57 @@ def power_trial(rng, groups: int, templates: int, runs: int) -> np.ndarray:
     return np.array([gaps.loc["g0", "negative_FPR_gap_p"] < ALPHA])
 
 
+def pair_probabilities(rng, groups: int, templates: int, interaction: float, effect: bool):
+    """Two systems' label probabilities on the same templates, and the templates' gold labels.
+
+    Without ``effect`` both are drawn from one distribution: the templates' effects shared, a
+    template × group interaction of each system's own (sd ``interaction``); the expected
+    difference of any gap over templates is 0. With ``effect``: system A has group g0's
+    negative FPR 0.35 against 0.20 (:func:`known_effect_probabilities`) and B every group at
+    0.20, so A's g0 negative gap is 0.10 above B's.
+    """
+    if effect:
+        probs, gold = known_effect_probabilities(groups, templates)
+        return (probs, np.broadcast_to(probs[:, 1:2], probs.shape).copy()), gold
+    gold = np.arange(templates) % 3
+    shared = GOLD * np.eye(3)[gold][:, None, :] + rng.normal(0.0, TEMPLATE_SD, (templates, 1, 3))
+    return tuple(softmax(shared + rng.normal(0.0, interaction, (templates, groups, 3)), axis=-1)
+                 for _ in range(2)), gold
+
+
+def comparison_trial(rng, groups: int, templates: int, runs: int, interaction: float, effect: bool,
+                     check: str) -> np.ndarray:
+    """One simulated pair of systems through :func:`biasflow.fpr.comparisons.comparison_table`, checked.
+
+    ``check``: ``p`` (every gap's and span's swap p at most 0.05), ``zero`` (every gap
+    difference's interval covers 0), ``known`` (g0's negative difference's interval covers
+    0.10), ``power`` (its p is at most 0.05), ``unpaired`` (the two systems' own template
+    bootstrap intervals of g0's negative gap do not overlap: how a reader of the gap table
+    would conclude).
+    """
+    (probs_a, probs_b), gold = pair_probabilities(rng, groups, templates, interaction, effect)
+    preds = pd.concat([predictions(rng, probs_a, gold, runs, "A"), predictions(rng, probs_b, gold, runs, "B")],
+                      ignore_index=True)
+    seed = int(rng.integers(2**31))
+    if check == "unpaired":
+        own = _quiet(bootstrap_gaps, preds, BOOTSTRAP, seed).set_index(["model", "group"])
+        (low_a, high_a), (low_b, high_b) = (own.loc[(model, "g0"), ["negative_FPR_gap_lo", "negative_FPR_gap_hi"]]
+                                            for model in ("A", "B"))
+        return np.array([low_a > high_b or low_b > high_a])
+    table = comparison_table(preds, 0 if check in ("p", "power") else BOOTSTRAP,
+                             NULL_DRAWS if check in ("p", "power") else 0, seed)
+    if check == "p":
+        return table["p"].to_numpy() <= ALPHA
+    gaps = table[table["measure"] == "gap"]
+    if check == "zero":
+        return ((gaps["difference_lo"] <= 0) & (0 <= gaps["difference_hi"])).to_numpy()
+    row = gaps[(gaps["class"] == "negative") & (gaps["group"] == "g0")].iloc[0]
+    if check == "power":
+        return np.array([row["p"] <= ALPHA])
+    return np.array([row["difference_lo"] <= EFFECT_FPR - BASE_FPR - (EFFECT_FPR - BASE_FPR) / groups
+                     <= row["difference_hi"]])
+
+
 def _design(groups, templates, interaction=None, runs=RUNS, words="runs vary"):
     sd = "" if interaction is None else f", template×group sd {interaction:g} logit"
     return f"{groups} groups × {templates} templates × {TERMS} terms{sd}, {runs} runs, {words}"
@@ -198,6 +250,15 @@ def _bootstrap(templates, interaction, lower, upper):
     return _scenario("gap template bootstrap", _design(3, templates, interaction),
                      "population gap over templates: 0 (no group difference)", COVERAGE, 0.95, lower, upper,
                      bootstrap_trial, dict(groups=3, templates=templates, runs=RUNS, interaction=interaction), 40, 400)
+
+
+def _comparison(statistic, templates, runs, interaction, effect, check, measure, nominal, lower, upper):
+    design = _design(3, templates, interaction, runs, "two systems, " + ("g0's negative FPR 0.35 in A, 0.20 in B"
+                                                                          if effect else "each its own interaction"))
+    truth = "A's g0 negative gap 0.10 above B's" if effect else "no difference between the systems"
+    return _scenario(statistic, design, truth, measure, nominal, lower, upper, comparison_trial,
+                     dict(groups=3, templates=templates, runs=runs, interaction=interaction or 0.0, effect=effect,
+                          check=check), 40, 400)
 
 
 SCENARIOS = [
@@ -222,4 +283,15 @@ SCENARIOS = [
     # The span null (§3.4) with exchangeable groups.
     _scenario("span p ≤ 0.05", _design(3, 12, 0.0), "no group difference", REJECTION, 0.05, 0.01, 0.06, span_trial,
               dict(groups=3, templates=12, runs=RUNS), 40, 400),
+    # Paired comparisons of two systems (§3.8): valid when they are exchangeable, and more powerful than the bars.
+    *(_comparison("paired p ≤ 0.05 (gaps and spans)", templates, runs, interaction, False, "p", REJECTION, 0.05,
+                  0.0, 0.06) for templates, runs, interaction in ((12, 5, 0.5), (12, 5, 0.0), (6, 5, 0.5), (12, 2, 0.5))),
+    *(_comparison("paired interval covers 0", templates, RUNS, 0.5, False, "zero", COVERAGE, 0.95, 0.93, 1.0)
+      for templates in (6, 12)),
+    *(_comparison("paired interval covers the known difference", templates, RUNS, None, True, "known", COVERAGE,
+                  0.95, 0.90, 1.0) for templates in (12, 30)),
+    *(_comparison(f"{what} (power)", templates, RUNS, None, True, check, REJECTION, np.nan, lower, 1.0)
+      for templates, power in ((12, 0.0), (30, 0.7), (48, 0.8))
+      for what, check, lower in (("paired p ≤ 0.05", "power", power),
+                                 ("the two systems' own bootstrap intervals apart, unpaired", "unpaired", 0.0))),
 ]

@@ -8,6 +8,7 @@ no member of the family: it stays NaN and does not count in m.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 
 def holm(p: np.ndarray) -> np.ndarray:
@@ -31,3 +32,13 @@ def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
     scaled = m * p[order] / np.arange(1, m + 1)
     adjusted[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
     return adjusted
+
+
+def adjust(table: pd.DataFrame, family: list[str]) -> pd.DataFrame:
+    """``table`` with ``p_holm`` and ``p_bh``: its ``p`` adjusted within each family (the rows sharing ``family``'s values)."""
+    table = table.copy()
+    for column, method in (("p_holm", holm), ("p_bh", benjamini_hochberg)):
+        table[column] = np.nan
+        for _, members in table.groupby(family, sort=False):
+            table.loc[members.index, column] = method(members["p"].to_numpy(dtype=np.float64))
+    return table

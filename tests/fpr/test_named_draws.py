@@ -1,7 +1,7 @@
 """Every FPR draw is keyed by names: adding a model, or shuffling the rows, moves no other model's number.
 
-docs/methods.md §3.3-3.4, §3.6. ``biasflow fpr-gaps`` and the summary step (gap spans with
-their null) run on models B and C, then on a model A (sorting first) added and every file's
+docs/methods.md §3.3-3.4, §3.6, §3.8. ``biasflow fpr-gaps`` (with the paired comparisons) and
+the summary step (gap spans with their null) run on models B and C, then on a model A (sorting first) added and every file's
 rows shuffled; every number of B and C must be byte-identical. (Net significance counts over
 models and corrects over all their tests: it pools the models by definition.) The
 classifiers' own draws (k-shot demonstrations, fallback labels, the tuning's shuffle) depend
@@ -59,7 +59,9 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
     """The gap table of ``biasflow fpr-gaps`` and the summary step's spans and markedness, of B and C, sorted."""
     paths = write(tmp_path, models, shuffle)
     out = tmp_path / "gaps.csv"
-    assert main(["fpr-gaps", "--predictions", *paths, "--out", str(out), "--bootstrap", "30", "--seed", "4"]) == 0
+    compared = tmp_path / "comparisons.csv"
+    assert main(["fpr-gaps", "--predictions", *paths, "--out", str(out), "--bootstrap", "30", "--null-draws", "25",
+                 "--seed", "4", "--comparisons", str(compared)]) == 0
     outputs = {name: str(tmp_path / f"{name}.csv") for name in ("spans", "net", "markedness")}
     summary(gap_paths={"p": str(out)}, prediction_paths={"p": paths},
             settings=SummarySettings(interval="t", z=1.96, null_draws=25, seed=4),
@@ -67,12 +69,17 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
             spans_plot=str(tmp_path / "spans.png"), markedness_plot=str(tmp_path / "markedness.png"),
             tables_page=str(tmp_path / "tables.html"))
     tables = {"gaps": pd.read_csv(out).assign(probe="p"), "spans": pd.read_csv(outputs["spans"]),
-              "markedness": pd.read_csv(outputs["markedness"])}
+              "markedness": pd.read_csv(outputs["markedness"]),
+              # The adjusted p-values correct over every pair of the table, which pools the systems by definition.
+              "comparisons": pd.read_csv(compared).drop(columns=["p_holm", "p_bh"])}
     return {name: kept(table) for name, table in tables.items()}
 
 
 def kept(table: pd.DataFrame) -> pd.DataFrame:
-    """The rows of models B and C, sorted by their keys."""
+    """The rows of models B and C (the comparisons: of the pair B, C), sorted by their keys."""
+    if "model_a" in table:
+        pair = table[(table["model_a"] == "B") & (table["model_b"] == "C")]
+        return pair.sort_values(["category", "class", "measure", "group"]).reset_index(drop=True)
     keys = [key for key in KEYS if key in table]
     return table[table["model"].isin(["B", "C"])].sort_values(keys).reset_index(drop=True)
 
@@ -82,6 +89,7 @@ def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_pat
     added = run(tmp_path / "abc", ["C", "A", "B"], shuffle=True)
     assert alone["gaps"]["negative_FPR_gap_lo"].notna().all(), "the bootstrap intervals are drawn"
     assert alone["spans"]["negative_span_p"].notna().any(), "the span null is drawn"
+    assert alone["comparisons"][["difference_lo", "p"]].notna().all().all(), "the pair's draws are drawn"
     for name, table in alone.items():
         assert_frame_equal(added[name], table, check_exact=True, obj=name)
 

@@ -135,6 +135,17 @@ def predictions(tmp: Path, name: str = "m.tsv", runs=("r0", "r1"), drop: str | N
     return path
 
 
+def compare_systems(tmp: Path, candidate: str, templates: bool = False) -> list[str]:
+    """``compare --method fpr`` of systems a and b (their files' stems); with ``templates``, apart in attributes."""
+    files = [predictions(tmp, f"{name}.tsv") for name in ("a", "b")]
+    if templates:
+        for path, category in zip(files, ("race", "age")):
+            table = pd.read_csv(path, sep="\t")
+            table.assign(category=category, template_id=table["text"]).to_csv(path, sep="\t", index=False)
+    return ["compare", "--method", "fpr", "--predictions", *map(str, files), "--baseline", "a", "--candidate",
+            candidate, "--out", str(tmp / "compared.csv")]
+
+
 def gaps(tmp: Path, *files: Path, extra: tuple[str, ...] = ()) -> list[str]:
     files = files or (predictions(tmp),)
     return ["fpr-gaps", "--predictions", *map(str, files), "--out", str(tmp / "g.csv"), *extra]
@@ -346,6 +357,12 @@ CASES = {
                            "--baseline and --candidate are both 'model01'; name two different models."),
     "compare-nothing-shared": (lambda t: compare(t, "model00", "model01", apart),
                                "model00 and model01 share no metric and split in the statistics"),
+    "compare-fpr-unknown-system": (lambda t: compare_systems(t, "c"),
+                                   "--candidate 'c' is not in the predictions; their systems (the model column, or "
+                                   "else the file name): a, b."),
+    "compare-fpr-no-templates": (lambda t: compare_systems(t, "b"), "the predictions have no template_id column"),
+    "compare-fpr-nothing-shared": (lambda t: compare_systems(t, "b", templates=True),
+                                   "b and a share no template of any attribute in the predictions"),
     "config-unknown-extra-scorer": (lambda t: config(t, lambda c: c["scoring"].update(scorers=["vadr"])),
                                     "config scoring.scorers: unknown scorer 'vadr' (did you mean vader?)"),
     "config-identity-lexicon-missing": (

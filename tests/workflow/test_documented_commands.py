@@ -172,6 +172,8 @@ CHECKS: dict[str, tuple[str, object]] = {
         "biasflow", "compared_stats"),
     "biasflow compare --method cairo --stats results/cairo/stats/gender.parquet --baseline smollm2-t1.0 "
     "--candidate smollm2-t0.7": ("biasflow", "demo_stats"),
+    "biasflow compare --method fpr --predictions results/fpr/templates_race/smollm2-t1.0/*.tsv "
+    "--baseline smollm2-t1.0/zero_shot --candidate smollm2-t1.0/soft_prompt": ("biasflow", "demo_predictions"),
     "snakemake --report report.html": ("elsewhere", "tests/workflow/test_workflow.py"),
     "sinfo": ("elsewhere", "tests/workflow/test_slurm.py"),
     "snakemake --unlock": ("elsewhere", "tests/workflow/test_interrupted.py"),
@@ -329,6 +331,20 @@ def demo_stats(root: Path) -> list[str]:
     return []
 
 
+def demo_predictions(root: Path) -> list[str]:
+    """One probe set's predictions by the embedded default's two classifiers, as the workflow writes them."""
+    rng = np.random.default_rng(1)
+    folder = root / "results/fpr/templates_race/smollm2-t1.0"
+    folder.mkdir(parents=True, exist_ok=True)
+    for classifier in ("zero_shot", "soft_prompt"):
+        rows = [{"y_true": t % 3, "y_pred": int(rng.integers(3)), "category": "race", "group": group,
+                 "text": f"template {t} with {group} {k}", "model": f"smollm2-t1.0/{classifier}", "run_id": f"r{r}",
+                 "classifier": classifier, "template_id": f"t{t}", "marked": True}
+                for r in range(3) for t in range(9) for group in ("asian", "black", "white") for k in range(2)]
+        pd.DataFrame(rows).to_csv(folder / f"{classifier}.tsv", sep="\t", index=False)
+    return []
+
+
 def scored_continuations(root: Path) -> list[str]:
     """Two models' continuations of BOLD gender prompts, both subgroups in both splits, and their scores."""
     rng = np.random.default_rng(0)
@@ -403,7 +419,11 @@ def test_biasflow_command_runs_as_written(command, checkout):
     if command.startswith("biasflow fpr-gaps"):
         gaps = pd.read_csv(checkout / "gaps.csv")
         assert set(gaps["model"]) == {"a", "b"} and set(gaps["group"]) == {"black", "white"}
-    if command.startswith("biasflow compare"):
+    if command.startswith("biasflow compare --method fpr"):
+        lines = result.stdout.strip().splitlines()
+        assert len(lines) == 4 and all(line.startswith("race, ") for line in lines), result.stdout
+        shutil.rmtree(checkout / "results", ignore_errors=True)
+    if command.startswith("biasflow compare --method cairo"):
         lines = result.stdout.strip().splitlines()
         assert len(lines) == 6 and all("candidate" in line and "baseline" in line for line in lines), result.stdout
         shutil.rmtree(checkout / "results", ignore_errors=True)  # a run's results, which the checkout must not keep

@@ -242,6 +242,15 @@ def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
     markedness = pd.read_csv(workdir / "results/fpr/markedness.csv")
     assert set(markedness["group"]) == set(gaps["group"])
     assert (workdir / "results/fpr/templates_race_gaps.png").read_bytes()[:4] == b"\x89PNG"
+    # Every pair of the four systems compared on the probe set, gap by gap: the gap table's numbers differenced.
+    comparisons = pd.read_csv(workdir / "results/fpr/templates_race_comparisons.csv")
+    assert len(comparisons.drop_duplicates(["model_a", "model_b"])) == 6
+    own = gaps.set_index(["model", "category", "group"])
+    compared = comparisons[comparisons["measure"] == "gap"]
+    expected = compared.apply(lambda r: own.loc[(r["model_a"], r["category"], r["group"]), f"{r['class']}_FPR_gap"]
+                              - own.loc[(r["model_b"], r["category"], r["group"]), f"{r['class']}_FPR_gap"], axis=1)
+    assert np.allclose(compared["difference"], expected)
+    assert comparisons["p"].between(0, 1, inclusive="right").all() and (comparisons["p_holm"] >= comparisons["p"]).all()
 
 
 def test_power_tables_say_what_each_method_can_detect(run):

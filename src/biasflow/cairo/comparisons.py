@@ -33,7 +33,7 @@ from biasflow.cairo.headline import headline_k
 from biasflow.cairo.selection import SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection
 from biasflow.cairo.uncertainty import TIE_TOL, draw_bias, draw_rng, small_sample_factor
 from biasflow.intervals import estimate_interval
-from biasflow.multiplicity import benjamini_hochberg, holm
+from biasflow.multiplicity import adjust
 
 COMPARISON_COLUMNS = [
     "axis", "pair", "metric", "split", "prompts", "measure", "model_a", "model_b", "difference", "difference_lo",
@@ -77,7 +77,7 @@ def comparison_table(stats: pd.DataFrame, selection: Selection, settings: Search
                     for row in pair_rows(counts, pooled, draws.boot, swaps, settings.normalise, models):
                         rows.append({"axis": best.axis, "pair": best.pair, "metric": metric, "split": split,
                                      "prompts": prompts, **row})
-    return adjust(pd.DataFrame(rows, columns=COMPARISON_COLUMNS))
+    return adjust(pd.DataFrame(rows, columns=COMPARISON_COLUMNS), FAMILY)
 
 
 def pair_rows(counts: np.ndarray, pooled: PooledStats, boot: np.ndarray, swaps: np.ndarray, normalise: str,
@@ -134,13 +134,3 @@ def swap_p(difference: float, swapped: np.ndarray) -> float:
     if not len(swapped) or not np.isfinite(difference):
         return np.nan
     return float((1 + np.count_nonzero(np.abs(swapped) >= abs(difference) - TIE_TOL)) / (len(swapped) + 1))
-
-
-def adjust(table: pd.DataFrame) -> pd.DataFrame:
-    """``p_holm`` and ``p_bh``: each family's p-values adjusted (a family: every pair of one :data:`FAMILY` key)."""
-    table = table.copy()
-    for column, method in (("p_holm", holm), ("p_bh", benjamini_hochberg)):
-        table[column] = np.nan
-        for _, family in table.groupby(FAMILY, sort=False):
-            table.loc[family.index, column] = method(family["p"].to_numpy(dtype=np.float64))
-    return table

@@ -42,13 +42,13 @@ def stream(kind: str, seed: int, model, category) -> np.random.Generator:
     return named_rng(seed, kind, str(model), str(category))
 
 
-def _indicators(part: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def class_indicators(part: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per class: (false positive, counted) indicators of every row (counted: the gold label is not the class)."""
     y_true, y_pred = part["y_true"].to_numpy(), part["y_pred"].to_numpy()
     return {name: ((y_true != c) & (y_pred == c), y_true != c) for name, c in CLASSES.items()}
 
 
-def _mean_gaps(fp: np.ndarray, counted: np.ndarray, run_weights: np.ndarray) -> np.ndarray:
+def mean_gaps(fp: np.ndarray, counted: np.ndarray, run_weights: np.ndarray) -> np.ndarray:
     """Gaps averaged over runs from (... x runs x groups) sums: FPR − the unweighted mean over groups (§3.3).
 
     ``run_weights`` (... x runs) weighs the runs (a bootstrap draw's multiplicities). A group
@@ -85,11 +85,11 @@ def bootstrap_gaps(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
         template_weights = rng.multinomial(len(templates), np.full(len(templates), 1 / len(templates)), size=draws)
         run_weights = rng.multinomial(len(runs), np.full(len(runs), 1 / len(runs)), size=draws).astype(float)
         bounds = []
-        for fp_rows, counted_rows in _indicators(part).values():
+        for fp_rows, counted_rows in class_indicators(part).values():
             fp, counted = (np.zeros((len(runs), len(templates), len(groups))) for _ in range(2))
             np.add.at(fp, (run_index, template_index, group_index), fp_rows)
             np.add.at(counted, (run_index, template_index, group_index), counted_rows)
-            drawn = _mean_gaps(np.einsum("bt,rtg->brg", template_weights, fp),
+            drawn = mean_gaps(np.einsum("bt,rtg->brg", template_weights, fp),
                                np.einsum("bt,rtg->brg", template_weights, counted), run_weights)
             low, high = np.nanpercentile(drawn, [2.5, 97.5], axis=0)
             flat.extend([model] * int(np.sum(low == high)))
@@ -137,7 +137,7 @@ def span_null(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
         draws_by_class = {name: [] for name in CLASSES}
         observed = {}
         indicators = {}
-        for name, (fp_rows, counted_rows) in _indicators(part).items():
+        for name, (fp_rows, counted_rows) in class_indicators(part).items():
             fp, counted = (np.zeros((len(runs), len(sentences))) for _ in range(2))
             np.add.at(fp, (run_index, sentence_index), fp_rows)
             np.add.at(counted, (run_index, sentence_index), counted_rows)
@@ -160,5 +160,5 @@ def _span(fp: np.ndarray, counted: np.ndarray, labels: np.ndarray, n_groups: int
     """max − min over groups of the mean gap, the sentences labelled ``labels``."""
     onehot = np.zeros((len(labels), n_groups))
     onehot[np.arange(len(labels)), labels] = 1.0
-    gaps = _mean_gaps(fp @ onehot, counted @ onehot, run_weights)
+    gaps = mean_gaps(fp @ onehot, counted @ onehot, run_weights)
     return float(np.nanmax(gaps) - np.nanmin(gaps))

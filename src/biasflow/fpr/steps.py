@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from biasflow.fpr import pages
+from biasflow.fpr.comparisons import comparison_table
 from biasflow.fpr.gaps import GAP_COLUMNS, fpr_gaps, gap_spans, net_significance, with_span_null
 from biasflow.fpr.markedness import markedness_table
 from biasflow.fpr.plots import plot_gaps, plot_markedness, plot_spans
@@ -73,10 +74,11 @@ class IntervalSettings(StepSettings):
 
 @dataclass(frozen=True)
 class GapSettings(IntervalSettings):
-    """The interval over runs, the accuracy below which a run is flagged, and the template bootstrap (§3.3)."""
+    """The interval over runs, the accuracy below which a run is flagged, the template bootstrap (§3.3), the swaps (§3.8)."""
 
     accuracy_floor: float
     bootstrap: int
+    null_draws: int
     seed: int
 
 
@@ -147,8 +149,8 @@ def classify(*, entry: dict, classifier: ClassifierSettings, probes: Mapping[str
 
 
 def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, accuracy_out: str | None = None,
-         plot_out: str | None = None) -> None:
-    """FPR gaps with CIs per model and group, and accuracy per run (runs below the floor flagged).
+         plot_out: str | None = None, comparisons_out: str | None = None) -> None:
+    """FPR gaps with CIs per model and group, accuracy per run (runs below the floor flagged), every pair compared.
 
     Repeated predictions are an error (they would weigh twice in an FPR). A model with a
     single run still gets its point gaps, which mean what they say, but no interval
@@ -162,7 +164,8 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
     table = fpr_gaps(preds, interval=settings.interval, z=settings.z)
     if "template_id" not in preds and settings.bootstrap:
         log.warning("the predictions have no template_id column, so the gaps get no template bootstrap interval "
-                    "(*_FPR_gap_lo, *_FPR_gap_hi; docs/methods.md §3.3): add the template of each sentence")
+                    "(*_FPR_gap_lo, *_FPR_gap_hi; docs/methods.md §3.3) and no system is compared with another "
+                    "(§3.8): add the template of each sentence")
     table = table.merge(bootstrap_gaps(preds, settings.bootstrap, settings.seed), on=["model", "category", "group"],
                         how="left", validate="one_to_one")
     single = sorted(table.loc[table["n_runs"] < 2, "model"].unique())
@@ -180,6 +183,8 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
         write_table(accuracy, accuracy_out)
     if plot_out:
         plot_gaps(table, plot_out)
+    if comparisons_out:
+        write_table(comparison_table(preds, settings.bootstrap, settings.null_draws, settings.seed), comparisons_out)
 
 
 def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequence[str]],

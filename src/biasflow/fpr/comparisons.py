@@ -1,0 +1,166 @@
+"""Paired comparisons of FPR-gap systems: are system A's gaps smaller than B's on the same probes? (docs/methods.md §3.8)
+
+Two systems (model and classifier) that classified the same probe set answered the same
+sentences, so the difference of their gaps is far more precise than either gap: the
+templates that happen to have been written move both alike. Per attribute (``category``),
+class and pair of systems:
+
+- ``measure`` ``gap``, one row per group: ``difference`` is model_a's mean gap over its runs
+  less model_b's (the gap table's numbers); ``measure`` ``span``, one row with no group: the
+  difference of their gap spans;
+- ``difference_lo``/``difference_hi``: the 2.5th and 97.5th percentiles of the difference
+  under a cluster bootstrap over templates and runs (§3.3) whose template draw is *shared* by
+  both systems (so the templates' common part cancels) and whose run draws are each
+  system's own (runs are not paired); a zero-width interval is NaN;
+- ``p``: a paired randomisation test: in each draw, each template's run-averaged counts of
+  the two systems are swapped with probability ½, which leaves their joint distribution as
+  it is when the systems' template-level results are exchangeable; two-sided,
+  (1 + #{|D*| ≥ |D|}) / (draws + 1);
+- ``p_holm``/``p_bh``: adjusted over every row of the same measure in the table (one probe
+  set: all pairs, attributes, groups and classes).
+
+Only the templates both systems classified enter a pair. The template draws and the swaps
+come from streams keyed by the attribute's name, each system's run draws from one keyed by
+its name and the attribute's, so adding a system moves no other pair's numbers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from biasflow.fpr.predictions import UNMARKED
+from biasflow.fpr.rates import CLASSES
+from biasflow.fpr.resampling import class_indicators, mean_gaps, stream
+from biasflow.hashing import named_rng
+from biasflow.multiplicity import adjust
+
+FPR_COMPARISON_COLUMNS = [
+    "category", "class", "measure", "group", "model_a", "model_b", "difference", "difference_lo", "difference_hi",
+    "p", "p_holm", "p_bh", "n_templates", "n_runs_a", "n_runs_b",
+]
+# The rows a family of adjusted p-values runs over share their measure (gap or span).
+FAMILY = ["measure"]
+# Differences this close count as ties in the randomisation test (sums of counts in floating point).
+TIE_TOL = 1e-12
+
+
+def comparison_table(preds: pd.DataFrame, draws: int, swaps: int, seed: int,
+                     pairs: list[tuple[str, str]] | None = None) -> pd.DataFrame:
+    """Every pair of systems in ``preds`` (one probe set) compared gap by gap and span by span (docs/methods.md §3.8).
+
+    ``draws`` bootstrap draws (0: the intervals are NaN) and ``swaps`` swap draws (0: ``p`` is
+    NaN), seeded by ``seed`` and names; ``pairs`` limits the table to these (model_a,
+    model_b) pairs. Needs ``template_id``: without it the table is empty (the caller says so).
+    """
+    marked = preds[preds["group"] != UNMARKED]
+    rows = []
+    if "template_id" not in marked:
+        return pd.DataFrame(rows, columns=FPR_COMPARISON_COLUMNS)
+    for category, part in marked.groupby("category", sort=True):
+        templates, template_index = np.unique(part["template_id"].astype(str), return_inverse=True)
+        groups, group_index = np.unique(part["group"].astype(str), return_inverse=True)
+        part = part.assign(_template=template_index, _group=group_index)
+        template_weights = named_rng(seed, "fpr-compare-templates", str(category)).multinomial(
+            len(templates), np.full(len(templates), 1 / len(templates)), size=draws).astype(float)
+        swap_draws = named_rng(seed, "fpr-compare-swaps", str(category)).random((swaps, len(templates))) < 0.5
+        systems = {model: _System(rows_of, len(templates), len(groups), draws, seed, category)
+                   for model, rows_of in part.groupby("model", sort=True)}
+        wanted = pairs if pairs is not None else itertools.combinations(sorted(systems), 2)
+        for a, b in wanted:
+            if a in systems and b in systems:
+                rows += _pair_rows(category, systems[a], systems[b], template_weights, swap_draws.astype(float), groups)
+    return adjust(pd.DataFrame(rows, columns=FPR_COMPARISON_COLUMNS), FAMILY)
+
+
+class _System:
+    """One system's counts on one attribute: per class, false positives and counted sentences (runs × templates × groups)."""
+
+    def __init__(self, part: pd.DataFrame, n_templates: int, n_groups: int, draws: int, seed: int, category):
+        self.model = part["model"].iloc[0]
+        runs, run_index = np.unique(part["run_id"].astype(str), return_inverse=True)
+        self.n_runs = len(runs)
+        self.counts = {}
+        for name, (fp_rows, counted_rows) in class_indicators(part).items():
+            fp, counted = (np.zeros((len(runs), n_templates, n_groups)) for _ in range(2))
+            np.add.at(fp, (run_index, part["_template"], part["_group"]), fp_rows)
+            np.add.at(counted, (run_index, part["_template"], part["_group"]), counted_rows)
+            self.counts[name] = (fp, counted)
+        self.present = np.zeros(n_templates, dtype=bool)
+        self.present[np.unique(part["_template"])] = True
+        self.run_weights = stream("fpr-compare-runs", seed, self.model, category).multinomial(
+            len(runs), np.full(len(runs), 1 / len(runs)), size=draws).astype(float)
+
+
+def _pair_rows(category, a: _System, b: _System, template_weights: np.ndarray, swaps: np.ndarray,
+               groups: np.ndarray) -> list[dict]:
+    """The rows of one pair on one attribute: per class, one per group (``gap``) and one for the span."""
+    shared = a.present & b.present
+    base = {"category": category, "model_a": a.model, "model_b": b.model, "n_templates": int(shared.sum()),
+            "n_runs_a": a.n_runs, "n_runs_b": b.n_runs}
+    rows = []
+    for name in CLASSES:
+        sides = [(fp * shared[:, None], counted * shared[:, None], system)
+                 for (fp, counted), system in ((a.counts[name], a), (b.counts[name], b))]
+        observed = [mean_gaps(fp.sum(axis=1), counted.sum(axis=1), np.ones(system.n_runs)) for fp, counted, system in sides]
+        drawn = [mean_gaps(np.einsum("bt,rtg->brg", template_weights, fp),
+                            np.einsum("bt,rtg->brg", template_weights, counted), system.run_weights)
+                 for fp, counted, system in sides]
+        swapped = _swapped_gaps(*((fp.mean(axis=0), counted.mean(axis=0)) for fp, counted, _ in sides), swaps)
+        gap_swaps = swapped[0] - swapped[1]
+        for g, group in enumerate(groups):
+            rows.append({**base, "class": name, "measure": "gap", "group": group,
+                         **_difference(observed[0][g] - observed[1][g], drawn[0][:, g] - drawn[1][:, g],
+                                       gap_swaps[:, g])})
+        rows.append({**base, "class": name, "measure": "span", "group": None,
+                     **_difference(_span(observed[0]) - _span(observed[1]), _span(drawn[0]) - _span(drawn[1]),
+                                   _span(swapped[0]) - _span(swapped[1]))})
+    return rows
+
+
+def _swapped_gaps(side_a: tuple[np.ndarray, np.ndarray], side_b: tuple[np.ndarray, np.ndarray],
+                  swaps: np.ndarray) -> np.ndarray:
+    """(2 × (1 + swap draws) × groups): each system's gaps from its run-averaged counts, unswapped first, then per draw.
+
+    A side is (false positives, counted), templates × groups, averaged over the system's runs:
+    the mean gap over runs of sentences that every run classified. In a draw the two systems
+    trade template t's counts where ``swaps[d, t]`` is 1.
+    """
+    (fp_a, counted_a), (fp_b, counted_b) = side_a, side_b
+    trades = np.vstack([np.zeros((1, swaps.shape[1])), swaps])
+    moved_fp, moved_counted = trades @ (fp_b - fp_a), trades @ (counted_b - counted_a)
+    ones = np.ones((len(trades), 1))
+    return np.stack([
+        mean_gaps((fp_a.sum(axis=0) + moved_fp)[:, None, :], (counted_a.sum(axis=0) + moved_counted)[:, None, :], ones),
+        mean_gaps((fp_b.sum(axis=0) - moved_fp)[:, None, :], (counted_b.sum(axis=0) - moved_counted)[:, None, :], ones),
+    ])
+
+
+def _span(gaps: np.ndarray) -> np.ndarray:
+    """max − min over groups (the last axis) of the gaps; NaN where no group has a gap."""
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN draws: NaN is the answer
+        return np.nanmax(gaps, axis=-1) - np.nanmin(gaps, axis=-1)
+
+
+def _difference(difference: float, drawn: np.ndarray, swapped: np.ndarray) -> dict:
+    """``difference``, its percentile interval from the bootstrap's ``drawn`` differences, and the swap test's p.
+
+    ``swapped[0]`` is the statistic the swaps are measured against (the difference from
+    run-averaged counts, equal to ``difference`` where every run classified the same
+    sentences), ``swapped[1:]`` its value under each swap draw. An interval without finite
+    draws, or of zero width, is NaN; so is ``p`` without draws or a finite difference.
+    """
+    low = high = np.nan
+    if np.isfinite(drawn).any():
+        low, high = np.nanpercentile(drawn, [2.5, 97.5])
+        if low == high:
+            low = high = np.nan
+    observed, null = swapped[0], swapped[1:]
+    null = null[np.isfinite(null)]
+    p = (float((1 + np.count_nonzero(np.abs(null) >= abs(observed) - TIE_TOL)) / (len(null) + 1))
+         if len(null) and np.isfinite(observed) and np.isfinite(difference) else np.nan)
+    return {"difference": difference, "difference_lo": low, "difference_hi": high, "p": p}

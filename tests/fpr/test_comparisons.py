@@ -1,0 +1,199 @@
+"""Paired comparisons of FPR-gap systems (docs/methods.md §3.8), against slow loops over rebuilt rows with the same draws."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasflow.errors import BiasflowError
+from biasflow.fpr.compare import command
+from biasflow.fpr.comparisons import FPR_COMPARISON_COLUMNS, comparison_table
+from biasflow.fpr.gaps import fpr_gaps, gap_spans
+from biasflow.hashing import stable_hash
+
+GROUPS = {"A": ["a1", "a2"], "B": ["b1", "b2"], "C": ["c1", "c2"]}
+CLASSES = ("negative", "positive")
+
+
+def predictions(model: str, seed: int, runs: int, templates: int = 7, bias: float = 0.0) -> pd.DataFrame:
+    """One system's runs on templates filled with two terms per group; group A called negative more with ``bias``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for run in range(runs):
+        for t in range(templates):
+            gold = t % 3
+            for group, terms in GROUPS.items():
+                for term in terms:
+                    pred = int(rng.choice([c for c in range(3) if c != gold])) if rng.random() < 0.3 else gold
+                    if group == "A" and gold != 0 and rng.random() < bias:
+                        pred = 0
+                    rows.append({"y_true": gold, "y_pred": pred, "category": "race", "group": group,
+                                 "text": f"template {t} with {term}", "model": model, "run_id": f"r{run}",
+                                 "template_id": f"t{t}"})
+    return pd.DataFrame(rows)
+
+
+def named(seed: int, *names) -> np.random.Generator:
+    """The stream of ``names`` (docs/methods.md §3.8), written out here rather than taken from the library."""
+    return np.random.default_rng([seed, int(stable_hash(*names), 16) & (2**63 - 1)])
+
+
+def gaps_and_spans(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per model: the gap table (groups as rows) and the spans, by the ordinary code."""
+    gaps = fpr_gaps(rows, interval="t", z=1.96)
+    spans = gap_spans(gaps.assign(probe="p"))
+    spans = spans[spans["probe"] == "p"].set_index("model")
+    return {"gaps": gaps.set_index(["model", "group"]), "spans": spans}
+
+
+def statistics(rows: pd.DataFrame, a: str, b: str) -> dict[tuple[str, str, str], float]:
+    """(class, measure, group) -> a's gap (or span) less b's."""
+    tables = gaps_and_spans(rows)
+    out = {}
+    for name in CLASSES:
+        for group in GROUPS:
+            out[name, "gap", group] = (tables["gaps"].loc[(a, group), f"{name}_FPR_gap"]
+                                       - tables["gaps"].loc[(b, group), f"{name}_FPR_gap"])
+        out[name, "span", ""] = tables["spans"].loc[a, f"{name}_span"] - tables["spans"].loc[b, f"{name}_span"]
+    return out
+
+
+def fast_rows(table: pd.DataFrame) -> dict[tuple[str, str, str], pd.Series]:
+    return {(row["class"], row["measure"], "" if pd.isna(row["group"]) else row["group"]): row
+            for _, row in table.iterrows()}
+
+
+@pytest.mark.parametrize("runs_b", [3, 2])
+def test_difference_and_interval_match_a_loop_over_resampled_rows(runs_b):
+    """Each draw rebuilt as rows: the templates one draw for both systems, each system's runs its own draw."""
+    preds = pd.concat([predictions("X", 1, 3), predictions("Y", 2, runs_b)], ignore_index=True)
+    draws, seed = 30, 5
+    fast = fast_rows(comparison_table(preds, draws, 0, seed))
+    templates = sorted(preds["template_id"].unique())
+    weights = named(seed, "fpr-compare-templates", "race").multinomial(len(templates), np.full(len(templates),
+                                                                                                 1 / len(templates)),
+                                                                        size=draws)
+    run_weights = {}
+    for model, runs in (("X", 3), ("Y", runs_b)):
+        run_weights[model] = named(seed, "fpr-compare-runs", model, "race").multinomial(runs, np.full(runs, 1 / runs),
+                                                                                        size=draws)
+    drawn = []
+    for d in range(draws):
+        copies = []
+        for model in ("X", "Y"):
+            mine = preds[preds["model"] == model]
+            for r, run in enumerate(sorted(mine["run_id"].unique())):
+                for copy in range(run_weights[model][d, r]):
+                    for t, template in enumerate(templates):
+                        part = mine[(mine["run_id"] == run) & (mine["template_id"] == template)]
+                        copies += [part.assign(run_id=f"{run}-{copy}")] * weights[d, t]
+        drawn.append(statistics(pd.concat(copies, ignore_index=True), "X", "Y"))
+    observed = statistics(preds, "X", "Y")
+    for key, row in fast.items():
+        assert row["difference"] == pytest.approx(observed[key], abs=1e-12), key
+        low, high = np.percentile([draw[key] for draw in drawn], [2.5, 97.5])
+        assert (row["difference_lo"], row["difference_hi"]) == pytest.approx((low, high), abs=1e-9), key
+        assert np.isnan(row["p"]), "no swap draws, no p"
+
+
+def test_swap_p_matches_a_loop_over_rows_traded_between_the_systems():
+    """Each swap draw trades the systems' rows of the drawn templates (run r of one for run r of the other)."""
+    preds = pd.concat([predictions("X", 3, 3), predictions("Y", 4, 3, bias=0.3)], ignore_index=True)
+    swaps, seed = 60, 9
+    fast = fast_rows(comparison_table(preds, 0, swaps, seed))
+    templates = sorted(preds["template_id"].unique())
+    trades = named(seed, "fpr-compare-swaps", "race").random((swaps, len(templates))) < 0.5
+    observed = statistics(preds, "X", "Y")
+    swapped = []
+    for d in range(swaps):
+        traded = preds["template_id"].isin([t for t, flag in zip(templates, trades[d]) if flag])
+        rows = preds.assign(model=np.where(traded, preds["model"].map({"X": "Y", "Y": "X"}), preds["model"]))
+        swapped.append(statistics(rows, "X", "Y"))
+    for key, row in fast.items():
+        extreme = sum(abs(draw[key]) >= abs(observed[key]) - 1e-12 for draw in swapped)
+        assert row["p"] == pytest.approx((1 + extreme) / (swaps + 1)), key
+        assert np.isnan(row["difference_lo"]), "no bootstrap draws, no interval"
+
+
+def test_only_the_templates_both_systems_classified_enter_a_pair():
+    x, y = predictions("X", 5, 3), predictions("Y", 6, 3)
+    y = y[y["template_id"] != "t0"]
+    table = fast_rows(comparison_table(pd.concat([x, y]), 0, 0, 0))
+    expected = statistics(pd.concat([x[x["template_id"] != "t0"], y]), "X", "Y")
+    assert {row["n_templates"] for row in table.values()} == {6}
+    for key, row in table.items():
+        assert row["difference"] == pytest.approx(expected[key], abs=1e-12), key
+
+
+def test_two_systems_with_the_same_predictions_differ_by_nothing_and_are_never_separated():
+    x = predictions("X", 7, 3)
+    table = comparison_table(pd.concat([x, x.assign(model="Y")]), 200, 200, 0)
+    assert list(table.columns) == FPR_COMPARISON_COLUMNS
+    assert (table["difference"] == 0).all() and (table["p"] == 1).all() and (table["p_holm"] == 1).all()
+    assert ((table["difference_lo"] <= 0) & (table["difference_hi"] >= 0)).all()
+
+
+def test_every_pair_once_and_holm_over_the_measure():
+    preds = pd.concat([predictions(m, i, 2) for i, m in enumerate("XYZ")], ignore_index=True)
+    table = comparison_table(preds, 0, 50, 1)
+    assert set(zip(table["model_a"], table["model_b"])) == {("X", "Y"), ("X", "Z"), ("Y", "Z")}
+    for _, family in table.groupby("measure"):
+        p = np.sort(family["p"].to_numpy())
+        holm = np.minimum(1, np.maximum.accumulate((len(p) - np.arange(len(p))) * p))
+        assert np.sort(family["p_holm"].to_numpy()) == pytest.approx(holm)
+
+
+def write(tmp_path, preds: pd.DataFrame) -> str:
+    path = tmp_path / "predictions.tsv"
+    preds.to_csv(path, sep="\t", index=False)
+    return str(path)
+
+
+def test_the_candidate_is_read_against_the_baseline(tmp_path):
+    """One line per class for the span and one for the gaps; the candidate's excess negative calls are named."""
+    preds = pd.concat([predictions("base", 8, 3, templates=12), predictions("tuned", 9, 3, templates=12, bias=0.6)])
+    rows, lines = command([write(tmp_path, preds)], "base", "tuned", None)
+    assert set(rows["model_a"]) == {"tuned"} and set(rows["model_b"]) == {"base"}
+    same_pair = comparison_table(preds, 1000, 1000, 0)
+    turned = same_pair.set_index(["class", "measure", "group"]).loc[rows.set_index(["class", "measure", "group"]).index]
+    assert rows["difference"].to_numpy() == pytest.approx(-turned["difference"].to_numpy())
+    assert rows["p"].to_numpy() == pytest.approx(turned["p"].to_numpy())
+    assert list(rows.columns) == FPR_COMPARISON_COLUMNS
+    assert len(lines) == 4
+    assert "negative FPR gap span (12 shared templates, 3 and 3 runs): candidate tuned's is 0.5000 larger" in lines[0]
+    assert lines[1].startswith("race, negative FPR gaps, candidate less baseline, where they differ: ")
+    assert lines[3].startswith("race, positive FPR gaps: no group's gap differs detectably")
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--baseline", "X", "--candidate", "X"], "--baseline and --candidate are both 'X'; name two different systems."),
+    (["--baseline", "X", "--candidate", "W"], "--candidate 'W' is not in the predictions; their systems"),
+    (["--baseline", "X", "--candidate", "Y", "--method", "fpr"], None),
+])
+def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
+    out = tmp_path / "compared.csv"
+    path = write(tmp_path, pd.concat([predictions("X", 1, 2), predictions("Y", 2, 2)]))
+    result = subprocess.run([sys.executable, "-m", "biasflow.cli", "compare", "--method", "fpr", "--predictions",
+                             path, "--out", str(out), *flags], capture_output=True, text=True, check=False)
+    if message is None:
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert len(pd.read_csv(out)) == 2 * (len(GROUPS) + 1)
+        return
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("biasflow: ") and message in line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda p: p.drop(columns="template_id"), "the predictions have no template_id column"),
+    (lambda p: p.assign(category=np.where(p["model"] == "X", "race", "age")), "X and Y share no template"),
+])
+def test_systems_that_cannot_be_paired_are_refused(tmp_path, change, message):
+    preds = change(pd.concat([predictions("X", 1, 2), predictions("Y", 2, 2)], ignore_index=True))
+    with pytest.raises(BiasflowError, match=message):
+        command([write(tmp_path, preds)], "Y", "X", None)
