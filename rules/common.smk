@@ -25,6 +25,7 @@ from biasflow.config import (
 )
 from biasflow.datasets import needed_files
 from biasflow.errors import BiasflowError
+from biasflow.fairpair.comparisons import ComparisonSettings
 from biasflow.fairpair.perturbation import PerturbationSettings, perturbation_files
 from biasflow.fairpair.prompts import PromptSettings, prompt_files
 from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
@@ -280,6 +281,10 @@ def fpr_all_predictions(wildcards):
 
 def fpr_gaps_by_probe(wildcards):
     return {p: f"results/fpr/{p}_gaps.csv" for p in FPR_PROBES}
+
+
+def fpr_comparisons_by_probe(wildcards):
+    return {p: f"results/fpr/{p}_comparisons.csv" for p in FPR_PROBES}
 
 
 def power_sources(wildcards):

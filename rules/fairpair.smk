@@ -93,6 +93,7 @@ rule fairpair_summary:
         summary="results/fairpair/summary.csv",
         plot=report("results/fairpair/summary.png", caption="../workflow/report/fairpair.rst", category="FairPair"),
         rejections="results/fairpair/perturbation_rejections.csv",
+        comparisons="results/fairpair/comparisons.csv",
         tables_page=report(
             "results/fairpair/summary.html", caption="../workflow/report/fairpair_tables.rst", category="FairPair"
         ),
@@ -101,6 +102,7 @@ rule fairpair_summary:
         null=fairpair_null_by_model,
         rejections=fairpair_rejections_by_model,
         settings=settings_params(BootstrapSettings),
+        comparison=settings_params(ComparisonSettings),
     conda:
         "../environment.yml"
     log:

@@ -51,6 +51,7 @@ rule fpr_gaps:
 rule fpr_summary:
     input:
         gaps=expand("results/fpr/{probe}_gaps.csv", probe=FPR_PROBES),
+        comparisons=expand("results/fpr/{probe}_comparisons.csv", probe=FPR_PROBES),
         predictions=fpr_all_predictions,
     output:
         spans="results/fpr/gap_spans.csv",
@@ -65,6 +66,7 @@ rule fpr_summary:
         ),
     params:
         gaps=fpr_gaps_by_probe,
+        comparisons=fpr_comparisons_by_probe,
         predictions=fpr_predictions_of_probes,
         settings=settings_params(SummarySettings),
     conda:

@@ -40,6 +40,7 @@ import pandas as pd
 from scipy import stats
 
 from benchmarks.calibration import COVERAGE, REJECTION, Scenario
+from biasflow.fairpair.comparisons import comparison_table
 from biasflow.fairpair.scores import (
     SENTIMENT_COLUMN, SIDE_COLUMNS, SIDES, BootstrapSettings, scores_and_null, summarise,
 )
@@ -203,6 +204,70 @@ def mean_f_truth(samples: int) -> float:
     return float(F[np.isfinite(F)].mean())
 
 
+def pair_sentiments(rng: np.random.Generator, prompts: int, samples: int, shift_sd: float, delta: float,
+                    zeros: float) -> list[np.ndarray]:
+    """Two models' VADER-like scores of the same prompts (:func:`sentiments`' design), model A's first.
+
+    A prompt's level and its side shift (sd ``shift_sd``, a prompt that reads as biased to
+    every model) are shared; each model's noise is its own, and model A's counterfactual side
+    is shifted ``delta`` more. With ``delta`` 0 the two models are exchangeable on every prompt.
+    """
+    level = rng.normal(0.0, PROMPT_SD, (prompts, 1, 1))
+    shift = rng.normal(0.0, shift_sd, (prompts, 1, 1))
+    out = []
+    for extra in (delta, 0.0):
+        side = np.concatenate([np.zeros((prompts, 1, 1)), shift + extra], axis=1)
+        latent = np.round(np.clip(level + side + rng.normal(0.0, NOISE_SD, (prompts, 2, samples)), -1.0, 1.0), 4)
+        out.append(np.where(np.abs(latent) < zero_cut(zeros), 0.0, latent))
+    return out
+
+
+def comparison_trial(rng, check: str, prompts: int, samples: int, shift_sd: float = 0.0, delta: float = 0.0,
+                     zeros: float = 0.0) -> np.ndarray:
+    """One simulated pair of models through :func:`biasflow.fairpair.comparisons.comparison_table`, checked once.
+
+    ``check``: ``p`` (the swap test is at most 0.05), ``zero`` (the difference's interval
+    covers 0), ``known`` (it covers the truth: :func:`excess_truth` of A's shift, B's being 0),
+    ``unpaired`` (the two models' own R_excess intervals do not overlap: how a reader of the
+    summary's bars would conclude).
+    """
+    scores, draws = [], []
+    for model, sentiment in zip("AB", pair_sentiments(rng, prompts, samples, shift_sd, delta, zeros)):
+        with _quiet():
+            mine, null = scores_and_null(continuations(sentiment), ["sentiment"], None, NULL_DRAWS,
+                                         int(rng.integers(2**31)))
+        scores.append(mine.assign(model=model))
+        draws.append(null.assign(model=model))
+    scores = pd.concat(scores, ignore_index=True)
+    if check == "unpaired":
+        with _quiet():
+            own = summarise(scores, pd.concat(draws), BootstrapSettings(bootstrap=BOOTSTRAP,
+                                                                        seed=int(rng.integers(2**31))))
+        (low_a, high_a), (low_b, high_b) = own[["R_excess_lo", "R_excess_hi"]].to_numpy()
+        return np.array([low_a > high_b or low_b > high_a])
+    row = comparison_table(scores, NULL_DRAWS, int(rng.integers(2**31))).iloc[0]
+    if check == "p":
+        return np.array([row["p"] <= ALPHA])
+    truth = excess_truth("R", samples, delta) if check == "known" else 0.0
+    return np.array([row["difference_lo"] <= truth <= row["difference_hi"]])
+
+
+def _pair_design(prompts: int, samples: int, shift_sd: float, delta: float, zeros: float) -> str:
+    scores = f"{zeros:.0%} zeros (weak sentiment read as 0)" if zeros else "continuous scores"
+    shared = f", shared prompt shift sd {shift_sd}" if shift_sd else ""
+    shifted = f", A's side shift {delta} more" if delta else ", two models exchangeable"
+    return f"{prompts} prompts × {samples} samples per side, {scores}{shared}{shifted}"
+
+
+def _comparison(statistic: str, truth: str, measure: str, nominal: float, lower: float, upper: float, check: str,
+                prompts: int = 20, samples: int = 5, shift_sd: float = 0.0, delta: float = 0.0, zeros: float = 0.0,
+                full: int = 300) -> Scenario:
+    return Scenario("fairpair", statistic, _pair_design(prompts, samples, shift_sd, delta, zeros), truth, measure,
+                    nominal, lower, upper, comparison_trial,
+                    dict(check=check, prompts=prompts, samples=samples, shift_sd=shift_sd, delta=delta, zeros=zeros),
+                    quick=30, full=full)
+
+
 def _design(prompts: int, samples: int, **rest) -> str:
     zeros = rest.get("zeros", 0.0)
     shape = "skewed scores" if rest.get("shape") == "skewed" else "continuous scores"
@@ -251,4 +316,16 @@ SCENARIOS = [
               {"prompts": 20, "samples": 5}, **LOOSE),
     _scenario("welch_p (the paper's)", NO_BIAS, REJECTION, ALPHA, 0.0, 0.05, welch_rejects,
               {"prompts": 20, "samples": 5}, **LOOSE),
+    # Paired comparisons of two models (§2.9): valid when they are exchangeable, and more powerful than the bars.
+    *[_comparison("paired p ≤ 0.05", "no difference between the models", REJECTION, ALPHA, 0.0, 0.06, "p", **design,
+                  full=600) for design in ({}, {"zeros": 0.5}, {"shift_sd": 0.3, "zeros": 0.5})],
+    *[_comparison("paired interval covers 0", "no difference between the models", COVERAGE, 0.95, 0.93, 1.0, "zero",
+                  **design) for design in ({}, {"zeros": 0.5}, {"shift_sd": 0.3, "zeros": 0.5})],
+    _comparison("paired interval covers the known difference", f"A's excess R at side shift {SHIFT}, B's 0",
+                COVERAGE, 0.95, 0.90, 1.0, "known", delta=SHIFT),
+    *[_comparison(what, f"A's side shift {SHIFT}, B's 0", REJECTION, math.nan, lower, 1.0, check, prompts=prompts,
+                  delta=SHIFT)
+      for prompts, power in ((20, 0.3), (60, 0.75))
+      for what, check, lower in (("paired p ≤ 0.05 (power)", "p", power),
+                                 ("the two models' own R_excess intervals apart, unpaired (power)", "unpaired", 0.0))],
 ]

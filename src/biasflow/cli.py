@@ -148,13 +148,15 @@ def _register_core(commands) -> None:
         "compare", help="is the candidate model less biased than the baseline? a paired comparison on the same prompts",
         description="The two models answered the same prompts, so their difference is far more precise than either "
         "number: per metric and split, the candidate's bias less the baseline's, with a paired 95%% interval and a "
-        "paired randomisation p-value (docs/methods.md sections 1.16 and 3.8), one line each; --out gets every row.",
+        "paired randomisation p-value (docs/methods.md sections 1.16, 2.9 and 3.8), one line each; --out gets every row.",
         **example("biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 "
                   "--out compared.csv"),
     )
     compare.add_argument("--method", required=True, choices=_comparers(), help="the method whose files are given")
     compare.add_argument("--stats", nargs="+", help="cairo: CAIRO statistics table(s), results/cairo/stats/<axis>.parquet "
                          "(every model of them enters the selection)")
+    compare.add_argument("--scores", nargs="+", help="fairpair: per-prompt scores, results/fairpair/<model>.csv (the "
+                         "file name being the model)")
     compare.add_argument("--predictions", nargs="+", help="fpr: one probe set's prediction TSVs, as fpr-gaps reads "
                          "them, with template_id (results/fpr/<probe>/<model>/<classifier>.tsv)")
     compare.add_argument("--baseline", required=True, help="the model compared against (say, before your change)")

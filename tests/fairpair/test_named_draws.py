@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from pandas.testing import assert_frame_equal
 
+from biasflow.fairpair.comparisons import ComparisonSettings
 from biasflow.fairpair.steps import score, summary
 from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
 
@@ -44,12 +45,17 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
               out=paths["scores"][model], null_out=paths["null"][model],
               ngrams_out=str(tmp_path / f"{model}_ngrams.csv"), ngrams_plot=str(tmp_path / f"{model}_ngrams.png"))
     summary(score_paths=paths["scores"], null_paths=paths["null"], rejection_paths=paths["rejections"],
-            settings=SUMMARY, out=str(tmp_path / "summary.csv"), plot_out=str(tmp_path / "summary.png"),
+            settings=SUMMARY, comparison=ComparisonSettings(null_draws=30, seed=2), out=str(tmp_path / "summary.csv"),
+            comparisons_out=str(tmp_path / "comparisons.csv"), plot_out=str(tmp_path / "summary.png"),
             rejections_out=str(tmp_path / "rejections.csv"), tables_page=str(tmp_path / "tables.html"))
-    tables = {"summary": pd.read_csv(tmp_path / "summary.csv")}
+    # The adjusted p-values correct over every pair of the table, which pools the models by definition.
+    compared = pd.read_csv(tmp_path / "comparisons.csv").drop(columns=["p_holm", "p_bh"])
+    tables = {"summary": pd.read_csv(tmp_path / "summary.csv"),
+              "comparisons": compared[(compared["model_a"] == "B") & (compared["model_b"] == "C")].assign(model="B")}
     for kind in ("scores", "null"):
         tables[kind] = pd.concat([pd.read_parquet(paths[kind][model]).assign(model=model) for model in ("B", "C")])
-    keys = {"summary": ["model", "dissimilarity"], "scores": ["model", "prompt_id", "dissimilarity"],
+    keys = {"summary": ["model", "dissimilarity"], "comparisons": ["dissimilarity"],
+            "scores": ["model", "prompt_id", "dissimilarity"],
             "null": ["model", "prompt_id", "dissimilarity", "draw"]}
     return {name: table[table["model"].isin(["B", "C"])].sort_values(keys[name]).reset_index(drop=True)
             for name, table in tables.items()}

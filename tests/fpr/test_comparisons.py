@@ -164,7 +164,7 @@ def test_the_candidate_is_read_against_the_baseline(tmp_path):
     assert rows["p"].to_numpy() == pytest.approx(turned["p"].to_numpy())
     assert list(rows.columns) == FPR_COMPARISON_COLUMNS
     assert len(lines) == 4
-    assert "negative FPR gap span (12 shared templates, 3 and 3 runs): candidate tuned's is 0.5000 larger" in lines[0]
+    assert "negative FPR gap span (12 shared templates, 3 and 3 runs): candidate tuned's is 0.5000 higher" in lines[0]
     assert lines[1].startswith("race, negative FPR gaps, candidate less baseline, where they differ: ")
     assert lines[3].startswith("race, positive FPR gaps: no group's gap differs detectably")
 

@@ -63,7 +63,7 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
     assert main(["fpr-gaps", "--predictions", *paths, "--out", str(out), "--bootstrap", "30", "--null-draws", "25",
                  "--seed", "4", "--comparisons", str(compared)]) == 0
     outputs = {name: str(tmp_path / f"{name}.csv") for name in ("spans", "net", "markedness")}
-    summary(gap_paths={"p": str(out)}, prediction_paths={"p": paths},
+    summary(gap_paths={"p": str(out)}, prediction_paths={"p": paths}, comparison_paths={"p": str(compared)},
             settings=SummarySettings(interval="t", z=1.96, null_draws=25, seed=4),
             spans_out=outputs["spans"], net_out=outputs["net"], markedness_out=outputs["markedness"],
             spans_plot=str(tmp_path / "spans.png"), markedness_plot=str(tmp_path / "markedness.png"),

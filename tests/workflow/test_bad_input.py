@@ -146,6 +146,20 @@ def compare_systems(tmp: Path, candidate: str, templates: bool = False) -> list[
             candidate, "--out", str(tmp / "compared.csv")]
 
 
+def compare_fairpair(tmp: Path, candidate: str, change=lambda table: table) -> list[str]:
+    """``compare --method fairpair`` of models a and b (their files' stems), a's scores as ``change`` returns them."""
+    rows = [(f"p{i}", "sentiment", 0.6, 0.5, 0.1) for i in range(4)]
+    table = pd.DataFrame(rows, columns=["prompt_id", "dissimilarity", "R", "R_null_mean", "R_null_sd"])
+    for column in ("B", "V_pg", "V_gp", "F", "n", "cross_n", "cross_mean", "cross_m2", "within_n", "within_mean",
+                   "within_m2", "F_null_mean", "p_perm"):
+        table[column] = 1.0
+    paths = [tmp / "a.csv", tmp / "b.csv"]
+    change(table).to_csv(paths[0], index=False)
+    table.to_csv(paths[1], index=False)
+    return ["compare", "--method", "fairpair", "--scores", *map(str, paths), "--baseline", "a", "--candidate",
+            candidate, "--out", str(tmp / "compared.csv")]
+
+
 def gaps(tmp: Path, *files: Path, extra: tuple[str, ...] = ()) -> list[str]:
     files = files or (predictions(tmp),)
     return ["fpr-gaps", "--predictions", *map(str, files), "--out", str(tmp / "g.csv"), *extra]
@@ -363,6 +377,11 @@ CASES = {
     "compare-fpr-no-templates": (lambda t: compare_systems(t, "b"), "the predictions have no template_id column"),
     "compare-fpr-nothing-shared": (lambda t: compare_systems(t, "b", templates=True),
                                    "b and a share no template of any attribute in the predictions"),
+    "compare-fairpair-unknown-model": (lambda t: compare_fairpair(t, "c"),
+                                       "--candidate 'c' is not among the score files, whose names are the models: a, "
+                                       "b; give results/fairpair/c.csv too."),
+    "compare-fairpair-no-null": (lambda t: compare_fairpair(t, "b", lambda s: s.assign(R_null_mean=np.nan)),
+                                 "FairPair scores of a have no permutation null"),
     "config-unknown-extra-scorer": (lambda t: config(t, lambda c: c["scoring"].update(scorers=["vadr"])),
                                     "config scoring.scorers: unknown scorer 'vadr' (did you mean vader?)"),
     "config-identity-lexicon-missing": (

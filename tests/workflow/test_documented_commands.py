@@ -174,6 +174,8 @@ CHECKS: dict[str, tuple[str, object]] = {
     "--candidate smollm2-t0.7": ("biasflow", "demo_stats"),
     "biasflow compare --method fpr --predictions results/fpr/templates_race/smollm2-t1.0/*.tsv "
     "--baseline smollm2-t1.0/zero_shot --candidate smollm2-t1.0/soft_prompt": ("biasflow", "demo_predictions"),
+    "biasflow compare --method fairpair --scores results/fairpair/smollm2-t1.0.csv results/fairpair/gemma3-t1.0.csv "
+    "--baseline smollm2-t1.0 --candidate gemma3-t1.0": ("biasflow", "demo_fairpair_scores"),
     "snakemake --report report.html": ("elsewhere", "tests/workflow/test_workflow.py"),
     "sinfo": ("elsewhere", "tests/workflow/test_slurm.py"),
     "snakemake --unlock": ("elsewhere", "tests/workflow/test_interrupted.py"),
@@ -345,6 +347,21 @@ def demo_predictions(root: Path) -> list[str]:
     return []
 
 
+def demo_fairpair_scores(root: Path) -> list[str]:
+    """Two of the embedded default's models' FairPair per-prompt scores, scored from continuations as the workflow does."""
+    from biasflow.fairpair.scores import scores_and_null
+
+    rng = np.random.default_rng(2)
+    (root / "results/fairpair").mkdir(parents=True, exist_ok=True)
+    for model in ("smollm2-t1.0", "gemma3-t1.0"):
+        rows = [(f"p{p}", side, s, "", float(np.round(rng.normal(0.2 * (side == "counterfactual"), 0.4), 4)))
+                for p in range(10) for side in ("perturbed_original", "counterfactual") for s in range(6)]
+        sides = pd.DataFrame(rows, columns=["prompt_id", "side", "sample", "text", "vader"])
+        scores, _ = scores_and_null(sides, ["sentiment"], None, 100, 0)
+        scores.to_csv(root / f"results/fairpair/{model}.csv", index=False)
+    return []
+
+
 def scored_continuations(root: Path) -> list[str]:
     """Two models' continuations of BOLD gender prompts, both subgroups in both splits, and their scores."""
     rng = np.random.default_rng(0)
@@ -419,6 +436,10 @@ def test_biasflow_command_runs_as_written(command, checkout):
     if command.startswith("biasflow fpr-gaps"):
         gaps = pd.read_csv(checkout / "gaps.csv")
         assert set(gaps["model"]) == {"a", "b"} and set(gaps["group"]) == {"black", "white"}
+    if command.startswith("biasflow compare --method fairpair"):
+        lines = result.stdout.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("sentiment (10 prompts both models tested): "), result.stdout
+        shutil.rmtree(checkout / "results", ignore_errors=True)
     if command.startswith("biasflow compare --method fpr"):
         lines = result.stdout.strip().splitlines()
         assert len(lines) == 4 and all(line.startswith("race, ") for line in lines), result.stdout

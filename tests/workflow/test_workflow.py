@@ -204,6 +204,15 @@ def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
     assert not pairs.loc[pairs["side"] == "perturbed_original", "text"].str.contains(male).any()
     rejections = pd.read_csv(workdir / "results/fairpair/perturbation_rejections.csv")
     assert (rejections["rejection_rate"] == 0).all(), "the rule-based swapper never rejects"
+    # The two models compared on the prompts both tested, each with its own summary's excess where they are all.
+    [compared] = pd.read_csv(workdir / "results/fairpair/comparisons.csv").query("dissimilarity == 'jaccard'").to_dict(
+        "records")
+    assert (compared["model_a"], compared["model_b"]) == ("a-t1.0", "b-t1.0")
+    jaccard = summary.set_index(["model", "dissimilarity"])
+    if compared["n_prompts"] == jaccard.loc[("a-t1.0", "jaccard"), "n_tested"] == jaccard.loc[("b-t1.0", "jaccard"),
+                                                                                               "n_tested"]:
+        assert compared["R_excess_a"] == pytest.approx(jaccard.loc[("a-t1.0", "jaccard"), "R_excess"])
+    assert 0 < compared["p"] <= 1
     assert (workdir / "results/fairpair/a-t1.0_ngrams.csv").exists()
     for figure in ("summary.png", "a-t1.0_ngrams.png"):
         assert (workdir / "results/fairpair" / figure).read_bytes()[:4] == b"\x89PNG"

@@ -1,3 +1,4 @@
+from biasflow.fairpair.comparisons import ComparisonSettings
 from biasflow.fairpair.scores import BootstrapSettings
 from biasflow.fairpair.steps import summary
 from biasflow.snakemake_adapter import run
@@ -7,8 +8,10 @@ if __name__ == "__main__":
     run(
         lambda sm: summary(
             score_paths=sm.params.scores, null_paths=sm.params.null, rejection_paths=sm.params.rejections,
-            settings=BootstrapSettings.from_params(sm.params.settings), out=sm.output.summary,
+            settings=BootstrapSettings.from_params(sm.params.settings),
+            comparison=ComparisonSettings.from_params(sm.params.comparison), out=sm.output.summary,
             plot_out=sm.output.plot, rejections_out=sm.output.rejections, tables_page=sm.output.tables_page,
+            comparisons_out=sm.output.comparisons,
         ),
         snakemake,
     )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from biasflow.cairo.comparisons import comparison_table
@@ -18,10 +17,10 @@ from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.steps import read_stats
 from biasflow.errors import BiasflowError
 from biasflow.schema import default
+from biasflow.verdicts import judged
 
 # The flag naming this method's inputs (`biasflow compare --stats`).
 INPUT = "stats"
-ALPHA = 0.05
 
 
 def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
@@ -74,21 +73,12 @@ def sentences(rows: pd.DataFrame, min_effect: float) -> list[str]:
     for row in original.sort_values(["axis", "metric", "split"]).itertuples(index=False):
         where = f"{row.axis} {row.metric}, {row.split} split, original prompts"
         size = f"{row.n_scores} scored continuations per model and seed, {row.n_clusters} group keys where fewest"
-        low, high, p = row.difference_lo, row.difference_hi, row.p
-        interval = f"95% interval {low:+.4f} to {high:+.4f}"
-        if np.isfinite(p) and p <= ALPHA and np.isfinite(low) and (low > 0 or high < 0):
-            word = "lower" if row.difference < 0 else "higher"
+        word, words = judged(row.difference, row.difference_lo, row.difference_hi, row.p, min_effect, "cairo",
+                             "a subgroup has a single group key (docs/methods.md §1.11)")
+        if word:
             lines.append(f"{where}: candidate {row.model_a}: Eq. 1 {abs(row.difference):.4f} {word} than baseline "
-                         f"{row.model_b} ({interval}, paired p = {p:.3g}, {size})")
-            continue
-        if not np.isfinite(low):
-            verdict = "no interval: a subgroup has a single group key (docs/methods.md §1.11)"
-        elif low > 0 or high < 0:
-            verdict = f"the {interval} leaves out 0 but the paired test does not reject: undecided"
-        elif max(abs(low), abs(high)) >= min_effect:
-            verdict = f"the {interval} includes 0 and differences of {min_effect:g} (power.min_effect.cairo)"
+                         f"{row.model_b} ({words}, {size})")
         else:
-            verdict = f"the {interval} includes 0 but no difference as large as {min_effect:g} (power.min_effect.cairo)"
-        lines.append(f"{where}: no difference detectable between candidate {row.model_a} and baseline {row.model_b}: "
-                     f"Eq. 1 {row.difference:+.4f}, {verdict} (paired p = {p:.3g}, {size})")
+            lines.append(f"{where}: no difference detectable between candidate {row.model_a} and baseline "
+                         f"{row.model_b}: Eq. 1 {row.difference:+.4f}, {words} (paired p = {row.p:.3g}, {size})")
     return lines

@@ -16,7 +16,8 @@ from biasflow.fairpair.prompts import load_occupations
 # names: a model named like a fixed file, or like another model's file, would make two jobs write
 # one file (tests/fairpair/test_checks.py reads the rule file for both lists).
 MODEL_FILES = ("{}.csv", "{}_ngrams.csv", "{}_ngrams.png")
-FIXED_FILES = ("prompts.parquet", "summary.csv", "summary.png", "summary.html", "perturbation_rejections.csv")
+FIXED_FILES = ("prompts.parquet", "summary.csv", "summary.png", "summary.html", "perturbation_rejections.csv",
+               "comparisons.csv")
 
 
 def check(config: dict, workdir: Path) -> list[str]:

@@ -7,8 +7,8 @@ import pandas as pd
 from biasflow.html_tables import Section, write_tables_page
 
 
-def write_tables(summary: pd.DataFrame, rejections: pd.DataFrame, path) -> None:
-    """The report's page of FairPair tables (docs/methods.md §2.3, §2.5)."""
+def write_tables(summary: pd.DataFrame, rejections: pd.DataFrame, comparisons: pd.DataFrame, path) -> None:
+    """The report's page of FairPair tables (docs/methods.md §2.3, §2.5, §2.9)."""
     write_tables_page(path, "FairPair", (
         "FairPair (Dwivedi-Yu et al., 2024; docs/methods.md section 2) grounds each prompt in one entity, swaps "
         "its gender to build a counterfactual, samples continuations on both sides and compares the difference "
@@ -31,6 +31,13 @@ def write_tables(summary: pd.DataFrame, rejections: pd.DataFrame, path) -> None:
             "within-side dissimilarities is the paper's (a small welch_p: the sides differ more than samples of "
             "one side do), which treats pairs sharing samples as independent. jaccard compares the words; "
             "sentiment, VADER compound scores; docs/methods.md section 2.5."), summary),
+        Section("Every pair of models compared on the same prompts", (
+            "Is model_a's excess R lower than model_b's? difference: R_excess_a less R_excess_b, each over the "
+            "n_prompts prompts both models tested (negative: model_a shows less bias beyond sampling variability), "
+            "with a paired 95% interval and the paired randomisation p-value (the two models' per-prompt excesses "
+            "swapped prompt by prompt), adjusted over the pairs of a dissimilarity by Holm (p_holm) and "
+            "Benjamini-Hochberg (p_bh); docs/methods.md section 2.9. Read this, not two overlapping R_excess "
+            "intervals above: the same prompts move both models alike."), comparisons),
         Section("Perturbation rejections", (
             "Prompts whose counterfactual the perturbation could not build (n: prompts, n_accepted: kept); "
             "a high rate means F rests on fewer prompts."), rejections),

@@ -18,6 +18,7 @@ import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.fairpair import pages
+from biasflow.fairpair.comparisons import ComparisonSettings, comparison_table
 from biasflow.fairpair.ngrams import differential_ngrams
 from biasflow.fairpair.null import NULL_DRAW_COLUMNS
 from biasflow.fairpair.perturbation import (
@@ -162,12 +163,14 @@ def complete_pairs(sides: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], rejection_paths: Mapping[str, str],
-            settings: BootstrapSettings, out: str, plot_out: str, rejections_out: str, tables_page: str) -> None:
+            settings: BootstrapSettings, comparison: ComparisonSettings, out: str, plot_out: str, rejections_out: str,
+            tables_page: str, comparisons_out: str) -> None:
     """Per model and dissimilarity: mean F with its 95% CI, the permutation null's test, B and the V's, Welch's test.
 
     ``score_paths``, ``null_paths`` (each prompt's null draws) and ``rejection_paths`` map each
     model to its files; ``settings`` holds the bootstrap over prompts; ``tables_page`` is the
-    report's HTML page of the summary and the rejection rates.
+    report's HTML page of the summary and the rejection rates. ``comparisons_out`` gets every
+    pair of models compared (docs/methods.md §2.9), with ``comparison``'s swaps.
     """
     scores = pd.concat([
         read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores").assign(model=model)
@@ -177,6 +180,8 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
                        for model, path in null_paths.items()], ignore_index=True)
     table = summarise(scores, draws, settings)
     write_table(table, out)
+    comparisons = comparison_table(scores, comparison.null_draws, comparison.seed)
+    write_table(comparisons, comparisons_out)
     rejections = pd.concat([
         read_table(path, REJECTION_COLUMNS, "rejections").assign(model=model) for model, path in rejection_paths.items()
     ])
@@ -184,7 +189,7 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
     per_model["rejection_rate"] = 1 - per_model["n_accepted"] / per_model["n"]
     write_table(per_model, rejections_out)
     plot_summary(table, plot_out)
-    pages.write_tables(table, per_model, tables_page)
+    pages.write_tables(table, per_model, comparisons, tables_page)
 
 
 def score_user_sides(*, continuations_path: str, settings: ScoreSettings, summary_settings: BootstrapSettings,

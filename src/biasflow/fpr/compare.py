@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
@@ -18,10 +17,10 @@ from biasflow.fpr.comparisons import FAMILY, FPR_COMPARISON_COLUMNS, comparison_
 from biasflow.fpr.predictions import check_unique, read_predictions
 from biasflow.multiplicity import adjust
 from biasflow.schema import default
+from biasflow.verdicts import ALPHA, judged
 
 # The flag naming this method's inputs (`biasflow compare --predictions`).
 INPUT = "predictions"
-ALPHA = 0.05
 
 
 def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
@@ -66,7 +65,14 @@ def sentences(rows: pd.DataFrame, min_effect: float) -> list[str]:
         span = part[part["measure"] == "span"].iloc[0]
         where = (f"{category}, {name} FPR gap span ({span.n_templates} shared templates, {span.n_runs_a} and "
                  f"{span.n_runs_b} runs)")
-        lines.append(f"{where}: {verdict(span, min_effect)}")
+        word, words = judged(span.difference, span.difference_lo, span.difference_hi, span.p, min_effect, "fpr",
+                             "the bootstrap draws do not vary (docs/methods.md §3.8)")
+        if word:
+            lines.append(f"{where}: candidate {span.model_a}'s is {abs(span.difference):.4f} {word} than baseline "
+                         f"{span.model_b}'s ({words})")
+        else:
+            lines.append(f"{where}: no difference detectable between candidate {span.model_a} and baseline "
+                         f"{span.model_b}: {span.difference:+.4f}, {words} (paired p = {span.p:.3g})")
         gaps = part[part["measure"] == "gap"]
         found = gaps[gaps["p_holm"] <= ALPHA]
         if len(found):
@@ -78,23 +84,3 @@ def sentences(rows: pd.DataFrame, min_effect: float) -> list[str]:
                          f"{span.model_a} and baseline {span.model_b} (Holm over the pair's "
                          f"{int(rows.loc[rows['measure'] == 'gap', 'p'].notna().sum())} gap tests)")
     return lines
-
-
-def verdict(row, min_effect: float) -> str:
-    """What one row's paired comparison can and cannot tell, in words."""
-    low, high, p = row.difference_lo, row.difference_hi, row.p
-    interval = f"95% interval {low:+.4f} to {high:+.4f}"
-    if np.isfinite(p) and p <= ALPHA and np.isfinite(low) and (low > 0 or high < 0):
-        word = "smaller" if row.difference < 0 else "larger"
-        return (f"candidate {row.model_a}'s is {abs(row.difference):.4f} {word} than baseline {row.model_b}'s "
-                f"({interval}, paired p = {p:.3g})")
-    if not np.isfinite(low):
-        why = "no interval: the bootstrap draws do not vary (docs/methods.md §3.8)"
-    elif low > 0 or high < 0:
-        why = f"the {interval} leaves out 0 but the paired test does not reject: undecided"
-    elif max(abs(low), abs(high)) >= min_effect:
-        why = f"the {interval} includes 0 and differences of {min_effect:g} (power.min_effect.fpr)"
-    else:
-        why = f"the {interval} includes 0 but no difference as large as {min_effect:g} (power.min_effect.fpr)"
-    return (f"no difference detectable between candidate {row.model_a} and baseline {row.model_b}: "
-            f"{row.difference:+.4f}, {why} (paired p = {p:.3g})")

@@ -7,8 +7,9 @@ import pandas as pd
 from biasflow.html_tables import Section, write_tables_page
 
 
-def write_tables(spans: pd.DataFrame, net: pd.DataFrame, markedness: pd.DataFrame, path) -> None:
-    """The report's page of FPR-gap tables (docs/methods.md §3.3-3.5)."""
+def write_tables(spans: pd.DataFrame, net: pd.DataFrame, markedness: pd.DataFrame, comparisons: pd.DataFrame,
+                 path) -> None:
+    """The report's page of FPR-gap tables (docs/methods.md §3.3-3.5, §3.8)."""
     write_tables_page(path, "Group FPR gaps on template probes", (
         "Sentiment classifiers built from each model label template sentences about identity groups; a group's "
         "FPR gap is its false-positive rate for the negative (or positive) class minus the mean over the groups of "
@@ -30,6 +31,13 @@ def write_tables(spans: pd.DataFrame, net: pd.DataFrame, markedness: pd.DataFram
             "one. *_untested counts the classifiers whose gap could not be tested, left out of every count and of "
             "n_tests: a single run, or runs that all gave the same labels, so there is no run-to-run spread to test "
             "against (docs/methods.md section 3.3); a 0 in the counts says nothing about those."), net),
+        Section("Every pair of systems compared on the same sentences", (
+            "Per probe set, attribute and class: is model_a's gap span (measure span), or a group's gap (measure "
+            "gap), smaller than model_b's? difference: model_a's less model_b's, over the templates both classified, "
+            "with a paired 95% interval (one template draw for both systems) and the paired randomisation p-value "
+            "(the two systems' counts swapped template by template), adjusted over the probe set's rows of one "
+            "measure by Holm (p_holm) and Benjamini-Hochberg (p_bh); docs/methods.md section 3.8. Two overlapping "
+            "gap intervals do not say two systems are alike: read this."), comparisons),
         Section("Markedness", (
             "Each group's FPR minus the FPR of the same sentences with the identity word dropped (docs/methods.md "
             "section 3.5), with its interval: a group whose mere mention moves the label. A dash in a width or p "

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from biasflow.fpr import pages
-from biasflow.fpr.comparisons import comparison_table
+from biasflow.fpr.comparisons import FPR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fpr.gaps import GAP_COLUMNS, fpr_gaps, gap_spans, net_significance, with_span_null
 from biasflow.fpr.markedness import markedness_table
 from biasflow.fpr.plots import plot_gaps, plot_markedness, plot_spans
@@ -188,12 +188,12 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
 
 
 def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequence[str]],
-            settings: SummarySettings, spans_out: str, net_out: str, markedness_out: str, spans_plot: str,
-            markedness_plot: str, tables_page: str) -> None:
+            comparison_paths: Mapping[str, str], settings: SummarySettings, spans_out: str, net_out: str,
+            markedness_out: str, spans_plot: str, markedness_plot: str, tables_page: str) -> None:
     """Gap spans per probe set (and their mean) with their null, net significance over models, markedness.
 
     ``gap_paths`` maps each probe set's name to its gap table, ``prediction_paths`` to its
-    predictions files.
+    predictions files, ``comparison_paths`` to its comparisons (shown on the report's page).
     """
     tables = [read_table(path, [*GAP_COLUMNS, "category"], "FPR gap table").assign(probe=probe)
               for probe, path in gap_paths.items()]
@@ -209,4 +209,6 @@ def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequ
     write_table(marked, markedness_out)
     plot_spans(spans, spans_plot)
     plot_markedness(marked, markedness_plot)
-    pages.write_tables(spans, net, marked, tables_page)
+    comparisons = pd.concat([read_table(path, FPR_COMPARISON_COLUMNS, "FPR comparisons").assign(probe=probe)
+                             for probe, path in comparison_paths.items()], ignore_index=True)
+    pages.write_tables(spans, net, marked, comparisons[["probe", *FPR_COMPARISON_COLUMNS]], tables_page)

@@ -1,0 +1,78 @@
+"""``biasflow compare --method fairpair``: is the candidate's excess R lower than the baseline's? (docs/methods.md §2.9)
+
+The model builder's question on FairPair's per-prompt scores (``results/fairpair/<model>.csv``,
+each file's stem naming its model): the pair's rows of the comparison table, with
+model_a the candidate, and one sentence per dissimilarity.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from biasflow.errors import BiasflowError
+from biasflow.fairpair.comparisons import comparison_table
+from biasflow.fairpair.power import SCORE_NUMBERS
+from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS
+from biasflow.schema import default
+from biasflow.tables import read_table
+from biasflow.verdicts import judged
+
+# The flag naming this method's inputs (`biasflow compare --scores`).
+INPUT = "scores"
+
+
+def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
+    """What ``biasflow compare --method fairpair`` prints and writes: the pair's rows and one sentence per dissimilarity.
+
+    ``config`` (a validated config, or None for the schema's defaults) gives the swap draws
+    (``fairpair.null_draws``), ``fairpair.seed`` and ``power.min_effect.fairpair``.
+    """
+    section = config["fairpair"] if config is not None else {key: default(f"fairpair.{key}")
+                                                              for key in ("null_draws", "seed")}
+    min_effect = config["power"]["min_effect"]["fairpair"] if config is not None else default(
+        "power.min_effect.fairpair")
+    rows = compare(paths, baseline, candidate, section["null_draws"], section["seed"])
+    return rows, sentences(rows, min_effect)
+
+
+def compare(paths: Sequence[str], baseline: str, candidate: str, swaps: int, seed: int) -> pd.DataFrame:
+    """The comparison rows of ``candidate`` (model_a) against ``baseline`` (model_b)."""
+    if baseline == candidate:
+        raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different models.")
+    models = {Path(path).stem: path for path in paths}
+    for flag, model in (("--baseline", baseline), ("--candidate", candidate)):
+        if model not in models:
+            raise BiasflowError(f"{flag} {model!r} is not among the score files, whose names are the models: "
+                                f"{', '.join(sorted(models))}; give results/fairpair/{model}.csv too.")
+    scores = pd.concat([read_table(models[model], PROMPT_SCORE_COLUMNS, "FairPair scores",
+                                   numbers=SCORE_NUMBERS).assign(model=model) for model in (candidate, baseline)])
+    for model in (candidate, baseline):
+        if scores.loc[scores["model"] == model, "R_null_mean"].isna().all():
+            raise BiasflowError(f"FairPair scores of {model} have no permutation null (R_null_mean is empty), which "
+                                "the excess R is measured against; score them with fairpair.null_draws above 0 (and "
+                                "no folds).")
+    rows = comparison_table(scores, swaps, seed, pairs=[(candidate, baseline)])
+    if not (rows["n_prompts"] > 0).any():
+        raise BiasflowError(f"{candidate} and {baseline} share no tested prompt (one whose R re-splitting moves) in "
+                            "any dissimilarity: they did not continue the same prompts, so there is nothing to "
+                            "compare them on.")
+    return rows
+
+
+def sentences(rows: pd.DataFrame, min_effect: float) -> list[str]:
+    """One line per dissimilarity: the difference of the two excess R, or why none is detectable."""
+    lines = []
+    for row in rows.itertuples(index=False):
+        where = f"{row.dissimilarity} ({row.n_prompts} prompts both models tested)"
+        word, words = judged(row.difference, row.difference_lo, row.difference_hi, row.p, min_effect, "fairpair",
+                             "fewer than 2 shared prompts, or no spread between them (docs/methods.md §2.9)")
+        if word:
+            lines.append(f"{where}: candidate {row.model_a}'s excess R is {abs(row.difference):.4f} {word} than "
+                         f"baseline {row.model_b}'s ({words})")
+        else:
+            lines.append(f"{where}: no difference detectable between candidate {row.model_a} and baseline "
+                         f"{row.model_b}: excess R {row.difference:+.4f}, {words} (paired p = {row.p:.3g})")
+    return lines
