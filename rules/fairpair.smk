@@ -94,6 +94,9 @@ rule fairpair_summary:
         plot=report("results/fairpair/summary.png", caption="../workflow/report/fairpair.rst", category="FairPair"),
         rejections="results/fairpair/perturbation_rejections.csv",
         comparisons="results/fairpair/comparisons.csv",
+        comparisons_plot=report(
+            "results/fairpair/comparisons.png", caption="../workflow/report/comparisons.rst", category="FairPair"
+        ),
         tables_page=report(
             "results/fairpair/summary.html", caption="../workflow/report/fairpair_tables.rst", category="FairPair"
         ),

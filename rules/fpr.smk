@@ -37,6 +37,9 @@ rule fpr_gaps:
         gaps="results/fpr/{probe}_gaps.csv",
         accuracy="results/fpr/{probe}_accuracy.csv",
         comparisons="results/fpr/{probe}_comparisons.csv",
+        comparisons_plot=report(
+            "results/fpr/{probe}_comparisons.png", caption="../workflow/report/comparisons.rst", category="FPR gaps"
+        ),
         plot=report("results/fpr/{probe}_gaps.png", caption="../workflow/report/fpr_gaps.rst", category="FPR gaps"),
     params:
         settings=settings_params(GapSettings),

@@ -83,3 +83,17 @@ def test_engine_equals_baseline_in_independent_mode():
     assert compare_choices(engine.choices, extras["winners"], max_k=3) == 3 * 3
     squares = [n * n for n in combinations_per_k(3, 3, "multisets")]
     assert curve.sort_values(["pair", "k"])["n_combinations"].tolist() == squares * 3
+
+
+def test_the_comparisons_benchmark_runs_every_method_at_its_quick_size(tmp_path):
+    """benchmarks/bench_comparisons.py --quick: every method's 45 pairs of ten models, timed beside its step."""
+    import json
+
+    from benchmarks.bench_comparisons import main
+
+    assert main(["--quick", "--json", str(tmp_path / "rows.json")]) == 0
+    rows = {row["method"]: row for row in json.loads((tmp_path / "rows.json").read_text())}
+    assert set(rows) == {"CAIRO", "FPR gaps", "FairPair"}
+    assert rows["FairPair"]["rows"] == 45, "one row per pair and dissimilarity"
+    assert rows["FPR gaps"]["rows"] == 45 * 2 * (4 + 1), "per pair and class: 4 groups and the span"
+    assert all(row["baseline_s"] > 0 and row["comparisons_s"] > 0 for row in rows.values())

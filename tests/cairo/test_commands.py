@@ -56,7 +56,8 @@ def test_one_nan_in_a_valid_bold_cell_is_an_error_not_an_empty_selection(tmp_pat
 def test_the_workflow_step_checks_the_same_way(tmp_path):
     stats = stats_file(tmp_path, nan_at=("HONEST", "original", "test"))
     outputs = {name: str(tmp_path / "out" / name) for name in ("table_out", "curve_out", "comparisons_out", "summary_out",
-                                                                "curve_plot", "bias_plot", "shares_plot", "tables_page")}
+                                                                "curve_plot", "bias_plot", "shares_plot", "comparisons_plot",
+                                                                "tables_page")}
     with pytest.raises(BiasflowError, match="column score_sum must be a finite number.*metric=HONEST"):
         steps.cairo_select(stats_paths=[str(stats)], settings=SETTINGS, prompt_summary=str(tmp_path / "summary.csv"),
                            **outputs)

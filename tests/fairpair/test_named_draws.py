@@ -46,7 +46,8 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
               ngrams_out=str(tmp_path / f"{model}_ngrams.csv"), ngrams_plot=str(tmp_path / f"{model}_ngrams.png"))
     summary(score_paths=paths["scores"], null_paths=paths["null"], rejection_paths=paths["rejections"],
             settings=SUMMARY, comparison=ComparisonSettings(null_draws=30, seed=2), out=str(tmp_path / "summary.csv"),
-            comparisons_out=str(tmp_path / "comparisons.csv"), plot_out=str(tmp_path / "summary.png"),
+            comparisons_out=str(tmp_path / "comparisons.csv"), comparisons_plot=str(tmp_path / "comparisons.png"),
+            plot_out=str(tmp_path / "summary.png"),
             rejections_out=str(tmp_path / "rejections.csv"), tables_page=str(tmp_path / "tables.html"))
     # The adjusted p-values correct over every pair of the table, which pools the models by definition.
     compared = pd.read_csv(tmp_path / "comparisons.csv").drop(columns=["p_holm", "p_bh"])

@@ -10,6 +10,7 @@ if __name__ == "__main__":
             table_out=sm.output.table, curve_out=sm.output.curve, comparisons_out=sm.output.comparisons,
             summary_out=sm.output.summary,
             curve_plot=sm.output.curve_plot, bias_plot=sm.output.bias_plot, shares_plot=sm.output.shares_plot,
+            comparisons_plot=sm.output.comparisons_plot,
             tables_page=sm.output.tables_page, prompt_summary=sm.input.prompts,
         ),
         snakemake,

@@ -11,7 +11,7 @@ if __name__ == "__main__":
             settings=BootstrapSettings.from_params(sm.params.settings),
             comparison=ComparisonSettings.from_params(sm.params.comparison), out=sm.output.summary,
             plot_out=sm.output.plot, rejections_out=sm.output.rejections, tables_page=sm.output.tables_page,
-            comparisons_out=sm.output.comparisons,
+            comparisons_out=sm.output.comparisons, comparisons_plot=sm.output.comparisons_plot,
         ),
         snakemake,
     )

@@ -7,7 +7,7 @@ if __name__ == "__main__":
         lambda sm: gaps(
             prediction_paths=list(sm.input.predictions), settings=GapSettings.from_params(sm.params.settings),
             out=sm.output.gaps, accuracy_out=sm.output.accuracy, plot_out=sm.output.plot,
-            comparisons_out=sm.output.comparisons,
+            comparisons_out=sm.output.comparisons, comparisons_plot=sm.output.comparisons_plot,
         ),
         snakemake,
     )

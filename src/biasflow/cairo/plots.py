@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.cairo.scorer_bias import ALPHA as SCORER_PART_ALPHA
-from biasflow.plotting import pyplot, save_png
+from biasflow.plotting import plot_separations, pyplot, save_png
 
 
 def plot_bias(bias: pd.DataFrame, path: str | Path) -> None:
@@ -174,3 +174,25 @@ def plot_scorer_bias(own: pd.DataFrame, models: pd.DataFrame, path: str | Path) 
     right.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     save_png(fig, path)
+
+
+def plot_comparisons(table: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, split: str = "test") -> None:
+    """Per axis and metric on the held-out ``split``, original prompts: models ordered by Eq. 1, and which pairs differ.
+
+    Left, each model's Eq. 1 with its bootstrap interval (the headline table's); right, every
+    pair's paired difference, coloured where Holm's adjusted swap p is at most 0.05
+    (docs/methods.md §1.16; :func:`biasflow.plotting.plot_separations`). A metric of several
+    pairs has the same original prompts in each: the first pair's rows are drawn.
+    """
+    rows = table[(table["split"] == split) & (table["prompts"] == "original")]
+    compared = comparisons[(comparisons["split"] == split) & (comparisons["prompts"] == "original")]
+    panels = []
+    for (axis, metric), part in rows.groupby(["axis", "metric"], sort=True):
+        pair = sorted(part["pair"])[0]
+        part = part[part["pair"] == pair]
+        estimates = part.rename(columns={"bias": "estimate", "bias_lo": "low", "bias_hi": "high"})
+        panels.append((f"{axis} {metric}, {split} split, original prompts",
+                       estimates[["model", "estimate", "low", "high"]],
+                       compared[(compared["axis"] == axis) & (compared["pair"] == pair)
+                                & (compared["metric"] == metric)]))
+    plot_separations(panels, "Eq. 1 bias (left: less biased)", path)

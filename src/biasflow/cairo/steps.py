@@ -22,7 +22,9 @@ from biasflow.cairo.combinations import ORIGINAL
 from biasflow.cairo.paraphrase import (
     PARAPHRASE_REJECTION_COLUMNS, REASONS, ParaphraseSettings, load_templates, paraphrase_tables, template_files,
 )
-from biasflow.cairo.plots import plot_before_after, plot_bias, plot_curve, plot_paraphraser_shares, plot_scorer_bias
+from biasflow.cairo.plots import (
+    plot_before_after, plot_bias, plot_comparisons, plot_curve, plot_paraphraser_shares, plot_scorer_bias,
+)
 from biasflow.cairo.scorer_bias import ScorerBiasSettings, agreement_table, mentioning, models_table
 from biasflow.cairo.selection import TEST_SPLIT, SearchSettings, select
 from biasflow.cairo.stats import (
@@ -265,6 +267,7 @@ def cairo_select(
     comparisons_out: str,
     summary_out: str,
     curve_plot: str,
+    comparisons_plot: str,
     bias_plot: str,
     shares_plot: str,
     tables_page: str,
@@ -272,7 +275,8 @@ def cairo_select(
 ) -> None:
     """CAIRO selection (docs/methods.md §1.7-1.9) on statistics tables, with its tables, summary and figures.
 
-    ``comparisons_out`` gets every pair of models compared (§1.16). ``tables_page`` is the
+    ``comparisons_out`` gets every pair of models compared (§1.16), ``comparisons_plot`` the
+    models ordered with the pairs the tests separate. ``tables_page`` is the
     report's HTML page of the tables. ``prompt_summary`` is the
     prompts per subgroup and split (``results/prompts/summary.csv``): the summary lists the
     axis's, and the log names every subgroup whose mean in a split rests on a single group key.
@@ -293,6 +297,7 @@ def cairo_select(
                     comparisons_out: table_writer(comparisons, comparisons_out), summary_out: json_writer(summary)})
     plot_curve(result.curve, curve_plot)
     plot_before_after(table, bias_plot, split=TEST_SPLIT)
+    plot_comparisons(table, comparisons, comparisons_plot, split=TEST_SPLIT)
     plot_paraphraser_shares(result.choices, shares_plot)
     pages.write_tables(result.curve, table, comparisons, tables_page,
                        axis=", ".join(sorted(result.curve["axis"].unique())))

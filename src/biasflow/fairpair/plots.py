@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.fairpair.scores import SIDES
-from biasflow.plotting import pyplot, save_png
+from biasflow.plotting import plot_separations, pyplot, save_png
 from biasflow.tables import require_columns
 
 
@@ -74,3 +74,19 @@ def plot_ngrams(ngrams: pd.DataFrame, path, title: str = "") -> None:
         fig.suptitle(title)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     save_png(fig, path)
+
+
+def plot_comparisons(summary: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path) -> None:
+    """Per dissimilarity: models ordered by their excess R with its interval, and which pairs the paired tests separate.
+
+    The summary's ``R_excess`` and interval on the left; on the right every pair's difference
+    of excess R over the prompts both tested, coloured where Holm's adjusted swap p is at
+    most 0.05 (docs/methods.md §2.9; :func:`biasflow.plotting.plot_separations`).
+    """
+    panels = []
+    for name in sorted(summary["dissimilarity"].unique()):
+        rows = summary[summary["dissimilarity"] == name].rename(
+            columns={"R_excess": "estimate", "R_excess_lo": "low", "R_excess_hi": "high"})
+        panels.append((name, rows[["model", "estimate", "low", "high"]],
+                       comparisons[comparisons["dissimilarity"] == name]))
+    plot_separations(panels, "excess R (left: less bias beyond sampling variability)", path)

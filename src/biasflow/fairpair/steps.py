@@ -24,7 +24,7 @@ from biasflow.fairpair.null import NULL_DRAW_COLUMNS
 from biasflow.fairpair.perturbation import (
     PerturbationSettings, Swapper, llm_perturb, load_perturbation_template, rule_perturb,
 )
-from biasflow.fairpair.plots import plot_ngrams, plot_summary
+from biasflow.fairpair.plots import plot_comparisons, plot_ngrams, plot_summary
 from biasflow.fairpair.prompts import PAIR_PROMPT_COLUMNS, PromptSettings, build_prompts
 from biasflow.fairpair.scores import (
     PROMPT_SCORE_COLUMNS, SENTIMENT_COLUMN, SIDE_COLUMNS, BootstrapSettings, ScoreSettings, scores_and_null, summarise,
@@ -164,13 +164,14 @@ def complete_pairs(sides: pd.DataFrame) -> pd.DataFrame:
 
 def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], rejection_paths: Mapping[str, str],
             settings: BootstrapSettings, comparison: ComparisonSettings, out: str, plot_out: str, rejections_out: str,
-            tables_page: str, comparisons_out: str) -> None:
+            tables_page: str, comparisons_out: str, comparisons_plot: str) -> None:
     """Per model and dissimilarity: mean F with its 95% CI, the permutation null's test, B and the V's, Welch's test.
 
     ``score_paths``, ``null_paths`` (each prompt's null draws) and ``rejection_paths`` map each
     model to its files; ``settings`` holds the bootstrap over prompts; ``tables_page`` is the
     report's HTML page of the summary and the rejection rates. ``comparisons_out`` gets every
-    pair of models compared (docs/methods.md §2.9), with ``comparison``'s swaps.
+    pair of models compared (docs/methods.md §2.9), with ``comparison``'s swaps, and
+    ``comparisons_plot`` the models ordered with the pairs the tests separate.
     """
     scores = pd.concat([
         read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores").assign(model=model)
@@ -189,6 +190,7 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
     per_model["rejection_rate"] = 1 - per_model["n_accepted"] / per_model["n"]
     write_table(per_model, rejections_out)
     plot_summary(table, plot_out)
+    plot_comparisons(table, comparisons, comparisons_plot)
     pages.write_tables(table, per_model, comparisons, tables_page)
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from biasflow.plotting import pyplot, save_png
+from biasflow.fpr.rates import CLASSES
+from biasflow.plotting import plot_separations, pyplot, save_png
 
 
 def plot_gaps(gaps: pd.DataFrame, path: str | Path) -> None:
@@ -50,6 +51,26 @@ def plot_markedness(markedness: pd.DataFrame, path: str | Path) -> None:
     """Forest plot of markedness (group FPR minus the FPR without the identity word) with its interval."""
     _forest(markedness, "markedness", "markedness (FPR with the identity word − without)", path,
             empty="no template has an unmarked variant")
+
+
+def plot_comparisons(gaps: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path) -> None:
+    """Per attribute and class: systems ordered by their gap span, and which pairs the paired tests separate.
+
+    The span (largest mean gap less the smallest, docs/methods.md §3.4) has its null but no
+    interval of its own, so the left panel shows the points; on the right every pair's
+    difference of spans, coloured where Holm's adjusted swap p is at most 0.05 (§3.8;
+    :func:`biasflow.plotting.plot_separations`).
+    """
+    panels = []
+    spans = comparisons[comparisons["measure"] == "span"]
+    for category, part in gaps.groupby("category", sort=True):
+        grouped = part.groupby("model")
+        for name in CLASSES:
+            column = grouped[f"{name}_FPR_gap"]
+            estimates = (column.max() - column.min()).rename("estimate").reset_index().assign(low=np.nan, high=np.nan)
+            panels.append((f"{category}, {name} FPR gap span", estimates,
+                           spans[(spans["category"] == category) & (spans["class"] == name)]))
+    plot_separations(panels, "gap span (left: groups treated more alike)", path)
 
 
 def _forest(table: pd.DataFrame, value: str, label: str, path: str | Path, empty: str = "no rows") -> None:

@@ -19,7 +19,7 @@ from biasflow.fpr import pages
 from biasflow.fpr.comparisons import FPR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fpr.gaps import GAP_COLUMNS, fpr_gaps, gap_spans, net_significance, with_span_null
 from biasflow.fpr.markedness import markedness_table
-from biasflow.fpr.plots import plot_gaps, plot_markedness, plot_spans
+from biasflow.fpr.plots import plot_comparisons, plot_gaps, plot_markedness, plot_spans
 from biasflow.fpr.predictions import PREDICTION_COLUMNS, check_floor, check_unique, read_predictions, run_accuracy
 from biasflow.fpr.probes import load_labelled, probe_samples
 from biasflow.fpr.prompting import METHODS as PROMPTING, load_prompt_templates, prompt_classify, template_files
@@ -149,7 +149,7 @@ def classify(*, entry: dict, classifier: ClassifierSettings, probes: Mapping[str
 
 
 def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, accuracy_out: str | None = None,
-         plot_out: str | None = None, comparisons_out: str | None = None) -> None:
+         plot_out: str | None = None, comparisons_out: str | None = None, comparisons_plot: str | None = None) -> None:
     """FPR gaps with CIs per model and group, accuracy per run (runs below the floor flagged), every pair compared.
 
     Repeated predictions are an error (they would weigh twice in an FPR). A model with a
@@ -184,7 +184,10 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
     if plot_out:
         plot_gaps(table, plot_out)
     if comparisons_out:
-        write_table(comparison_table(preds, settings.bootstrap, settings.null_draws, settings.seed), comparisons_out)
+        comparisons = comparison_table(preds, settings.bootstrap, settings.null_draws, settings.seed)
+        write_table(comparisons, comparisons_out)
+        if comparisons_plot:
+            plot_comparisons(table, comparisons, comparisons_plot)
 
 
 def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequence[str]],
