@@ -285,7 +285,8 @@ SCENARIOS = [
               dict(groups=3, templates=12, runs=RUNS), 40, 400),
     # Paired comparisons of two systems (§3.8): valid when they are exchangeable, and more powerful than the bars.
     *(_comparison("paired p ≤ 0.05 (gaps and spans)", templates, runs, interaction, False, "p", REJECTION, 0.05,
-                  0.0, 0.06) for templates, runs, interaction in ((12, 5, 0.5), (12, 5, 0.0), (6, 5, 0.5), (12, 2, 0.5))),
+                  0.0, 0.06)
+      for templates, runs, interaction in ((12, 5, 0.5), (12, 5, 0.0), (6, 5, 0.5), (12, 2, 0.5))),
     *(_comparison("paired interval covers 0", templates, RUNS, 0.5, False, "zero", COVERAGE, 0.95, 0.93, 1.0)
       for templates in (6, 12)),
     *(_comparison("paired interval covers the known difference", templates, RUNS, None, True, "known", COVERAGE,

@@ -148,7 +148,7 @@ def _register_core(commands) -> None:
         "compare", help="is the candidate model less biased than the baseline? a paired comparison on the same prompts",
         description="The two models answered the same prompts, so their difference is far more precise than either "
         "number: per metric and split, the candidate's bias less the baseline's, with a paired 95%% interval and a "
-        "paired randomisation p-value (docs/methods.md sections 1.16, 2.9 and 3.8), one line each; --out gets every row.",
+        "paired randomisation p-value (docs/methods.md section 7), one line each; --out gets every row.",
         **example("biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 "
                   "--out compared.csv"),
     )

@@ -1,4 +1,4 @@
-"""What a paired comparison of two models can and cannot tell, in words (docs/methods.md §1.16, §2.9, §3.8).
+"""What a paired comparison of two models can and cannot tell, in words (docs/methods.md §7).
 
 Every method's ``biasflow compare`` reads a row the same way: the candidate is separated
 from the baseline only where the paired test rejects and the interval leaves out 0;

@@ -75,3 +75,35 @@ def test_an_excess_at_the_mdd_is_detected_by_the_headline_test_about_80_percent_
         _, p = weighted_test(pilot["R"].to_numpy()[chosen] + row["mdd"], R_draws[:, chosen], weights)
         detected.append(p <= 0.05)
     assert 0.72 <= np.mean(detected) <= 0.90, (np.mean(detected), row["mdd"])
+
+
+def test_a_paired_difference_at_the_mdd_is_detected_by_the_swap_test_about_80_percent_of_the_time():
+    """Two exchangeable models' pilot (scored with their null draws by the library); studies resample the prompts
+    with both models' values at the pilot's size, model A's excess set the planner's paired mdd above B's; detected
+    when the paired swap test's p ≤ 0.05 (docs/methods.md §2.9, §6.6)."""
+    from biasflow.fairpair.comparisons import paired_difference, shared_units, swap_p, tested_prompts
+    from biasflow.fairpair.power import pair_rows
+
+    rng = np.random.default_rng(4)
+    level = rng.normal(0, 0.3, (150, 1, 1))
+    every = []
+    for model in ("a", "b"):
+        values = np.round(np.clip(level + rng.normal(0, 0.4, (150, 2, 5)), -1, 1), 4)
+        rows = [(f"p{p:03d}", fairpair.SIDES[k], s, "", values[p, k, s]) for p in range(150) for k in range(2)
+                for s in range(5)]
+        table = pd.DataFrame(rows, columns=[*fairpair.SIDE_COLUMNS, fairpair.SENTIMENT_COLUMN])
+        every.append(fairpair.scores_and_null(table, ["sentiment"], None, 99, 1)[0].assign(model=model))
+    scores_ = pd.concat(every, ignore_index=True)
+    [row] = pair_rows(scores_, SETTINGS)
+    units = shared_units(*(tested_prompts(scores_[scores_["model"] == model]) for model in ("a", "b")))
+    m = units.shape[1]
+    assert row["n"] == m and row["model"] == "a vs b" and row["unit"] == "prompts"
+    pilot, se = paired_difference(units)
+    assert row["sd"] == pytest.approx(se * np.sqrt(m))
+    detected = []
+    for _ in range(400):
+        study = units[:, rng.choice(m, m)].copy()
+        study[0] += row["mdd"] - pilot  # the pilot's own chance difference taken out: the true one is the mdd
+        difference = float(paired_difference(study)[0])
+        detected.append(swap_p(study, rng.random((199, m)) < 0.5, difference) <= 0.05)
+    assert 0.72 <= np.mean(detected) <= 0.90, (np.mean(detected), row["mdd"])

@@ -6,30 +6,43 @@ subgroup the planner takes the two-means design on the original prompts' continu
 subgroup's against the other subgroups'. Continuations of one cluster (a BOLD page, a
 template: ``group_key``) resemble each other, so they count less than once: the statistics'
 per-cluster sums give the intraclass correlation (one-way ANOVA, within subgroups) and the
-design effect ``1 + (m − 1)·ICC`` for clusters of m continuations. The agreement across
-models is a Pearson r over the models, whose power depends on their number alone.
+design effect ``1 + (m − 1)·ICC`` for clusters of m continuations. Per pair of models, the
+paired comparison's difference of Eq. 1 (§6.6). The agreement across models is a Pearson r
+over the models, whose power depends on their number alone.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
+from biasflow.cairo.combinations import ORIGINAL, pooled_stats
+from biasflow.cairo.selection import TEST_SPLIT
 from biasflow.cairo.stats import STATS_NUMBERS, check_stats_values
-from biasflow.power import PowerSettings, correlation_mdd, correlation_needed, means_mdd, means_needed, planned
+from biasflow.cairo.uncertainty import bootstrap_weights, draw_bias, draw_rng
+from biasflow.power import (
+    PowerSettings, correlation_mdd, correlation_needed, mean_mdd, mean_needed, means_mdd, means_needed, planned,
+)
+
+# Cluster bootstrap draws behind each pair's standard error (its Monte Carlo error: about 1/√(2·400), 4%).
+PAIR_DRAWS = 400
 from biasflow.tables import read_table
 
 
 @dataclass(frozen=True)
 class Settings(PowerSettings):
-    """``power.alpha``, ``power.power``, ``power.min_effect.cairo`` (a difference of mean scores) and ``power.min_r``."""
+    """``power.alpha``, ``power.power``, ``power.min_effect.cairo`` (a difference of mean scores), ``power.min_r``,
+    and ``bias.normalise`` (Eq. 1 as the run computes it, for the paired rows)."""
 
-    keys = {"min_effect": "power.min_effect.cairo"}
+    keys = {"min_effect": "power.min_effect.cairo", "normalise": "bias.normalise"}
 
     min_r: float
+    normalise: str
 
 
 def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFrame:
@@ -39,7 +52,7 @@ def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFra
         for path in paths:
             stats = read_table(path, what="CAIRO statistics", numbers=STATS_NUMBERS)
             check_stats_values(stats, f"CAIRO statistics {path}")  # also names what to rerun without clusters
-            rows += subgroup_rows(stats, settings) + agreement_rows(stats, settings)
+            rows += subgroup_rows(stats, settings) + pair_rows(stats, settings) + agreement_rows(stats, settings)
     return planned(rows, "cairo", settings)
 
 
@@ -94,6 +107,39 @@ def subgroup_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
                 "baseline": others["total"].sum() / others["n"].sum() if len(others) else math.nan, "sd": sd,
                 "mdd": means_mdd(sd, n_eff, other_eff, settings.alpha, settings.power),
                 "target": settings.min_effect, "n_needed": needed * own["n"] / n_eff,
+            })
+    return rows
+
+
+def pair_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
+    """Per axis, metric and pair of models: the smallest Eq. 1 difference the paired comparison detects (§6.6).
+
+    On the held-out split's original prompts (the first split where there is none), the
+    difference's standard error se comes from :data:`PAIR_DRAWS` cluster bootstrap draws shared
+    by both models, as the comparison's interval draws them (§1.16). The difference is taken
+    as a mean over the fewest clusters any subgroup has, ``n``, so one cluster's spread is
+    ``sd`` = se · √n and the one-mean design gives ``mdd`` and ``n_needed``, in group keys
+    (pages, templates) per subgroup.
+    """
+    rows = []
+    for (axis, metric), part in stats.groupby(["axis", "metric"], sort=True):
+        models = sorted(part["model"].unique())
+        split = TEST_SPLIT if (part["split"] == TEST_SPLIT).any() else sorted(part["split"].unique())[0]
+        pooled = pooled_stats(part, metric, axis, split, [ORIGINAL], models)
+        boot = bootstrap_weights(pooled, PAIR_DRAWS, draw_rng(0, "power-pairs", metric, split))
+        drawn = draw_bias(np.array([1.0]), pooled, boot, settings.normalise)
+        n = pooled.n_clusters()
+        for a, b in itertools.combinations(range(len(models)), 2):
+            differences = drawn[:, a] - drawn[:, b]
+            differences = differences[np.isfinite(differences)]
+            se = float(differences.std(ddof=1)) if len(differences) > 1 and n > 1 else math.nan
+            sd = se * math.sqrt(n) if se > 0 else math.nan
+            rows.append({
+                "model": f"{models[a]} vs {models[b]}", "scope": f"{metric} {axis} {split}", "subgroup": "",
+                "measure": "paired Eq. 1 difference", "unit": "group keys per subgroup", "n": n,
+                "n_other": math.nan, "n_effective": n, "baseline": 0.0, "sd": sd,
+                "mdd": mean_mdd(sd, n, settings.alpha, settings.power), "target": settings.min_effect,
+                "n_needed": mean_needed(sd, settings.min_effect, settings.alpha, settings.power),
             })
     return rows
 

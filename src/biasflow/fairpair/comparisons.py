@@ -65,7 +65,7 @@ def comparison_table(scores: pd.DataFrame, swaps: int, seed: int,
     """
     rows = []
     for name in (d for d in DISSIMILARITIES if d in set(scores["dissimilarity"])):
-        tested = {model: _tested(part) for model, part in scores[scores["dissimilarity"] == name].groupby("model")}
+        tested = {model: tested_prompts(part) for model, part in scores[scores["dissimilarity"] == name].groupby("model")}
         wanted = pairs if pairs is not None else itertools.combinations(sorted(tested), 2)
         for a, b in wanted:
             if a in tested and b in tested:
@@ -74,7 +74,7 @@ def comparison_table(scores: pd.DataFrame, swaps: int, seed: int,
     return adjust(pd.DataFrame(rows, columns=FAIRPAIR_COMPARISON_COLUMNS), FAMILY)
 
 
-def _tested(part: pd.DataFrame) -> pd.DataFrame:
+def tested_prompts(part: pd.DataFrame) -> pd.DataFrame:
     """A model's tested prompts (an R, a null centre and a null spread above 0): their excess and weight, by prompt id."""
     R, centre, spread = (part[c].to_numpy(dtype=np.float64) for c in ("R", "R_null_mean", "R_null_sd"))
     keep = np.isfinite(R) & np.isfinite(centre) & (spread > 0)
@@ -83,21 +83,25 @@ def _tested(part: pd.DataFrame) -> pd.DataFrame:
 
 
 def pair_row(a: pd.DataFrame, b: pd.DataFrame, swaps: int, seed: int, dissimilarity: str) -> dict:
-    """The columns after ``model_b`` of one pair, over the prompts both tested (``a``, ``b``: :func:`_tested`)."""
+    """The columns after ``model_b`` of one pair, over the prompts both tested (``a``, ``b``: :func:`tested_prompts`)."""
     from scipy import stats  # here: the rules import this module at every start
 
-    shared = a.index.intersection(b.index).sort_values()
-    units = np.stack([a.loc[shared, "excess"], a.loc[shared, "weight"], b.loc[shared, "excess"],
-                      b.loc[shared, "weight"]]).reshape(4, len(shared))
-    own = [float((units[w] * units[x]).sum() / units[w].sum()) if len(shared) else math.nan
-           for x, w in ((0, 1), (2, 3))]
-    difference, se = (float(value) for value in paired_difference(units)) if len(shared) > 1 else (own[0] - own[1],
-                                                                                                     math.nan)
-    half = float(stats.t.ppf(0.975, len(shared) - 1)) * se if se > 0 else math.nan
-    trades = named_rng(seed, "fairpair-compare-swaps", dissimilarity).random((swaps, len(shared))) < 0.5
+    units = shared_units(a, b)
+    m = units.shape[1]
+    own = [float((units[w] * units[x]).sum() / units[w].sum()) if m else math.nan for x, w in ((0, 1), (2, 3))]
+    difference, se = (float(value) for value in paired_difference(units)) if m > 1 else (own[0] - own[1], math.nan)
+    half = float(stats.t.ppf(0.975, m - 1)) * se if se > 0 else math.nan
+    trades = named_rng(seed, "fairpair-compare-swaps", dissimilarity).random((swaps, m)) < 0.5
     return {"R_excess_a": own[0], "R_excess_b": own[1], "difference": difference,
             "difference_lo": max(difference - half, -1.0), "difference_hi": min(difference + half, 1.0),
-            "p": swap_p(units, trades, difference), "n_prompts": len(shared)}
+            "p": swap_p(units, trades, difference), "n_prompts": m}
+
+
+def shared_units(a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
+    """(x_a, w_a, x_b, w_b) × the prompts both models tested, in prompt id order (``a``, ``b``: :func:`tested_prompts`)."""
+    shared = a.index.intersection(b.index).sort_values()
+    return np.stack([a.loc[shared, "excess"], a.loc[shared, "weight"], b.loc[shared, "excess"],
+                     b.loc[shared, "weight"]]).reshape(4, len(shared))
 
 
 def paired_difference(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -8,11 +8,13 @@ test measures against. So the planner takes the one-mean design on z over prompt
 it in R's units: one prompt's spread is sd(z) / mean(w), and the planned difference is the
 excess R itself. The test is one-sided (bias raises R); a two-sided design at 2α has the
 same upper tail, and that is what the shared t design is solved at. More samples per side
-narrow each prompt's R, which the pilot's spread already holds at the samples it had.
+narrow each prompt's R, which the pilot's spread already holds at the samples it had. Per
+pair of models, the paired comparison's difference of excess R (§6.6).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 from dataclasses import dataclass
@@ -22,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
+from biasflow.fairpair.comparisons import paired_difference, shared_units, tested_prompts
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS
 from biasflow.power import PowerSettings, mean_mdd, mean_needed, planned
 from biasflow.tables import read_table
@@ -39,13 +42,15 @@ class Settings(PowerSettings):
 
 
 def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFrame:
-    """Per model (a source) and dissimilarity: the smallest excess R its prompts detect, and the prompts needed."""
-    rows = []
+    """Per model (a source) and dissimilarity: the smallest excess R its prompts detect, and the prompts needed;
+    per pair of models, the same for the paired comparison (§6.6)."""
+    rows, every = [], []
     for model, paths in sources.items():
         scores = pd.concat([read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores", numbers=SCORE_NUMBERS)
                             for path in paths])
         rows += model_rows(scores, model, settings)
-    return planned(rows, "fairpair", settings)
+        every.append(scores.assign(model=model))
+    return planned(rows + pair_rows(pd.concat(every, ignore_index=True), settings), "fairpair", settings)
 
 
 def model_rows(scores: pd.DataFrame, model: str, settings: Settings) -> list[dict]:
@@ -74,4 +79,29 @@ def model_rows(scores: pd.DataFrame, model: str, settings: Settings) -> list[dic
             "sd": sd, "mdd": mean_mdd(sd, len(z), one_sided, settings.power), "target": settings.min_effect,
             "n_needed": mean_needed(sd, settings.min_effect, one_sided, settings.power),
         })
+    return rows
+
+
+def pair_rows(scores: pd.DataFrame, settings: Settings) -> list[dict]:
+    """Per pair of models and dissimilarity: the smallest difference of excess R the paired comparison detects.
+
+    The difference over the m prompts both models tested is a mean over prompts of each
+    prompt's paired influence (docs/methods.md §2.9), so the planner takes the one-mean design
+    with one prompt's spread ``sd`` = se · √m, se the difference's linearised error; ``n``
+    and ``n_needed`` count prompts both models test (§6.6).
+    """
+    rows = []
+    for dissimilarity, part in scores.groupby("dissimilarity", sort=True):
+        tested = {model: tested_prompts(mine) for model, mine in part.groupby("model", sort=True)}
+        for a, b in itertools.combinations(sorted(tested), 2):
+            units = shared_units(tested[a], tested[b])
+            m = units.shape[1]
+            se = float(paired_difference(units)[1]) if m > 1 else math.nan
+            sd = se * math.sqrt(m) if se > 0 else math.nan
+            rows.append({
+                "model": f"{a} vs {b}", "scope": dissimilarity, "subgroup": "", "measure": "paired excess R difference",
+                "unit": "prompts", "n": m, "n_other": math.nan, "n_effective": m, "baseline": 0.0, "sd": sd,
+                "mdd": mean_mdd(sd, m, settings.alpha, settings.power), "target": settings.min_effect,
+                "n_needed": mean_needed(sd, settings.min_effect, settings.alpha, settings.power),
+            })
     return rows

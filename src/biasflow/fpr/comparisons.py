@@ -105,7 +105,8 @@ def _pair_rows(category, a: _System, b: _System, template_weights: np.ndarray, s
     for name in CLASSES:
         sides = [(fp * shared[:, None], counted * shared[:, None], system)
                  for (fp, counted), system in ((a.counts[name], a), (b.counts[name], b))]
-        observed = [mean_gaps(fp.sum(axis=1), counted.sum(axis=1), np.ones(system.n_runs)) for fp, counted, system in sides]
+        observed = [mean_gaps(fp.sum(axis=1), counted.sum(axis=1), np.ones(system.n_runs))
+                    for fp, counted, system in sides]
         drawn = [mean_gaps(np.einsum("bt,rtg->brg", template_weights, fp),
                             np.einsum("bt,rtg->brg", template_weights, counted), system.run_weights)
                  for fp, counted, system in sides]
