@@ -30,11 +30,15 @@ rule cairo_select:
         table="results/cairo/{run}{axis}.csv",
         curve="results/cairo/{run}{axis}_curve.csv",
         comparisons="results/cairo/{run}{axis}_comparisons.csv",
+        variance="results/cairo/{run}{axis}_variance.csv",
         summary="results/cairo/{run}{axis}.json",
         curve_plot=report("results/cairo/{run}{axis}_curve.png", caption="../workflow/report/curve.rst", category="CAIRO"),
         bias_plot=report("results/cairo/{run}{axis}_bias.png", caption="../workflow/report/before_after.rst", category="CAIRO"),
         comparisons_plot=report(
             "results/cairo/{run}{axis}_comparisons.png", caption="../workflow/report/comparisons.rst", category="CAIRO"
+        ),
+        variance_plot=report(
+            "results/cairo/{run}{axis}_variance.png", caption="../workflow/report/variance.rst", category="CAIRO"
         ),
         shares_plot=report(
             "results/cairo/{run}{axis}_paraphrasers.png", caption="../workflow/report/shares.rst", category="CAIRO"

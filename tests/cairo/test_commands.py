@@ -57,7 +57,7 @@ def test_the_workflow_step_checks_the_same_way(tmp_path):
     stats = stats_file(tmp_path, nan_at=("HONEST", "original", "test"))
     outputs = {name: str(tmp_path / "out" / name) for name in ("table_out", "curve_out", "comparisons_out", "summary_out",
                                                                 "curve_plot", "bias_plot", "shares_plot", "comparisons_plot",
-                                                                "tables_page")}
+                                                                "variance_out", "variance_plot", "tables_page")}
     with pytest.raises(BiasflowError, match="column score_sum must be a finite number.*metric=HONEST"):
         steps.cairo_select(stats_paths=[str(stats)], settings=SETTINGS, prompt_summary=str(tmp_path / "summary.csv"),
                            **outputs)
@@ -81,7 +81,8 @@ def test_a_failure_after_the_search_leaves_earlier_results_untouched(tmp_path, m
     assert (out / "curve.csv").read_text() == "earlier run\n"
     monkeypatch.undo()
     steps.select_to_directory(stats_paths=[str(stats)], settings=SETTINGS, out_dir=str(out))
-    assert sorted(p.name for p in out.iterdir()) == ["bias.csv", "comparisons.csv", "curve.csv", "selection.json"]
+    assert sorted(p.name for p in out.iterdir()) == ["bias.csv", "comparisons.csv", "curve.csv", "selection.json",
+                                                     "variance.csv"]
     assert len(pd.read_csv(out / "curve.csv")) == 2
 
 

@@ -31,9 +31,10 @@ def missing_intervals(table: pd.DataFrame) -> str:
     return f" Intervals are missing (–) for {where}: {SINGLE_CLUSTER} (n_clusters 1; the log names the subgroups)."
 
 
-def write_tables(curve: pd.DataFrame, table: pd.DataFrame, comparisons: pd.DataFrame, path, axis: str) -> None:
-    """The report's page of CAIRO tables for one axis: the headline per pair, the curve, every model's bias and every
-    pair of models compared."""
+def write_tables(curve: pd.DataFrame, table: pd.DataFrame, comparisons: pd.DataFrame, variance: pd.DataFrame, path,
+                 axis: str) -> None:
+    """The report's page of CAIRO tables for one axis: the headline per pair, the curve, every model's bias, every
+    pair of models compared, and where each model's bias would move."""
     headline = headline_k(curve)[["pair", "k", "measure", "selection", "best_r", "test_r", "test_r_lo", "test_r_hi",
                                   "perm_p", "perm_p_floor", "excess_r", "excess_perm_p", "test_excess_r",
                                   "test_excess_perm_p", "null_p", "n_models"]]
@@ -83,4 +84,13 @@ def write_tables(curve: pd.DataFrame, table: pd.DataFrame, comparisons: pd.DataF
             "more precise than either bias."),
             comparisons[["pair", "metric", "split", "prompts", "model_a", "model_b", "difference", "difference_lo",
                          "difference_hi", "p", "p_holm", "p_bh", "n_clusters"]]),
+        Section("Where each model's bias would move", (
+            "Per metric, split and model: the standard deviation of the model's Eq. 1 (original prompts) that each "
+            "source would give, and its share of their sum: wording (another paraphrase set of the same size), seed "
+            "(another generation seed), prompts (another sample of prompts, the cluster bootstrap) and "
+            "continuations (other samples of the same prompts); docs/methods.md section 1.17. A difference between "
+            "two models smaller than sd_total says little; the largest share is where more data helps most."),
+            variance[["metric", "split", "model", "bias", "sd_total", "sd_wording", "sd_seed", "sd_prompts",
+                      "sd_continuations", "share_wording", "share_seed", "share_prompts", "share_continuations",
+                      "n_sets", "n_seeds", "n_clusters"]]),
     ])

@@ -24,7 +24,9 @@ from biasflow.cairo.paraphrase import (
 )
 from biasflow.cairo.plots import (
     plot_before_after, plot_bias, plot_comparisons, plot_curve, plot_paraphraser_shares, plot_scorer_bias,
+    plot_variance,
 )
+from biasflow.cairo.variance import variance_table
 from biasflow.cairo.scorer_bias import ScorerBiasSettings, agreement_table, mentioning, models_table
 from biasflow.cairo.selection import TEST_SPLIT, SearchSettings, select
 from biasflow.cairo.stats import (
@@ -265,9 +267,11 @@ def cairo_select(
     table_out: str,
     curve_out: str,
     comparisons_out: str,
+    variance_out: str,
     summary_out: str,
     curve_plot: str,
     comparisons_plot: str,
+    variance_plot: str,
     bias_plot: str,
     shares_plot: str,
     tables_page: str,
@@ -276,7 +280,8 @@ def cairo_select(
     """CAIRO selection (docs/methods.md §1.7-1.9) on statistics tables, with its tables, summary and figures.
 
     ``comparisons_out`` gets every pair of models compared (§1.16), ``comparisons_plot`` the
-    models ordered with the pairs the tests separate. ``tables_page`` is the
+    models ordered with the pairs the tests separate; ``variance_out`` and ``variance_plot``
+    where each model's Eq. 1 would move (§1.17). ``tables_page`` is the
     report's HTML page of the tables. ``prompt_summary`` is the
     prompts per subgroup and split (``results/prompts/summary.csv``): the summary lists the
     axis's, and the log names every subgroup whose mean in a split rests on a single group key.
@@ -284,6 +289,7 @@ def cairo_select(
     stats, result = _selection(stats_paths, settings)
     table = headline.bias_table(stats, result, settings)
     comparisons = comparison_table(stats, result, settings)
+    variance = variance_table(stats, settings.bootstrap, settings.seed, settings.normalise)
     summary = headline.summary(result, settings, stats, table)
     axes = sorted(result.curve["axis"].unique())
     prompts = read_table(prompt_summary, PROMPT_SUMMARY_COLUMNS, "prompt summary")
@@ -294,12 +300,14 @@ def cairo_select(
                     "so it says little about the subgroup; use more prompts (prompts.per_subgroup) or the official "
                     "files", row.metric, row.axis, row.subgroup, row.split, row.n_prompts)
     write_together({curve_out: table_writer(result.curve, curve_out), table_out: table_writer(table, table_out),
-                    comparisons_out: table_writer(comparisons, comparisons_out), summary_out: json_writer(summary)})
+                    comparisons_out: table_writer(comparisons, comparisons_out),
+                    variance_out: table_writer(variance, variance_out), summary_out: json_writer(summary)})
     plot_curve(result.curve, curve_plot)
     plot_before_after(table, bias_plot, split=TEST_SPLIT)
     plot_comparisons(table, comparisons, comparisons_plot, split=TEST_SPLIT)
+    plot_variance(variance, variance_plot, split=TEST_SPLIT)
     plot_paraphraser_shares(result.choices, shares_plot)
-    pages.write_tables(result.curve, table, comparisons, tables_page,
+    pages.write_tables(result.curve, table, comparisons, variance, tables_page,
                        axis=", ".join(sorted(result.curve["axis"].unique())))
     for row in headline.headline_k(result.curve).itertuples(index=False):
         log.info("%s %s: best k=%d valid r=%.3f test r=%.3f permutation p=%.4g", row.axis, row.pair, row.k,
@@ -310,8 +318,9 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings,
     """``biasflow cairo-select``: the selection step on statistics a user brings.
 
     Writes ``curve.csv`` (``<axis>_curve.csv`` per axis when the tables hold several),
-    ``selection.json``, the per-model bias table ``bias.csv`` and every pair of models compared,
-    ``comparisons.csv`` (all axes); same code path as the rule.
+    ``selection.json``, the per-model bias table ``bias.csv``, every pair of models compared,
+    ``comparisons.csv``, and where each model's bias would move, ``variance.csv`` (all axes);
+    same code path as the rule.
     Everything is computed before anything is written, and the files are renamed into place
     together, so a failure leaves none of them (and any earlier run's files as they were).
     """
@@ -323,7 +332,8 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings,
     else:
         curves = {out / f"{axis}_curve.csv": result.curve[result.curve["axis"] == axis] for axis in axes}
     table = headline.bias_table(stats, result, settings)
-    tables = {**curves, out / "bias.csv": table, out / "comparisons.csv": comparison_table(stats, result, settings)}
+    tables = {**curves, out / "bias.csv": table, out / "comparisons.csv": comparison_table(stats, result, settings),
+              out / "variance.csv": variance_table(stats, settings.bootstrap, settings.seed, settings.normalise)}
     writers = {path: table_writer(table, path) for path, table in tables.items()}
     writers[out / "selection.json"] = json_writer(headline.summary(result, settings, stats, table))
     write_together(writers)
