@@ -275,8 +275,10 @@ def test_power_tables_say_what_each_method_can_detect(run):
     fpr = pd.read_csv(workdir / "results/power/fpr.csv")
     assert set(fpr["scope"].str.split().str[0]) == set(config["fpr"]["probes"])
     assert (fpr["n"] < fpr["n_needed"]).all() and not fpr["detectable"].any(), "a tiny probe set shows no gap"
+    pairs = cairo[cairo["measure"] == "paired Eq. 1 difference"]
+    assert len(pairs) == 3 * 3 and (pairs["unit"] == "group keys per subgroup").all(), "3 pairs of models, 3 metrics"
     fairpair = pd.read_csv(workdir / "results/power/fairpair.csv")
-    assert set(fairpair["model"]) == {"a-t1.0", "b-t1.0"} and (fairpair["n"] <= 4).all()
+    assert set(fairpair["model"]) == {"a-t1.0", "b-t1.0", "a-t1.0 vs b-t1.0"} and (fairpair["n"] <= 4).all()
     log = (workdir / "logs/power/fpr.log").read_text()
     assert "short of the 0.05 worth detecting" in log
     assert "<table>" in (workdir / "results/power/fpr.html").read_text()
