@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from biasflow.cairo.combinations import ORIGINAL, PooledStats, pooled_stats
+from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_stats
 from biasflow.cairo.uncertainty import bootstrap_weights, draw_bias, draw_rng
 
 SOURCES = ("wording", "seed", "prompts", "continuations")
@@ -97,12 +97,11 @@ def seed_bias(pooled: PooledStats, within: np.ndarray, normalise: str) -> tuple[
     """Eq. 1 of every seed, model and set, and the continuations' delta-method variance of each: (seeds x models x sets)."""
     group_sum, group_n = pooled.totals()  # subgroups x seeds x models x sets
     with np.errstate(invalid="ignore", divide="ignore"):
+        bias = eq1(group_sum[:, None], group_n[:, None], normalise)  # each seed its own "seeds" axis of one
         means = group_sum / group_n
         overall = group_sum.sum(axis=0) / group_n.sum(axis=0)
         signs = np.sign(means - overall)
-        share = group_n / group_n.sum(axis=0)
-        slope = signs - share * signs.sum(axis=0)
+        slope = signs - group_n / group_n.sum(axis=0) * signs.sum(axis=0)
         scale = 1 / len(group_sum) if normalise == "mean" else 1.0
-        bias = np.abs(means - overall).sum(axis=0) * scale
         continuations = (slope**2 * within / group_n).sum(axis=0) * scale**2
     return bias, continuations

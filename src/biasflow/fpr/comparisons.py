@@ -66,13 +66,14 @@ def comparison_table(preds: pd.DataFrame, draws: int, swaps: int, seed: int,
         part = part.assign(_template=template_index, _group=group_index)
         template_weights = named_rng(seed, "fpr-compare-templates", str(category)).multinomial(
             len(templates), np.full(len(templates), 1 / len(templates)), size=draws).astype(float)
-        swap_draws = named_rng(seed, "fpr-compare-swaps", str(category)).random((swaps, len(templates))) < 0.5
+        swap_draws = (named_rng(seed, "fpr-compare-swaps", str(category)).random((swaps, len(templates))) < 0.5
+                      ).astype(float)
         systems = {model: _System(rows_of, len(templates), len(groups), draws, seed, category)
                    for model, rows_of in part.groupby("model", sort=True)}
         wanted = pairs if pairs is not None else itertools.combinations(sorted(systems), 2)
         for a, b in wanted:
             if a in systems and b in systems:
-                rows += _pair_rows(category, systems[a], systems[b], template_weights, swap_draws.astype(float), groups)
+                rows += _pair_rows(category, systems[a], systems[b], template_weights, swap_draws, groups)
     return adjust(pd.DataFrame(rows, columns=FPR_COMPARISON_COLUMNS), FAMILY)
 
 
