@@ -11,9 +11,6 @@ docs/methods.md §1.16.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,6 +27,7 @@ from biasflow.multiplicity import benjamini_hochberg, holm
 from cairo.test_uncertainty import (
     MODELS, SUBGROUPS, Reference, combination_of, draw_rows, loop_eq1, scored_rows, template_rows,
 )
+from compare_cli import assert_refused, compare
 
 # The pairs the loop recomputes (the loop is slow); every pair's row is checked for its shape.
 LOOPED = [("m0", "m1"), ("m1", "m4")]
@@ -187,19 +185,14 @@ def stats_path(tmp_path_factory):
 ])
 def test_compare_stops_bad_pairs_in_one_line(stats_path, tmp_path, flags, message):
     out = tmp_path / "compared.csv"
-    command = [sys.executable, "-m", "biasflow.cli", "compare", "--method", "cairo", "--stats", str(stats_path),
-               "--out", str(out), *flags]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    result = compare("cairo", "--stats", [str(stats_path)], out, flags)
     if message is None:
         assert result.returncode == 0, result.stderr[-2000:]
         compared = pd.read_csv(out)
         assert set(zip(compared.model_a, compared.model_b)) == {("m2", "m1")}
         assert len(result.stdout.strip().splitlines()) == 4, "one line per metric and split"
         return
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    [line] = result.stderr.strip().splitlines()
-    assert line.startswith("biasflow: ") and message in line
-    assert not out.exists()
+    assert_refused(result, message, out)
 
 
 def test_a_pair_with_no_shared_metric_is_refused(tmp_path):

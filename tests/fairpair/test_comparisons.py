@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,6 +12,7 @@ from biasflow.fairpair.compare import command
 from biasflow.fairpair.comparisons import FAIRPAIR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS, BootstrapSettings, scores_and_null, summarise
 from biasflow.hashing import stable_hash
+from compare_cli import assert_refused, compare
 
 
 def prompt_scores(seed: int, prompts: int = 12, shift: float = 0.0, untested: tuple[int, ...] = ()) -> pd.DataFrame:
@@ -126,16 +124,12 @@ def test_the_candidate_is_read_against_the_baseline(tmp_path):
 def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
     out = tmp_path / "compared.csv"
     paths = write(tmp_path, old=prompt_scores(5), new=prompt_scores(6))
-    result = subprocess.run([sys.executable, "-m", "biasflow.cli", "compare", "--method", "fairpair", "--scores",
-                             *paths, "--out", str(out), *flags], capture_output=True, text=True, check=False)
+    result = compare("fairpair", "--scores", paths, out, flags)
     if message is None:
         assert result.returncode == 0, result.stderr[-2000:]
         assert len(pd.read_csv(out)) == 1 and len(result.stdout.strip().splitlines()) == 1
         return
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    [line] = result.stderr.strip().splitlines()
-    assert line.startswith("biasflow: ") and message in line
-    assert not out.exists()
+    assert_refused(result, message, out)
 
 
 @pytest.mark.parametrize("change, message", [

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,33 +10,15 @@ from biasflow.errors import BiasflowError
 from biasflow.fpr.compare import command
 from biasflow.fpr.comparisons import FPR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fpr.gaps import fpr_gaps, gap_spans
-from biasflow.hashing import stable_hash
+from compare_cli import assert_refused, compare
+from probe_predictions import GROUPS, named_stream, predictions
 
-GROUPS = {"A": ["a1", "a2"], "B": ["b1", "b2"], "C": ["c1", "c2"]}
 CLASSES = ("negative", "positive")
 
 
-def predictions(model: str, seed: int, runs: int, templates: int = 7, bias: float = 0.0) -> pd.DataFrame:
-    """One system's runs on templates filled with two terms per group; group A called negative more with ``bias``."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for run in range(runs):
-        for t in range(templates):
-            gold = t % 3
-            for group, terms in GROUPS.items():
-                for term in terms:
-                    pred = int(rng.choice([c for c in range(3) if c != gold])) if rng.random() < 0.3 else gold
-                    if group == "A" and gold != 0 and rng.random() < bias:
-                        pred = 0
-                    rows.append({"y_true": gold, "y_pred": pred, "category": "race", "group": group,
-                                 "text": f"template {t} with {term}", "model": model, "run_id": f"r{run}",
-                                 "template_id": f"t{t}"})
-    return pd.DataFrame(rows)
-
-
-def named(seed: int, *names) -> np.random.Generator:
-    """The stream of ``names`` (docs/methods.md §3.8), written out here rather than taken from the library."""
-    return np.random.default_rng([seed, int(stable_hash(*names), 16) & (2**63 - 1)])
+def system(model: str, seed: int, runs: int, templates: int = 7, bias: float = 0.0) -> pd.DataFrame:
+    """One system's runs of the shared probe predictions, 30% of them labelled at random."""
+    return predictions(seed, templates, runs, bias, model=model, wrong=0.3)
 
 
 def gaps_and_spans(rows: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -70,17 +49,16 @@ def fast_rows(table: pd.DataFrame) -> dict[tuple[str, str, str], pd.Series]:
 @pytest.mark.parametrize("runs_b", [3, 2])
 def test_difference_and_interval_match_a_loop_over_resampled_rows(runs_b):
     """Each draw rebuilt as rows: the templates one draw for both systems, each system's runs its own draw."""
-    preds = pd.concat([predictions("X", 1, 3), predictions("Y", 2, runs_b)], ignore_index=True)
+    preds = pd.concat([system("X", 1, 3), system("Y", 2, runs_b)], ignore_index=True)
     draws, seed = 30, 5
     fast = fast_rows(comparison_table(preds, draws, 0, seed))
     templates = sorted(preds["template_id"].unique())
-    weights = named(seed, "fpr-compare-templates", "race").multinomial(len(templates), np.full(len(templates),
-                                                                                                 1 / len(templates)),
-                                                                        size=draws)
+    weights = named_stream(seed, "fpr-compare-templates", "race").multinomial(
+        len(templates), np.full(len(templates), 1 / len(templates)), size=draws)
     run_weights = {}
     for model, runs in (("X", 3), ("Y", runs_b)):
-        run_weights[model] = named(seed, "fpr-compare-runs", model, "race").multinomial(runs, np.full(runs, 1 / runs),
-                                                                                        size=draws)
+        run_weights[model] = named_stream(seed, "fpr-compare-runs", model, "race").multinomial(
+            runs, np.full(runs, 1 / runs), size=draws)
     drawn = []
     for d in range(draws):
         copies = []
@@ -102,11 +80,11 @@ def test_difference_and_interval_match_a_loop_over_resampled_rows(runs_b):
 
 def test_swap_p_matches_a_loop_over_rows_traded_between_the_systems():
     """Each swap draw trades the systems' rows of the drawn templates (run r of one for run r of the other)."""
-    preds = pd.concat([predictions("X", 3, 3), predictions("Y", 4, 3, bias=0.3)], ignore_index=True)
+    preds = pd.concat([system("X", 3, 3), system("Y", 4, 3, bias=0.3)], ignore_index=True)
     swaps, seed = 60, 9
     fast = fast_rows(comparison_table(preds, 0, swaps, seed))
     templates = sorted(preds["template_id"].unique())
-    trades = named(seed, "fpr-compare-swaps", "race").random((swaps, len(templates))) < 0.5
+    trades = named_stream(seed, "fpr-compare-swaps", "race").random((swaps, len(templates))) < 0.5
     observed = statistics(preds, "X", "Y")
     swapped = []
     for d in range(swaps):
@@ -120,7 +98,7 @@ def test_swap_p_matches_a_loop_over_rows_traded_between_the_systems():
 
 
 def test_only_the_templates_both_systems_classified_enter_a_pair():
-    x, y = predictions("X", 5, 3), predictions("Y", 6, 3)
+    x, y = system("X", 5, 3), system("Y", 6, 3)
     y = y[y["template_id"] != "t0"]
     table = fast_rows(comparison_table(pd.concat([x, y]), 0, 0, 0))
     expected = statistics(pd.concat([x[x["template_id"] != "t0"], y]), "X", "Y")
@@ -130,7 +108,7 @@ def test_only_the_templates_both_systems_classified_enter_a_pair():
 
 
 def test_two_systems_with_the_same_predictions_differ_by_nothing_and_are_never_separated():
-    x = predictions("X", 7, 3)
+    x = system("X", 7, 3)
     table = comparison_table(pd.concat([x, x.assign(model="Y")]), 200, 200, 0)
     assert list(table.columns) == FPR_COMPARISON_COLUMNS
     assert (table["difference"] == 0).all() and (table["p"] == 1).all() and (table["p_holm"] == 1).all()
@@ -138,7 +116,7 @@ def test_two_systems_with_the_same_predictions_differ_by_nothing_and_are_never_s
 
 
 def test_every_pair_once_and_holm_over_the_measure():
-    preds = pd.concat([predictions(m, i, 2) for i, m in enumerate("XYZ")], ignore_index=True)
+    preds = pd.concat([system(m, i, 2) for i, m in enumerate("XYZ")], ignore_index=True)
     table = comparison_table(preds, 0, 50, 1)
     assert set(zip(table["model_a"], table["model_b"])) == {("X", "Y"), ("X", "Z"), ("Y", "Z")}
     for _, family in table.groupby("measure"):
@@ -155,7 +133,7 @@ def write(tmp_path, preds: pd.DataFrame) -> str:
 
 def test_the_candidate_is_read_against_the_baseline(tmp_path):
     """One line per class for the span and one for the gaps; the candidate's excess negative calls are named."""
-    preds = pd.concat([predictions("base", 8, 3, templates=12), predictions("tuned", 9, 3, templates=12, bias=0.6)])
+    preds = pd.concat([system("base", 8, 3, templates=12), system("tuned", 9, 3, templates=12, bias=0.6)])
     rows, lines = command([write(tmp_path, preds)], "base", "tuned", None)
     assert set(rows["model_a"]) == {"tuned"} and set(rows["model_b"]) == {"base"}
     same_pair = comparison_table(preds, 1000, 1000, 0)
@@ -176,17 +154,13 @@ def test_the_candidate_is_read_against_the_baseline(tmp_path):
 ])
 def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
     out = tmp_path / "compared.csv"
-    path = write(tmp_path, pd.concat([predictions("X", 1, 2), predictions("Y", 2, 2)]))
-    result = subprocess.run([sys.executable, "-m", "biasflow.cli", "compare", "--method", "fpr", "--predictions",
-                             path, "--out", str(out), *flags], capture_output=True, text=True, check=False)
+    path = write(tmp_path, pd.concat([system("X", 1, 2), system("Y", 2, 2)]))
+    result = compare("fpr", "--predictions", [path], out, flags)
     if message is None:
         assert result.returncode == 0, result.stderr[-2000:]
         assert len(pd.read_csv(out)) == 2 * (len(GROUPS) + 1)
         return
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    [line] = result.stderr.strip().splitlines()
-    assert line.startswith("biasflow: ") and message in line
-    assert not out.exists()
+    assert_refused(result, message, out)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -194,6 +168,6 @@ def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
     (lambda p: p.assign(category=np.where(p["model"] == "X", "race", "age")), "X and Y share no template"),
 ])
 def test_systems_that_cannot_be_paired_are_refused(tmp_path, change, message):
-    preds = change(pd.concat([predictions("X", 1, 2), predictions("Y", 2, 2)], ignore_index=True))
+    preds = change(pd.concat([system("X", 1, 2), system("Y", 2, 2)], ignore_index=True))
     with pytest.raises(BiasflowError, match=message):
         command([write(tmp_path, preds)], "Y", "X", None)

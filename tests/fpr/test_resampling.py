@@ -8,40 +8,14 @@ import pytest
 
 from biasflow.fpr.gaps import fpr_gaps, gap_spans
 from biasflow.fpr.resampling import bootstrap_gaps, permuted_labels, span_null
-from biasflow.hashing import stable_hash
-
-GROUPS = {"A": ["a1", "a2"], "B": ["b1", "b2"], "C": ["c1", "c2"]}
-
-
-def predictions(seed: int, templates: int = 8, runs: int = 3, bias: float = 0.0) -> pd.DataFrame:
-    """Templates of mixed gold labels filled with two terms per group; group A called negative more with ``bias``."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for run in range(runs):
-        for t in range(templates):
-            gold = t % 3
-            for group, terms in GROUPS.items():
-                for term in terms:
-                    wrong = rng.random() < 0.25
-                    pred = int(rng.choice([c for c in range(3) if c != gold])) if wrong else gold
-                    if group == "A" and gold != 0 and rng.random() < bias:
-                        pred = 0  # group A read as negative more often
-                    rows.append({"y_true": gold, "y_pred": pred, "category": "race", "group": group,
-                                 "text": f"template {t} with {term}", "model": "m", "run_id": f"r{run}",
-                                 "template_id": f"t{t}"})
-    return pd.DataFrame(rows)
-
-
-def named_stream(kind: str, seed: int, model: str, category: str) -> np.random.Generator:
-    """The stream the resampling of one (model, category) draws from, keyed by their names (docs/methods.md §3.3)."""
-    return np.random.default_rng([seed, int(stable_hash(kind, model, category), 16) & (2**63 - 1)])
+from probe_predictions import GROUPS, named_stream, predictions
 
 
 def test_bootstrap_interval_equals_a_slow_loop_over_resampled_rows():
     """Each draw rebuilt as rows: templates and runs repeated by their multiplicities, gaps by fpr_gaps."""
     preds, draws, seed = predictions(0), 40, 7
     fast = bootstrap_gaps(preds, draws, seed).set_index("group")
-    rng = named_stream("fpr-bootstrap", seed, "m", "race")
+    rng = named_stream(seed, "fpr-bootstrap", "m", "race")
     templates = sorted(preds["template_id"].unique())
     runs = sorted(preds["run_id"].unique())
     template_weights = rng.multinomial(len(templates), np.full(len(templates), 1 / len(templates)), size=draws)
@@ -72,7 +46,7 @@ def test_span_null_equals_a_slow_loop_over_relabelled_rows():
     first = preds.groupby(keys, sort=True).first()
     groups, labels = np.unique(first["group"].to_numpy(), return_inverse=True)
     templates = np.unique(first["template_id"].to_numpy(), return_inverse=True)[1]
-    rng = named_stream("fpr-span-null", seed, "m", "race")
+    rng = named_stream(seed, "fpr-span-null", "m", "race")
 
     def spans(table):
         return gap_spans(fpr_gaps(table, interval="t", z=1.96).assign(probe="p")).iloc[0]
