@@ -1,4 +1,4 @@
-"""Every method's paired comparisons at the paper's size, against the step they are added to, side by side.
+"""Every method's paired comparisons and variance split at the paper's size, against the step they are added to.
 
 Usage (from the repository root)::
 
@@ -18,6 +18,9 @@ says what the comparisons add to a run:
   draws, 1000 swaps);
 - FairPair: 10 models × 60 prompts (the paper's occupations), each prompt's null of 1000
   draws: the summary (2000 bootstrap draws) against the comparisons (1000 swaps).
+
+Beside the comparisons, each method's variance split on the same inputs (§1.17, §2.10, §3.9;
+CAIRO's with 1000 bootstrap draws, on every axis, metric and split of the statistics).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ def cairo(quick: bool) -> dict:
     from biasflow.cairo.comparisons import comparison_table
     from biasflow.cairo.headline import bias_table
     from biasflow.cairo.selection import SearchSettings, select
+    from biasflow.cairo.variance import variance_table
 
     stats = paper_sized_stats(n_models=MODELS, n_paraphrasers=1 if quick else 3,
                               seeds_per_paraphraser=2 if quick else 5)
@@ -59,15 +63,17 @@ def cairo(quick: bool) -> dict:
 
     baseline, selection = timed(step)
     seconds, table = timed(comparison_table, stats, selection, settings)
+    variance, _ = timed(variance_table, stats, settings.bootstrap, settings.seed, "none")
     return {"method": "CAIRO", "size": f"{len(stats):,} statistics rows, {MODELS} models",
             "baseline": "selection and headline table", "baseline_s": baseline, "comparisons_s": seconds,
-            "rows": len(table)}
+            "variance_s": variance, "rows": len(table)}
 
 
 def fpr(quick: bool) -> dict:
     from biasflow.fpr.comparisons import comparison_table
     from biasflow.fpr.gaps import fpr_gaps
     from biasflow.fpr.resampling import bootstrap_gaps
+    from biasflow.fpr.variance import variance_table
 
     rng = np.random.default_rng(0)
     templates, groups, runs, draws = (12, 4, 2, 50) if quick else (60, 8, 5, 1000)
@@ -90,15 +96,17 @@ def fpr(quick: bool) -> dict:
 
     baseline, _ = timed(step)
     seconds, table = timed(comparison_table, preds, draws, draws, 0)
+    variance, _ = timed(variance_table, {"probe": preds})
     return {"method": "FPR gaps", "size": f"{len(preds):,} predictions, {MODELS} systems",
             "baseline": "gaps with their template bootstrap", "baseline_s": baseline, "comparisons_s": seconds,
-            "rows": len(table)}
+            "variance_s": variance, "rows": len(table)}
 
 
 def fairpair(quick: bool) -> dict:
     from biasflow.fairpair.comparisons import comparison_table
     from biasflow.fairpair.null import NULL_DRAW_COLUMNS
     from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS, BootstrapSettings, summarise
+    from biasflow.fairpair.variance import variance_table
 
     rng = np.random.default_rng(1)
     prompts, draws, bootstrap = (20, 100, 100) if quick else (60, 1000, 2000)
@@ -119,18 +127,19 @@ def fairpair(quick: bool) -> dict:
     baseline, _ = timed(summarise, scores, pd.concat(nulls, ignore_index=True),
                         BootstrapSettings(bootstrap=bootstrap, seed=0))
     seconds, table = timed(comparison_table, scores, draws, 0)
+    variance, _ = timed(variance_table, scores)
     return {"method": "FairPair", "size": f"{prompts} prompts, {MODELS} models",
             "baseline": "summary with its bootstrap", "baseline_s": baseline, "comparisons_s": seconds,
-            "rows": len(table)}
+            "variance_s": variance, "rows": len(table)}
 
 
 def markdown_table(rows: list[dict]) -> str:
-    lines = ["| method | size | baseline: the step's own work | baseline | comparisons (45 pairs) | ratio | rows |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| method | size | baseline: the step's own work | baseline | comparisons (45 pairs) | ratio | rows "
+             "| variance split |", "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(f"| {row['method']} | {row['size']} | {row['baseline']} | {row['baseline_s']:.1f} s | "
                      f"{row['comparisons_s']:.1f} s | {row['comparisons_s'] / row['baseline_s']:.2f} | "
-                     f"{row['rows']:,} |")
+                     f"{row['rows']:,} | {row['variance_s']:.1f} s |")
     return "\n".join(lines)
 
 

@@ -28,7 +28,7 @@ from biasflow.errors import BiasflowError
 from biasflow.fairpair.comparisons import ComparisonSettings
 from biasflow.fairpair.perturbation import PerturbationSettings, perturbation_files
 from biasflow.fairpair.prompts import PromptSettings, prompt_files
-from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
+from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS, BootstrapSettings, ScoreSettings
 from biasflow.fairpair.steps import SamplingSettings
 from biasflow.fpr.steps import ClassifySettings, GapSettings, SummarySettings, classify_files
 from biasflow.fpr.tuning import ClassifierSettings

@@ -76,6 +76,8 @@ rule fairpair_score:
         ngrams_plot=report("results/fairpair/{model}_ngrams.png", caption="../workflow/report/ngrams.rst", category="FairPair"),
     params:
         settings=settings_params(ScoreSettings),
+        # The table's columns: scores written before a column was added are scored again, not read and refused.
+        columns=PROMPT_SCORE_COLUMNS,
     conda:
         "../environment.yml"
     log:
@@ -96,6 +98,10 @@ rule fairpair_summary:
         comparisons="results/fairpair/comparisons.csv",
         comparisons_plot=report(
             "results/fairpair/comparisons.png", caption="../workflow/report/comparisons.rst", category="FairPair"
+        ),
+        variance="results/fairpair/variance.csv",
+        variance_plot=report(
+            "results/fairpair/variance.png", caption="../workflow/report/fairpair_variance.rst", category="FairPair"
         ),
         tables_page=report(
             "results/fairpair/summary.html", caption="../workflow/report/fairpair_tables.rst", category="FairPair"

@@ -64,6 +64,10 @@ rule fpr_summary:
         markedness_plot=report(
             "results/fpr/markedness.png", caption="../workflow/report/fpr_markedness.rst", category="FPR gaps"
         ),
+        variance="results/fpr/variance.csv",
+        variance_plot=report(
+            "results/fpr/variance.png", caption="../workflow/report/fpr_variance.rst", category="FPR gaps"
+        ),
         tables_page=report(
             "results/fpr/summary.html", caption="../workflow/report/fpr_tables.rst", category="FPR gaps"
         ),

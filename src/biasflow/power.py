@@ -120,6 +120,34 @@ def mean_needed(sd: float, difference: float, alpha: float, power: float) -> flo
     return _solve(t_one, effect_size=difference / sd, nobs=None, alpha=alpha, power=power) if sd > 0 else math.nan
 
 
+def swap_mdd(sd: float, n: float, alpha: float, power: float) -> float:
+    """Smallest mean difference a paired swap test over ``n`` units detects, each unit's difference of spread ``sd`` (§6.6).
+
+    A swap (sign-flip) test conditions on the units' absolute differences, so its null
+    spread of the mean is √(Σ d²) / n, which at a true difference δ is √(sd² + δ²) / √n:
+    wider than a t test's sd / √n by as much as δ is large against sd. With x = δ / sd,
+    a = z_{1−α/2} and b = z_power, the design solves x√n = a·√(1 + x²) + b, the positive
+    root of x²(n − a²) − 2bx√n + b² − a² = 0; NaN where n ≤ a² (no size of effect is enough).
+    """
+    from scipy import stats
+
+    a, b = stats.norm.ppf(1 - alpha / 2), stats.norm.ppf(power)
+    if not (sd > 0 and n > a**2):
+        return math.nan
+    root = b * math.sqrt(n) + math.sqrt(b**2 * n - (n - a**2) * (b**2 - a**2))
+    return sd * root / (n - a**2)
+
+
+def swap_needed(sd: float, difference: float, alpha: float, power: float) -> float:
+    """Units a paired swap test needs to detect a mean difference of ``difference`` (§6.6; :func:`swap_mdd`)."""
+    from scipy import stats
+
+    if not (sd > 0 and difference > 0):
+        return math.nan
+    x = difference / sd
+    return ((stats.norm.ppf(1 - alpha / 2) * math.sqrt(1 + x**2) + stats.norm.ppf(power)) / x) ** 2
+
+
 def correlation_mdd(n_models: float, alpha: float, power: float) -> float:
     """Smallest Pearson r that ``n_models`` models detect: Fisher's z, atanh(r)·√(M − 3) ~ N(0, 1) under r = 0 (§6.5)."""
     normal, _, _ = _engines()

@@ -96,4 +96,4 @@ def test_the_comparisons_benchmark_runs_every_method_at_its_quick_size(tmp_path)
     assert set(rows) == {"CAIRO", "FPR gaps", "FairPair"}
     assert rows["FairPair"]["rows"] == 45, "one row per pair and dissimilarity"
     assert rows["FPR gaps"]["rows"] == 45 * 2 * (4 + 1), "per pair and class: 4 groups and the span"
-    assert all(row["baseline_s"] > 0 and row["comparisons_s"] > 0 for row in rows.values())
+    assert all(row["baseline_s"] > 0 and row["comparisons_s"] > 0 and row["variance_s"] > 0 for row in rows.values())

@@ -19,7 +19,7 @@ import pytest
 
 from biasflow.cairo.stats import STATS_NUMBERS
 from biasflow.cli import main
-from biasflow.fairpair.power import SCORE_NUMBERS as FAIRPAIR_SCORE_NUMBERS
+from biasflow.fairpair.comparisons import TESTED_NUMBERS as FAIRPAIR_SCORE_NUMBERS
 from biasflow.tables import CONTINUATION_NUMBERS, SCORE_NUMBERS, as_numbers
 from workflow_helpers import REPO
 

@@ -17,6 +17,8 @@ from biasflow.power import (
     means_needed,
     proportions_mdd,
     proportions_needed,
+    swap_mdd,
+    swap_needed,
 )
 
 Z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
@@ -81,3 +83,19 @@ def test_a_simulated_correlation_at_the_mdd_is_detected_about_80_percent_of_the_
     t = r * np.sqrt((models - 2) / (1 - r**2))
     detected = np.mean(2 * stats.t.sf(np.abs(t), models - 2) < 0.05)
     assert 0.75 <= detected <= 0.85, detected
+
+
+@pytest.mark.parametrize("sd, difference", [(0.188, 0.10), (1.0, 0.3)])
+def test_a_swap_test_at_the_planned_size_detects_the_difference_about_80_percent_of_the_time(sd, difference):
+    """Sign-flip tests of normal unit differences written out: 3,000 studies of 199 random flips each."""
+    n = math.ceil(swap_needed(sd, difference, 0.05, 0.8))
+    assert swap_mdd(sd, n, 0.05, 0.8) <= difference <= swap_mdd(sd, n - 1, 0.05, 0.8)
+    rng = np.random.default_rng(n)
+    d = rng.normal(difference, sd, (3000, n))
+    flips = rng.choice([-1.0, 1.0], (3000, 199, n))
+    null = np.abs((flips * d[:, None, :]).mean(axis=2))
+    p = (1 + (null >= np.abs(d.mean(axis=1))[:, None]).sum(axis=1)) / 200
+    assert 0.78 <= np.mean(p <= 0.05) <= 0.88, (n, np.mean(p <= 0.05))  # a flip sum has lighter tails: a little more
+    # The t design would plan fewer units: the swap test's null widens with the effect.
+    assert n > mean_needed(sd, difference, 0.05, 0.8) or difference / sd < 0.35
+

@@ -45,8 +45,8 @@ def loop_row(x: pd.DataFrame, y: pd.DataFrame, swaps: int, seed: int) -> dict:
     m = len(shared)
     se = np.sqrt(sum(u * u for u in influence) * m / (m - 1))
     half = stats.t.ppf(0.975, m - 1) * se
-    rng = np.random.default_rng([seed, int(stable_hash("fairpair-compare-swaps", "sentiment"), 16) & (2**63 - 1)])
-    trades = rng.random((swaps, m)) < 0.5
+    trades = np.stack([np.random.default_rng([seed, int(stable_hash("fairpair-compare-swaps", "sentiment", p), 16)
+                                              & (2**63 - 1)]).random(swaps) < 0.5 for p in shared], axis=1)
     reached = 0
     for draw in trades:
         first = [theirs[p] if t else mine[p] for p, t in zip(shared, draw)]

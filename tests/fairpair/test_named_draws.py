@@ -47,15 +47,15 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
     summary(score_paths=paths["scores"], null_paths=paths["null"], rejection_paths=paths["rejections"],
             settings=SUMMARY, comparison=ComparisonSettings(null_draws=30, seed=2), out=str(tmp_path / "summary.csv"),
             comparisons_out=str(tmp_path / "comparisons.csv"), comparisons_plot=str(tmp_path / "comparisons.png"),
-            plot_out=str(tmp_path / "summary.png"),
-            rejections_out=str(tmp_path / "rejections.csv"), tables_page=str(tmp_path / "tables.html"))
+            plot_out=str(tmp_path / "summary.png"), variance_out=str(tmp_path / "variance.csv"),
+            variance_plot=str(tmp_path / "variance.png"), rejections_out=str(tmp_path / "rejections.csv"), tables_page=str(tmp_path / "tables.html"))
     # The adjusted p-values correct over every pair of the table, which pools the models by definition.
     compared = pd.read_csv(tmp_path / "comparisons.csv").drop(columns=["p_holm", "p_bh"])
-    tables = {"summary": pd.read_csv(tmp_path / "summary.csv"),
+    tables = {"summary": pd.read_csv(tmp_path / "summary.csv"), "variance": pd.read_csv(tmp_path / "variance.csv"),
               "comparisons": compared[(compared["model_a"] == "B") & (compared["model_b"] == "C")].assign(model="B")}
     for kind in ("scores", "null"):
         tables[kind] = pd.concat([pd.read_parquet(paths[kind][model]).assign(model=model) for model in ("B", "C")])
-    keys = {"summary": ["model", "dissimilarity"], "comparisons": ["dissimilarity"],
+    keys = {"summary": ["model", "dissimilarity"], "variance": ["model", "dissimilarity"], "comparisons": ["dissimilarity"],
             "scores": ["model", "prompt_id", "dissimilarity"],
             "null": ["model", "prompt_id", "dissimilarity", "draw"]}
     return {name: table[table["model"].isin(["B", "C"])].sort_values(keys[name]).reset_index(drop=True)

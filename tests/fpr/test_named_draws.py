@@ -21,7 +21,7 @@ from biasflow.fpr.prompting import load_prompt_templates, prompt_classify
 from biasflow.fpr.steps import SummarySettings, summary
 
 GROUPS = {"A": ["a1", "a2"], "B": ["b1", "b2"], "C": ["c1", "c2"]}
-KEYS = ["model", "probe", "category", "group"]
+KEYS = ["model", "probe", "category", "class", "group"]
 
 
 def predictions(model: str, seed: int, templates: int = 6, runs: int = 3) -> pd.DataFrame:
@@ -62,14 +62,14 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
     compared = tmp_path / "comparisons.csv"
     assert main(["fpr-gaps", "--predictions", *paths, "--out", str(out), "--bootstrap", "30", "--null-draws", "25",
                  "--seed", "4", "--comparisons", str(compared)]) == 0
-    outputs = {name: str(tmp_path / f"{name}.csv") for name in ("spans", "net", "markedness")}
+    outputs = {name: str(tmp_path / f"{name}.csv") for name in ("spans", "net", "markedness", "variance")}
     summary(gap_paths={"p": str(out)}, prediction_paths={"p": paths}, comparison_paths={"p": str(compared)},
             settings=SummarySettings(interval="t", z=1.96, null_draws=25, seed=4),
             spans_out=outputs["spans"], net_out=outputs["net"], markedness_out=outputs["markedness"],
             spans_plot=str(tmp_path / "spans.png"), markedness_plot=str(tmp_path / "markedness.png"),
-            tables_page=str(tmp_path / "tables.html"))
+            variance_out=outputs["variance"], variance_plot=str(tmp_path / "variance.png"), tables_page=str(tmp_path / "tables.html"))
     tables = {"gaps": pd.read_csv(out).assign(probe="p"), "spans": pd.read_csv(outputs["spans"]),
-              "markedness": pd.read_csv(outputs["markedness"]),
+              "markedness": pd.read_csv(outputs["markedness"]), "variance": pd.read_csv(outputs["variance"]),
               # The adjusted p-values correct over every pair of the table, which pools the systems by definition.
               "comparisons": pd.read_csv(compared).drop(columns=["p_holm", "p_bh"])}
     return {name: kept(table) for name, table in tables.items()}

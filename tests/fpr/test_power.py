@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasflow.fpr.power import Settings, group_rows, plan
+from biasflow.fpr.gaps import fpr_gaps
+from biasflow.fpr.power import Settings, group_rows, pair_rows, plan
 from biasflow.power import planned, proportions_mdd
 
 SETTINGS = Settings.defaults()
@@ -70,3 +71,27 @@ def test_a_simulated_group_at_the_mdd_is_detected_about_80_percent_of_the_time()
     z = (2 * np.arcsin(np.sqrt(own)) - 2 * np.arcsin(np.sqrt(other))) / math.sqrt(1 / row["n"] + 1 / row["n_other"])
     detected = np.mean(np.abs(z) > 1.959964)
     assert 0.75 <= detected <= 0.85, detected
+
+
+def test_the_paired_rows_spread_is_that_of_the_difference_of_gaps_over_studies():
+    """Two systems on the same 12 templates (A's group g0 called negative 0.35, B's 0.20): the planner's se,
+    sd / √12 from one large pilot, against the spread of A's gap less B's computed by fpr_gaps over 300 studies."""
+    from benchmarks.calibration.fpr import RUNS, pair_probabilities
+    from benchmarks.calibration.fpr import predictions as simulated
+
+    rng = np.random.default_rng(3)
+
+    def study(templates):
+        (a, b), gold = pair_probabilities(rng, 3, templates, None, True)
+        return pd.concat([simulated(rng, a, gold, RUNS, "A"), simulated(rng, b, gold, RUNS, "B")], ignore_index=True)
+
+    pilot = pd.DataFrame(pair_rows(study(600), "p", SETTINGS))
+    row = pilot[(pilot["measure"] == "paired negative FPR gap difference") & (pilot["subgroup"] == "g0")].iloc[0]
+    assert row["model"] == "A vs B" and row["n"] == 600 and row["unit"] == "templates"
+    differences = []
+    for _ in range(300):
+        gaps = fpr_gaps(study(12), "t", 1.96).set_index(["model", "group"])["negative_FPR_gap"]
+        differences.append(gaps["A", "g0"] - gaps["B", "g0"])
+    assert row["sd"] / math.sqrt(12) == pytest.approx(np.std(differences, ddof=1), rel=0.1)
+    assert np.mean(differences) == pytest.approx(0.10, abs=0.01)
+

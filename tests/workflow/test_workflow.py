@@ -22,6 +22,8 @@ from biasflow.cairo.comparisons import COMPARISON_COLUMNS
 from biasflow.cairo.headline import HEADLINE_COLUMNS
 from biasflow.cairo.selection import CURVE_COLUMNS
 from biasflow.cairo.stats import STATS_COLUMNS
+from biasflow.fairpair.variance import FAIRPAIR_VARIANCE_COLUMNS
+from biasflow.fpr.variance import FPR_VARIANCE_COLUMNS
 from biasflow.power import POWER_COLUMNS
 from biasflow.tables import PROMPT_COLUMNS
 from workflow_helpers import REPO, planned_jobs, snakemake, tiny_config, write_config
@@ -214,7 +216,14 @@ def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
         assert compared["R_excess_a"] == pytest.approx(jaccard.loc[("a-t1.0", "jaccard"), "R_excess"])
     assert 0 < compared["p"] <= 1
     assert (workdir / "results/fairpair/a-t1.0_ngrams.csv").exists()
-    for figure in ("summary.png", "a-t1.0_ngrams.png"):
+    # Where each model's excess R would move: the parts add up to the whole, the headline's excess beside them.
+    variance = pd.read_csv(workdir / "results/fairpair/variance.csv").set_index(["model", "dissimilarity"])
+    assert list(variance.reset_index().columns) == FAIRPAIR_VARIANCE_COLUMNS
+    assert np.allclose(variance["R_excess"], summary.set_index(["model", "dissimilarity"]).loc[variance.index,
+                                                                                                 "R_excess"])
+    known = variance.dropna(subset=["sd_total"])
+    assert np.allclose(known["sd_total"] ** 2, known["sd_prompts"] ** 2 + known["sd_samples"] ** 2)
+    for figure in ("summary.png", "a-t1.0_ngrams.png", "variance.png"):
         assert (workdir / "results/fairpair" / figure).read_bytes()[:4] == b"\x89PNG"
 
 
@@ -260,6 +269,15 @@ def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
                               - own.loc[(r["model_b"], r["category"], r["group"]), f"{r['class']}_FPR_gap"], axis=1)
     assert np.allclose(compared["difference"], expected)
     assert comparisons["p"].between(0, 1, inclusive="right").all() and (comparisons["p_holm"] >= comparisons["p"]).all()
+    # Where each gap would move: one row per probe set, system, class and group, its gap the gap table's.
+    variance = pd.read_csv(workdir / "results/fpr/variance.csv")
+    assert list(variance.columns) == FPR_VARIANCE_COLUMNS
+    race = variance[variance["probe"] == "templates_race"].set_index(["model", "category", "group"])
+    for name in ("negative", "positive"):
+        rows = race[race["class"] == name]
+        assert np.allclose(rows["gap"], own.loc[rows.index, f"{name}_FPR_gap"])
+    assert set(variance.loc[variance["category"] == "race", "n_probe_sets"]) == {2}, "two probe sets of race"
+    assert (workdir / "results/fpr/variance.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_power_tables_say_what_each_method_can_detect(run):
@@ -274,7 +292,11 @@ def test_power_tables_say_what_each_method_can_detect(run):
     assert agreement["n"] == 3 and agreement["n_needed"] == 30, "r = 0.5 needs 30 models"
     fpr = pd.read_csv(workdir / "results/power/fpr.csv")
     assert set(fpr["scope"].str.split().str[0]) == set(config["fpr"]["probes"])
-    assert (fpr["n"] < fpr["n_needed"]).all() and not fpr["detectable"].any(), "a tiny probe set shows no gap"
+    groups = fpr[~fpr["measure"].str.startswith("paired")]
+    assert (groups["n"] < groups["n_needed"]).all() and not groups["detectable"].any(), "a tiny probe set shows no gap"
+    paired = fpr[fpr["measure"].str.startswith("paired")]
+    assert set(paired["unit"]) == {"templates"} and paired["model"].nunique() == 6, "4 systems: 6 pairs"
+    assert (paired["sd"].isna() == paired["n_needed"].isna()).all(), "no spread to plan from: no size"
     pairs = cairo[cairo["measure"] == "paired Eq. 1 difference"]
     assert len(pairs) == 3 * 3 and (pairs["unit"] == "group keys per subgroup").all(), "3 pairs of models, 3 metrics"
     fairpair = pd.read_csv(workdir / "results/power/fairpair.csv")

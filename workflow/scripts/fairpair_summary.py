@@ -12,6 +12,7 @@ if __name__ == "__main__":
             comparison=ComparisonSettings.from_params(sm.params.comparison), out=sm.output.summary,
             plot_out=sm.output.plot, rejections_out=sm.output.rejections, tables_page=sm.output.tables_page,
             comparisons_out=sm.output.comparisons, comparisons_plot=sm.output.comparisons_plot,
+            variance_out=sm.output.variance, variance_plot=sm.output.variance_plot,
         ),
         snakemake,
     )

@@ -9,6 +9,7 @@ import pandas as pd
 
 from biasflow.cairo.scorer_bias import ALPHA as SCORER_PART_ALPHA
 from biasflow.cairo.variance import SOURCES
+from biasflow.components import plot_components
 from biasflow.plotting import plot_separations, pyplot, save_png
 
 
@@ -207,21 +208,9 @@ def plot_variance(variance: pd.DataFrame, path: str | Path, split: str = "test")
     continuations of the same prompts. The longest part is where more data (or care) buys
     the most: more paraphrase sets, seeds, prompts or samples per prompt.
     """
-    plt = pyplot()
     rows = variance[variance["split"] == split]
     panels = sorted(rows[["axis", "metric"]].drop_duplicates().itertuples(index=False, name=None))
-    fig, axes = plt.subplots(len(panels) or 1, 1, figsize=(7, 1.2 + 0.45 * max(1, rows["model"].nunique())
-                                                           * max(1, len(panels))), squeeze=False)
-    for ax, (axis, metric) in zip(axes[:, 0], panels):
-        part = rows[(rows["axis"] == axis) & (rows["metric"] == metric)].sort_values("model")
-        left = np.zeros(len(part))
-        for source, colour in zip(SOURCES, ("tab:purple", "tab:orange", "tab:blue", "tab:gray")):
-            width = np.nan_to_num(part[f"sd_{source}"].to_numpy() ** 2)
-            ax.barh(part["model"], width, left=left, color=colour, label=source)
-            left += width
-        ax.set_title(f"{axis} {metric}, {split} split: variance of Eq. 1 by source", fontsize=9)
-        ax.set_xlabel("variance of Eq. 1 (sd_total is its square root)", fontsize=8)
-        ax.tick_params(labelsize=7)
-    axes[0][0].legend(fontsize=7, loc="best")
-    fig.tight_layout()
-    save_png(fig, path)
+    plot_components([(f"{axis} {metric}, {split} split: variance of Eq. 1 by source",
+                      rows[(rows["axis"] == axis) & (rows["metric"] == metric)].sort_values("model"))
+                     for axis, metric in panels], "model", SOURCES,
+                    "variance of Eq. 1 (sd_total is its square root)", path)

@@ -30,10 +30,11 @@ import pandas as pd
 
 from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_stats
 from biasflow.cairo.uncertainty import bootstrap_weights, draw_bias, draw_rng
+from biasflow.components import component_columns, split_columns
 
 SOURCES = ("wording", "seed", "prompts", "continuations")
-VARIANCE_COLUMNS = ["axis", "metric", "split", "model", "bias", "sd_total", *(f"sd_{s}" for s in SOURCES),
-                    *(f"share_{s}" for s in SOURCES), "n_sets", "n_seeds", "n_clusters"]
+VARIANCE_COLUMNS = ["axis", "metric", "split", "model", "bias", *component_columns(SOURCES), "n_sets", "n_seeds",
+                    "n_clusters"]
 # The stream of the bootstrap draws behind the prompts' part (beside the selection's own).
 STREAM = "variance"
 
@@ -70,13 +71,9 @@ def variance_table(stats: pd.DataFrame, draws: int, seed: int, normalise: str) -
 
 
 def _row(axis, metric, split, model, bias, parts: dict, n_sets: int, n_seeds: int, n_clusters: int) -> dict:
-    """One model's row: each part clipped at 0, its root and its share of their sum."""
-    parts = {name: max(float(value), 0.0) if np.isfinite(value) else np.nan for name, value in parts.items()}
-    total = sum(value for value in parts.values() if np.isfinite(value))
+    """One model's row: each part clipped at 0, its root and its share of their sum (:func:`split_columns`)."""
     return {"axis": axis, "metric": metric, "split": split, "model": model, "bias": float(bias),
-            "sd_total": np.sqrt(total), **{f"sd_{name}": np.sqrt(value) for name, value in parts.items()},
-            **{f"share_{name}": value / total if total > 0 else np.nan for name, value in parts.items()},
-            "n_sets": n_sets, "n_seeds": n_seeds, "n_clusters": n_clusters}
+            **split_columns(parts), "n_sets": n_sets, "n_seeds": n_seeds, "n_clusters": n_clusters}
 
 
 def within_variance(part: pd.DataFrame, sets: list[str], models: list[str], pooled: PooledStats) -> np.ndarray:

@@ -17,7 +17,7 @@ from biasflow.fairpair.prompts import load_occupations
 # one file (tests/fairpair/test_checks.py reads the rule file for both lists).
 MODEL_FILES = ("{}.csv", "{}_ngrams.csv", "{}_ngrams.png")
 FIXED_FILES = ("prompts.parquet", "summary.csv", "summary.png", "summary.html", "perturbation_rejections.csv",
-               "comparisons.csv", "comparisons.png")
+               "comparisons.csv", "comparisons.png", "variance.csv", "variance.png")
 
 
 def check(config: dict, workdir: Path) -> list[str]:

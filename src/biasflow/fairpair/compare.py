@@ -13,9 +13,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from biasflow.errors import BiasflowError
-from biasflow.fairpair.comparisons import comparison_table
-from biasflow.fairpair.power import SCORE_NUMBERS
-from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS
+from biasflow.fairpair.comparisons import TESTED_COLUMNS, TESTED_NUMBERS, comparison_table
 from biasflow.schema import default
 from biasflow.tables import read_table
 from biasflow.verdicts import judged
@@ -47,8 +45,8 @@ def compare(paths: Sequence[str], baseline: str, candidate: str, swaps: int, see
         if model not in models:
             raise BiasflowError(f"{flag} {model!r} is not among the score files, whose names are the models: "
                                 f"{', '.join(sorted(models))}; give results/fairpair/{model}.csv too.")
-    scores = pd.concat([read_table(models[model], PROMPT_SCORE_COLUMNS, "FairPair scores",
-                                   numbers=SCORE_NUMBERS).assign(model=model) for model in (candidate, baseline)])
+    scores = pd.concat([read_table(models[model], TESTED_COLUMNS, "FairPair scores",
+                                   numbers=TESTED_NUMBERS).assign(model=model) for model in (candidate, baseline)])
     for model in (candidate, baseline):
         if scores.loc[scores["model"] == model, "R_null_mean"].isna().all():
             raise BiasflowError(f"FairPair scores of {model} have no permutation null (R_null_mean is empty), which "

@@ -19,8 +19,8 @@ re-splitting moves, §2.5):
   (draws + 1);
 - ``p_holm``/``p_bh``: adjusted over the pairs of one dissimilarity.
 
-The swaps draw from a stream keyed by the dissimilarity's name, so adding a model moves no
-other pair's numbers.
+Each prompt's swaps draw from a stream keyed by the dissimilarity's name and the prompt's
+id, so adding a model, or a prompt, moves no other pair's or prompt's draws.
 """
 
 from __future__ import annotations
@@ -42,6 +42,10 @@ FAIRPAIR_COMPARISON_COLUMNS = [
     "dissimilarity", "model_a", "model_b", "R_excess_a", "R_excess_b", "difference", "difference_lo",
     "difference_hi", "p", "p_holm", "p_bh", "n_prompts",
 ]
+# What the excess R of a prompt is read from (:func:`tested_prompts`), and which of it are numbers: all a command that
+# compares or plans from score files needs of them, so files written before a later column was added still serve.
+TESTED_COLUMNS = ["prompt_id", "dissimilarity", "R", "R_null_mean", "R_null_sd"]
+TESTED_NUMBERS = TESTED_COLUMNS[2:]
 # The pairs a family of adjusted p-values runs over share their dissimilarity.
 FAMILY = ["dissimilarity"]
 
@@ -86,15 +90,23 @@ def pair_row(a: pd.DataFrame, b: pd.DataFrame, swaps: int, seed: int, dissimilar
     """The columns after ``model_b`` of one pair, over the prompts both tested (``a``, ``b``: :func:`tested_prompts`)."""
     from scipy import stats  # here: the rules import this module at every start
 
+    shared = a.index.intersection(b.index).sort_values()
     units = shared_units(a, b)
     m = units.shape[1]
     own = [float((units[w] * units[x]).sum() / units[w].sum()) if m else math.nan for x, w in ((0, 1), (2, 3))]
     difference, se = (float(value) for value in paired_difference(units)) if m > 1 else (own[0] - own[1], math.nan)
     half = float(stats.t.ppf(0.975, m - 1)) * se if se > 0 else math.nan
-    trades = named_rng(seed, "fairpair-compare-swaps", dissimilarity).random((swaps, m)) < 0.5
+    trades = swap_draws(seed, dissimilarity, shared, swaps)
     return {"R_excess_a": own[0], "R_excess_b": own[1], "difference": difference,
             "difference_lo": max(difference - half, -1.0), "difference_hi": min(difference + half, 1.0),
             "p": swap_p(units, trades, difference), "n_prompts": m}
+
+
+def swap_draws(seed: int, dissimilarity: str, prompt_ids, swaps: int) -> np.ndarray:
+    """(swaps × prompts) booleans: whether each draw trades each prompt's two models, one stream per prompt id."""
+    columns = [named_rng(seed, "fairpair-compare-swaps", dissimilarity, str(prompt)).random(swaps) < 0.5
+               for prompt in prompt_ids]
+    return np.stack(columns, axis=1) if columns else np.zeros((swaps, 0), dtype=bool)
 
 
 def shared_units(a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:

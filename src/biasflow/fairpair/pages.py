@@ -7,8 +7,9 @@ import pandas as pd
 from biasflow.html_tables import Section, write_tables_page
 
 
-def write_tables(summary: pd.DataFrame, rejections: pd.DataFrame, comparisons: pd.DataFrame, path) -> None:
-    """The report's page of FairPair tables (docs/methods.md §2.3, §2.5, §2.9)."""
+def write_tables(summary: pd.DataFrame, rejections: pd.DataFrame, comparisons: pd.DataFrame, variance: pd.DataFrame,
+                 path) -> None:
+    """The report's page of FairPair tables (docs/methods.md §2.3, §2.5, §2.9, §2.10)."""
     write_tables_page(path, "FairPair", (
         "FairPair (Dwivedi-Yu et al., 2024; docs/methods.md section 2) grounds each prompt in one entity, swaps "
         "its gender to build a counterfactual, samples continuations on both sides and compares the difference "
@@ -38,6 +39,12 @@ def write_tables(summary: pd.DataFrame, rejections: pd.DataFrame, comparisons: p
             "swapped prompt by prompt), adjusted over the pairs of a dissimilarity by Holm (p_holm) and "
             "Benjamini-Hochberg (p_bh); docs/methods.md section 2.9. Read this, not two overlapping R_excess "
             "intervals above: the same prompts move both models alike."), comparisons),
+        Section("Where each model's excess R would move", (
+            "The variance of R_excess split in two: another sample of prompts (sd_prompts) and other samples of "
+            "the same prompts (sd_samples, from how far each prompt's R moves with its own samples), with each "
+            "one's share; sd_total is the root of their sum. The larger share is where more data buys the most: "
+            "more prompts, or more samples per side. Near no bias the samples' part is overstated (docs/methods.md "
+            "section 2.10)."), variance),
         Section("Perturbation rejections", (
             "Prompts whose counterfactual the perturbation could not build (n: prompts, n_accepted: kept); "
             "a high rate means F rests on fewer prompts."), rejections),

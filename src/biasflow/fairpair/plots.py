@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from biasflow.components import plot_components
 from biasflow.fairpair.scores import SIDES
+from biasflow.fairpair.variance import SOURCES
 from biasflow.plotting import plot_separations, pyplot, save_png
 from biasflow.tables import require_columns
 
@@ -90,3 +92,15 @@ def plot_comparisons(summary: pd.DataFrame, comparisons: pd.DataFrame, path: str
         panels.append((name, rows[["model", "estimate", "low", "high"]],
                        comparisons[comparisons["dissimilarity"] == name]))
     plot_separations(panels, "excess R (left: less bias beyond sampling variability)", path)
+
+
+def plot_variance(variance: pd.DataFrame, path: str | Path) -> None:
+    """Where each model's excess R would move: one stacked bar per model and dissimilarity (docs/methods.md §2.10).
+
+    Each bar is the variance of the model's ``R_excess`` split into another sample of prompts
+    and other samples of the same prompts: the longer part is where more data buys the most,
+    more prompts or more samples per side.
+    """
+    panels = [(f"{name}: variance of the excess R by source", rows.sort_values("model"))
+              for name, rows in variance.groupby("dissimilarity", sort=True)]
+    plot_components(panels, "model", SOURCES, "variance of R_excess (sd_total is its square root)", path)

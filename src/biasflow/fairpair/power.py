@@ -24,14 +24,13 @@ import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
-from biasflow.fairpair.comparisons import paired_difference, shared_units, tested_prompts
-from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS
+from biasflow.fairpair.comparisons import (
+    TESTED_COLUMNS, TESTED_NUMBERS, paired_difference, shared_units, tested_prompts,
+)
 from biasflow.power import PowerSettings, mean_mdd, mean_needed, planned
 from biasflow.tables import read_table
 
 log = logging.getLogger("biasflow")
-# The per-prompt score table's columns that hold numbers: all but its key.
-SCORE_NUMBERS = [column for column in PROMPT_SCORE_COLUMNS if column not in ("prompt_id", "dissimilarity")]
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFra
     per pair of models, the same for the paired comparison (§6.6)."""
     rows, every = [], []
     for model, paths in sources.items():
-        scores = pd.concat([read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores", numbers=SCORE_NUMBERS)
+        scores = pd.concat([read_table(path, TESTED_COLUMNS, "FairPair scores", numbers=TESTED_NUMBERS)
                             for path in paths])
         rows += model_rows(scores, model, settings)
         every.append(scores.assign(model=model))

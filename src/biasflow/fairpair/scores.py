@@ -44,6 +44,7 @@ from biasflow.fairpair.null import (
     MODEL_NULL_COLUMNS, NULL_DRAW_COLUMNS, bounded, model_null, prompt_null, prompt_stream, random_splits, split_parts,
 )
 from biasflow.fairpair.tokens import tokens
+from biasflow.fairpair.sampling import samples_sd
 from biasflow.hashing import named_rng
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
@@ -61,7 +62,7 @@ _INPUT = {"jaccard": "text", "sentiment": SENTIMENT_COLUMN}
 # Moments of a prompt's cross-pair and within-side dissimilarities (over samples, also with folds).
 MOMENT_COLUMNS = ["cross_n", "cross_mean", "cross_m2", "within_n", "within_mean", "within_m2"]
 PROMPT_SCORE_COLUMNS = ["prompt_id", "dissimilarity", "B", "V_pg", "V_gp", "F", "R", "n", *MOMENT_COLUMNS,
-                        "F_null_mean", "R_null_mean", "R_null_sd", "p_perm"]
+                        "F_null_mean", "R_null_mean", "R_null_sd", "p_perm", "R_samples_sd"]
 SUMMARY_COLUMNS = [
     "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "n_infinite_F", "n_undefined_F",
     *MODEL_NULL_COLUMNS, "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means", "welch_t", "welch_p",
@@ -134,7 +135,9 @@ def scores_and_null(continuations: pd.DataFrame, dissimilarities: Iterable[str],
     ``n`` is the samples per side, and the moment columns hold the
     count, mean and sum of squared deviations of the cross-pair dissimilarities
     {d(a_i, b_j)} and of the within-side ones {d(a_i, a_j), i<j} ∪ {d(b_i, b_j), i<j}, over
-    samples (also with folds), for the summary's Welch test.
+    samples (also with folds), for the summary's Welch test. ``R_samples_sd`` is how far R
+    moves with other samples of the two sides (:func:`~biasflow.fairpair.sampling.samples_sd`,
+    over samples also with folds; docs/methods.md §2.10).
 
     ``null_draws`` re-splits each prompt's 2n continuations that many times
     (:mod:`biasflow.fairpair.null`, from a stream keyed by ``seed`` and the prompt's id, so
@@ -168,7 +171,7 @@ def scores_and_null(continuations: pd.DataFrame, dissimilarities: Iterable[str],
                 null_F = np.atleast_1d(fairpair_f(*split_parts(full, splits)))
                 null = prompt_null(F, null_F)
                 null_rows.append((prompt_id, name, null_F))
-            rows.append((prompt_id, name, B, V_pg, V_gp, F, float(bounded(F)), n, *moments, *null))
+            rows.append((prompt_id, name, B, V_pg, V_gp, F, float(bounded(F)), n, *moments, *null, samples_sd(full)))
     return pd.DataFrame(rows, columns=PROMPT_SCORE_COLUMNS), _draw_table(null_rows, null_draws)
 
 

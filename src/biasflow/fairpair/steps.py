@@ -24,11 +24,12 @@ from biasflow.fairpair.null import NULL_DRAW_COLUMNS
 from biasflow.fairpair.perturbation import (
     PerturbationSettings, Swapper, llm_perturb, load_perturbation_template, rule_perturb,
 )
-from biasflow.fairpair.plots import plot_comparisons, plot_ngrams, plot_summary
+from biasflow.fairpair.plots import plot_comparisons, plot_ngrams, plot_summary, plot_variance
 from biasflow.fairpair.prompts import PAIR_PROMPT_COLUMNS, PromptSettings, build_prompts
 from biasflow.fairpair.scores import (
     PROMPT_SCORE_COLUMNS, SENTIMENT_COLUMN, SIDE_COLUMNS, BootstrapSettings, ScoreSettings, scores_and_null, summarise,
 )
+from biasflow.fairpair.variance import variance_table
 from biasflow.generation import CachedGenerator
 from biasflow.models import Decoding, Request, spec_from_entry
 from biasflow.scorers import get_scorer, score_texts
@@ -164,14 +165,16 @@ def complete_pairs(sides: pd.DataFrame) -> pd.DataFrame:
 
 def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], rejection_paths: Mapping[str, str],
             settings: BootstrapSettings, comparison: ComparisonSettings, out: str, plot_out: str, rejections_out: str,
-            tables_page: str, comparisons_out: str, comparisons_plot: str) -> None:
+            tables_page: str, comparisons_out: str, comparisons_plot: str, variance_out: str,
+            variance_plot: str) -> None:
     """Per model and dissimilarity: mean F with its 95% CI, the permutation null's test, B and the V's, Welch's test.
 
     ``score_paths``, ``null_paths`` (each prompt's null draws) and ``rejection_paths`` map each
     model to its files; ``settings`` holds the bootstrap over prompts; ``tables_page`` is the
     report's HTML page of the summary and the rejection rates. ``comparisons_out`` gets every
     pair of models compared (docs/methods.md §2.9), with ``comparison``'s swaps, and
-    ``comparisons_plot`` the models ordered with the pairs the tests separate.
+    ``comparisons_plot`` the models ordered with the pairs the tests separate; ``variance_out``
+    and ``variance_plot`` where each model's excess R would move (§2.10).
     """
     scores = pd.concat([
         read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores").assign(model=model)
@@ -183,6 +186,8 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
     write_table(table, out)
     comparisons = comparison_table(scores, comparison.null_draws, comparison.seed)
     write_table(comparisons, comparisons_out)
+    variance = variance_table(scores)
+    write_table(variance, variance_out)
     rejections = pd.concat([
         read_table(path, REJECTION_COLUMNS, "rejections").assign(model=model) for model, path in rejection_paths.items()
     ])
@@ -191,7 +196,8 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
     write_table(per_model, rejections_out)
     plot_summary(table, plot_out)
     plot_comparisons(table, comparisons, comparisons_plot)
-    pages.write_tables(table, per_model, comparisons, tables_page)
+    plot_variance(variance, variance_plot)
+    pages.write_tables(table, per_model, comparisons, variance, tables_page)
 
 
 def score_user_sides(*, continuations_path: str, settings: ScoreSettings, summary_settings: BootstrapSettings,

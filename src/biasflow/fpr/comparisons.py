@@ -34,7 +34,7 @@ import pandas as pd
 
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.rates import CLASSES
-from biasflow.fpr.resampling import class_indicators, mean_gaps, stream
+from biasflow.fpr.resampling import class_counts, mean_gaps, stream
 from biasflow.hashing import named_rng
 from biasflow.multiplicity import adjust
 
@@ -84,12 +84,8 @@ class _System:
         self.model = part["model"].iloc[0]
         runs, run_index = np.unique(part["run_id"].astype(str), return_inverse=True)
         self.n_runs = len(runs)
-        self.counts = {}
-        for name, (fp_rows, counted_rows) in class_indicators(part).items():
-            fp, counted = (np.zeros((len(runs), n_templates, n_groups)) for _ in range(2))
-            np.add.at(fp, (run_index, part["_template"], part["_group"]), fp_rows)
-            np.add.at(counted, (run_index, part["_template"], part["_group"]), counted_rows)
-            self.counts[name] = (fp, counted)
+        self.counts = class_counts(part, (run_index, part["_template"], part["_group"]),
+                                   (len(runs), n_templates, n_groups))
         self.present = np.zeros(n_templates, dtype=bool)
         self.present[np.unique(part["_template"])] = True
         self.run_weights = stream("fpr-compare-runs", seed, self.model, category).multinomial(

@@ -8,8 +8,8 @@ from biasflow.html_tables import Section, write_tables_page
 
 
 def write_tables(spans: pd.DataFrame, net: pd.DataFrame, markedness: pd.DataFrame, comparisons: pd.DataFrame,
-                 path) -> None:
-    """The report's page of FPR-gap tables (docs/methods.md §3.3-3.5, §3.8)."""
+                 variance: pd.DataFrame, path) -> None:
+    """The report's page of FPR-gap tables (docs/methods.md §3.3-3.5, §3.8, §3.9)."""
     write_tables_page(path, "Group FPR gaps on template probes", (
         "Sentiment classifiers built from each model label template sentences about identity groups; a group's "
         "FPR gap is its false-positive rate for the negative (or positive) class minus the mean over the groups of "
@@ -38,6 +38,12 @@ def write_tables(spans: pd.DataFrame, net: pd.DataFrame, markedness: pd.DataFram
             "(the two systems' counts swapped template by template), adjusted over the probe set's rows of one "
             "measure by Holm (p_holm) and Benjamini-Hochberg (p_bh); docs/methods.md section 3.8. Two overlapping "
             "gap intervals do not say two systems are alike: read this."), comparisons),
+        Section("Where each gap would move", (
+            "The variance of each gap (the mean over runs) split by source: another probe set for the same attribute "
+            "(sd_probe_sets, empty with one), other templates (sd_templates), an effect a run shares over its "
+            "sentences (sd_runs) and other labels of the same sentences in each run (sd_sentences), with each one's "
+            "share; sd_total is the root of their sum. With one run the templates' part holds the sentences' too. "
+            "The largest share is where more data buys the most (docs/methods.md section 3.9)."), variance),
         Section("Markedness", (
             "Each group's FPR minus the FPR of the same sentences with the identity word dropped (docs/methods.md "
             "section 3.5), with its interval: a group whose mere mention moves the label. A dash in a width or p "

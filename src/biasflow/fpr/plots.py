@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from biasflow.components import plot_components
 from biasflow.fpr.rates import CLASSES
+from biasflow.fpr.variance import SOURCES
 from biasflow.plotting import plot_separations, pyplot, save_png
 
 
@@ -71,6 +73,19 @@ def plot_comparisons(gaps: pd.DataFrame, comparisons: pd.DataFrame, path: str | 
             panels.append((f"{category}, {name} FPR gap span", estimates,
                            spans[(spans["category"] == category) & (spans["class"] == name)]))
     plot_separations(panels, "gap span (left: groups treated more alike)", path)
+
+
+def plot_variance(variance: pd.DataFrame, path: str | Path) -> None:
+    """Where each gap would move: per probe set, attribute and class, one stacked bar per system and group (§3.9).
+
+    Each bar is the variance of the gap split into another probe set, other templates,
+    other runs and other labels of the same sentences: the longest part is where more data
+    buys the most.
+    """
+    panels = [(f"{probe} {category}, {name} FPR gap: variance by source",
+               rows.assign(label=rows["model"].astype(str) + " " + rows["group"].astype(str)).sort_values("label"))
+              for (probe, category, name), rows in variance.groupby(["probe", "category", "class"], sort=True)]
+    plot_components(panels, "label", SOURCES, "variance of the gap (sd_total is its square root)", path)
 
 
 def _forest(table: pd.DataFrame, value: str, label: str, path: str | Path, empty: str = "no rows") -> None:

@@ -4,19 +4,26 @@ A group's gap is its false-positive rate against the other groups'. Its planner 
 two-proportion design: a group's sentences whose gold label is not the class, against the
 other groups' together, at the other groups' rate. Runs classify the same sentences again,
 so a sentence counts once however many runs there are: more runs narrow the interval over
-runs, not what the written sentences can show.
+runs, not what the written sentences can show. Per pair of systems that classified the
+same probe set, the paired comparison of each group's gap (§6.6): a one-mean design over
+the templates both classified.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from biasflow.fpr.predictions import UNMARKED, check_unique, read_predictions
 from biasflow.fpr.rates import CLASSES
-from biasflow.power import PowerSettings, planned, proportions_mdd, proportions_needed
+from biasflow.fpr.resampling import class_counts
+from biasflow.fpr.variance import contributions
+from biasflow.power import PowerSettings, planned, proportions_mdd, proportions_needed, swap_mdd, swap_needed
 
 
 @dataclass(frozen=True)
@@ -32,7 +39,7 @@ def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFra
     for probe, paths in sources.items():
         preds = read_predictions(list(paths))
         check_unique(preds)
-        rows += group_rows(preds, probe, settings)
+        rows += group_rows(preds, probe, settings) + pair_rows(preds, probe, settings)
     return planned(rows, "fpr", settings)
 
 
@@ -59,3 +66,52 @@ def group_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict
                                                    settings.power),
                 })
     return rows
+
+
+def pair_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict]:
+    """Per pair of systems, category, class and group: the smallest difference of gaps the paired comparison detects.
+
+    Over the T templates both systems classified, A's gap less B's is, to first order, the
+    mean over templates of d_t = ȳ_A,t − ȳ_B,t, each system's contribution of template t to
+    the gap averaged over its runs (:func:`biasflow.fpr.variance.contributions`; docs/methods.md
+    §3.9), so the planner takes the swap test's design on the mean of d_t with one template's
+    spread sd(d_t) (:func:`biasflow.power.swap_mdd`: the effect widens the swap test's null);
+    ``n`` and ``n_needed`` count templates, at the pilot's runs (§6.6). Needs ``template_id``.
+    """
+    rows = []
+    marked = preds[preds["group"] != UNMARKED]
+    if "template_id" not in marked:
+        return rows
+    for category, part in marked.groupby("category", sort=True):
+        groups, group_index = np.unique(part["group"].astype(str), return_inverse=True)
+        templates, template_index = np.unique(part["template_id"].astype(str), return_inverse=True)
+        part = part.assign(_template=template_index, _group=group_index)
+        systems = {model: _template_contributions(mine, len(templates), len(groups))
+                   for model, mine in part.groupby("model", sort=True)}
+        for a, b in itertools.combinations(sorted(systems), 2):
+            (present_a, by_class_a), (present_b, by_class_b) = systems[a], systems[b]
+            shared = present_a & present_b
+            for name in CLASSES:
+                differences = (by_class_a[name] - by_class_b[name])[shared]
+                for g, group in enumerate(groups):
+                    n = len(differences)
+                    sd = float(differences[:, g].std(ddof=1)) if n > 1 else math.nan
+                    sd = sd if sd > 0 else math.nan
+                    rows.append({
+                        "model": f"{a} vs {b}", "scope": f"{probe} {category}", "subgroup": group,
+                        "measure": f"paired {name} FPR gap difference", "unit": "templates", "n": n,
+                        "n_other": math.nan, "n_effective": n, "baseline": 0.0, "sd": sd,
+                        "mdd": swap_mdd(sd, n, settings.alpha, settings.power), "target": settings.min_effect,
+                        "n_needed": swap_needed(sd, settings.min_effect, settings.alpha, settings.power),
+                    })
+    return rows
+
+
+def _template_contributions(part: pd.DataFrame, n_templates: int, n_groups: int):
+    """One system's templates (which it classified) and, per class, each template's run-averaged y_t (templates × groups)."""
+    runs, run_index = np.unique(part["run_id"].astype(str), return_inverse=True)
+    present = np.zeros(n_templates, dtype=bool)
+    present[np.unique(part["_template"])] = True
+    counts = class_counts(part, (run_index, part["_template"], part["_group"]), (len(runs), n_templates, n_groups))
+    return present, {name: contributions(fp, counted).mean(axis=0) for name, (fp, counted) in counts.items()}
+

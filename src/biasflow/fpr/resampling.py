@@ -48,6 +48,21 @@ def class_indicators(part: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarr
     return {name: ((y_true != c) & (y_pred == c), y_true != c) for name, c in CLASSES.items()}
 
 
+def class_counts(part: pd.DataFrame, cells: tuple[np.ndarray, ...], shape: tuple[int, ...]
+                 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per class: false positives and counted sentences of ``part``'s rows summed into ``cells`` of a ``shape`` array.
+
+    ``cells`` holds each row's index along every axis (run, template or sentence, group).
+    """
+    counts = {}
+    for name, (fp_rows, counted_rows) in class_indicators(part).items():
+        fp, counted = np.zeros(shape), np.zeros(shape)
+        np.add.at(fp, cells, fp_rows)
+        np.add.at(counted, cells, counted_rows)
+        counts[name] = (fp, counted)
+    return counts
+
+
 def mean_gaps(fp: np.ndarray, counted: np.ndarray, run_weights: np.ndarray) -> np.ndarray:
     """Gaps averaged over runs from (... x runs x groups) sums: FPR − the unweighted mean over groups (§3.3).
 
@@ -85,10 +100,8 @@ def bootstrap_gaps(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
         template_weights = rng.multinomial(len(templates), np.full(len(templates), 1 / len(templates)), size=draws)
         run_weights = rng.multinomial(len(runs), np.full(len(runs), 1 / len(runs)), size=draws).astype(float)
         bounds = []
-        for fp_rows, counted_rows in class_indicators(part).values():
-            fp, counted = (np.zeros((len(runs), len(templates), len(groups))) for _ in range(2))
-            np.add.at(fp, (run_index, template_index, group_index), fp_rows)
-            np.add.at(counted, (run_index, template_index, group_index), counted_rows)
+        counts = class_counts(part, (run_index, template_index, group_index), (len(runs), len(templates), len(groups)))
+        for fp, counted in counts.values():
             drawn = mean_gaps(np.einsum("bt,rtg->brg", template_weights, fp),
                                np.einsum("bt,rtg->brg", template_weights, counted), run_weights)
             low, high = np.nanpercentile(drawn, [2.5, 97.5], axis=0)
@@ -135,14 +148,9 @@ def span_null(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
         run_weights = np.ones(len(runs))
         rng = stream("fpr-span-null", seed, model, category)
         draws_by_class = {name: [] for name in CLASSES}
-        observed = {}
-        indicators = {}
-        for name, (fp_rows, counted_rows) in class_indicators(part).items():
-            fp, counted = (np.zeros((len(runs), len(sentences))) for _ in range(2))
-            np.add.at(fp, (run_index, sentence_index), fp_rows)
-            np.add.at(counted, (run_index, sentence_index), counted_rows)
-            indicators[name] = (fp, counted)
-            observed[name] = _span(fp, counted, labels, len(groups), run_weights)
+        indicators = class_counts(part, (run_index, sentence_index), (len(runs), len(sentences)))
+        observed = {name: _span(fp, counted, labels, len(groups), run_weights)
+                    for name, (fp, counted) in indicators.items()}
         for _ in range(draws):
             shuffled = permuted_labels(rng, labels, templates)
             for name, (fp, counted) in indicators.items():

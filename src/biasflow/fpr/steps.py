@@ -19,13 +19,14 @@ from biasflow.fpr import pages
 from biasflow.fpr.comparisons import FPR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fpr.gaps import GAP_COLUMNS, fpr_gaps, gap_spans, net_significance, with_span_null
 from biasflow.fpr.markedness import markedness_table
-from biasflow.fpr.plots import plot_comparisons, plot_gaps, plot_markedness, plot_spans
+from biasflow.fpr.plots import plot_comparisons, plot_gaps, plot_markedness, plot_spans, plot_variance
 from biasflow.fpr.predictions import PREDICTION_COLUMNS, check_floor, check_unique, read_predictions, run_accuracy
 from biasflow.fpr.probes import load_labelled, probe_samples
 from biasflow.fpr.prompting import METHODS as PROMPTING, load_prompt_templates, prompt_classify, template_files
 from biasflow.fpr.rates import quantile
 from biasflow.fpr.resampling import bootstrap_gaps, span_null
 from biasflow.fpr.tuning import ClassifierSettings, fine_tune, soft_prompt_train
+from biasflow.fpr.variance import variance_table
 from biasflow.generation import CachedGenerator
 from biasflow.models import Decoding, spec_from_entry
 from biasflow.settings import StepSettings
@@ -192,11 +193,13 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
 
 def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequence[str]],
             comparison_paths: Mapping[str, str], settings: SummarySettings, spans_out: str, net_out: str,
-            markedness_out: str, spans_plot: str, markedness_plot: str, tables_page: str) -> None:
-    """Gap spans per probe set (and their mean) with their null, net significance over models, markedness.
+            markedness_out: str, spans_plot: str, markedness_plot: str, variance_out: str, variance_plot: str,
+            tables_page: str) -> None:
+    """Gap spans per probe set (and their mean) with their null, net significance over models, markedness, variance.
 
     ``gap_paths`` maps each probe set's name to its gap table, ``prediction_paths`` to its
-    predictions files, ``comparison_paths`` to its comparisons (shown on the report's page).
+    predictions files, ``comparison_paths`` to its comparisons (shown on the report's page);
+    ``variance_out`` and ``variance_plot`` get where each gap would move (docs/methods.md §3.9).
     """
     tables = [read_table(path, [*GAP_COLUMNS, "category"], "FPR gap table").assign(probe=probe)
               for probe, path in gap_paths.items()]
@@ -212,6 +215,9 @@ def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequ
     write_table(marked, markedness_out)
     plot_spans(spans, spans_plot)
     plot_markedness(marked, markedness_plot)
+    variance = variance_table(by_probe)
+    write_table(variance, variance_out)
+    plot_variance(variance, variance_plot)
     comparisons = pd.concat([read_table(path, FPR_COMPARISON_COLUMNS, "FPR comparisons").assign(probe=probe)
                              for probe, path in comparison_paths.items()], ignore_index=True)
-    pages.write_tables(spans, net, marked, comparisons[["probe", *FPR_COMPARISON_COLUMNS]], tables_page)
+    pages.write_tables(spans, net, marked, comparisons[["probe", *FPR_COMPARISON_COLUMNS]], variance, tables_page)

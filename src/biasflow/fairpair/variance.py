@@ -1,0 +1,47 @@
+"""Where a model's excess R would move: another sample of prompts, other samples per side (docs/methods.md §2.10).
+
+Per model and dissimilarity, the variance of the headline ``R_excess`` = Σ w x / Σ w over the
+m tested prompts (x = R − R_null_mean, w = 1 / R_null_sd; §2.5) is split in two, in R's units:
+
+- ``samples``: other continuations of the same prompts, Σ (w_i / Σ w)² s_i², s_i a prompt's
+  ``R_samples_sd``: the infinitesimal jackknife of R over its own samples
+  (:func:`biasflow.fairpair.sampling.samples_sd`). The null's centre moves with the samples too, but it is a mean over
+  the re-splits and moves little (about 1% of R's variance in simulations, §2.10);
+- ``prompts``: another sample of prompts: the linearised variance of the weighted mean over
+  prompts, m / (m − 1) · Σ (w_i (x_i − θ) / Σ w)² (the error the comparisons' interval rests
+  on, §2.9), which holds both sources, less the samples' part.
+
+The samples' part is capped at the whole and each part clipped at 0
+(:func:`biasflow.components.split_columns`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from biasflow.components import component_columns, split_columns
+from biasflow.fairpair.comparisons import tested_prompts
+
+SOURCES = ("prompts", "samples")
+FAIRPAIR_VARIANCE_COLUMNS = ["model", "dissimilarity", "R_excess", *component_columns(SOURCES), "n_prompts",
+                             "n_samples"]
+
+
+def variance_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """Every model's variance components per dissimilarity from its per-prompt ``scores`` (a ``model`` column; §2.10)."""
+    rows = []
+    for (model, name), part in scores.groupby(["model", "dissimilarity"], sort=True):
+        tested = tested_prompts(part)
+        spread = part.set_index(part["prompt_id"].astype(str))["R_samples_sd"].reindex(tested.index)
+        x, w, s = (values.to_numpy(dtype=np.float64) for values in (tested["excess"], tested["weight"], spread))
+        m, total = len(x), w.sum()
+        theta = float((w * x).sum() / total) if m else math.nan
+        whole = m / (m - 1) * float(((w * (x - theta) / total) ** 2).sum()) if m > 1 else math.nan
+        samples = min(float(((w / total * s) ** 2).sum()), whole) if m > 1 else math.nan
+        rows.append({"model": model, "dissimilarity": name, "R_excess": theta,
+                     **split_columns({"prompts": whole - samples, "samples": samples}), "n_prompts": m,
+                     "n_samples": int(part["n"].min())})
+    return pd.DataFrame(rows, columns=FAIRPAIR_VARIANCE_COLUMNS)
