@@ -43,7 +43,7 @@ def split_columns(parts: dict[str, float]) -> dict[str, float]:
 
 def plot_components(panels: list[tuple[str, pd.DataFrame]], label: str, sources: Sequence[str], xlabel: str,
                     path: str | Path) -> None:
-    """One panel per (title, rows): a stacked horizontal bar per row (named by its ``label`` column), one part per source.
+    """One panel per (title, rows): a stacked bar per row (named by its ``label`` column), one part per source.
 
     Each part is the source's variance (``sd_<source>`` squared); an unknown one draws nothing.
     """

@@ -121,7 +121,7 @@ def mean_needed(sd: float, difference: float, alpha: float, power: float) -> flo
 
 
 def swap_mdd(sd: float, n: float, alpha: float, power: float) -> float:
-    """Smallest mean difference a paired swap test over ``n`` units detects, each unit's difference of spread ``sd`` (§6.6).
+    """Smallest mean difference a paired swap test over ``n`` units detects, one unit's spread ``sd`` (§6.6).
 
     A swap (sign-flip) test conditions on the units' absolute differences, so its null
     spread of the mean is √(Σ d²) / n, which at a true difference δ is √(sd² + δ²) / √n:

@@ -43,8 +43,8 @@ from biasflow.errors import BiasflowError
 from biasflow.fairpair.null import (
     MODEL_NULL_COLUMNS, NULL_DRAW_COLUMNS, bounded, model_null, prompt_null, prompt_stream, random_splits, split_parts,
 )
-from biasflow.fairpair.tokens import tokens
 from biasflow.fairpair.sampling import samples_sd
+from biasflow.fairpair.tokens import tokens
 from biasflow.hashing import named_rng
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns

@@ -5,8 +5,8 @@ m tested prompts (x = R − R_null_mean, w = 1 / R_null_sd; §2.5) is split in t
 
 - ``samples``: other continuations of the same prompts, Σ (w_i / Σ w)² s_i², s_i a prompt's
   ``R_samples_sd``: the infinitesimal jackknife of R over its own samples
-  (:func:`biasflow.fairpair.sampling.samples_sd`). The null's centre moves with the samples too, but it is a mean over
-  the re-splits and moves little (about 1% of R's variance in simulations, §2.10);
+  (:func:`biasflow.fairpair.sampling.samples_sd`). The null's centre moves with the samples
+  too, but, a mean over the re-splits, little (about 1% of R's variance in simulations, §2.10);
 - ``prompts``: another sample of prompts: the linearised variance of the weighted mean over
   prompts, m / (m − 1) · Σ (w_i (x_i − θ) / Σ w)² (the error the comparisons' interval rests
   on, §2.9), which holds both sources, less the samples' part.
@@ -31,7 +31,7 @@ FAIRPAIR_VARIANCE_COLUMNS = ["model", "dissimilarity", "R_excess", *component_co
 
 
 def variance_table(scores: pd.DataFrame) -> pd.DataFrame:
-    """Every model's variance components per dissimilarity from its per-prompt ``scores`` (a ``model`` column; §2.10)."""
+    """Each model's variance components per dissimilarity from per-prompt ``scores`` (with ``model``; §2.10)."""
     rows = []
     for (model, name), part in scores.groupby(["model", "dissimilarity"], sort=True):
         tested = tested_prompts(part)

@@ -76,16 +76,19 @@ def plot_comparisons(gaps: pd.DataFrame, comparisons: pd.DataFrame, path: str | 
 
 
 def plot_variance(variance: pd.DataFrame, path: str | Path) -> None:
-    """Where each gap would move: per probe set, attribute and class, one stacked bar per system and group (§3.9).
+    """Where the gaps would move: per attribute and class, one stacked bar per probe set and system (§3.9).
 
-    Each bar is the variance of the gap split into another probe set, other templates,
-    other runs and other labels of the same sentences: the longest part is where more data
-    buys the most.
+    Each bar is the variance of a gap split into another probe set, other templates, other
+    runs and other labels of the same sentences, each part averaged over the attribute's
+    groups (the table has every group): the longest part is where more data buys the most.
     """
-    panels = [(f"{probe} {category}, {name} FPR gap: variance by source",
-               rows.assign(label=rows["model"].astype(str) + " " + rows["group"].astype(str)).sort_values("label"))
-              for (probe, category, name), rows in variance.groupby(["probe", "category", "class"], sort=True)]
-    plot_components(panels, "label", SOURCES, "variance of the gap (sd_total is its square root)", path)
+    parts = variance.assign(**{f"_{s}": variance[f"sd_{s}"] ** 2 for s in SOURCES})
+    averaged = parts.groupby(["category", "class", "probe", "model"], sort=True)[[f"_{s}" for s in SOURCES]].mean()
+    bars = (averaged ** 0.5).rename(columns={f"_{s}": f"sd_{s}" for s in SOURCES}).reset_index()
+    bars["label"] = bars["probe"].astype(str) + " " + bars["model"].astype(str)
+    panels = [(f"{category}, {name} FPR gaps: variance by source, averaged over groups", rows)
+              for (category, name), rows in bars.groupby(["category", "class"], sort=True)]
+    plot_components(panels, "label", SOURCES, "variance of a gap (sd_total is its square root)", path)
 
 
 def _forest(table: pd.DataFrame, value: str, label: str, path: str | Path, empty: str = "no rows") -> None:

@@ -5,8 +5,8 @@ two-proportion design: a group's sentences whose gold label is not the class, ag
 other groups' together, at the other groups' rate. Runs classify the same sentences again,
 so a sentence counts once however many runs there are: more runs narrow the interval over
 runs, not what the written sentences can show. Per pair of systems that classified the
-same probe set, the paired comparison of each group's gap (§6.6): a one-mean design over
-the templates both classified.
+same probe set, the paired comparison of each group's gap (§6.6): the swap test's design
+over the templates both classified.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def pair_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict]
 
 
 def _template_contributions(part: pd.DataFrame, n_templates: int, n_groups: int):
-    """One system's templates (which it classified) and, per class, each template's run-averaged y_t (templates × groups)."""
+    """Which templates one system classified and, per class, each template's run-averaged y_t (templates × groups)."""
     runs, run_index = np.unique(part["run_id"].astype(str), return_inverse=True)
     present = np.zeros(n_templates, dtype=bool)
     present[np.unique(part["_template"])] = True

@@ -6,9 +6,10 @@ Per probe set, system, attribute, class and group, the variance of the mean gap 
 - ``templates``, ``runs``, ``sentences``: from a two-way crossed analysis of variance of the
   gap's linearised contributions y_rt, one per run r and template t. With FP_rh and N_rh a
   group's false positives and counted sentences in run r, and p_h = Σ_r FP_rh / Σ_r N_rh, the
-  gap of group g in run r is, to first order, Σ_t u_rtg with
-  u_rtg = Σ_h (δ_gh − 1/G) (fp_rth − p_h n_rth) / N_rh,
-  so the mean gap over runs is (up to a constant) the mean over (r, t) of y_rt = T · u_rtg.
+  gap of group g in run r is Σ_t u_rtg (plus a constant) with
+  u_rtg = Σ_h (δ_gh − 1/G) (fp_rth − p_h n_rth) / N_rh, exactly for the sentences written and
+  to first order when templates are drawn anew (N_rh moves with them), so the mean gap over
+  runs is, up to a constant, the mean over (r, t) of y_rt = T · u_rtg.
   With MS_T, MS_R and MS_E the mean squares of templates, runs and their interaction,
   the components σ²_T = (MS_T − MS_E) / R, σ²_R = (MS_R − MS_E) / T and σ²_E = MS_E give
   Var(gap) = σ²_T / T + σ²_R / R + σ²_E / (R·T): which templates were written, an effect a
@@ -81,7 +82,7 @@ def _within(probe: str, preds: pd.DataFrame) -> list[dict]:
 
 
 def contributions(fp: np.ndarray, counted: np.ndarray) -> np.ndarray:
-    """y_rtg = T · u_rtg, each (run, template)'s first-order contribution to each group's mean gap (runs × templates × groups).
+    """y_rtg = T · u_rtg, each (run, template)'s contribution to each group's mean gap (runs × templates × groups).
 
     ``fp`` and ``counted`` are (runs × templates × groups) counts; every group has counted
     sentences in every run (:func:`biasflow.fpr.rates.group_fpr` refuses anything else).
@@ -96,7 +97,7 @@ def contributions(fp: np.ndarray, counted: np.ndarray) -> np.ndarray:
 
 
 def crossed_parts(y: np.ndarray) -> np.ndarray:
-    """(templates, runs, sentences) × groups: each source's variance in the mean of ``y`` (runs × templates × groups).
+    """Each source's variance in the mean of ``y`` (runs × templates × groups): templates, runs, sentences × groups.
 
     The method of moments for a two-way crossed design with one observation per cell
     (docs/methods.md §3.9): σ²_T / T, σ²_R / R and σ²_E / (R·T). With one run only the first
