@@ -8,8 +8,9 @@ m tested prompts (x = R − R_null_mean, w = 1 / R_null_sd; §2.5) is split in t
   (:func:`biasflow.fairpair.sampling.samples_sd`). The null's centre moves with the samples
   too, but, a mean over the re-splits, little (about 1% of R's variance in simulations, §2.10);
 - ``prompts``: another sample of prompts: the linearised variance of the weighted mean over
-  prompts, m / (m − 1) · Σ (w_i (x_i − θ) / Σ w)² (the error the comparisons' interval rests
-  on, §2.9), which holds both sources, less the samples' part.
+  prompts, m / (m − 1) · Σ (w_i (x_i − θ) / Σ w)²
+  (:func:`biasflow.fairpair.intervals.weighted_mean`, the error the comparisons' interval
+  rests on, §2.9), which holds both sources, less the samples' part.
 
 The samples' part is capped at the whole and each part clipped at 0
 (:func:`biasflow.components.split_columns`).
@@ -24,6 +25,7 @@ import pandas as pd
 
 from biasflow.components import component_columns, split_columns
 from biasflow.fairpair.comparisons import tested_prompts
+from biasflow.fairpair.intervals import weighted_mean
 
 SOURCES = ("prompts", "samples")
 FAIRPAIR_VARIANCE_COLUMNS = ["model", "dissimilarity", "R_excess", *component_columns(SOURCES), "n_prompts",
@@ -37,10 +39,10 @@ def variance_table(scores: pd.DataFrame) -> pd.DataFrame:
         tested = tested_prompts(part)
         spread = part.set_index(part["prompt_id"].astype(str))["R_samples_sd"].reindex(tested.index)
         x, w, s = (values.to_numpy(dtype=np.float64) for values in (tested["excess"], tested["weight"], spread))
-        m, total = len(x), w.sum()
-        theta = float((w * x).sum() / total) if m else math.nan
-        whole = m / (m - 1) * float(((w * (x - theta) / total) ** 2).sum()) if m > 1 else math.nan
-        samples = min(float(((w / total * s) ** 2).sum()), whole) if m > 1 else math.nan
+        m = len(x)
+        theta, se = (float(value) for value in weighted_mean(x, w)) if m else (math.nan, math.nan)
+        whole = se**2
+        samples = min(float(((w / w.sum() * s) ** 2).sum()), whole) if m > 1 else math.nan
         rows.append({"model": model, "dissimilarity": name, "R_excess": theta,
                      **split_columns({"prompts": whole - samples, "samples": samples}), "n_prompts": m,
                      "n_samples": int(part["n"].min())})

@@ -61,15 +61,11 @@ def comparison_table(preds: pd.DataFrame, draws: int, swaps: int, seed: int,
     if "template_id" not in marked:
         return pd.DataFrame(rows, columns=FPR_COMPARISON_COLUMNS)
     for category, part in marked.groupby("category", sort=True):
-        templates, template_index = np.unique(part["template_id"].astype(str), return_inverse=True)
-        groups, group_index = np.unique(part["group"].astype(str), return_inverse=True)
-        part = part.assign(_template=template_index, _group=group_index)
+        templates, groups, systems = category_systems(part, category, draws, seed)
         template_weights = named_rng(seed, "fpr-compare-templates", str(category)).multinomial(
             len(templates), np.full(len(templates), 1 / len(templates)), size=draws).astype(float)
         swap_draws = (named_rng(seed, "fpr-compare-swaps", str(category)).random((swaps, len(templates))) < 0.5
                       ).astype(float)
-        systems = {model: _System(rows_of, len(templates), len(groups), draws, seed, category)
-                   for model, rows_of in part.groupby("model", sort=True)}
         wanted = pairs if pairs is not None else itertools.combinations(sorted(systems), 2)
         for a, b in wanted:
             if a in systems and b in systems:
@@ -77,8 +73,23 @@ def comparison_table(preds: pd.DataFrame, draws: int, swaps: int, seed: int,
     return adjust(pd.DataFrame(rows, columns=FPR_COMPARISON_COLUMNS), FAMILY)
 
 
-class _System:
-    """One system's counts on one attribute: per class, false positives and counted sentences (runs × templates × groups)."""
+def category_systems(part: pd.DataFrame, category, draws: int, seed: int
+                     ) -> tuple[np.ndarray, np.ndarray, dict[str, System]]:
+    """One attribute's templates and groups (sorted names), and each system's :class:`System` over them."""
+    templates, template_index = np.unique(part["template_id"].astype(str), return_inverse=True)
+    groups, group_index = np.unique(part["group"].astype(str), return_inverse=True)
+    part = part.assign(_template=template_index, _group=group_index)
+    systems = {model: System(rows_of, len(templates), len(groups), draws, seed, category)
+               for model, rows_of in part.groupby("model", sort=True)}
+    return templates, groups, systems
+
+
+class System:
+    """One system's counts on one attribute: per class, false positives and counted sentences (runs × templates × groups).
+
+    ``present`` marks the templates it classified; ``run_weights`` holds ``draws`` bootstrap
+    draws of its runs (none with ``draws`` 0).
+    """
 
     def __init__(self, part: pd.DataFrame, n_templates: int, n_groups: int, draws: int, seed: int, category):
         self.model = part["model"].iloc[0]
@@ -92,7 +103,7 @@ class _System:
             len(runs), np.full(len(runs), 1 / len(runs)), size=draws).astype(float)
 
 
-def _pair_rows(category, a: _System, b: _System, template_weights: np.ndarray, swaps: np.ndarray,
+def _pair_rows(category, a: System, b: System, template_weights: np.ndarray, swaps: np.ndarray,
                groups: np.ndarray) -> list[dict]:
     """The rows of one pair on one attribute: per class, one per group (``gap``) and one for the span."""
     shared = a.present & b.present

@@ -16,12 +16,11 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
 from biasflow.fpr.predictions import UNMARKED, check_unique, read_predictions
 from biasflow.fpr.rates import CLASSES
-from biasflow.fpr.resampling import class_counts
+from biasflow.fpr.comparisons import category_systems
 from biasflow.fpr.variance import contributions
 from biasflow.power import PowerSettings, planned, proportions_mdd, proportions_needed, swap_mdd, swap_needed
 
@@ -83,18 +82,15 @@ def pair_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict]
     if "template_id" not in marked:
         return rows
     for category, part in marked.groupby("category", sort=True):
-        groups, group_index = np.unique(part["group"].astype(str), return_inverse=True)
-        templates, template_index = np.unique(part["template_id"].astype(str), return_inverse=True)
-        part = part.assign(_template=template_index, _group=group_index)
-        systems = {model: _template_contributions(mine, len(templates), len(groups))
-                   for model, mine in part.groupby("model", sort=True)}
+        _, groups, systems = category_systems(part, category, 0, 0)
+        per_template = {model: {name: contributions(*counts).mean(axis=0) for name, counts in system.counts.items()}
+                        for model, system in systems.items()}
         for a, b in itertools.combinations(sorted(systems), 2):
-            (present_a, by_class_a), (present_b, by_class_b) = systems[a], systems[b]
-            shared = present_a & present_b
+            shared = systems[a].present & systems[b].present
+            n = int(shared.sum())
             for name in CLASSES:
-                differences = (by_class_a[name] - by_class_b[name])[shared]
+                differences = (per_template[a][name] - per_template[b][name])[shared]
                 for g, group in enumerate(groups):
-                    n = len(differences)
                     sd = float(differences[:, g].std(ddof=1)) if n > 1 else math.nan
                     sd = sd if sd > 0 else math.nan
                     rows.append({
@@ -105,13 +101,3 @@ def pair_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict]
                         "n_needed": swap_needed(sd, settings.min_effect, settings.alpha, settings.power),
                     })
     return rows
-
-
-def _template_contributions(part: pd.DataFrame, n_templates: int, n_groups: int):
-    """Which templates one system classified and, per class, each template's run-averaged y_t (templates × groups)."""
-    runs, run_index = np.unique(part["run_id"].astype(str), return_inverse=True)
-    present = np.zeros(n_templates, dtype=bool)
-    present[np.unique(part["_template"])] = True
-    counts = class_counts(part, (run_index, part["_template"], part["_group"]), (len(runs), n_templates, n_groups))
-    return present, {name: contributions(fp, counted).mean(axis=0) for name, (fp, counted) in counts.items()}
-

@@ -67,16 +67,16 @@ def _within(probe: str, preds: pd.DataFrame) -> list[dict]:
     for (model, category), part in marked.groupby(["model", "category"], sort=True):
         groups, group_index = np.unique(part["group"].astype(str), return_inverse=True)
         runs, run_index = np.unique(part["run_id"].astype(str), return_inverse=True)
-        has_templates = "template_id" in part
-        templates, template_index = (np.unique(part["template_id"].astype(str), return_inverse=True)
-                                     if has_templates else (np.zeros(1), np.zeros(len(part), dtype=int)))
+        # Without template_id every sentence is in one template, which leaves no part to estimate.
+        template_keys = part["template_id"].astype(str) if "template_id" in part else np.zeros(len(part))
+        templates, template_index = np.unique(template_keys, return_inverse=True)
         counts = class_counts(part, (run_index, template_index, group_index), (len(runs), len(templates), len(groups)))
         for name, (fp, counted) in counts.items():
             gaps = mean_gaps(fp.sum(axis=1), counted.sum(axis=1), np.ones(len(runs)))
-            parts = crossed_parts(contributions(fp, counted)) if has_templates else np.full((3, len(groups)), np.nan)
+            parts = crossed_parts(contributions(fp, counted))
             rows += [{"probe": probe, "model": model, "category": category, "class": name, "group": group,
                       "gap": float(gaps[g]), "templates": parts[0, g], "runs": parts[1, g], "sentences": parts[2, g],
-                      "n_templates": len(templates) if has_templates else np.nan, "n_runs": len(runs)}
+                      "n_templates": len(templates) if "template_id" in part else np.nan, "n_runs": len(runs)}
                      for g, group in enumerate(groups)]
     return rows
 
