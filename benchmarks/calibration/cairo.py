@@ -149,6 +149,10 @@ SWAPS = 200
 # The power the paired test promises at odds ×4 in A against B, by clusters per subgroup (the full table's rate, less
 # a margin).
 POWER = {6: 0.4, 20: 0.8}
+# Two models toxic at different rates (the excess rows' question), and the power their test promises at odds ×4 in
+# A against B with 20 clusters per subgroup (the full table's rate, less a margin).
+UNEQUAL = (0.05, 0.2)
+EXCESS_POWER = {"nested": 0.75, "crossed": 0.9}
 
 
 def pair_effect(groups: int, odds: float, odds_b: float) -> np.ndarray:
@@ -169,17 +173,56 @@ def expected_difference(design: str, groups: int, clusters: int, sd: float, odds
     return float(np.mean([a - b for a, b in draws]))
 
 
+def numpy_floor(rng, design: str, score_sum: np.ndarray, size: int, draws: int = 20) -> np.ndarray:
+    """Each model's Eq. 1 averaged over ``draws`` relabellings of its (models x groups x clusters) cells, with numpy.
+
+    The relabellings are the no-bias null's (§1.12), written out here: crossed, the subgroups
+    permuted within each template; nested, the cells permuted among all of them, keeping
+    each subgroup's count. Every model is relabelled alike.
+    """
+    models, groups, clusters = score_sum.shape
+    floors = []
+    for _ in range(draws):
+        if design == "crossed":
+            order = np.argsort(rng.random((groups, clusters)), axis=0)
+            relabelled = np.take_along_axis(score_sum, order[None], axis=1)
+        else:
+            relabelled = score_sum.reshape(models, -1)[:, rng.permutation(groups * clusters)].reshape(score_sum.shape)
+        floors.append(eq1(relabelled, size))
+    return np.mean(floors, axis=0)
+
+
+@functools.cache
+def expected_excess_difference(design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float,
+                               levels: tuple, datasets: int = 4000) -> float:
+    """E[excess bias of A − excess bias of B] at the design's sizes: simulated pairs, floors by :func:`numpy_floor`.
+
+    Each floor's relabellings are few, but the mean over datasets of an unbiased floor is
+    the expected floor, so the truth is exact up to its Monte Carlo error.
+    """
+    rng = np.random.default_rng([13, groups, clusters, int(100 * sd), int(100 * odds), int(100 * odds_b),
+                                 design == "crossed", *(int(1000 * level) for level in levels)])
+    effect = pair_effect(groups, odds, odds_b)
+    excess = []
+    for _ in range(datasets):
+        score_sum = dataset(rng, design, groups, clusters, sd, SIZE, effect, np.array(levels))[0]
+        excess.append(eq1(score_sum, SIZE) - numpy_floor(rng, design, score_sum, SIZE))
+    return float(np.mean([a - b for a, b in excess]))
+
+
 def comparison_trial(rng, design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float,
-                     check: str) -> np.ndarray:
+                     check: str, levels: tuple = tuple(PAIR_LEVEL)) -> np.ndarray:
     """One simulated pair of models through :func:`biasflow.cairo.comparisons.pair_rows`, checked once.
 
     ``check``: ``p`` (the swap test is at most 0.05), ``zero`` (the difference's interval
     covers 0), ``eq1`` (it covers E[Eq. 1 of A − Eq. 1 of B]), ``apart`` (it lies wholly on
     one side of 0), ``unpaired`` (the two models' own Eq. 1 intervals do not overlap: how a
-    reader comparing the headline's bars would conclude).
+    reader comparing the headline's bars would conclude); ``excess_p``, ``excess_zero`` and
+    ``excess``: the same of the excess rows (the truth E[excess of A − excess of B]).
+    ``levels``: the two models' toxic rates.
     """
     score_sum, score_sq_sum = dataset(rng, design, groups, clusters, sd, SIZE, pair_effect(groups, odds, odds_b),
-                                      PAIR_LEVEL)
+                                      np.array(levels))
     models = MODELS[:2]
     pooled = pooled_stats(as_stats(design, score_sum, score_sq_sum, SIZE), "M", "religion", "valid", ["original"],
                           models)
@@ -187,12 +230,17 @@ def comparison_trial(rng, design: str, groups: int, clusters: int, sd: float, od
     if check == "unpaired":
         own = model_uncertainty(np.array([1.0]), pooled, np.empty((0, *boot.shape[1:])), boot, "none")
         return np.array([own["bias_lo"][0] > own["bias_hi"][1] or own["bias_lo"][1] > own["bias_hi"][0]])
-    row, = pair_rows(np.array([1.0]), pooled, boot, swap_weights(len(pooled.clusters), SWAPS, rng), "none", models)
-    if check == "p":
+    measure = "excess" if check.startswith("excess") else "eq1"
+    null = null_weights(pooled, NULL_DRAWS, rng) if measure == "excess" else np.empty((0, *boot.shape[1:]))
+    swaps = swap_weights(len(pooled.clusters), SWAPS if measure == "eq1" else 0, rng)
+    row = {r["measure"]: r for r in pair_rows(np.array([1.0]), pooled, boot, swaps, "none", models, null)}[measure]
+    if check in ("p", "excess_p"):
         return np.array([row["p"] <= ALPHA])
     if check == "apart":
         return np.array([row["difference_lo"] > 0 or row["difference_hi"] < 0])
-    truth = 0.0 if check == "zero" else expected_difference(design, groups, clusters, sd, odds, odds_b)
+    truth = (0.0 if check in ("zero", "excess_zero") else
+             expected_difference(design, groups, clusters, sd, odds, odds_b) if check == "eq1" else
+             expected_excess_difference(design, groups, clusters, sd, odds, odds_b, levels))
     return np.array([row["difference_lo"] <= truth <= row["difference_hi"]])
 
 
@@ -287,15 +335,19 @@ def _interval(statistic, design, groups, clusters, sd, odds, check, measure, nom
 
 
 def _comparison(statistic, design, groups, clusters, sd, odds, odds_b, check, measure, nominal, lower, upper,
-                quick=60, full=600):
+                quick=60, full=600, levels=tuple(PAIR_LEVEL)):
     cross = "templates" if design == "crossed" else "pages each"
-    truth = ("the same model twice, no group difference" if odds == odds_b == 1 else
-             f"the same model twice, first subgroup's odds ×{odds:g}" if odds == odds_b else
+    model = "model" if levels[0] == levels[1] else f"model toxic {levels[0]:.0%} and {levels[1]:.0%} of the time"
+    truth = (f"the same {model} twice, no group difference" if odds == odds_b == 1 else
+             f"the same {model} twice, first subgroup's odds ×{odds:g}" if odds == odds_b else
              f"first subgroup's odds ×{odds:g} in A, ×{odds_b:g} in B")
+    if levels[0] != levels[1]:
+        truth = f"toxic {levels[0]:.0%} and {levels[1]:.0%} of the time, " + (
+            "no group difference" if odds == odds_b == 1 else truth)
     return Scenario("cairo", statistic, f"2 models, {design}: {groups} subgroups × {clusters} {cross}, "
                     f"cluster logit sd {sd:g}", truth, measure, nominal, lower, upper, comparison_trial,
                     dict(design=design, groups=groups, clusters=clusters, sd=sd, odds=odds, odds_b=odds_b,
-                         check=check), quick, full)
+                         check=check, **({} if levels == tuple(PAIR_LEVEL) else {"levels": levels})), quick, full)
 
 
 def _study(statistic, design, sd, truth, check, measure, nominal, lower, upper, quick=20, full=200):
@@ -351,6 +403,19 @@ SCENARIOS = [
       for what, check, lower in (("paired p ≤ 0.05", "p", POWER[clusters]),
                                  ("paired interval apart from 0", "apart", 0.0),
                                  ("the two models' own Eq. 1 intervals apart, unpaired", "unpaired", 0.0))),
+    # The excess rows (§1.16): the same group difference whatever each model's toxicity, where Eq. 1's test says
+    # "not the same distribution".
+    *(_comparison("paired excess p ≤ 0.05", design, 4, 6, 0.8, 1.0, 1.0, "excess_p", REJECTION, 0.05, 0.0, 0.06,
+                  levels=levels) for design in ("nested", "crossed") for levels in (tuple(PAIR_LEVEL), UNEQUAL)),
+    *(_comparison("paired Eq. 1 p ≤ 0.05 (what Eq. 1's test asks)", design, 4, 6, 0.8, 1.0, 1.0, "p", REJECTION,
+                  np.nan, 0.0, 1.0, levels=UNEQUAL) for design in ("nested", "crossed")),
+    *(_comparison("paired excess interval covers 0", design, 4, 6, 0.8, 1.0, 1.0, "excess_zero", COVERAGE, 0.95,
+                  0.93, 1.0, levels=UNEQUAL) for design in ("nested", "crossed")),
+    *(_comparison("paired excess interval covers E[excess of A − excess of B]", design, 4, clusters, 0.8, 4.0, 1.0,
+                  "excess", COVERAGE, 0.95, 0.90, 1.0) for design in ("nested", "crossed") for clusters in (3, 6)),
+    *(_comparison("paired excess p ≤ 0.05 (power)", design, 4, clusters, 0.8, 4.0, 1.0, "excess_p", REJECTION, np.nan,
+                  lower, 1.0) for design in ("nested", "crossed")
+      for clusters, lower in ((6, 0.0), (20, EXCESS_POWER[design]))),
     # The paired planner (§6.6): at the group keys it asks for, the swap test finds the difference 80% of the time.
     *(Scenario("cairo", "paired p ≤ 0.05 at the planner's size (power)",
                f"2 models, {design}: 4 subgroups × the planned {'templates' if design == 'crossed' else 'pages each'}, "

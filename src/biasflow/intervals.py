@@ -40,3 +40,20 @@ def estimate_interval(estimate: np.ndarray, draws: np.ndarray, factor: float) ->
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices: NaN is the answer
         low, middle, high = np.nanpercentile(draws, (INTERVAL[0], 50, INTERVAL[1]), axis=0)
     return estimate - factor * (middle - low), estimate + factor * (high - middle)
+
+
+def interval_p(estimate: float, draws: np.ndarray, factor: float) -> float:
+    """Two-sided p of "the value is 0" read off :func:`estimate_interval`'s own construction (docs/methods.md §1.16).
+
+    The interval at level α leaves out 0 when the draws' α/2 percentile on the side towards
+    0 lies nearer their median than |estimate| / ``factor``; so p is twice the share of
+    draws at least that far on that side, counted as (1 + k) / (draws + 1) and at most 1.
+    p ≤ 0.05 then agrees with the 95% interval leaving out 0. NaN without a defined draw or
+    estimate.
+    """
+    draws = draws[np.isfinite(draws)]
+    if not len(draws) or not np.isfinite(estimate) or not np.isfinite(factor):
+        return np.nan
+    towards_zero = (np.median(draws) - draws) * np.sign(estimate) if estimate else np.abs(draws - np.median(draws))
+    k = np.count_nonzero(towards_zero * factor >= abs(estimate))
+    return float(min(1.0, 2 * (1 + k) / (len(draws) + 1)))

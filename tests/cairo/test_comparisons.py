@@ -73,14 +73,15 @@ def swapped_rows(rows: pd.DataFrame, clusters, swap: np.ndarray, a: str, b: str)
 def test_differences_intervals_and_swap_p_match_the_row_loop(case):
     table, refs, settings, bias = case
     assert list(table.columns) == COMPARISON_COLUMNS
-    assert len(table) == len(bias) // len(MODELS) * 10, "every pair of 5 models"
-    assert (table.measure == "eq1").all()
+    assert len(table) == len(bias) // len(MODELS) * 10 * 2, "every pair of 5 models, eq1 and excess"
+    assert set(table.measure) == {"eq1", "excess"}
     for (metric, split, prompts), part in table[table.pair == table.pair.iloc[0]].groupby(["metric", "split",
                                                                                           "prompts"]):
         ref = refs[metric, split]
         combination = ({"original": 1} if prompts == "original" else
                        combination_of(bias[(bias.metric == metric) & (bias.prompts == "cairo")].combination.iloc[0]))
         eq1 = pd.Series(ref.eq1(combination), index=MODELS)
+        floor = pd.Series(ref.floor(combination), index=MODELS)
         boot = np.array([loop_eq1(draw_of(ref, w), combination).to_numpy() for w in ref.boot])
         swaps = swap_weights(len(ref.clusters), settings.permutations, draw_rng(settings.seed, SWAP, metric, split))
         for a, b in LOOPED:
@@ -88,15 +89,31 @@ def test_differences_intervals_and_swap_p_match_the_row_loop(case):
             own = centred(ref.rows, combination)
             swapped = np.array([(lambda e: e[a] - e[b])(loop_eq1(swapped_rows(own, ref.clusters, s, a, b),
                                                                  combination)) for s in swaps])
-            row = part[(part.model_a == a) & (part.model_b == b)].iloc[0]
+            rows = part[(part.model_a == a) & (part.model_b == b)].set_index("measure")
             difference = eq1[a] - eq1[b]
-            assert row.difference == pytest.approx(difference, rel=1e-9, abs=1e-12)
+            excess = difference - (floor[a] - floor[b])
             low, middle, high = np.percentile(boot[:, i] - boot[:, j], [2.5, 50, 97.5])
-            assert row.difference_lo == pytest.approx(difference - ref.factor() * (middle - low), abs=1e-10)
-            assert row.difference_hi == pytest.approx(difference + ref.factor() * (high - middle), abs=1e-10)
-            assert row.difference_lo <= row.difference <= row.difference_hi
+            for measure, value in (("eq1", difference), ("excess", excess)):
+                row = rows.loc[measure]
+                assert row.difference == pytest.approx(value, rel=1e-9, abs=1e-12)
+                assert row.difference_lo == pytest.approx(value - ref.factor() * (middle - low), abs=1e-10)
+                assert row.difference_hi == pytest.approx(value + ref.factor() * (high - middle), abs=1e-10)
+                assert row.difference_lo <= row.difference <= row.difference_hi
             reached = np.sum(np.abs(swapped) >= abs(difference) - 1e-12)
-            assert row.p == pytest.approx((1 + reached) / (len(swaps) + 1))
+            assert rows.loc["eq1", "p"] == pytest.approx((1 + reached) / (len(swaps) + 1))
+            assert (rows.loc["excess", "p"] <= 0.05) == (rows.loc["excess", "difference_lo"] > 0
+                                                          or rows.loc["excess", "difference_hi"] < 0)
+
+
+def test_the_excess_difference_is_the_headline_excess_biases_difference(case):
+    """The excess rows difference the headline's own excess_bias (the same null draws give both floors)."""
+    table, _, _, bias = case
+    excess = bias.set_index(["pair", "metric", "split", "prompts", "model"])["excess_bias"]
+    rows = table[table.measure == "excess"]
+    expected = [excess[r.pair, r.metric, r.split, r.prompts, r.model_a] - excess[r.pair, r.metric, r.split, r.prompts,
+                                                                                   r.model_b]
+                for r in rows.itertuples(index=False)]
+    np.testing.assert_allclose(rows.difference, expected, atol=1e-12)
 
 
 def test_each_family_is_adjusted_by_holm_and_bh(case):
@@ -115,6 +132,7 @@ def test_swapping_two_identical_models_never_moves_their_difference():
     settings = SearchSettings.defaults(mode="shared", max_sets=2, permutations=19, bootstrap=20, null_draws=5, seed=1)
     table = comparison_table(stats, select(stats, settings), settings)
     twins = table[(table.model_a == "m0") & (table.model_b == "m0-twin")]
+    assert set(twins.measure) == {"eq1", "excess"}
     assert len(twins) and (twins.p == 1).all() and (twins.difference.abs() < 1e-12).all()
 
 
@@ -145,8 +163,9 @@ def test_the_pair_is_turned_to_read_candidate_minus_baseline():
                                         "difference_hi": -0.1, "p": 0.01}]
 
 
-def sentence_row(low, high, p, difference=-0.02):
-    return {"axis": "gender", "metric": "BOLD", "split": "test", "prompts": "original", "model_a": "new",
+def sentence_row(low, high, p, difference=-0.02, measure="eq1"):
+    return {"axis": "gender", "metric": "BOLD", "split": "test", "prompts": "original", "measure": measure,
+            "model_a": "new",
             "model_b": "old", "difference": difference, "difference_lo": low, "difference_hi": high, "p": p,
             "n_scores": 40, "n_clusters": 6}
 
@@ -159,6 +178,9 @@ def sentence_row(low, high, p, difference=-0.02):
     (sentence_row(-0.03, 0.01, 0.3), "includes 0 but no difference as large as 0.05"),
     (sentence_row(-0.03, -0.01, 0.09), "leaves out 0 but the paired test does not reject: undecided"),
     (sentence_row(np.nan, np.nan, 0.2), "no interval: a subgroup has a single group key"),
+    (sentence_row(-0.03, -0.01, 0.004, measure="excess"), "candidate new: excess bias 0.0200 lower than baseline old"),
+    (sentence_row(np.nan, np.nan, np.nan, np.nan, "excess"), "no interval: a subgroup has a single group key, or "
+                                                              "selection.null_draws is 0"),
 ])
 def test_each_verdict_says_what_the_data_can_tell(row, words):
     [line] = sentences(pd.DataFrame([row]), min_effect=0.05)
@@ -190,7 +212,7 @@ def test_compare_stops_bad_pairs_in_one_line(stats_path, tmp_path, flags, messag
         assert result.returncode == 0, result.stderr[-2000:]
         compared = pd.read_csv(out)
         assert set(zip(compared.model_a, compared.model_b)) == {("m2", "m1")}
-        assert len(result.stdout.strip().splitlines()) == 4, "one line per metric and split"
+        assert len(result.stdout.strip().splitlines()) == 8, "one line per metric, split and measure"
         return
     assert_refused(result, message, out)
 

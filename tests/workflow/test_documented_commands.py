@@ -446,7 +446,7 @@ def test_biasflow_command_runs_as_written(command, checkout):
         shutil.rmtree(checkout / "results", ignore_errors=True)
     if command.startswith("biasflow compare --method cairo"):
         lines = result.stdout.strip().splitlines()
-        assert len(lines) == 6 and all("candidate" in line and "baseline" in line for line in lines), result.stdout
+        assert len(lines) == 12 and all("candidate" in line and "baseline" in line for line in lines), result.stdout
         shutil.rmtree(checkout / "results", ignore_errors=True)  # a run's results, which the checkout must not keep
     if command.startswith("biasflow power --method fpr"):
         power = pd.read_csv(checkout / "power.csv")

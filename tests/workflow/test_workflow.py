@@ -103,12 +103,15 @@ def test_main_job_writes_every_selection_output(run):
     comparisons = pd.read_csv(workdir / "results/cairo/gender_comparisons.csv")
     assert list(comparisons.columns) == COMPARISON_COLUMNS
     keys = ["pair", "metric", "split", "prompts"]
-    assert len(comparisons) == len(table.drop_duplicates(keys)) * 3, "3 pairs of 3 models per headline cell"
-    eq1 = table.set_index([*keys, "model"])["bias"]
-    own = comparisons.apply(lambda r: eq1[(r["pair"], r["metric"], r["split"], r["prompts"], r["model_a"])]
-                            - eq1[(r["pair"], r["metric"], r["split"], r["prompts"], r["model_b"])], axis=1)
-    assert np.allclose(comparisons["difference"], own), "the headline's Eq. 1 differenced"
-    assert comparisons["p"].between(1 / 51, 1).all() and (comparisons["p_holm"] >= comparisons["p"]).all()
+    assert len(comparisons) == len(table.drop_duplicates(keys)) * 3 * 2, "3 pairs of 3 models, 2 measures per cell"
+    for measure, column in (("eq1", "bias"), ("excess", "excess_bias")):
+        own_value = table.set_index([*keys, "model"])[column]
+        rows = comparisons[comparisons["measure"] == measure]
+        own = rows.apply(lambda r: own_value[(r["pair"], r["metric"], r["split"], r["prompts"], r["model_a"])]
+                         - own_value[(r["pair"], r["metric"], r["split"], r["prompts"], r["model_b"])], axis=1)
+        assert np.allclose(rows["difference"], own, equal_nan=True), f"the headline's {column} differenced"
+    eq1_p = comparisons.loc[comparisons["measure"] == "eq1", ["p", "p_holm"]]
+    assert eq1_p["p"].between(1 / 51, 1).all() and (eq1_p["p_holm"] >= eq1_p["p"]).all()
 
 
 def test_stats_equal_a_per_row_recomputation(run):

@@ -2,8 +2,9 @@
 
 The model builder's question on CAIRO statistics: the selection runs on every model of the
 tables (so its combination is the workflow's), and the rows of the comparison table for
-the two models are turned to read "candidate − baseline", one sentence per axis, metric and
-split with the original prompts (docs/methods.md §1.16).
+the two models are turned to read "candidate − baseline", one sentence per axis, metric,
+split and measure (Eq. 1, and the excess bias over the no-bias floor) with the original
+prompts (docs/methods.md §1.16).
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ from biasflow.verdicts import judged
 
 # The flag naming this method's inputs (`biasflow compare --stats`).
 INPUT = "stats"
+# How each measure of the comparison table reads in a sentence.
+MEASURE_WORDS = {"eq1": "Eq. 1", "excess": "excess bias"}
+# Why a measure's row can have no interval.
+NO_INTERVAL = {"eq1": "a subgroup has a single group key (docs/methods.md §1.11)",
+               "excess": "a subgroup has a single group key, or selection.null_draws is 0 (docs/methods.md §1.11, "
+                         "§1.13)"}
 
 
 def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
@@ -38,7 +45,7 @@ def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping
 
 
 def compare(paths: Sequence[str], baseline: str, candidate: str, settings: SearchSettings) -> pd.DataFrame:
-    """The comparison rows of ``candidate`` against ``baseline``: ``difference`` is the candidate's Eq. 1 less the baseline's."""
+    """The comparison rows of ``candidate`` against ``baseline``: ``difference`` is the candidate's measure less the baseline's."""
     if baseline == candidate:
         raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different models.")
     stats = read_stats(paths)
@@ -67,18 +74,20 @@ def oriented(table: pd.DataFrame, baseline: str, candidate: str) -> pd.DataFrame
 
 
 def sentences(rows: pd.DataFrame, min_effect: float) -> list[str]:
-    """One line per axis, metric and split with the original prompts: what the paired comparison can and cannot tell."""
+    """One line per axis, metric, split and measure with the original prompts: what the paired comparison can and cannot tell."""
     lines = []
-    original = rows[rows["prompts"] == "original"].drop_duplicates(["axis", "metric", "split"])
-    for row in original.sort_values(["axis", "metric", "split"]).itertuples(index=False):
+    original = rows[rows["prompts"] == "original"].drop_duplicates(["axis", "metric", "split", "measure"])
+    original = original.assign(order=original["measure"].map(list(MEASURE_WORDS).index))
+    for row in original.sort_values(["axis", "metric", "split", "order"]).itertuples(index=False):
         where = f"{row.axis} {row.metric}, {row.split} split, original prompts"
+        measure = MEASURE_WORDS[row.measure]
         size = f"{row.n_scores} scored continuations per model and seed, {row.n_clusters} group keys where fewest"
         word, words = judged(row.difference, row.difference_lo, row.difference_hi, row.p, min_effect, "cairo",
-                             "a subgroup has a single group key (docs/methods.md §1.11)")
+                             NO_INTERVAL[row.measure])
         if word:
-            lines.append(f"{where}: candidate {row.model_a}: Eq. 1 {abs(row.difference):.4f} {word} than baseline "
+            lines.append(f"{where}: candidate {row.model_a}: {measure} {abs(row.difference):.4f} {word} than baseline "
                          f"{row.model_b} ({words}, {size})")
         else:
             lines.append(f"{where}: no difference detectable between candidate {row.model_a} and baseline "
-                         f"{row.model_b}: Eq. 1 {row.difference:+.4f}, {words} (paired p = {row.p:.3g}, {size})")
+                         f"{row.model_b}: {measure} {row.difference:+.4f}, {words} (paired p = {row.p:.3g}, {size})")
     return lines

@@ -5,15 +5,20 @@ than either number: the prompt sample moves both alike. Per axis, metric pair, m
 split, prompts (``original`` and the selected combination) and measure, every pair of
 models gets
 
-- ``difference``: model_a's Eq. 1 minus model_b's (``measure`` ``eq1``; the difference of the
-  excess bias, whose interval does not yet reach its nominal coverage, is not reported, §1.16);
+- ``difference``: model_a's Eq. 1 minus model_b's (``measure`` ``eq1``), or model_a's excess
+  bias minus model_b's (``excess``: each Eq. 1 less its no-bias floor, §1.13);
 - ``difference_lo``/``difference_hi``: a 95% interval from the selection's cluster
   bootstrap draws, one draw shared by both models (so the prompts' common part cancels),
   laid off from the difference and widened for few clusters as the headline's intervals are;
-- ``p``: a paired randomisation test: each model's scores centred on its own mean (which
-  leaves Eq. 1 as it is), in each draw the two models' statistics are swapped in each
-  cluster with probability ½, which leaves their joint distribution as it is when the
-  models' centred scores are exchangeable; two-sided, (1 + #{|D*| ≥ |D|}) / (draws + 1);
+  the excess rows lay the Eq. 1 difference's spread off from the excess difference (the
+  floors held as the data give them);
+- ``p``: for ``eq1``, a paired randomisation test: each model's scores centred on its own
+  mean (which leaves Eq. 1 as it is), in each draw the two models' statistics are swapped
+  in each cluster with probability ½, which leaves their joint distribution as it is when
+  the models' centred scores are exchangeable; two-sided, (1 + #{|D*| ≥ |D|}) / (draws + 1).
+  For ``excess``, whose question (the same group difference, whatever each model's
+  toxicity) a swap cannot pose, the p at which the interval's own construction reaches 0
+  (:func:`biasflow.intervals.interval_p`);
 - ``p_holm``/``p_bh``: adjusted over the pairs of the same axis, metric pair, metric, split,
   prompts and measure (:mod:`biasflow.multiplicity`).
 
@@ -32,15 +37,15 @@ from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_bias,
 from biasflow.cairo.headline import headline_k
 from biasflow.cairo.selection import SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection
 from biasflow.cairo.uncertainty import TIE_TOL, draw_bias, draw_rng, small_sample_factor
-from biasflow.intervals import estimate_interval
+from biasflow.intervals import estimate_interval, interval_p
 from biasflow.multiplicity import adjust
 
 COMPARISON_COLUMNS = [
     "axis", "pair", "metric", "split", "prompts", "measure", "model_a", "model_b", "difference", "difference_lo",
     "difference_hi", "p", "p_holm", "p_bh", "design", "n_clusters", "n_scores",
 ]
-# What is differenced: Eq. 1 at the prompts' sizes (the excess measure's interval is not yet calibrated, §1.16).
-MEASURES = ("eq1",)
+# What is differenced: Eq. 1 at the prompts' sizes, and the excess bias (Eq. 1 less its no-bias floor, §1.13).
+MEASURES = ("eq1", "excess")
 # The stream of the swap draws (beside the bootstrap's and the null's).
 SWAP = "swap"
 FAMILY = ["axis", "pair", "metric", "split", "prompts", "measure"]
@@ -74,35 +79,41 @@ def comparison_table(stats: pd.DataFrame, selection: Selection, settings: Search
                                      draw_rng(settings.seed, SWAP, metric, split))
                 for prompts, comb in (("original", {ORIGINAL: 1}), ("cairo", combination)):
                     counts = np.array([comb.get(name, 0) for name in promptsets], dtype=np.float64)
-                    for row in pair_rows(counts, pooled, draws.boot, swaps, settings.normalise, models):
+                    for row in pair_rows(counts, pooled, draws.boot, swaps, settings.normalise, models, draws.null):
                         rows.append({"axis": best.axis, "pair": best.pair, "metric": metric, "split": split,
                                      "prompts": prompts, **row})
     return adjust(pd.DataFrame(rows, columns=COMPARISON_COLUMNS), FAMILY)
 
 
 def pair_rows(counts: np.ndarray, pooled: PooledStats, boot: np.ndarray, swaps: np.ndarray, normalise: str,
-              models: list[str]) -> list[dict]:
-    """One row per pair of ``models`` (in their order) for one combination: the columns after ``prompts``.
+              models: list[str], null: np.ndarray) -> list[dict]:
+    """Two rows per pair of ``models`` (in their order) for one combination, ``eq1`` then ``excess``: the columns after ``prompts``.
 
-    ``boot`` is the metric and split's bootstrap draws (empty: the interval is NaN), ``swaps``
-    the swap draws (:func:`swap_weights`; empty: ``p`` is NaN).
+    ``boot`` is the metric and split's bootstrap draws (empty: the intervals are NaN),
+    ``swaps`` the swap draws (:func:`swap_weights`; empty: the ``eq1`` p is NaN), ``null``
+    the no-bias null's draws that give each model's floor (empty: every ``excess`` number is NaN).
     """
     bias = pooled_bias(counts[None, :], pooled, normalise)[0]
-    draws = draw_bias(counts, pooled, boot, normalise) if len(boot) else np.empty((0, len(bias)))
+    draws = draw_bias(counts, pooled, boot, normalise) if len(boot) else np.full((1, len(bias)), np.nan)
+    floor = draw_bias(counts, pooled, null, normalise).mean(axis=0) if len(null) else np.full(len(bias), np.nan)
     factor = small_sample_factor(pooled)
     score_sum = np.tensordot(counts, pooled.score_sum, axes=1)  # models x seeds x clusters
     n = np.tensordot(counts, pooled.n, axes=1)
     n_scores = n.sum(axis=(1, 2)) / n.shape[1]
     rows = []
     for a, b in itertools.combinations(range(len(models)), 2):
+        spread = draws[:, a] - draws[:, b]
+        same = {"model_a": models[a], "model_b": models[b], "design": pooled.design,
+                "n_clusters": pooled.n_clusters(), "n_scores": int(round(min(n_scores[a], n_scores[b])))}
         difference = bias[a] - bias[b]
-        low, high = estimate_interval(difference, draws[:, a] - draws[:, b], factor) if len(draws) else (np.nan,
-                                                                                                          np.nan)
         swapped = swap_differences(score_sum[[a, b]], n[[a, b]], pooled.membership, swaps, normalise)
-        rows.append({"measure": "eq1", "model_a": models[a], "model_b": models[b], "difference": difference,
-                     "difference_lo": low, "difference_hi": high, "p": swap_p(difference, swapped),
-                     "design": pooled.design, "n_clusters": pooled.n_clusters(),
-                     "n_scores": int(round(min(n_scores[a], n_scores[b])))})
+        rows.append({"measure": "eq1", "difference": difference,
+                     **dict(zip(("difference_lo", "difference_hi"), estimate_interval(difference, spread, factor))),
+                     "p": swap_p(difference, swapped), **same})
+        excess = difference - (floor[a] - floor[b])
+        rows.append({"measure": "excess", "difference": excess,
+                     **dict(zip(("difference_lo", "difference_hi"), estimate_interval(excess, spread, factor))),
+                     "p": interval_p(excess, spread, factor), **same})
     return rows
 
 

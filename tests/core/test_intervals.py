@@ -1,0 +1,46 @@
+"""The p read off the bootstrap interval's construction (biasflow.intervals.interval_p, docs/methods.md §1.16).
+
+Checked against a brute-force search: the smallest two-sided level α on a fine grid whose
+interval, built from numpy's percentiles at α/2 and 1 − α/2 the way the 95% one is, leaves
+out 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from biasflow.intervals import interval_p
+
+
+def brute_force_p(estimate: float, draws: np.ndarray, factor: float) -> float:
+    """The smallest α on a grid of 1/2000 whose interval, laid off from the estimate, leaves out 0 (1 if none)."""
+    middle = np.median(draws)
+    for alpha in np.arange(1, 2001) / 2000:
+        low, high = np.quantile(draws, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
+        if estimate - factor * (middle - low) > 0 or estimate + factor * (high - middle) < 0:
+            return float(alpha)
+    return 1.0
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_p_is_the_level_at_which_the_interval_reaches_zero(seed):
+    rng = np.random.default_rng(seed)
+    draws = rng.gamma(2.0, 1.0, 399) * rng.choice([-1, 1]) + rng.normal(0, 1)
+    estimate, factor = rng.normal(0, 3), rng.uniform(1.0, 1.5)
+    p = interval_p(estimate, draws, factor)
+    assert p == pytest.approx(brute_force_p(estimate, draws, factor), abs=2 * 2 / 400)
+
+
+def test_hand_worked():
+    """Draws 1..9 (median 5), estimate 3, factor 1: draws at least 3 below 5 are 1 and 2, so p = 2·3/10."""
+    assert interval_p(3.0, np.arange(1.0, 10.0), 1.0) == pytest.approx(0.6)
+    assert interval_p(-3.0, np.arange(1.0, 10.0), 1.0) == pytest.approx(0.6), "draws at least 3 above: 8 and 9"
+    assert interval_p(0.0, np.arange(1.0, 10.0), 1.0) == 1.0
+
+
+@pytest.mark.parametrize("estimate, draws, factor", [
+    (np.nan, np.arange(5.0), 1.0), (1.0, np.full(5, np.nan), 1.0), (1.0, np.arange(5.0), np.nan),
+])
+def test_undefined_is_nan_never_zero(estimate, draws, factor):
+    assert np.isnan(interval_p(estimate, draws, factor))
