@@ -264,10 +264,14 @@ def planned_clusters(design: str, groups: int, sd: float, odds: float, odds_b: f
     return math.ceil(row["n_needed"])
 
 
-def planned_comparison_trial(rng, design: str, groups: int, sd: float, odds: float, odds_b: float) -> np.ndarray:
-    """Whether the paired swap test finds the difference at the group keys the planner asks for."""
+def planned_comparison_trial(rng, design: str, groups: int, sd: float, odds: float, odds_b: float,
+                             check: str = "p") -> np.ndarray:
+    """Whether the paired test finds the difference at the group keys the planner asks for.
+
+    ``check``: ``p`` (Eq. 1's swap test) or ``excess_p`` (the excess rows' test).
+    """
     return comparison_trial(rng, design, groups, planned_clusters(design, groups, sd, odds, odds_b), sd, odds, odds_b,
-                            "p")
+                            check)
 
 
 # Studies through the whole selection: ten models toxic 0.5% to 8% of the time, two metrics
@@ -421,5 +425,12 @@ SCENARIOS = [
                f"2 models, {design}: 4 subgroups × the planned {'templates' if design == 'crossed' else 'pages each'}, "
                "cluster logit sd 0.8", "first subgroup's odds ×4 in A, ×1 in B", REJECTION, 0.80, 0.78, 1.0,
                planned_comparison_trial, dict(design=design, groups=4, sd=0.8, odds=4.0, odds_b=1.0), 60, 600)
+      for design in ("nested", "crossed")),
+    # The planner plans the Eq. 1 rows; what the excess rows' test finds at that size.
+    *(Scenario("cairo", "paired excess p ≤ 0.05 at the Eq. 1 planner's size (power)",
+               f"2 models, {design}: 4 subgroups × the planned {'templates' if design == 'crossed' else 'pages each'}, "
+               "cluster logit sd 0.8", "first subgroup's odds ×4 in A, ×1 in B", REJECTION, np.nan, 0.0, 1.0,
+               planned_comparison_trial, dict(design=design, groups=4, sd=0.8, odds=4.0, odds_b=1.0,
+                                              check="excess_p"), 60, 600)
       for design in ("nested", "crossed")),
 ]
