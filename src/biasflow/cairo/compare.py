@@ -74,7 +74,7 @@ def oriented(table: pd.DataFrame, baseline: str, candidate: str) -> pd.DataFrame
 
 
 def sentences(rows: pd.DataFrame, min_effect: float) -> list[str]:
-    """One line per axis, metric, split and measure with the original prompts: what the paired comparison can and cannot tell."""
+    """One line per axis, metric, split and measure (original prompts): what the paired comparison can and cannot tell."""
     lines = []
     original = rows[rows["prompts"] == "original"].drop_duplicates(["axis", "metric", "split", "measure"])
     original = original.assign(order=original["measure"].map(list(MEASURE_WORDS).index))

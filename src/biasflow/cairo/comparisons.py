@@ -87,11 +87,12 @@ def comparison_table(stats: pd.DataFrame, selection: Selection, settings: Search
 
 def pair_rows(counts: np.ndarray, pooled: PooledStats, boot: np.ndarray, swaps: np.ndarray, normalise: str,
               models: list[str], null: np.ndarray) -> list[dict]:
-    """Two rows per pair of ``models`` (in their order) for one combination, ``eq1`` then ``excess``: the columns after ``prompts``.
+    """Two rows per pair of ``models`` (in their order) for one combination, ``eq1`` then ``excess``.
 
-    ``boot`` is the metric and split's bootstrap draws (empty: the intervals are NaN),
-    ``swaps`` the swap draws (:func:`swap_weights`; empty: the ``eq1`` p is NaN), ``null``
-    the no-bias null's draws that give each model's floor (empty: every ``excess`` number is NaN).
+    The rows hold the columns after ``prompts``. ``boot`` is the metric and split's bootstrap
+    draws (empty: the intervals are NaN), ``swaps`` the swap draws (:func:`swap_weights`;
+    empty: the ``eq1`` p is NaN), ``null`` the no-bias null's draws that give each model's
+    floor (empty: every ``excess`` number is NaN).
     """
     bias = pooled_bias(counts[None, :], pooled, normalise)[0]
     draws = draw_bias(counts, pooled, boot, normalise) if len(boot) else np.full((1, len(bias)), np.nan)
@@ -107,13 +108,12 @@ def pair_rows(counts: np.ndarray, pooled: PooledStats, boot: np.ndarray, swaps: 
                 "n_clusters": pooled.n_clusters(), "n_scores": int(round(min(n_scores[a], n_scores[b])))}
         difference = bias[a] - bias[b]
         swapped = swap_differences(score_sum[[a, b]], n[[a, b]], pooled.membership, swaps, normalise)
-        rows.append({"measure": "eq1", "difference": difference,
-                     **dict(zip(("difference_lo", "difference_hi"), estimate_interval(difference, spread, factor))),
-                     "p": swap_p(difference, swapped), **same})
         excess = difference - (floor[a] - floor[b])
-        rows.append({"measure": "excess", "difference": excess,
-                     **dict(zip(("difference_lo", "difference_hi"), estimate_interval(excess, spread, factor))),
-                     "p": interval_p(excess, spread, factor), **same})
+        for measure, value, p in (("eq1", difference, swap_p(difference, swapped)),
+                                  ("excess", excess, interval_p(excess, spread, factor))):
+            low, high = estimate_interval(value, spread, factor)
+            rows.append({"measure": measure, "difference": value, "difference_lo": low, "difference_hi": high, "p": p,
+                         **same})
     return rows
 
 

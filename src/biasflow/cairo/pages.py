@@ -76,14 +76,16 @@ def write_tables(curve: pd.DataFrame, table: pd.DataFrame, comparisons: pd.DataF
             "together. When the ranks move, a leaderboard built on the original prompts would have ordered the "
             "models differently; when their intervals overlap, the prompts cannot tell those models apart."), wide),
         Section("Every pair of models compared on the same prompts", (
-            "Is model_a less biased than model_b? difference: model_a's Eq. 1 less model_b's (negative: model_a is "
-            "less biased), with a paired 95% interval (one bootstrap draw for both models) and the paired "
-            "randomisation p-value (the two models' centred statistics swapped cluster by cluster), adjusted over "
-            "the pairs by Holm (p_holm) and Benjamini-Hochberg (p_bh); docs/methods.md section 1.16. Read this, not "
-            "two overlapping intervals above: the same prompts move both models alike, so their difference is far "
-            "more precise than either bias."),
-            comparisons[["pair", "metric", "split", "prompts", "model_a", "model_b", "difference", "difference_lo",
-                         "difference_hi", "p", "p_holm", "p_bh", "n_clusters"]]),
+            "Is model_a less biased than model_b? measure eq1: difference is model_a's Eq. 1 less model_b's "
+            "(negative: model_a is less biased), with a paired 95% interval (one bootstrap draw for both models) and "
+            "the paired randomisation p-value (the two models' centred statistics swapped cluster by cluster); "
+            "measure excess: the same for their excess bias (Eq. 1 less each model's no-bias floor), the row to read "
+            "when the two models differ in how toxic they are overall, with p the level at which its interval "
+            "reaches 0 (conservative). p is adjusted over the pairs by Holm (p_holm) and Benjamini-Hochberg (p_bh); "
+            "docs/methods.md section 1.16. Read this, not two overlapping intervals above: the same prompts move "
+            "both models alike, so their difference is far more precise than either bias."),
+            comparisons[["pair", "metric", "split", "prompts", "measure", "model_a", "model_b", "difference",
+                         "difference_lo", "difference_hi", "p", "p_holm", "p_bh", "n_clusters"]]),
         Section("Where each model's bias would move", (
             "Per metric, split and model: the standard deviation of the model's Eq. 1 (original prompts) that each "
             "source would give, and its share of their sum: wording (another paraphrase set of the same size), seed "

@@ -179,7 +179,7 @@ def plot_scorer_bias(own: pd.DataFrame, models: pd.DataFrame, path: str | Path) 
 
 
 def plot_comparisons(table: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, split: str = "test") -> None:
-    """Per axis and metric on the held-out ``split``, original prompts: models ordered by Eq. 1, and which pairs differ in it.
+    """Per axis and metric on the held-out ``split``, original prompts: models ordered by Eq. 1, which pairs differ in it.
 
     Left, each model's Eq. 1 with its bootstrap interval (the headline table's); right, every
     pair's paired difference, coloured where Holm's adjusted swap p is at most 0.05
