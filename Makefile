@@ -48,11 +48,14 @@ demo: $(STAMP)-demo
 report: $(STAMP)-demo
 	$(BIN)/snakemake --report report.html
 
-# The default suite: every test without a suite's marker (pyproject.toml), about 6 minutes on 2 cores
-# (benchmarks/README.md, "Test suite"). The targets below run the marked suites; .ci/run runs this one,
-# then test-workflow (which holds test-faults), test-calibration, test-report, test-vllm and test-slurm.
+# The default suite: every test without a suite's marker (pyproject.toml), about 5 minutes on 2 cores
+# (benchmarks/README.md, "Test suite"), spread over TEST_WORKERS processes (pytest-xdist; a test
+# file stays on one worker, so its module's fixtures are built once). The targets below run the
+# marked suites; .ci/run runs this one, then test-workflow (which holds test-faults),
+# test-calibration, test-report, test-vllm and test-slurm.
+TEST_WORKERS ?= 2
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 # Every end-to-end run of the tiny workflow, in one pytest run that builds the finished tiny run once
 # (about 8 minutes on 2 cores): the run read, rerun and changed as a user would (files edited, a model
@@ -67,10 +70,10 @@ test-workflow: setup
 test-faults: setup
 	$(BIN)/python -m pytest -q -m faults
 
-# Every scenario of the calibration table (benchmarks/calibration) at its quick size (about 2 minutes on 2 cores);
-# `python -m benchmarks.calibration` runs them at full size.
+# Every scenario of the calibration table (benchmarks/calibration) at its quick size (about 2.5 minutes on
+# 2 cores, over TEST_WORKERS processes); `python -m benchmarks.calibration` runs them at full size.
 test-calibration: setup
-	$(BIN)/python -m pytest -q -m calibration
+	$(BIN)/python -m pytest -q -m calibration -n $(TEST_WORKERS)
 
 # The tiny workflow's HTML report opened in headless Chromium: every category's figures and table
 # pages must show, with their captions; screenshots go to test-artifacts/report/ (about 4 minutes

