@@ -48,8 +48,8 @@ def interval_p(estimate: float, draws: np.ndarray, factor: float) -> float:
     The interval at level α leaves out 0 when the draws' α/2 percentile on the side towards
     0 lies nearer their median than |estimate| / ``factor``; so p is twice the share of
     draws at least that far on that side, counted as (1 + k) / (draws + 1) and at most 1.
-    p ≤ 0.05 then agrees with the 95% interval leaving out 0. NaN without a defined draw or
-    estimate.
+    p ≤ 0.05 then agrees with the 95% interval leaving out 0 (up to a draw at the boundary).
+    NaN without a defined draw or estimate.
     """
     draws = draws[np.isfinite(draws)]
     if not len(draws) or not np.isfinite(estimate) or not np.isfinite(factor):

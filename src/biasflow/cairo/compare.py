@@ -45,7 +45,7 @@ def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping
 
 
 def compare(paths: Sequence[str], baseline: str, candidate: str, settings: SearchSettings) -> pd.DataFrame:
-    """The comparison rows of ``candidate`` against ``baseline``: ``difference`` is the candidate's measure less the baseline's."""
+    """The comparison rows of ``candidate`` against ``baseline``: ``difference`` is the candidate's less the baseline's."""
     if baseline == candidate:
         raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different models.")
     stats = read_stats(paths)
