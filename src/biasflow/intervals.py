@@ -17,16 +17,29 @@ import numpy as np
 INTERVAL = (2.5, 97.5)
 
 
+def t_quantile(df: int, level: float = 0.95) -> float:
+    """t_{df, (1 + level)/2}: the Student t quantile of a two-sided ``level`` interval, every method's one.
+
+    NaN for df < 1, where there is no spread to estimate (one run, one prompt, one cluster):
+    the interval is then empty, never of zero width.
+    """
+    if not df >= 1:
+        return np.nan
+    # Imported here: every scoring job imports this module through the scorers, and scipy.stats
+    # alone would add over a second to each job's start.
+    from scipy import stats
+
+    return float(stats.t.ppf((1 + level) / 2, df))
+
+
 def small_sample_factor(df: int) -> float:
     """t_{df, 0.975} / z_{0.975}: the widening of a bootstrap interval resting on ``df`` clusters' degrees of freedom.
 
     1 for many clusters (1.31 at df = 5, 4.3/1.96 at df = 2); NaN where nothing was resampled (df < 1).
     """
-    # Imported here: every scoring job imports this module through the scorers, and scipy.stats
-    # alone would add over a second to each job's start.
     from scipy import stats
 
-    return float(stats.t.ppf(0.975, df) / stats.norm.ppf(0.975)) if df > 0 else np.nan
+    return t_quantile(df) / float(stats.norm.ppf(0.975))
 
 
 def estimate_interval(estimate: np.ndarray, draws: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray]:

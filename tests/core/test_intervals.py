@@ -1,8 +1,10 @@
-"""The p read off the bootstrap interval's construction (biasflow.intervals.interval_p, docs/methods.md §1.16).
+"""The interval helpers every method shares (biasflow.intervals).
 
-Checked against a brute-force search: the smallest two-sided level α on a fine grid whose
-interval, built from numpy's percentiles at α/2 and 1 − α/2 the way the 95% one is, leaves
-out 0.
+``interval_p``, the p read off the bootstrap interval's construction (docs/methods.md §1.16),
+against a brute-force search: the smallest two-sided level α on a fine grid whose interval,
+built from numpy's percentiles at α/2 and 1 − α/2 the way the 95% one is, leaves out 0.
+``t_quantile``, the one Student t quantile of FPR's run intervals, FairPair's intervals and
+the bootstrap's small-sample widening, against a printed t table.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from biasflow.intervals import interval_p
+from biasflow.intervals import interval_p, small_sample_factor, t_quantile
 
 
 def brute_force_p(estimate: float, draws: np.ndarray, factor: float) -> float:
@@ -44,3 +46,14 @@ def test_hand_worked():
 ])
 def test_undefined_is_nan_never_zero(estimate, draws, factor):
     assert np.isnan(interval_p(estimate, draws, factor))
+
+
+@pytest.mark.parametrize("df, level, table", [(5, 0.95, 2.571), (2, 0.95, 4.303), (10, 0.90, 1.812), (30, 0.99, 2.750)])
+def test_t_quantile_matches_a_printed_t_table(df, level, table):
+    """The two-sided quantiles of a printed Student t table (three decimals)."""
+    assert t_quantile(df, level) == pytest.approx(table, abs=5e-4)
+
+
+def test_t_quantile_without_degrees_of_freedom_is_nan():
+    assert np.isnan(t_quantile(0)) and np.isnan(t_quantile(-1))
+    assert small_sample_factor(5) == pytest.approx(2.571 / 1.960, abs=1e-3)

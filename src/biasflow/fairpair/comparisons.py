@@ -35,6 +35,7 @@ import pandas as pd
 from biasflow.fairpair.null import permutation_p
 from biasflow.fairpair.scores import DISSIMILARITIES
 from biasflow.hashing import named_rng
+from biasflow.intervals import t_quantile
 from biasflow.multiplicity import adjust
 from biasflow.settings import StepSettings
 
@@ -88,14 +89,12 @@ def tested_prompts(part: pd.DataFrame) -> pd.DataFrame:
 
 def pair_row(a: pd.DataFrame, b: pd.DataFrame, swaps: int, seed: int, dissimilarity: str) -> dict:
     """The columns after ``model_b`` of one pair, over the prompts both tested (``a``, ``b``: :func:`tested_prompts`)."""
-    from scipy import stats  # here: the rules import this module at every start
-
     shared = a.index.intersection(b.index).sort_values()
     units = shared_units(a, b)
     m = units.shape[1]
     own = [float((units[w] * units[x]).sum() / units[w].sum()) if m else math.nan for x, w in ((0, 1), (2, 3))]
     difference, se = (float(value) for value in paired_difference(units)) if m > 1 else (own[0] - own[1], math.nan)
-    half = float(stats.t.ppf(0.975, m - 1)) * se if se > 0 else math.nan
+    half = t_quantile(m - 1) * se if se > 0 else math.nan
     trades = swap_draws(seed, dissimilarity, shared, swaps)
     return {"R_excess_a": own[0], "R_excess_b": own[1], "difference": difference,
             "difference_lo": max(difference - half, -1.0), "difference_hi": min(difference + half, 1.0),

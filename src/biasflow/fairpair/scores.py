@@ -46,6 +46,7 @@ from biasflow.fairpair.null import (
 from biasflow.fairpair.sampling import samples_sd
 from biasflow.fairpair.tokens import tokens
 from biasflow.hashing import named_rng
+from biasflow.intervals import t_quantile
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
@@ -445,9 +446,7 @@ def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float, fl
     mean = float(values.mean())
     if m < 2:
         return mean, math.nan, math.nan
-    from scipy import stats
-
-    half = stats.t.ppf((1 + confidence) / 2, m - 1) * values.std(ddof=1) / math.sqrt(m)
+    half = t_quantile(m - 1, confidence) * values.std(ddof=1) / math.sqrt(m)
     return mean, mean - half, mean + half
 
 

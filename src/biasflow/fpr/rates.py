@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
+from biasflow.intervals import t_quantile
 from biasflow.tables import require_columns
 
 log = logging.getLogger("biasflow")
@@ -70,9 +71,7 @@ def quantile(interval: str, z: float, n_runs: int) -> float:
     if interval == "z":
         return z
     if interval == "t":
-        from scipy import stats  # here and below: the rules import this module at every Snakemake start
-
-        return float(stats.t.ppf(0.975, n_runs - 1)) if n_runs > 1 else math.nan
+        return t_quantile(n_runs - 1)
     raise BiasflowError(f"unknown interval {interval!r}; use one of {', '.join(INTERVALS)}.")
 
 
@@ -137,6 +136,6 @@ def _p_value(mean: float, se: float, interval: str, n_runs: int) -> float:
     if not math.isfinite(se):
         return math.nan
     statistic = abs(mean) / se
-    from scipy import stats
+    from scipy import stats  # here: the rules import this module at every Snakemake start
 
     return float(2 * (stats.t.sf(statistic, n_runs - 1) if interval == "t" else stats.norm.sf(statistic)))
