@@ -4,7 +4,9 @@ A bootstrap estimates a standard error from a handful of clusters (pages, templa
 prompts), and its draws of a biased statistic such as Eq. 1 sit above the estimate. Two
 corrections follow, used by CAIRO's intervals and the scorer's bias alike: the draws'
 spread is laid off from the estimate, so the interval always holds it, and widened by
-t/z for the clusters' degrees of freedom, as Student's t does for a mean.
+t/z for the clusters' degrees of freedom, as Student's t does for a mean. The Student t
+quantile itself (:func:`t_quantile`) is every method's one: FPR's intervals over runs,
+FairPair's intervals over prompts, and this widening.
 """
 
 from __future__ import annotations
