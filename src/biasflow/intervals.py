@@ -69,6 +69,6 @@ def interval_p(estimate: float, draws: np.ndarray, factor: float) -> float:
     draws = draws[np.isfinite(draws)]
     if not len(draws) or not np.isfinite(estimate) or not np.isfinite(factor):
         return np.nan
-    towards_zero = (np.median(draws) - draws) * np.sign(estimate) if estimate else np.abs(draws - np.median(draws))
+    towards_zero = (np.median(draws) - draws) * np.sign(estimate)  # an estimate of 0: every draw counts, p = 1
     k = np.count_nonzero(towards_zero * factor >= abs(estimate))
     return float(min(1.0, 2 * (1 + k) / (len(draws) + 1)))
