@@ -174,13 +174,34 @@ def menu_entry(driver, label: str):
     return wait(driver).until(lambda d: d.find_element(By.XPATH, xpath), message=f"no menu entry {label!r}")
 
 
+def click(driver, find, what: str) -> None:
+    """Click ``find(driver)`` as a reader would: once it has stood still for one poll and nothing
+    covers its centre. The menu's entries move for a moment after the report renders (they carry
+    ``transition-all``), and an entry clicked as soon as it exists can have its neighbour under the
+    pointer: CI once clicked the entry beside "Power" (ElementClickInterceptedException)."""
+    seen = {}
+
+    def settled(d):
+        element = find(d)
+        where = d.execute_script(
+            "const e = arguments[0], r = e.getBoundingClientRect();"
+            "const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+            "return [r.left, r.top, r.width, r.height, hit !== null && e.contains(hit)];", element)
+        still = where == seen.get("where") and where[4]
+        seen["where"] = where
+        return element if still else False
+
+    wait(driver).until(settled, message=f"{what} never stood still with nothing over it").click()
+
+
 def check_category(driver, report: Path, artifacts: Path, categories: dict, category: str) -> None:
     for subcategory, paths in sorted(categories[category].items()):
         for path in paths:
             open_report(driver, report)
-            menu_entry(driver, menu_label(categories, category)).click()
+            label = menu_label(categories, category)
+            click(driver, lambda d: menu_entry(d, label), f"menu entry {label!r}")
             if len(categories[category]) > 1:  # one subcategory opens straight away (template app.js)
-                menu_entry(driver, subcategory).click()
+                click(driver, lambda d: menu_entry(d, subcategory), f"subcategory {subcategory!r}")
             check_result(driver, artifacts, path)
 
 
@@ -200,7 +221,8 @@ def check_result(driver, artifacts: Path, path: str) -> None:
     listed = [cell.get_attribute("textContent") for cell in first_cells]
     assert rows, f"{path} is not listed by its file name; the list shows {listed}"
     buttons = "td:last-child [role=group] > a"  # the view button, then the info button
-    rows[0].find_elements(By.CSS_SELECTOR, buttons)[0].click()
+    click(driver, lambda d: d.find_element(By.XPATH, row_xpath).find_elements(By.CSS_SELECTOR, buttons)[0],
+          f"{path}'s view button")
     result = driver.execute_script("return results[arguments[0]]", path)
     if result["mime_type"].startswith("image/"):
         check_image(driver, path)
@@ -209,7 +231,8 @@ def check_result(driver, artifacts: Path, path: str) -> None:
     else:
         raise AssertionError(f"{path}: no in-page view for {result['mime_type']}")
 
-    driver.find_element(By.XPATH, row_xpath).find_elements(By.CSS_SELECTOR, buttons)[1].click()
+    click(driver, lambda d: d.find_element(By.XPATH, row_xpath).find_elements(By.CSS_SELECTOR, buttons)[1],
+          f"{path}'s info button")
     caption = wait(driver).until(
         lambda d: d.find_element(By.XPATH, "//nav//li[normalize-space()='Description']/following-sibling::li[1]"),
         message=f"{path}: no caption (Description) in its info panel",
