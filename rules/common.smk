@@ -33,6 +33,7 @@ from biasflow.fairpair.steps import SamplingSettings
 from biasflow.fpr.steps import ClassifySettings, GapSettings, SummarySettings, classify_files
 from biasflow.fpr.tuning import ClassifierSettings
 from biasflow.generation import GenerationSettings
+from biasflow.methods import method, methods
 from biasflow.models import job_resources
 from biasflow.power import planner
 from biasflow.report_front import front_page
@@ -70,9 +71,9 @@ LABELS = [label for s in SCORERS for label in ([s, f"{s}{NEUTRAL_SUFFIX}"] if co
 HEADLINE = f"{SCORER}{NEUTRAL_SUFFIX}" if config["scoring"]["neutralise"] else SCORER
 SIDE_LABELS = [label for label in LABELS if label != HEADLINE]
 RUNS = ["", *(f"scorers/{label}/" for label in SIDE_LABELS)]
-FAIRPAIR_MODELS = (config["fairpair"]["models"] or MODELS) if "fairpair" in METHODS else []
+FAIRPAIR_MODELS = method("fairpair").evaluated(config) if "fairpair" in METHODS else []
 FPR_PROBES = list(config["fpr"]["probes"]) if "fpr" in METHODS else []
-FPR_MODELS = (config["fpr"]["models"] or MODELS) if "fpr" in METHODS else []
+FPR_MODELS = method("fpr").evaluated(config) if "fpr" in METHODS else []
 FPR_CLASSIFIERS = list(config["fpr"]["classifiers"]) if "fpr" in METHODS else []
 # The methods whose results the power planner reads (docs/methods.md section 6).
 POWER_METHODS = [m for m, runs in (("cairo", AXES), ("fairpair", FAIRPAIR_MODELS), ("fpr", FPR_PROBES)) if runs]
@@ -315,9 +316,7 @@ REPORTING = any(arg == "--report" or arg.startswith("--report=") for arg in sys.
 
 def reported_methods():
     """The methods whose final tables exist."""
-    finals = {"cairo": [f"results/cairo/{axis}.csv" for axis in AXES], "fairpair": ["results/fairpair/summary.csv"],
-              "fpr": ["results/fpr/gap_spans.csv"]}
-    return [m for m in METHODS if any(Path(path).exists() for path in finals[m])]
+    return [m.name for m in methods(METHODS) if any(Path(path).exists() for path in m.finals(config))]
 
 
 if REPORTING:

@@ -2,8 +2,7 @@
 
 Each subcommand calls the same library function as the corresponding Snakemake rule. The
 shared core's commands are defined here; each method package adds its own through the
-``biasflow.commands`` entry point group (``pyproject.toml``), so this module knows no
-method. A :class:`BiasflowError` prints one line and exits with status 2.
+declaration (:mod:`biasflow.methods`), so this module knows no method. A :class:`BiasflowError` prints one line and exits with status 2.
 """
 
 from __future__ import annotations
@@ -13,17 +12,14 @@ import dataclasses
 import logging
 import sys
 from dataclasses import replace
-from importlib.metadata import entry_points
 
 from biasflow import __version__
 from biasflow.errors import BiasflowError
+from biasflow.methods import method, methods
 from biasflow.schema import check_flags, check_value, default, flag
 
 # The scoring section's keys a command takes as flags (``score``, and ``scorer-bias`` of CAIRO).
 SCORING_FLAGS = ("lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config")
-
-COMMAND_GROUP = "biasflow.commands"
-COMPARE_GROUP = "biasflow.compare"
 
 
 class ExampleFormatter(argparse.HelpFormatter):
@@ -55,8 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"biasflow {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     _register_core(commands)
-    for entry in sorted(entry_points(group=COMMAND_GROUP), key=lambda e: e.name):
-        entry.load()(commands)
+    for declared in methods():
+        declared.part("commands")(commands)
     return parser
 
 
@@ -132,12 +128,12 @@ def _register_core(commands) -> None:
         "the file name being the model).",
         **example("biasflow power --method fpr --pilot predictions.tsv --target 0.05 --out power.csv"),
     )
-    power.add_argument("--method", required=True, choices=_planners(), help="the method whose files --pilot are")
+    power.add_argument("--method", required=True, choices=_method_names(), help="the method whose files --pilot are")
     power.add_argument("--pilot", nargs="+", required=True, help="the pilot's files, each a source named by its file stem")
     power.add_argument("--out", required=True, help="power table (.csv, .tsv or .parquet)")
     power.add_argument("--target", type=float, help="the difference worth detecting, in the method's unit "
                        "(default: power.min_effect.<method>: %s)"
-                       % ", ".join(f"{m} {default(f'power.min_effect.{m}')}" for m in _planners()))
+                       % ", ".join(f"{m} {default(f'power.min_effect.{m}')}" for m in _method_names()))
     flag(power, "--target-r", "power.min_r", help="CAIRO: the agreement across models (Pearson r) worth detecting "
          "(default: %s)" % default("power.min_r"))
     flag(power, "--alpha", "power.alpha")
@@ -152,13 +148,10 @@ def _register_core(commands) -> None:
         **example("biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 "
                   "--out compared.csv"),
     )
-    compare.add_argument("--method", required=True, choices=_comparers(), help="the method whose files are given")
-    compare.add_argument("--stats", nargs="+", help="cairo: CAIRO statistics table(s), results/cairo/stats/<axis>.parquet "
-                         "(every model of them enters the selection)")
-    compare.add_argument("--scores", nargs="+", help="fairpair: per-prompt scores, results/fairpair/<model>.csv (the "
-                         "file name being the model)")
-    compare.add_argument("--predictions", nargs="+", help="fpr: one probe set's prediction TSVs, as fpr-gaps reads "
-                         "them, with template_id (results/fpr/<probe>/<model>/<classifier>.tsv)")
+    compare.add_argument("--method", required=True, choices=_method_names(), help="the method whose files are given")
+    for declared in methods():
+        flag_name, files = declared.compare_input
+        compare.add_argument(f"--{flag_name}", nargs="+", help=f"{declared.name}: {files}")
     compare.add_argument("--baseline", required=True, help="the model compared against (say, before your change)")
     compare.add_argument("--candidate", required=True, help="the model you want to know about (say, after it)")
     compare.add_argument("--config", nargs="+", help="config file(s) whose settings the method's step uses "
@@ -167,16 +160,17 @@ def _register_core(commands) -> None:
     compare.set_defaults(run=_compare)
 
 
-def _comparers() -> list[str]:
-    """The methods with a paired comparison (the ``biasflow.compare`` entry points' names; nothing is imported)."""
-    return sorted(entry.name for entry in entry_points(group=COMPARE_GROUP))
+def _method_names() -> list[str]:
+    """The registered methods' names (each has a power planner and a paired comparison)."""
+    return [declared.name for declared in methods()]
 
 
 def _compare(args) -> None:
     from biasflow.tables import check_not_inputs, check_output_path, write_table
 
-    module = next(e for e in entry_points(group=COMPARE_GROUP) if e.name == args.method).load()
-    flag_name = module.INPUT
+    declared = method(args.method)
+    module = declared.part("compare")
+    flag_name = declared.compare_input[0]
     inputs = getattr(args, flag_name)
     if not inputs:
         raise BiasflowError(f"--method {args.method} compares models on --{flag_name}: give its file(s).")
@@ -241,11 +235,6 @@ def _score(args) -> None:
 
     settings = ScoringSettings.of({"scorer": args.scorer, **{key: getattr(args, key) for key in SCORING_FLAGS}})
     score_user_table(continuations_path=args.continuations, settings=settings, cache_dir=args.cache_dir, out=args.out)
-
-
-def _planners() -> list[str]:
-    """The methods with a power planner (the ``biasflow.power`` entry points' names; nothing is imported)."""
-    return sorted(entry.name for entry in entry_points(group="biasflow.power"))
 
 
 def _power(args) -> None:

@@ -12,23 +12,20 @@ command call all three.
 
 from __future__ import annotations
 
-import difflib
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from biasflow import bundled
 from biasflow.datasets import LoaderSettings
-from biasflow.errors import BiasflowError
+from biasflow.errors import BiasflowError, did_you_mean
 from biasflow.identity import IdentityLexicon
+from biasflow.methods import methods
 from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.schema import config_schema, filling_validator
-from biasflow.scorers import SCORERS
+from biasflow.scorers import scorer_class
 
-# Each method checks its own settings (entry point group; the core knows no method).
-CHECK_GROUP = "biasflow.checks"
-# Maps whose names become parts of result paths.
-NAMED = (("models",), ("paraphrasers",), ("fpr", "probes"), ("fpr", "classifiers"))
+# The core's maps whose names become parts of result paths (each method declares its own).
+NAMED = (("models",), ("paraphrasers",))
 
 
 def check_config(config: dict, workdir: str | Path = ".", environment: bool = True) -> list[str]:
@@ -42,11 +39,8 @@ def check_config(config: dict, workdir: str | Path = ".", environment: bool = Tr
     workdir = Path(workdir)
     warnings = []
     check_names(config)
-    checks = {entry.name: entry for entry in entry_points(group=CHECK_GROUP)}
-    for method in config["methods"]:
-        if method not in checks:
-            raise BiasflowError(f"the {method} method's checks are not installed; reinstall biasflow (pip install -e .).")
-        warnings += checks[method].load()(config, workdir) or []
+    for method in methods(config["methods"]):  # each method checks its own settings
+        warnings += method.part("check")(config, workdir) or []
     for section, name in used_model_entries(config):
         entry = config[section][name]
         cls = backend_class(entry["backend"], f"config key {section}.{name}.backend: ")
@@ -64,7 +58,7 @@ def check_names(config: dict) -> None:
 
     A case-insensitive file system (macOS, Windows) has one file for ``Tiny`` and ``tiny``.
     """
-    for path in NAMED:
+    for path in [*NAMED, *(path for method in methods() for path in method.named)]:
         names = config
         for part in path:
             names = names.get(part) or {}
@@ -80,29 +74,13 @@ def check_names(config: dict) -> None:
 
 def used_model_entries(config: dict) -> list[tuple[str, str]]:
     """(section, name) of every model entry a job of the configured methods loads."""
-    methods = config["methods"]
-    used = []
-    if "cairo" in methods:
-        used += [("paraphrasers", name) for name in config["paraphrasers"]]
-        used += [("models", name) for name in config["models"]]
-    if "fairpair" in methods:
-        used += [("models", name) for name in config["fairpair"]["models"] or config["models"]]
-        perturbation = config["fairpair"]["perturbation"]
-        if perturbation["method"] == "llm":
-            used.append(("paraphrasers" if perturbation["model"] in config["paraphrasers"] else "models",
-                         perturbation["model"]))
-    if "fpr" in methods:
-        used += [("models", name) for name in config["fpr"]["models"] or config["models"]]
-    return list(dict.fromkeys(used))
+    return list(dict.fromkeys(entry for method in methods(config["methods"]) for entry in method.loads(config)))
 
 
 def check_scoring(scoring: dict, workdir: Path) -> None:
     """Every scorer of the run exists, and the files their options name."""
     for where, name in [("scoring.scorer", scoring["scorer"]), *(("scoring.scorers", n) for n in scoring["scorers"])]:
-        if name not in SCORERS:
-            close = difflib.get_close_matches(name, SCORERS, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise BiasflowError(f"config {where}: unknown scorer {name!r}{hint}; use {', '.join(SCORERS)}.")
+        scorer_class(name, f"config {where}: ")
     for key in ("checkpoint", "huggingface_config"):
         if scoring[key] and not (workdir / scoring[key]).exists():
             raise BiasflowError(f"config scoring.{key}: {scoring[key]} does not exist; fix the path or set it to null.")
@@ -313,6 +291,5 @@ RENAMED = {"scorers": "dissimilarities"}
 def _unknown_key(name: str, allowed: list[str], where: str = "") -> str:
     if RENAMED.get(name) in allowed:
         return f"key {name!r} was renamed {RENAMED[name]!r}; rename it"
-    close = difflib.get_close_matches(name, allowed, n=1)
-    hint = f" (did you mean {close[0]}?)" if close else ""
+    hint = did_you_mean(name, allowed)
     return f"unknown key {name!r}{where}{hint}; the keys allowed here are {', '.join(allowed)}"

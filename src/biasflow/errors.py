@@ -9,3 +9,11 @@ traceback and exit non-zero; any other exception is a bug and keeps its tracebac
 
 class BiasflowError(Exception):
     """An error the user can fix; the message says what and how."""
+
+
+def did_you_mean(name: str, choices) -> str:
+    """`` (did you mean X?)`` for the closest of ``choices`` to a misspelt ``name``, else an empty string."""
+    import difflib
+
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""

@@ -7,9 +7,8 @@ minimum detectable difference, ``mdd``), and the size a study needs for the diff
 detecting (``power.min_effect``). Each method reduces its pilot to one of four textbook
 designs (two proportions, two means, one mean, a correlation), solved with
 ``statsmodels.stats.power``; the method packages (``<method>/power.py``) say which design
-fits which number and how its units are counted. This module knows no method: the
-``biasflow power`` command finds each method's planner through the ``biasflow.power``
-entry point group.
+fits which number and how its units are counted. This module knows no method: it finds each
+method's planner through the method's declaration (:mod:`biasflow.methods`).
 """
 
 from __future__ import annotations
@@ -18,21 +17,19 @@ import logging
 import math
 import warnings
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from biasflow.errors import BiasflowError
+from biasflow.methods import method as declared
 from biasflow.html_tables import Section, write_tables_page
 from biasflow.settings import StepSettings
 from biasflow.tables import write_table
 
 log = logging.getLogger("biasflow")
 
-PLANNER_GROUP = "biasflow.power"
 POWER_COLUMNS = [
     "method", "model", "scope", "subgroup", "measure", "unit", "n", "n_other", "n_effective", "baseline", "sd",
     "mdd", "target", "n_needed", "detectable",
@@ -184,11 +181,8 @@ def planned(rows: list[dict], method: str, settings: PowerSettings) -> pd.DataFr
 
 
 def planner(method: str) -> ModuleType:
-    """A method's planner module (``Settings`` and ``plan``), from the ``biasflow.power`` entry points."""
-    found = {entry.name: entry for entry in entry_points(group=PLANNER_GROUP)}
-    if method not in found:
-        raise BiasflowError(f"no power planner for method {method!r}; use one of {', '.join(sorted(found))}.")
-    return found[method].load()
+    """A method's planner module (``Settings`` and ``plan``), as its declaration names it."""
+    return declared(method, "power planner: ").part("power")
 
 
 def write_plan(table: pd.DataFrame, method: str, out: str, page: str | None = None) -> None:

@@ -1,4 +1,4 @@
-"""What CAIRO needs of a config, checked before any job runs (``biasflow.checks`` entry point).
+"""What CAIRO needs of a config, checked before any job runs (the ``check`` of its declaration, method.py).
 
 Its axes and metrics exist and HONEST stays on gender; every metric's dataset folder holds
 the files it reads (docs/methods.md §4); the scorer and its files exist; unified subgroups

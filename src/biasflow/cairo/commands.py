@@ -9,7 +9,7 @@ from biasflow.schema import flag
 
 
 def register(commands) -> None:
-    """Add CAIRO's subcommands to the ``biasflow`` parser (entry point ``biasflow.commands``)."""
+    """Add CAIRO's subcommands to the ``biasflow`` parser (the ``commands`` of its declaration, method.py)."""
     stats = commands.add_parser(
         "cairo-stats", help="sufficient statistics and Eq. 1 bias from scored continuations",
         description="Pool scored continuations into CAIRO's sufficient statistics (one row per model, metric, "

@@ -20,8 +20,6 @@ from biasflow.errors import BiasflowError
 from biasflow.schema import default
 from biasflow.verdicts import judged
 
-# The flag naming this method's inputs (`biasflow compare --stats`).
-INPUT = "stats"
 # How each measure of the comparison table reads in a sentence.
 MEASURE_WORDS = {"eq1": "Eq. 1", "excess": "excess bias"}
 # Why a measure's row can have no interval.

@@ -1,4 +1,4 @@
-"""What FairPair needs of a config, checked before any job runs (``biasflow.checks`` entry point).
+"""What FairPair needs of a config, checked before any job runs (the ``check`` of its declaration, method.py).
 
 Its models and perturbing model are entries of the config; every file it reads exists; the
 occupations hold no repeat (each would be a prompt built twice, docs/methods.md §2.7); and no

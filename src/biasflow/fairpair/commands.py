@@ -10,7 +10,7 @@ from biasflow.schema import flag
 
 
 def register(commands) -> None:
-    """Add FairPair's subcommand to the ``biasflow`` parser (entry point ``biasflow.commands``)."""
+    """Add FairPair's subcommand to the ``biasflow`` parser (the ``commands`` of its declaration, method.py)."""
     fair = commands.add_parser(
         "fairpair-score", help="FairPair B, V and F of a continuation table you bring, and their summary",
         description="Score the two sides of every FairPair prompt (rows of prompt_id, side: perturbed_original "

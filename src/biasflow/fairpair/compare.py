@@ -18,9 +18,6 @@ from biasflow.schema import default
 from biasflow.tables import read_table
 from biasflow.verdicts import judged
 
-# The flag naming this method's inputs (`biasflow compare --scores`).
-INPUT = "scores"
-
 
 def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
     """What ``biasflow compare --method fairpair`` prints and writes: the pair's rows and one sentence per dissimilarity.

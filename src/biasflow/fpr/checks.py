@@ -1,4 +1,4 @@
-"""What the FPR gaps need of a config, checked before any job runs (``biasflow.checks`` entry point).
+"""What the FPR gaps need of a config, checked before any job runs (the ``check`` of its declaration, method.py).
 
 Its models are entries of the config, and every file a classification job reads exists:
 the probe sets' templates and terms, the labelled set and the prompting templates'

@@ -7,7 +7,7 @@ from biasflow.schema import flag
 
 
 def register(commands) -> None:
-    """Add the FPR-gap subcommand to the ``biasflow`` parser (entry point ``biasflow.commands``)."""
+    """Add the FPR-gap subcommand to the ``biasflow`` parser (the ``commands`` of its declaration, method.py)."""
     gaps = commands.add_parser(
         "fpr-gaps", help="group FPR gaps with CIs from prediction TSVs you bring",
         description="Each group's negative and positive false-positive rate minus the groups' mean, per model, "

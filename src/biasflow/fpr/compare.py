@@ -19,9 +19,6 @@ from biasflow.multiplicity import adjust
 from biasflow.schema import default
 from biasflow.verdicts import ALPHA, judged
 
-# The flag naming this method's inputs (`biasflow compare --predictions`).
-INPUT = "predictions"
-
 
 def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
     """What ``biasflow compare --method fpr`` prints and writes: the pair's rows and its sentences.

@@ -9,17 +9,17 @@ constructed, so ``import biasflow`` never pulls torch, vLLM or the OpenAI client
 
 from __future__ import annotations
 
-import difflib
-
-from biasflow.errors import BiasflowError
+from biasflow.errors import BiasflowError, did_you_mean
 from biasflow.models.base import Backend, Decoding, Generation, ModelSpec, Request
 from biasflow.models.openai_backend import OpenAIBackend
 from biasflow.models.transformers_backend import TransformersBackend
 from biasflow.models.vllm_backend import VLLMBackend
+from biasflow.registry import Registry
 from biasflow.schema import filled
 
-_REGISTRY = {cls.name: cls for cls in (TransformersBackend, VLLMBackend, OpenAIBackend)}
-BACKENDS = tuple(_REGISTRY)
+_REGISTRY: Registry[type[Backend]] = Registry(
+    "backend", builtin=[(cls.name, cls) for cls in (TransformersBackend, VLLMBackend, OpenAIBackend)])
+BACKENDS = _REGISTRY.names()
 
 __all__ = [
     "BACKENDS", "Backend", "Decoding", "Generation", "ModelSpec", "Request", "backend_class", "job_resources",
@@ -32,11 +32,7 @@ def backend_class(name: str, where: str = "") -> type:
 
     ``where`` starts the message (say, the config key that named the backend).
     """
-    if name not in _REGISTRY:
-        close = difflib.get_close_matches(name, BACKENDS, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        raise BiasflowError(f"{where}unknown backend {name!r}{hint}; use one of {', '.join(BACKENDS)}.")
-    return _REGISTRY[name]
+    return _REGISTRY.get(name, where)
 
 
 def model_spec(name: str, entry: dict) -> ModelSpec:
@@ -49,8 +45,7 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
     unknown_options = sorted(set(entry["options"] or {}) - set(allowed))
     if unknown_options:
         key = unknown_options[0]
-        close = difflib.get_close_matches(key, allowed, n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
+        hint = did_you_mean(key, allowed)
         raise BiasflowError(
             f"model {name}: unknown option {key!r}{hint} for backend {backend}; "
             f"its options are: {', '.join(allowed) or 'none'}."

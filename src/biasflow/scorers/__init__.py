@@ -8,6 +8,7 @@ scorers never mix (docs/methods.md §5.2). Use :func:`get_scorer` to build one b
 from __future__ import annotations
 
 from biasflow.errors import BiasflowError
+from biasflow.registry import Registry
 from biasflow.schema import default
 from biasflow.scorers.base import Scorer
 from biasflow.scorers.cache import score_texts
@@ -16,15 +17,14 @@ from biasflow.scorers.honest import HonestScorer
 from biasflow.scorers.profanity import ProfanityScorer
 from biasflow.scorers.vader import VaderScorer
 
-_REGISTRY = {cls.name: cls for cls in (DetoxifyUnbiasedScorer, ProfanityScorer, VaderScorer, HonestScorer)}
-SCORERS = tuple(_REGISTRY)
+_REGISTRY: Registry[type[Scorer]] = Registry(
+    "scorer", builtin=[(cls.name, cls) for cls in (DetoxifyUnbiasedScorer, ProfanityScorer, VaderScorer, HonestScorer)])
+SCORERS = _REGISTRY.names()
 
 
-def scorer_class(name: str) -> type[Scorer]:
-    """The scorer class registered as ``name``."""
-    if name not in _REGISTRY:
-        raise BiasflowError(f"unknown scorer {name!r}; choose one of: {', '.join(SCORERS)}.")
-    return _REGISTRY[name]
+def scorer_class(name: str, where: str = "") -> type[Scorer]:
+    """The scorer class registered as ``name``; ``where`` starts the message for an unknown one."""
+    return _REGISTRY.get(name, where)
 
 
 def get_scorer(name: str, **options) -> Scorer:

@@ -1,0 +1,55 @@
+"""CAIRO as the core sees it (:class:`biasflow.methods.Method`; Zayed et al., 2024, docs/methods.md §1)."""
+
+from __future__ import annotations
+
+from biasflow.config import counterfactual
+from biasflow.methods import Method
+
+
+def loads(config: dict) -> list[tuple[str, str]]:
+    """Every paraphraser, then every evaluated model."""
+    return [("paraphrasers", name) for name in config["paraphrasers"]] + [("models", name) for name in config["models"]]
+
+
+def finals(config: dict) -> list[str]:
+    return [f"results/cairo/{axis}.csv" for axis in config["axes"]]
+
+
+def summary(config: dict) -> str:
+    axes = "; ".join(f"{axis}: {', '.join(metrics)}" for axis, metrics in config["axes"].items())
+    paraphrasers = ", ".join(config["paraphrasers"]) or "none (original prompts only)"
+    selection = config["selection"]
+    return (f"metrics per axis {axes}; paraphrasers {paraphrasers} with seeds "
+            f"{', '.join(map(str, config['paraphrase']['seeds']))}; {config['generation']['samples']} "
+            f"continuation(s) per prompt and seed, seeds {', '.join(map(str, config['generation']['seeds']))}; "
+            f"scored by {_scoring(config['scoring'])}; {selection['mode']} selection of up to "
+            f"{selection['max_sets']} prompt sets, {selection['permutations']} permutations.")
+
+
+def _scoring(scoring: dict) -> str:
+    """The headline scorer, the others, and what counterfactual rescoring does to them (docs/methods.md §5.5-5.6)."""
+    text = scoring["scorer"] + (" with the group words made neutral (raw scores beside them)"
+                                if scoring["neutralise"] else "")
+    if scoring["scorers"]:
+        text += f", and also by {', '.join(scoring['scorers'])}"
+    if counterfactual(scoring):
+        text += " (each scorer's own bias measured by counterfactual rescoring)"
+    return text
+
+
+METHOD = Method(
+    name="cairo",
+    title="CAIRO",
+    citation="Zayed et al., 2024",
+    evaluated=lambda config: list(config["models"]),
+    loads=loads,
+    finals=finals,
+    summary=summary,
+    check="biasflow.cairo.checks:check",
+    commands="biasflow.cairo.commands:register",
+    power="biasflow.cairo.power",
+    compare="biasflow.cairo.compare",
+    compare_input=("stats", "CAIRO statistics table(s), results/cairo/stats/<axis>.parquet (every model of them "
+                            "enters the selection)"),
+    reads_datasets=True,
+)

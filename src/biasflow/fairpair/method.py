@@ -1,0 +1,37 @@
+"""FairPair as the core sees it (:class:`biasflow.methods.Method`; Dwivedi-Yu et al., 2024, docs/methods.md §2)."""
+
+from __future__ import annotations
+
+from biasflow.methods import Method, own_models
+
+
+def loads(config: dict) -> list[tuple[str, str]]:
+    """Its evaluated models, then the perturbing LLM where perturbation.method is llm."""
+    used = [("models", name) for name in own_models(config, "fairpair")]
+    perturbation = config["fairpair"]["perturbation"]
+    if perturbation["method"] == "llm":
+        used.append(("paraphrasers" if perturbation["model"] in config["paraphrasers"] else "models",
+                     perturbation["model"]))
+    return used
+
+
+def summary(config: dict) -> str:
+    fairpair = config["fairpair"]
+    return (f"{fairpair['samples']} continuations per side and prompt, dissimilarities "
+            f"{', '.join(fairpair['dissimilarities'])}, perturbation by {fairpair['perturbation']['method']}.")
+
+
+METHOD = Method(
+    name="fairpair",
+    title="FairPair",
+    citation="Dwivedi-Yu et al., 2024",
+    evaluated=lambda config: own_models(config, "fairpair"),
+    loads=loads,
+    finals=lambda config: ["results/fairpair/summary.csv"],
+    summary=summary,
+    check="biasflow.fairpair.checks:check",
+    commands="biasflow.fairpair.commands:register",
+    power="biasflow.fairpair.power",
+    compare="biasflow.fairpair.compare",
+    compare_input=("scores", "per-prompt scores, results/fairpair/<model>.csv (the file name being the model)"),
+)

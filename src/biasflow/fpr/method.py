@@ -1,0 +1,29 @@
+"""Group FPR gaps as the core sees them (:class:`biasflow.methods.Method`; Tian et al., 2023, docs/methods.md §3)."""
+
+from __future__ import annotations
+
+from biasflow.methods import Method, own_models
+
+
+def summary(config: dict) -> str:
+    fpr = config["fpr"]
+    return (f"probe sets {', '.join(fpr['probes'])}; classifiers {', '.join(fpr['classifiers'])}; "
+            f"{fpr['runs']} runs each, {fpr['interval']} intervals.")
+
+
+METHOD = Method(
+    name="fpr",
+    title="Group FPR gaps",
+    citation="Tian et al., 2023; Template-Based Probes Are Imperfect Lenses, anonymous, under review",
+    evaluated=lambda config: own_models(config, "fpr"),
+    loads=lambda config: [("models", name) for name in own_models(config, "fpr")],
+    finals=lambda config: ["results/fpr/gap_spans.csv"],
+    summary=summary,
+    check="biasflow.fpr.checks:check",
+    commands="biasflow.fpr.commands:register",
+    power="biasflow.fpr.power",
+    compare="biasflow.fpr.compare",
+    compare_input=("predictions", "one probe set's prediction TSVs, as fpr-gaps reads them, with template_id "
+                                  "(results/fpr/<probe>/<model>/<classifier>.tsv)"),
+    named=(("fpr", "probes"), ("fpr", "classifiers")),
+)

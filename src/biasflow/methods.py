@@ -1,0 +1,65 @@
+"""What the core knows of a method, declared once by the method's own package.
+
+Each method package (CAIRO, FairPair, group FPR gaps) holds a ``method.py`` whose
+:class:`Method` names everything the shared core asks of it: its paper, the models its jobs
+load, its final tables, the front page's line about its settings, and where its config
+check, commands, power planner and paired comparison live. The packages register it under
+the ``biasflow.methods`` entry point group (``pyproject.toml``); the config check, the CLI,
+the power planner, the report's front page and the rules loop over :func:`methods`, so the
+core names no method, and a fourth one is a package, its declaration and a rule file
+(``docs/adding-a-method.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+
+from biasflow.registry import Registry
+
+
+@dataclass(frozen=True)
+class Method:
+    """A method as the core sees it. The ``check``, ``commands``, ``power`` and ``compare`` parts are
+    ``"module:name"`` (or ``"module"``) references, imported only when used, so that listing the
+    methods stays cheap."""
+
+    name: str  # its key in the config's `methods:` list and the name of its config section
+    title: str  # how the report and the CLI name it
+    citation: str  # its paper(s), as every page of the report cites them
+    evaluated: Callable[[dict], list[str]]  # the models whose bias it measures, in config order
+    loads: Callable[[dict], list[tuple[str, str]]]  # (section, name) of every model entry its jobs load
+    finals: Callable[[dict], list[str]]  # its final tables: the report shows the method once one exists
+    summary: Callable[[dict], str]  # its settings, in a sentence for the report's front page
+    check: str  # function (config, workdir) -> warnings, raising BiasflowError on the first problem
+    commands: str  # function (argparse subparsers) that adds its `biasflow` commands
+    power: str  # module with its power planner's `Settings` and `plan` (docs/methods.md §6)
+    compare: str  # module with its paired comparison's `command` (biasflow compare)
+    compare_input: tuple[str, str]  # the `biasflow compare` flag naming its input files, and the flag's help
+    reads_datasets: bool = False  # its prompts come from the metrics' datasets (the front page lists them)
+    named: tuple[tuple[str, ...], ...] = ()  # config keys of its maps whose names become parts of result paths
+
+    def part(self, name: str):
+        """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``), imported."""
+        module, _, attribute = getattr(self, name).partition(":")
+        loaded = import_module(module)
+        return getattr(loaded, attribute) if attribute else loaded
+
+
+REGISTRY: Registry[Method] = Registry("method", group="biasflow.methods")
+
+
+def method(name: str, where: str = "") -> Method:
+    """The registered method called ``name``."""
+    return REGISTRY.get(name, where)
+
+
+def methods(names: list[str] | None = None) -> list[Method]:
+    """The registered methods (in name order), or those of ``names`` (a config's ``methods``) in its order."""
+    return [method(name) for name in (REGISTRY.names() if names is None else names)]
+
+
+def own_models(config: dict, section: str) -> list[str]:
+    """A method's own ``models`` list where its section gives one, else every model of the config."""
+    return list(config[section]["models"] or config["models"])

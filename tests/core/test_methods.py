@@ -1,0 +1,61 @@
+"""Each method's declaration (biasflow/methods.py): every part it names exists, and the core names no method."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+
+import pytest
+
+from biasflow.config import used_model_entries
+from biasflow.methods import REGISTRY, method, methods, own_models
+from workflow_helpers import REPO
+
+PACKAGE = REPO / "src" / "biasflow"
+NAMES = REGISTRY.names()
+
+
+def test_the_three_methods_are_registered_in_name_order():
+    assert NAMES == ("cairo", "fairpair", "fpr")
+    assert [m.name for m in methods()] == list(NAMES)
+    assert [m.name for m in methods(["fpr", "cairo"])] == ["fpr", "cairo"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_part_a_declaration_names_is_there(name):
+    declared = method(name)
+    assert (PACKAGE / name / "method.py").is_file()
+    assert list(inspect.signature(declared.part("check")).parameters) == ["config", "workdir"]
+    assert list(inspect.signature(declared.part("commands")).parameters) == ["commands"]
+    planner = declared.part("power")
+    assert hasattr(planner, "Settings") and callable(planner.plan)
+    assert callable(declared.part("compare").command)
+    flag, files = declared.compare_input
+    assert flag.isidentifier() and files
+
+
+def test_models_loaded_and_evaluated_follow_each_methods_settings():
+    config = {"methods": ["cairo", "fairpair", "fpr"], "models": {"a": {}, "b": {}, "c": {}},
+              "paraphrasers": {"p": {}}, "axes": {"gender": ["BOLD"]},
+              "fairpair": {"models": ["b"], "perturbation": {"method": "llm", "model": "p"}},
+              "fpr": {"models": None}}
+    assert own_models(config, "fairpair") == ["b"] and own_models(config, "fpr") == ["a", "b", "c"]
+    assert method("cairo").evaluated(config) == ["a", "b", "c"]
+    assert method("fairpair").loads(config) == [("models", "b"), ("paraphrasers", "p")]
+    assert used_model_entries(config) == [("paraphrasers", "p"), ("models", "a"), ("models", "b"), ("models", "c")]
+    config["methods"] = ["fairpair"]
+    assert used_model_entries(config) == [("models", "b"), ("paraphrasers", "p")]
+    assert method("cairo").finals(config) == ["results/cairo/gender.csv"]
+
+
+def core_modules():
+    return sorted(path for path in PACKAGE.rglob("*.py") if path.relative_to(PACKAGE).parts[0] not in NAMES)
+
+
+@pytest.mark.parametrize("path", core_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_core_names_no_method(path):
+    """Beside the import test (test_layout.py): no core module spells a method's name as a value, so none
+    branches on one or reads a method's config section; prose, help texts and examples may mention them."""
+    named = [node.lineno for node in ast.walk(ast.parse(path.read_text()))
+             if isinstance(node, ast.Constant) and node.value in NAMES]
+    assert not named, f"{path.relative_to(PACKAGE)} names a method at line(s) {named}"
