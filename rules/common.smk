@@ -30,6 +30,7 @@ from biasflow.fairpair.perturbation import PerturbationSettings, perturbation_fi
 from biasflow.fairpair.prompts import PromptSettings, prompt_files
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS, BootstrapSettings, ScoreSettings
 from biasflow.fairpair.steps import SamplingSettings
+from biasflow.fpr import outputs
 from biasflow.fpr.steps import ClassifySettings, GapSettings, SummarySettings, classify_files
 from biasflow.fpr.tuning import ClassifierSettings
 from biasflow.generation import GenerationSettings
@@ -250,6 +251,20 @@ def scored_inputs(wildcards):
     }
 
 
+def fpr_output(template, probe, model="{model}", classifier="{classifier}"):
+    """A predictions path (biasflow/fpr/outputs.py): a probe set's name, wildcards left as wildcards."""
+    return outputs.FOLDER + template.format(probe=probe, model=model, classifier=classifier)
+
+
+def fpr_probe_output(role, probe="{probe}"):
+    """One probe set's table or figure by its role (biasflow/fpr/outputs.py), the probe a name or the wildcard."""
+    return outputs.per_probe(outputs.FOLDER, probe)[role]
+
+
+def fpr_summary_output(role):
+    return outputs.summary(outputs.FOLDER)[role]
+
+
 def fpr_classifier(wildcards):
     return ClassifierSettings.of(wildcards.classifier, config["fpr"]["classifiers"][wildcards.classifier])
 
@@ -264,16 +279,17 @@ def fpr_classify_files(wildcards):
 
 
 def fpr_predictions_by_probe(wildcards):
-    return {p: f"results/fpr/{p}/{wildcards.model}/{wildcards.classifier}.tsv" for p in FPR_PROBES}
+    return {p: fpr_output(outputs.PREDICTIONS, p, wildcards.model, wildcards.classifier) for p in FPR_PROBES}
 
 
 def fpr_probe_predictions(wildcards):
-    return [f"results/fpr/{wildcards.probe}/{m}/{c}.tsv" for m in FPR_MODELS for c in FPR_CLASSIFIERS]
+    return [fpr_output(outputs.PREDICTIONS, wildcards.probe, m, c) for m in FPR_MODELS for c in FPR_CLASSIFIERS]
 
 
 def fpr_predictions_of_probes(wildcards):
     """Each probe set's predictions files (the span null permutes labels within one probe set's templates)."""
-    return {p: [f"results/fpr/{p}/{m}/{c}.tsv" for m in FPR_MODELS for c in FPR_CLASSIFIERS] for p in FPR_PROBES}
+    return {p: [fpr_output(outputs.PREDICTIONS, p, m, c) for m in FPR_MODELS for c in FPR_CLASSIFIERS]
+            for p in FPR_PROBES}
 
 
 def fpr_all_predictions(wildcards):
@@ -281,11 +297,11 @@ def fpr_all_predictions(wildcards):
 
 
 def fpr_gaps_by_probe(wildcards):
-    return {p: f"results/fpr/{p}_gaps.csv" for p in FPR_PROBES}
+    return {p: fpr_probe_output("gaps", p) for p in FPR_PROBES}
 
 
 def fpr_comparisons_by_probe(wildcards):
-    return {p: f"results/fpr/{p}_comparisons.csv" for p in FPR_PROBES}
+    return {p: fpr_probe_output("comparisons", p) for p in FPR_PROBES}
 
 
 def power_sources(wildcards):
@@ -343,7 +359,7 @@ def final_jobs():
     if "fairpair" in METHODS:
         jobs.append(("results/fairpair/summary.csv", rules.fairpair_summary, {}))
     if FPR_PROBES:
-        jobs.append(("results/fpr/gap_spans.csv", rules.fpr_summary, {}))
+        jobs.append((fpr_summary_output("spans"), rules.fpr_summary, {}))
     jobs += [(f"results/power/{method}.csv", rules.power, {"method": method}) for method in POWER_METHODS]
     return jobs
 

@@ -7,7 +7,7 @@ rule fpr_classify:
     input:
         files=fpr_classify_files,
     output:
-        predictions=expand("results/fpr/{probe}/{{model}}/{{classifier}}.tsv", probe=FPR_PROBES),
+        predictions=expand(fpr_output(outputs.PREDICTIONS, "{probe}", "{{model}}", "{{classifier}}"), probe=FPR_PROBES),
     params:
         model=model_entry("models"),
         classifier=fpr_classifier_params,
@@ -34,13 +34,13 @@ rule fpr_gaps:
     input:
         predictions=fpr_probe_predictions,
     output:
-        gaps="results/fpr/{probe}_gaps.csv",
-        accuracy="results/fpr/{probe}_accuracy.csv",
-        comparisons="results/fpr/{probe}_comparisons.csv",
+        gaps=fpr_probe_output("gaps"),
+        accuracy=fpr_probe_output("accuracy"),
+        comparisons=fpr_probe_output("comparisons"),
         comparisons_plot=report(
-            "results/fpr/{probe}_comparisons.png", caption="../workflow/report/comparisons.rst", category="FPR gaps"
+            fpr_probe_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FPR gaps"
         ),
-        plot=report("results/fpr/{probe}_gaps.png", caption="../workflow/report/fpr_gaps.rst", category="FPR gaps"),
+        plot=report(fpr_probe_output("plot"), caption="../workflow/report/fpr_gaps.rst", category="FPR gaps"),
     params:
         settings=settings_params(GapSettings),
     conda:
@@ -53,23 +53,23 @@ rule fpr_gaps:
 
 rule fpr_summary:
     input:
-        gaps=expand("results/fpr/{probe}_gaps.csv", probe=FPR_PROBES),
-        comparisons=expand("results/fpr/{probe}_comparisons.csv", probe=FPR_PROBES),
+        gaps=expand(fpr_probe_output("gaps"), probe=FPR_PROBES),
+        comparisons=expand(fpr_probe_output("comparisons"), probe=FPR_PROBES),
         predictions=fpr_all_predictions,
     output:
-        spans="results/fpr/gap_spans.csv",
-        net="results/fpr/net_significance.csv",
-        markedness="results/fpr/markedness.csv",
-        spans_plot=report("results/fpr/gap_spans.png", caption="../workflow/report/fpr_spans.rst", category="FPR gaps"),
+        spans=fpr_summary_output("spans"),
+        net=fpr_summary_output("net"),
+        markedness=fpr_summary_output("markedness"),
+        spans_plot=report(fpr_summary_output("spans_plot"), caption="../workflow/report/fpr_spans.rst", category="FPR gaps"),
         markedness_plot=report(
-            "results/fpr/markedness.png", caption="../workflow/report/fpr_markedness.rst", category="FPR gaps"
+            fpr_summary_output("markedness_plot"), caption="../workflow/report/fpr_markedness.rst", category="FPR gaps"
         ),
-        variance="results/fpr/variance.csv",
+        variance=fpr_summary_output("variance"),
         variance_plot=report(
-            "results/fpr/variance.png", caption="../workflow/report/fpr_variance.rst", category="FPR gaps"
+            fpr_summary_output("variance_plot"), caption="../workflow/report/fpr_variance.rst", category="FPR gaps"
         ),
         tables_page=report(
-            "results/fpr/summary.html", caption="../workflow/report/fpr_tables.rst", category="FPR gaps"
+            fpr_summary_output("tables_page"), caption="../workflow/report/fpr_tables.rst", category="FPR gaps"
         ),
     params:
         gaps=fpr_gaps_by_probe,

@@ -166,6 +166,8 @@ CHECKS: dict[str, tuple[str, object]] = {
         "biasflow", "religion_continuations"),
     "biasflow fairpair-score --continuations c.csv --out scores.csv": ("biasflow", "fairpair_sides"),
     "biasflow fpr-gaps --predictions a.tsv b.tsv --out gaps.csv --interval t": ("biasflow", "predictions"),
+    "biasflow fpr-summary --probe-set race race_a.tsv race_b.tsv --probe-set age age_a.tsv age_b.tsv "
+    "--out-dir fpr/": ("biasflow", "probe_set_predictions"),
     "biasflow power --method fpr --pilot predictions.tsv --target 0.05 --out power.csv": (
         "biasflow", "pilot_predictions"),
     "biasflow power --method cairo --pilot stats.parquet --target-r 0.6 --out power.csv": ("biasflow", "cairo_pilot"),
@@ -415,6 +417,19 @@ def predictions(root: Path) -> list[str]:
     return ["gaps.csv"]
 
 
+def probe_set_predictions(root: Path) -> list[str]:
+    """Two systems' predictions on two probe sets, each template also with its identity word dropped."""
+    rng = np.random.default_rng(0)
+    for probe, groups in (("race", ("black", "white")), ("age", ("young", "old"))):
+        for model in ("a", "b"):
+            rows = [{"y_true": y, "y_pred": int(rng.integers(3)), "category": probe, "group": g,
+                     "text": f"t{t} {g} {y}", "model": model, "run_id": r, "template_id": f"t{t}"}
+                    for r in range(3) for t in range(6) for g in (*groups, "(unmarked)") for y in range(3)]
+            pd.DataFrame(rows).to_csv(root / f"{probe}_{model}.tsv", sep="\t", index=False)
+    return ["fpr/gap_spans.csv", "fpr/net_significance.csv", "fpr/markedness.csv", "fpr/variance.csv",
+            "fpr/race_gaps.csv", "fpr/age_comparisons.csv", "fpr/summary.html"]
+
+
 def cairo_pilot(root: Path) -> list[str]:
     stats_table(root)
     return ["power.csv"]
@@ -437,6 +452,10 @@ def test_biasflow_command_runs_as_written(command, checkout):
     if command.startswith("biasflow fpr-gaps"):
         gaps = pd.read_csv(checkout / "gaps.csv")
         assert set(gaps["model"]) == {"a", "b"} and set(gaps["group"]) == {"black", "white"}
+    if command.startswith("biasflow fpr-summary"):
+        spans = pd.read_csv(checkout / "fpr/gap_spans.csv")
+        assert set(spans["probe"]) == {"race", "age", "(mean)"}
+        assert set(pd.read_csv(checkout / "fpr/markedness.csv")["group"]) == {"black", "white", "young", "old"}
     if command.startswith("biasflow compare --method fairpair"):
         lines = result.stdout.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("sentiment (10 prompts both models tested): "), result.stdout

@@ -283,6 +283,27 @@ def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
     assert (workdir / "results/fpr/variance.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_fpr_summary_writes_the_workflows_fpr_tables_from_its_predictions(run, tmp_path, monkeypatch):
+    """A researcher holding prediction files gets every FPR table the workflow writes, byte for byte (issue 31):
+    `biasflow fpr-summary` on the finished run's predictions, given in name order rather than the config's."""
+    from biasflow.cli import main
+    from biasflow.fpr import outputs
+
+    workdir, config = run
+    snakemake(workdir, "results/fpr/gap_spans.csv")
+    args = []
+    for probe in config["fpr"]["probes"]:
+        args += ["--probe-set", probe, *map(str, sorted((workdir / "results/fpr" / probe).glob("*/*.tsv")))]
+    monkeypatch.chdir(tmp_path)
+    assert main(["fpr-summary", *args, "--out-dir", "mine"]) == 0
+    names = [*outputs.SUMMARY.values(), *(name.format(probe=probe) for probe in config["fpr"]["probes"]
+                                          for name in outputs.PER_PROBE.values())]
+    assert sorted(path.name for path in (tmp_path / "mine").iterdir()) == sorted(names)
+    for name in names:
+        if name.endswith(".csv"):
+            assert (tmp_path / "mine" / name).read_bytes() == (workdir / "results/fpr" / name).read_bytes(), name
+
+
 def test_power_tables_say_what_each_method_can_detect(run):
     """The planner on the run's own results: every subgroup a row, and the log names those too small."""
     workdir, config = run

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from biasflow.fpr import outputs
 from biasflow.methods import Method, own_models
 
 
@@ -17,7 +18,7 @@ METHOD = Method(
     citation="Tian et al., 2023; Template-Based Probes Are Imperfect Lenses, anonymous, under review",
     evaluated=lambda config: own_models(config, "fpr"),
     loads=lambda config: [("models", name) for name in own_models(config, "fpr")],
-    finals=lambda config: ["results/fpr/gap_spans.csv"],
+    finals=lambda config: [outputs.summary(outputs.FOLDER)["spans"]],
     summary=summary,
     check="biasflow.fpr.checks:check",
     commands="biasflow.fpr.commands:register",

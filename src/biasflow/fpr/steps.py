@@ -15,7 +15,8 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
-from biasflow.fpr import pages
+from biasflow.errors import BiasflowError
+from biasflow.fpr import outputs, pages
 from biasflow.fpr.comparisons import FPR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fpr.gaps import GAP_COLUMNS, fpr_gaps, gap_spans, net_significance, with_span_null
 from biasflow.fpr.markedness import markedness_table
@@ -221,3 +222,33 @@ def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequ
     comparisons = pd.concat([read_table(path, FPR_COMPARISON_COLUMNS, "FPR comparisons").assign(probe=probe)
                              for probe, path in comparison_paths.items()], ignore_index=True)
     pages.write_tables(spans, net, marked, comparisons[["probe", *FPR_COMPARISON_COLUMNS]], variance, tables_page)
+
+
+def tables_from_predictions(*, prediction_paths: Mapping[str, Sequence[str]], settings: GapSettings,
+                            out_dir: str) -> None:
+    """Every table and figure the workflow's FPR steps write from predictions, by the workflow's names under ``out_dir``.
+
+    ``prediction_paths`` maps each probe set's name to its prediction files (every model and
+    classifier of it). Each probe set gets its gaps, accuracy and comparisons (:func:`gaps`),
+    then all of them together the gap spans with their null, net significance, markedness,
+    variance and the tables page (:func:`summary`); the names are those of
+    :mod:`biasflow.fpr.outputs`, the ones ``results/fpr/`` holds.
+    """
+    if not prediction_paths:
+        raise BiasflowError("no probe set given: name one with its prediction files.")
+    for probe, paths in prediction_paths.items():
+        files = outputs.per_probe(out_dir, probe)
+        gaps(prediction_paths=paths, settings=settings, out=files["gaps"], accuracy_out=files["accuracy"],
+             plot_out=files["plot"], comparisons_out=files["comparisons"],
+             comparisons_plot=files["comparisons_plot"])
+    per_probe = {probe: outputs.per_probe(out_dir, probe) for probe in prediction_paths}
+    final = outputs.summary(out_dir)
+    summary_settings = SummarySettings(interval=settings.interval, z=settings.z, null_draws=settings.null_draws,
+                                       seed=settings.seed)
+    summary(gap_paths={probe: files["gaps"] for probe, files in per_probe.items()},
+            prediction_paths=prediction_paths,
+            comparison_paths={probe: files["comparisons"] for probe, files in per_probe.items()},
+            settings=summary_settings, spans_out=final["spans"], net_out=final["net"],
+            markedness_out=final["markedness"], spans_plot=final["spans_plot"],
+            markedness_plot=final["markedness_plot"], variance_out=final["variance"],
+            variance_plot=final["variance_plot"], tables_page=final["tables_page"])
