@@ -99,7 +99,7 @@ def load_for_training(spec: ModelSpec, cache_dir: str):
     """
     cls = backend_class(spec.backend, f"model {spec.name}: ")
     if not cls.trainable:
-        trainable = ", ".join(name for name, c in _REGISTRY.items() if c.trainable)
+        trainable = ", ".join(c.name for c in _REGISTRY.all() if c.trainable)
         raise BiasflowError(
             f"model {spec.name}: soft-prompt tuning and fine-tuning need local weights (backend {trainable}), "
             f"not backend {spec.backend}."
