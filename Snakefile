@@ -17,6 +17,9 @@ report: "workflow/report/workflow.rst"
 
 
 include: "rules/common.smk"
+include: "rules/common/cairo.smk"
+include: "rules/common/fairpair.smk"
+include: "rules/common/fpr.smk"
 include: "rules/data.smk"
 include: "rules/paraphrase.smk"
 include: "rules/generate.smk"

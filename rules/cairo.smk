@@ -80,11 +80,11 @@ rule scorer_bias:
 
 rule scorer_agreement:
     input:
-        tables=headline_tables,
+        tables=lambda wildcards: list(headline_tables(wildcards).values()),
     output:
         table="results/cairo/scorers/{axis}_agreement.csv",
     params:
-        labels=[HEADLINE, *SIDE_LABELS],
+        tables=headline_tables,
     conda:
         "../environment.yml"
     log:

@@ -6,7 +6,7 @@ rule fairpair_prompts:
     input:
         files=fairpair_prompt_files,
     output:
-        prompts="results/fairpair/prompts.parquet",
+        prompts=fairpair_output("prompts"),
     params:
         settings=settings_params(PromptSettings),
     conda:
@@ -19,9 +19,9 @@ rule fairpair_prompts:
 
 rule fairpair_generate:
     input:
-        prompts="results/fairpair/prompts.parquet",
+        prompts=fairpair_output("prompts"),
     output:
-        continuations="results/fairpair/continuations/{model}.parquet",
+        continuations=fairpair_output("continuations"),
     params:
         model=model_entry("models"),
         settings=settings_params(SamplingSettings),
@@ -43,12 +43,12 @@ rule fairpair_generate:
 
 rule fairpair_pairs:
     input:
-        prompts="results/fairpair/prompts.parquet",
-        continuations="results/fairpair/continuations/{model}.parquet",
+        prompts=fairpair_output("prompts"),
+        continuations=fairpair_output("continuations"),
         files=fairpair_perturbation_files,
     output:
-        pairs="results/fairpair/pairs/{model}.parquet",
-        rejections="results/fairpair/pairs/{model}_rejections.csv",
+        pairs=fairpair_output("pairs"),
+        rejections=fairpair_output("pair_rejections"),
     params:
         settings=settings_params(PerturbationSettings),
         perturber=perturber_entry,
@@ -68,12 +68,12 @@ rule fairpair_pairs:
 
 rule fairpair_score:
     input:
-        pairs="results/fairpair/pairs/{model}.parquet",
+        pairs=fairpair_output("pairs"),
     output:
-        scores="results/fairpair/{model}.csv",
-        null="results/fairpair/null/{model}.parquet",
-        ngrams="results/fairpair/{model}_ngrams.csv",
-        ngrams_plot=report("results/fairpair/{model}_ngrams.png", caption="../workflow/report/ngrams.rst", category="FairPair"),
+        scores=fairpair_output("scores"),
+        null=fairpair_output("null"),
+        ngrams=fairpair_output("ngrams"),
+        ngrams_plot=report(fairpair_output("ngrams_plot"), caption="../workflow/report/ngrams.rst", category="FairPair"),
     params:
         settings=settings_params(ScoreSettings),
         # The table's columns: scores written before a column was added are scored again, not read and refused.
@@ -88,28 +88,28 @@ rule fairpair_score:
 
 rule fairpair_summary:
     input:
-        scores=expand("results/fairpair/{model}.csv", model=FAIRPAIR_MODELS),
-        null=expand("results/fairpair/null/{model}.parquet", model=FAIRPAIR_MODELS),
-        rejections=expand("results/fairpair/pairs/{model}_rejections.csv", model=FAIRPAIR_MODELS),
+        scores=expand(fairpair_output("scores"), model=FAIRPAIR_MODELS),
+        null=expand(fairpair_output("null"), model=FAIRPAIR_MODELS),
+        rejections=expand(fairpair_output("pair_rejections"), model=FAIRPAIR_MODELS),
     output:
-        summary="results/fairpair/summary.csv",
-        plot=report("results/fairpair/summary.png", caption="../workflow/report/fairpair.rst", category="FairPair"),
-        rejections="results/fairpair/perturbation_rejections.csv",
-        comparisons="results/fairpair/comparisons.csv",
+        summary=fairpair_output("summary"),
+        plot=report(fairpair_output("plot"), caption="../workflow/report/fairpair.rst", category="FairPair"),
+        rejections=fairpair_output("rejections"),
+        comparisons=fairpair_output("comparisons"),
         comparisons_plot=report(
-            "results/fairpair/comparisons.png", caption="../workflow/report/comparisons.rst", category="FairPair"
+            fairpair_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FairPair"
         ),
-        variance="results/fairpair/variance.csv",
+        variance=fairpair_output("variance"),
         variance_plot=report(
-            "results/fairpair/variance.png", caption="../workflow/report/fairpair_variance.rst", category="FairPair"
+            fairpair_output("variance_plot"), caption="../workflow/report/fairpair_variance.rst", category="FairPair"
         ),
         tables_page=report(
-            "results/fairpair/summary.html", caption="../workflow/report/fairpair_tables.rst", category="FairPair"
+            fairpair_output("tables_page"), caption="../workflow/report/fairpair_tables.rst", category="FairPair"
         ),
     params:
-        scores=fairpair_scores_by_model,
-        null=fairpair_null_by_model,
-        rejections=fairpair_rejections_by_model,
+        scores=fairpair_by_model("scores"),
+        null=fairpair_by_model("null"),
+        rejections=fairpair_by_model("pair_rejections"),
         settings=settings_params(BootstrapSettings),
         comparison=settings_params(ComparisonSettings),
     conda:

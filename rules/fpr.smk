@@ -7,7 +7,7 @@ rule fpr_classify:
     input:
         files=fpr_classify_files,
     output:
-        predictions=expand(fpr_output(outputs.PREDICTIONS, "{probe}", "{{model}}", "{{classifier}}"), probe=FPR_PROBES),
+        predictions=expand(fpr_output(fpr_outputs.PREDICTIONS, "{probe}", "{{model}}", "{{classifier}}"), probe=FPR_PROBES),
     params:
         model=model_entry("models"),
         classifier=fpr_classifier_params,

@@ -7,10 +7,11 @@ for _axis in AXES:
         name:
             f"generate_{_axis}"
         input:
-            prompts=[f"results/prompts/sets/{metric}/{_axis}.parquet" for metric in metrics_of(_axis)],
+            prompts=[files["prompts"] for files in generate_files(_axis).values()],
         output:
-            continuations=[f"results/continuations/{{model}}/{metric}/{_axis}.parquet" for metric in metrics_of(_axis)],
+            continuations=[files["continuations"] for files in generate_files(_axis).values()],
         params:
+            tables=files_of(_axis, generate_files),
             model=model_entry("models"),
             settings=settings_params(GenerationSettings),
             cache_dir=config["cache_dir"],

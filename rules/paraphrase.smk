@@ -8,14 +8,13 @@ for _axis in AXES:
         name:
             f"paraphrase_{_axis}"
         input:
-            prompts=[f"results/prompts/original/{metric}/{_axis}.parquet" for metric in metrics_of(_axis)],
+            prompts=[files["prompts"] for files in paraphrase_files(_axis).values()],
             templates=paraphrase_templates,
         output:
-            paraphrases=[f"results/prompts/paraphrased/{{paraphraser}}/{metric}/{_axis}.parquet"
-                         for metric in metrics_of(_axis)],
-            rejections=[f"results/prompts/paraphrased/{{paraphraser}}/{metric}/{_axis}_rejections.csv"
-                        for metric in metrics_of(_axis)],
+            paraphrases=[files["paraphrases"] for files in paraphrase_files(_axis).values()],
+            rejections=[files["rejections"] for files in paraphrase_files(_axis).values()],
         params:
+            tables=files_of(_axis, paraphrase_files),
             model=model_entry("paraphrasers"),
             settings=settings_params(ParaphraseSettings),
             cache_dir=config["cache_dir"],

@@ -1,5 +1,7 @@
 # The power planner (docs/methods.md section 6): from each method's own results, the smallest
 # difference every subgroup could show and the sizes a study needs for power.min_effect.
+# The methods with results to plan from: those whose rule file added its sources.
+POWER_METHODS = list(POWER_SOURCES)
 
 
 rule power:

@@ -82,6 +82,18 @@ def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False)
     return config
 
 
+def embedded_config() -> dict:
+    """config/config.yaml as written, each top-level section it leaves to the schema filled with the schema's
+    default (the file sets only what differs from them), so a test can change a key of any section."""
+    from biasflow.schema import config_schema, default
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    for key, node in config_schema()["properties"].items():
+        if key not in config and "default" in node:
+            config[key] = default(key)
+    return config
+
+
 def copy_checkout(root: Path) -> Path:
     """The repository's tracked and new files copied to ``root``, as a fresh clone has them (no caches, no venv)."""
     files = subprocess.run(

@@ -133,7 +133,7 @@ def _register_core(commands) -> None:
     power.add_argument("--out", required=True, help="power table (.csv, .tsv or .parquet)")
     power.add_argument("--target", type=float, help="the difference worth detecting, in the method's unit "
                        "(default: power.min_effect.<method>: %s)"
-                       % ", ".join(f"{m} {default(f'power.min_effect.{m}')}" for m in _method_names()))
+                       % ", ".join(f"{m} {value}" for m, value in default("power.min_effect").items()))
     flag(power, "--target-r", "power.min_r", help="CAIRO: the agreement across models (Pearson r) worth detecting "
          "(default: %s)" % default("power.min_r"))
     flag(power, "--alpha", "power.alpha")

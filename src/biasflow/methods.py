@@ -5,9 +5,9 @@ Each method package (CAIRO, FairPair, group FPR gaps) holds a ``method.py`` whos
 load, its final tables, the front page's line about its settings, and where its config
 check, commands, power planner and paired comparison live. The packages register it under
 the ``biasflow.methods`` entry point group (``pyproject.toml``); the config check, the CLI,
-the power planner, the report's front page and the rules loop over :func:`methods`, so the
-core names no method, and a fourth one is a package, its declaration and a rule file
-(``docs/adding-a-method.md``).
+the power planner, the report's front page, the public API (:mod:`biasflow.api`) and the
+rules loop over :func:`methods`, so the core names no method, and a fourth one is a package,
+its declaration, its config section and its rules (``docs/adding-a-method.md``).
 """
 
 from __future__ import annotations
@@ -39,10 +39,16 @@ class Method:
     compare_input: tuple[str, str]  # the `biasflow compare` flag naming its input files, and the flag's help
     reads_datasets: bool = False  # its prompts come from the metrics' datasets (the front page lists them)
     named: tuple[tuple[str, ...], ...] = ()  # config keys of its maps whose names become parts of result paths
+    api: tuple[str, ...] = ()  # "module:function" of its public functions, re-exported as biasflow.<function>
 
     def part(self, name: str):
         """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``), imported."""
-        module, _, attribute = getattr(self, name).partition(":")
+        return self.load(getattr(self, name))
+
+    @staticmethod
+    def load(reference: str):
+        """What a ``"module:name"`` (or ``"module"``) reference names, imported."""
+        module, _, attribute = reference.partition(":")
         loaded = import_module(module)
         return getattr(loaded, attribute) if attribute else loaded
 

@@ -25,6 +25,7 @@ class Registry(Generic[T]):
         self.kind = kind
         self.group = group
         self._loaded: dict[str, T] = dict(builtin)
+        self._builtin = tuple(self._loaded)
         self._entries = None
 
     def _installed(self) -> dict:
@@ -34,8 +35,8 @@ class Registry(Generic[T]):
         return self._entries
 
     def names(self) -> tuple[str, ...]:
-        """Every member's name (nothing is imported)."""
-        return tuple(dict.fromkeys([*self._loaded, *self._installed()]))
+        """Every member's name, the built-in ones first (nothing is imported): the same order whatever was loaded."""
+        return tuple(dict.fromkeys([*self._builtin, *self._installed()]))
 
     def __contains__(self, name: str) -> bool:
         return name in self._loaded or name in self._installed()

@@ -68,6 +68,14 @@ def described(key: str) -> dict:
     return _follow(node)
 
 
+@functools.lru_cache(maxsize=None)
+def choices(key: str) -> tuple:
+    """The values one config key allows (its ``enum``; for a list, its items'), by its dotted path: the one home
+    of every set of named choices, which the code reads rather than copies."""
+    node = described(key)
+    return tuple(node["enum"] if "enum" in node else _follow(node["items"])["enum"])
+
+
 def _follow(node: dict) -> dict:
     ref = node.get("$ref")
     return {**subschema(ref), **{k: v for k, v in node.items() if k != "$ref"}} if ref else node

@@ -12,7 +12,7 @@ them by keyword.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping
 
 import pandas as pd
 
@@ -33,21 +33,19 @@ _PART = "__part__"
 NEUTRAL_SUFFIX = "-neutral"
 
 
-def generate(*, prompts_paths: Sequence[str], entry: dict, settings: GenerationSettings, cache_dir: str,
-             outs: Sequence[str]) -> None:
+def generate(*, tables: Mapping[str, Mapping[str, str]], entry: dict, settings: GenerationSettings, cache_dir: str
+             ) -> None:
     """Sample continuations of every prompt set of several prompt tables from one evaluated model (docs/methods.md §5.1).
 
-    The workflow gives one job the tables of every metric of an axis (``outs[i]`` receives the
-    continuations of ``prompts_paths[i]``): the model loads once, and their requests share
-    batches (each request's draws are seeded by the request itself). The files are written
-    together, all or none.
+    ``tables`` maps each table's name (the workflow's: its metric) to its ``prompts`` file and
+    the ``continuations`` file it gets: the workflow gives one job the tables of every metric of
+    an axis, so the model loads once, and their requests share batches (each request's draws
+    are seeded by the request itself). The files are written together, all or none.
     """
-    if len(prompts_paths) != len(outs):
-        raise ValueError(f"{len(prompts_paths)} prompt tables for {len(outs)} outputs")
     spec = spec_from_entry(entry)
     name = spec.name
-    parts = [read_table(path, PROMPT_COLUMNS, "prompt table") for path in prompts_paths]
-    prompts = pd.concat([part.assign(**{_PART: i}) for i, part in enumerate(parts)], ignore_index=True)
+    prompts = pd.concat([read_table(files["prompts"], PROMPT_COLUMNS, "prompt table").assign(**{_PART: key})
+                         for key, files in tables.items()], ignore_index=True)
     generator = CachedGenerator(spec, cache_dir, description=f"generate {name}")
     table = continuation_table(prompts, generator, settings)
     if len(table) and not table["continuation"].str.strip().astype(bool).any():
@@ -56,8 +54,9 @@ def generate(*, prompts_paths: Sequence[str], entry: dict, settings: GenerationS
             "chat setting (a chat model needs chat: true), decoding.max_new_tokens and the model itself."
         )
     write_together({
-        out: table_writer(table[table[_PART] == i].drop(columns=_PART).reset_index(drop=True), out)
-        for i, out in enumerate(outs)
+        files["continuations"]: table_writer(
+            table[table[_PART] == key].drop(columns=_PART).reset_index(drop=True), files["continuations"])
+        for key, files in tables.items()
     })
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from workflow_helpers import REPO
+from workflow_helpers import REPO, embedded_config
 
 from biasflow.cairo import headline, steps
 from biasflow.cairo.selection import SearchSettings
@@ -135,7 +135,7 @@ def test_the_documented_commands_chain_on_their_own_outputs(tmp_path):
 
 def test_check_config_refuses_the_excess_measure_without_null_draws():
     """What the config alone shows is refused before any job runs (docs/methods.md §1.13)."""
-    config = copy.deepcopy(yaml.safe_load((REPO / "config/config.yaml").read_text()))
+    config = embedded_config()
     config["bias"] = {**config.get("bias", {}), "measure": "excess"}
     config["selection"] = {**config.get("selection", {}), "null_draws": 0}
     validate_config(config)

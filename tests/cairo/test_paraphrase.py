@@ -186,7 +186,7 @@ def test_tables_share_rounds_and_give_each_table_its_own_result(chat, per_reques
     """Tables paraphrased together: one call per round for all of them, each table's rows and
     rejections exactly those it gets alone, and no chat request mixing two tables' prompts."""
     prompts = original_prompts()
-    tables = [prompts[prompts["metric"] == "HONEST"], prompts[prompts["metric"] == "BOLD"]]
+    tables = {metric: prompts[prompts["metric"] == metric] for metric in ("HONEST", "BOLD")}
     settings = ParaphraseSettings.defaults(seeds=[0, 1], max_attempts=3, prompts_per_request=per_request)
 
     def respond(request):
@@ -205,17 +205,19 @@ def test_tables_share_rounds_and_give_each_table_its_own_result(chat, per_reques
     together = paraphrase_tables(tables, generate, paraphraser="p", chat=chat, templates=TEMPLATES,
                                  settings=settings)
     assert len(calls) == 3  # one call per round, whatever the number of tables
-    bold_texts = set(tables[1]["text"])
+    bold_texts = set(tables["BOLD"]["text"])
     for call in calls:
         for request in call:
             mentioned = {text for text in prompts["text"] if text in request.prompt}
             assert mentioned <= bold_texts or not (mentioned & bold_texts)
-    for table, (rows, rejections) in zip(tables, together):
+    assert list(together) == ["HONEST", "BOLD"]
+    for metric, (rows, rejections) in together.items():
+        table = tables[metric]
         alone_rows, alone_rejections = paraphrase_prompts(table, lambda rs: [respond(r) for r in rs], paraphraser="p",
                                                           chat=chat, templates=TEMPLATES, settings=settings)
         pd.testing.assert_frame_equal(rows, alone_rows)
         pd.testing.assert_frame_equal(rejections, alone_rejections)
-    assert together[0][1]["n_retried"].sum() == 2 and together[0][1]["n_accepted"].sum() == 4
+    assert together["HONEST"][1]["n_retried"].sum() == 2 and together["HONEST"][1]["n_accepted"].sum() == 4
 
 
 def test_copy_then_good_is_retried_and_kept():

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from workflow_helpers import REPO
+from workflow_helpers import REPO, embedded_config
 
 
 def biasflow(*args: str) -> subprocess.CompletedProcess:
@@ -25,7 +25,7 @@ def test_every_help_text_ends_with_a_worked_example_of_its_command():
     parser = build_parser()
     subcommands = next(a for a in parser._actions if a.dest == "command").choices
     assert set(subcommands) == {"check-config", "prompts", "score", "cairo-stats", "cairo-select", "scorer-bias",
-                                "fairpair-score", "fpr-gaps", "power", "compare"}
+                                "fairpair-score", "fpr-gaps", "fpr-summary", "power", "compare"}
     for name, sub in subcommands.items():
         example = sub.format_help().rstrip().splitlines()[-1]
         assert example.startswith(f"  biasflow {name} "), (name, example)
@@ -41,7 +41,7 @@ def test_check_config_accepts_the_embedded_default():
 
 
 def test_check_config_names_the_bad_key(tmp_path):
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    config = embedded_config()
     config["generation"]["seeds"] = "zero"
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -73,7 +73,7 @@ def test_unknown_metric_is_one_line_and_exit_2(tmp_path):
 
 
 def default_config(tmp_path, mutate) -> str:
-    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    config = embedded_config()
     mutate(config)
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import inspect
 
 import pytest
@@ -59,3 +60,11 @@ def test_the_core_names_no_method(path):
     named = [node.lineno for node in ast.walk(ast.parse(path.read_text()))
              if isinstance(node, ast.Constant) and node.value in NAMES]
     assert not named, f"{path.relative_to(PACKAGE)} names a method at line(s) {named}"
+
+
+def test_the_rules_shared_helpers_name_no_method():
+    """rules/common.smk loops over what each method's rule file adds (FINAL_JOBS, POWER_SOURCES): no method's name,
+    package or config section appears in its code (comments may name them)."""
+    code = "\n".join(line.split("#", 1)[0] for line in (REPO / "rules" / "common.smk").read_text().splitlines())
+    named = sorted({match.lower() for name in NAMES for match in re.findall(name, code, re.IGNORECASE)})
+    assert not named, f"rules/common.smk names {named}"

@@ -30,8 +30,9 @@ def test_names_list_builtin_then_installed_members_without_importing(registry):
 
 
 def test_a_member_is_imported_when_asked_for(registry):
-    assert registry.get("alpha") == "built in"
     assert registry.get("zeta") == "loaded"
+    assert registry.names() == ("alpha", "zeta"), "loading a member does not reorder the names"
+    assert registry.get("alpha") == "built in"
     assert "toy_plugin_module" in sys.modules
     assert registry.all() == ["built in", "loaded"]
 

@@ -37,13 +37,14 @@ def entry(model_dir) -> dict:
 
 def test_one_job_writes_each_table_the_continuations_a_job_of_its_own_would(tiny_model_dir, tables, tmp_path):
     """Sharing a model load and batches changes nothing: each file equals its table generated alone, from scratch."""
-    outs = [str(tmp_path / "together" / name) for name in ("BOLD.parquet", "HONEST.parquet")]
-    generate(prompts_paths=tables, entry=entry(tiny_model_dir), settings=SETTINGS, cache_dir=str(tmp_path / "cache"),
-             outs=outs)
-    for i, (path, out) in enumerate(zip(tables, outs)):
-        alone = str(tmp_path / "alone" / f"{i}.parquet")
-        generate(prompts_paths=[path], entry=entry(tiny_model_dir), settings=SETTINGS,
-                 cache_dir=str(tmp_path / f"cache-alone-{i}"), outs=[alone])
+    jobs = {metric: {"prompts": path, "continuations": str(tmp_path / "together" / f"{metric}.parquet")}
+            for metric, path in zip(("BOLD", "HONEST"), tables)}
+    generate(tables=jobs, entry=entry(tiny_model_dir), settings=SETTINGS, cache_dir=str(tmp_path / "cache"))
+    for metric, files in jobs.items():
+        path, out = files["prompts"], files["continuations"]
+        alone = str(tmp_path / "alone" / f"{metric}.parquet")
+        generate(tables={metric: {"prompts": path, "continuations": alone}}, entry=entry(tiny_model_dir),
+                 settings=SETTINGS, cache_dir=str(tmp_path / f"cache-alone-{metric}"))
         together = pd.read_parquet(out)
         assert len(together) == len(pd.read_parquet(path)) * 2 * 2, "prompts x seeds x samples"
         assert set(together["metric"]) == {pd.read_parquet(path)["metric"].iloc[0]}
@@ -53,6 +54,7 @@ def test_one_job_writes_each_table_the_continuations_a_job_of_its_own_would(tiny
 def test_a_job_that_cannot_write_one_file_writes_none(tiny_model_dir, tables, tmp_path):
     out = tmp_path / "out"
     with pytest.raises(BiasflowError, match="xlsx"):
-        generate(prompts_paths=tables, entry=entry(tiny_model_dir), settings=SETTINGS,
-                 cache_dir=str(tmp_path / "cache"), outs=[str(out / "BOLD.parquet"), str(out / "HONEST.xlsx")])
+        generate(tables={"BOLD": {"prompts": tables[0], "continuations": str(out / "BOLD.parquet")},
+                         "HONEST": {"prompts": tables[1], "continuations": str(out / "HONEST.xlsx")}},
+                 entry=entry(tiny_model_dir), settings=SETTINGS, cache_dir=str(tmp_path / "cache"))
     assert not out.exists() or not list(out.iterdir()), "BOLD's file was written without HONEST's"

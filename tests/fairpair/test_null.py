@@ -14,6 +14,7 @@ from biasflow.fairpair import scores as fairpair
 from biasflow.fairpair.null import TIE_TOLERANCE, prompt_stream, random_splits
 from biasflow.fairpair.steps import with_vader
 from biasflow.hashing import stable_hash
+from biasflow.schema import choices
 
 WORDS = ["good", "kind", "work", "hard", "late", "nurse", "doctor", "day", "bad", "sad", "happy", "calm"]
 QUICK = fairpair.BootstrapSettings(bootstrap=0, seed=0)
@@ -54,15 +55,15 @@ def test_null_draws_equal_rescoring_each_resplit_the_slow_way():
     """Each draw's sides rebuilt as rows and scored by fairpair_scores: the same F per draw, null means, spread and p."""
     rng = np.random.default_rng(0)
     table = with_vader(pd.concat([sides(rng, "p0", 5), sides(rng, "p1", 5)], ignore_index=True),
-                       fairpair.DISSIMILARITIES)
+                       choices("fairpair.dissimilarities"))
     draws, seed = 30, 4
-    scores, null = fairpair.scores_and_null(table, fairpair.DISSIMILARITIES, None, draws, seed)
+    scores, null = fairpair.scores_and_null(table, choices("fairpair.dissimilarities"), None, draws, seed)
     for prompt in ["p0", "p1"]:
         rows = table[table["prompt_id"] == prompt].sort_values(["side", "sample"])
         pooled = pd.concat([rows[rows["side"] == side] for side in fairpair.SIDES], ignore_index=True)
         key = int(stable_hash("fairpair-null", prompt), 16) & (2**63 - 1)  # the prompt's name, not its position
         splits = random_splits(np.random.default_rng([seed, key]), 5, draws)
-        for name in fairpair.DISSIMILARITIES:
+        for name in choices("fairpair.dissimilarities"):
             slow = []
             for split in splits:
                 resplit = pd.concat([pooled[split].assign(side=fairpair.SIDES[0]),

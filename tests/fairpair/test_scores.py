@@ -17,6 +17,7 @@ from biasflow.errors import BiasflowError
 from biasflow.fairpair import scores as fairpair
 from biasflow.fairpair.steps import with_vader
 from biasflow.fairpair.tokens import jaccard_distance, tokens
+from biasflow.schema import choices
 
 # VADER compound scores of the words used in the hand-worked sentiment cases.
 GOOD, BAD, GREAT, HAPPY, EMPTY = 0.4404, -0.5423, 0.6249, 0.5719, 0.0
@@ -25,13 +26,13 @@ GOOD, BAD, GREAT, HAPPY, EMPTY = 0.4404, -0.5423, 0.6249, 0.5719, 0.0
 def table(sides: dict, prompt_id="p1", model=None) -> pd.DataFrame:
     """Continuation rows from {"perturbed_original": [...], "counterfactual": [...]}, VADER-scored."""
     rows = [(prompt_id, side, s, text) for side, texts in sides.items() for s, text in enumerate(texts)]
-    frame = with_vader(pd.DataFrame(rows, columns=fairpair.SIDE_COLUMNS), fairpair.DISSIMILARITIES)
+    frame = with_vader(pd.DataFrame(rows, columns=fairpair.SIDE_COLUMNS), choices("fairpair.dissimilarities"))
     if model is not None:
         frame["model"] = model
     return frame
 
 
-def scores_of(continuations: pd.DataFrame, names=fairpair.DISSIMILARITIES, folds=None) -> pd.DataFrame:
+def scores_of(continuations: pd.DataFrame, names=choices("fairpair.dissimilarities"), folds=None) -> pd.DataFrame:
     return fairpair.fairpair_scores(continuations, names, folds)
 
 
@@ -43,7 +44,7 @@ def one(scores: pd.DataFrame, name: str) -> pd.Series:
 
 def test_identical_texts_give_zero_bias_and_variability_and_nan_f():
     scores = scores_of(table({s: ["the same good words"] * 3 for s in fairpair.SIDES}))
-    for scorer in fairpair.DISSIMILARITIES:
+    for scorer in choices("fairpair.dissimilarities"):
         row = one(scores, scorer)
         assert (row["B"], row["V_pg"], row["V_gp"]) == (0, 0, 0)
         assert math.isnan(row["F"])

@@ -89,6 +89,16 @@ def test_a_bootstrap_interval_of_zero_width_is_empty_with_a_warning(caplog):
     assert "6 of 6 gap intervals have zero width" in caplog.text and "model m" in caplog.text
 
 
+def test_eps_traces_are_no_interval_where_groups_differ_in_size(caplog):
+    """No false positive anywhere, but one group with more sentences: each FPR is eps / n, so the gaps and their
+    draws differ by eps-sized traces (about 1e-12) that must read as zero width, not as an interval."""
+    preds = predictions(0).assign(y_pred=lambda d: d["y_true"])
+    extra = preds[preds["group"] == preds["group"].iloc[0]].assign(text=lambda d: d["text"] + " again")
+    out = bootstrap_gaps(pd.concat([preds, extra], ignore_index=True), 40, 0)
+    assert out.drop(columns=["model", "category", "group"]).isna().all().all()
+    assert "6 of 6 gap intervals have zero width" in caplog.text
+
+
 def test_permuted_labels_shuffle_within_templates_only():
     rng = np.random.default_rng(0)
     labels = np.array([0, 1, 2, 0, 1, 2, 0, 0])

@@ -23,7 +23,7 @@ import yaml
 
 from biasflow.cli import main
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS
-from workflow_helpers import REPO, snakemake, tiny_config, write_config
+from workflow_helpers import REPO, embedded_config, snakemake, tiny_config, write_config
 
 CATALOGUE = REPO / "docs" / "reliability.md"
 BOLD = REPO / "src/biasflow/data/datasets/BOLD"
@@ -33,9 +33,10 @@ BOLD = REPO / "src/biasflow/data/datasets/BOLD"
 
 def config(tmp: Path, mutate) -> list[str]:
     """``biasflow check-config`` on the embedded default changed by ``mutate``."""
-    data = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    for metric, source in data["datasets"].items():
-        source["path"] = str(REPO / source["path"])
+    data = embedded_config()
+    for source in data["datasets"].values():
+        if source["path"]:
+            source["path"] = str(REPO / source["path"])
     mutate(data)
     path = tmp / "config.yaml"
     path.write_text(yaml.safe_dump(data))

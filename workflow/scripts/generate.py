@@ -6,9 +6,8 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: generate(
-            prompts_paths=list(sm.input.prompts), entry=sm.params.model,
+            tables=sm.params.tables, entry=sm.params.model,
             settings=GenerationSettings.from_params(sm.params.settings), cache_dir=sm.params.cache_dir,
-            outs=list(sm.output.continuations),
         ),
         snakemake,
     )

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from biasflow.cairo.stats import NORMALISE, STATS_COLUMNS, STATS_KEYS
+from biasflow.cairo.stats import STATS_COLUMNS, STATS_KEYS
 from biasflow.errors import BiasflowError
+from biasflow.schema import choices
 from biasflow.tables import require_columns
 
 ORIGINAL = "original"
-COMBINATION_MODES = ("subsets", "multisets")
 
 
 def combination_counts(n_paraphrase_sets: int, k: int, combinations: str) -> np.ndarray:
@@ -36,9 +36,9 @@ def combination_counts(n_paraphrase_sets: int, k: int, combinations: str) -> np.
     paraphrase sets: ``combinations`` (``subsets``, the paper's text: distinct sets) or
     ``combinations_with_replacement`` (``multisets``, the CAIRO reference code).
     """
-    if combinations not in COMBINATION_MODES:
+    if combinations not in choices("selection.combinations"):
         raise BiasflowError(
-            f"unknown combination enumeration {combinations!r}; choose one of: {', '.join(COMBINATION_MODES)}."
+            f"unknown combination enumeration {combinations!r}; choose one of: {', '.join(choices('selection.combinations'))}."
         )
     if k < 1:
         raise BiasflowError(f"a combination has at least 1 prompt set (original); got size k={k}.")
@@ -260,8 +260,9 @@ def eq1(group_sum: np.ndarray, group_n: np.ndarray, normalise: str) -> np.ndarra
     sums over subgroups run over the leading axis, in place: adds of contiguous blocks,
     about twice as fast as reducing a short trailing axis.
     """
-    if normalise not in NORMALISE:
-        raise BiasflowError(f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(NORMALISE)}.")
+    if normalise not in choices("bias.normalise"):
+        raise BiasflowError(f"unknown bias normalisation {normalise!r}; choose one of: "
+                            f"{', '.join(choices('bias.normalise'))}.")
     mu_all = group_sum.sum(axis=0)
     mu_all /= group_n.sum(axis=0)
     deviation, scratch = np.zeros_like(mu_all), np.empty_like(mu_all)

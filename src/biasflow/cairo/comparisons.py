@@ -44,8 +44,6 @@ COMPARISON_COLUMNS = [
     "axis", "pair", "metric", "split", "prompts", "measure", "model_a", "model_b", "difference", "difference_lo",
     "difference_hi", "p", "p_holm", "p_bh", "design", "n_clusters", "n_scores",
 ]
-# What is differenced: Eq. 1 at the prompts' sizes, and the excess bias (Eq. 1 less its no-bias floor, §1.13).
-MEASURES = ("eq1", "excess")
 # The stream of the swap draws (beside the bootstrap's and the null's).
 SWAP = "swap"
 FAMILY = ["axis", "pair", "metric", "split", "prompts", "measure"]

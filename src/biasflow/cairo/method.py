@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from biasflow.config import counterfactual
 from biasflow.methods import Method
 
 
@@ -28,6 +27,8 @@ def summary(config: dict) -> str:
 
 def _scoring(scoring: dict) -> str:
     """The headline scorer, the others, and what counterfactual rescoring does to them (docs/methods.md §5.5-5.6)."""
+    from biasflow.config import counterfactual
+
     text = scoring["scorer"] + (" with the group words made neutral (raw scores beside them)"
                                 if scoring["neutralise"] else "")
     if scoring["scorers"]:
@@ -49,6 +50,7 @@ METHOD = Method(
     commands="biasflow.cairo.commands:register",
     power="biasflow.cairo.power",
     compare="biasflow.cairo.compare",
+    api=("biasflow.cairo.api:cairo_statistics", "biasflow.cairo.api:cairo_bias", "biasflow.cairo.api:scorer_bias"),
     compare_input=("stats", "CAIRO statistics table(s), results/cairo/stats/<axis>.parquet (every model of them "
                             "enters the selection)"),
     reads_datasets=True,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -303,13 +303,12 @@ def paraphrase_prompts(
     prompts with no valid paraphrase, ``n_retried`` = prompts whose first attempt was
     rejected (accepted later or dropped).
     """
-    [result] = paraphrase_tables([original], generate, paraphraser=paraphraser, chat=chat, templates=templates,
-                                 settings=settings, progress=progress)
-    return result
+    return paraphrase_tables({"table": original}, generate, paraphraser=paraphraser, chat=chat, templates=templates,
+                             settings=settings, progress=progress)["table"]
 
 
 def paraphrase_tables(
-    originals: Sequence[pd.DataFrame],
+    originals: Mapping[str, pd.DataFrame],
     generate: Generate,
     *,
     paraphraser: str,
@@ -317,8 +316,8 @@ def paraphrase_tables(
     templates: dict[str, str],
     settings: ParaphraseSettings,
     progress: ProgressCallback | None = None,
-) -> list[tuple[pd.DataFrame, pd.DataFrame]]:
-    """:func:`paraphrase_prompts` of several prompt tables at once: ``(rows, rejections)`` of each.
+) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """:func:`paraphrase_prompts` of several prompt tables at once, by name: ``(rows, rejections)`` of each.
 
     Each attempt round sends the pending requests of every table in one ``generate`` call, so
     a paraphraser's batches stay full while the rounds shrink (the last round of one table
@@ -330,20 +329,20 @@ def paraphrase_tables(
         raise BiasflowError(f"paraphrase max_attempts must be at least 1, got {settings.max_attempts}.")
     if settings.prompts_per_request < 1:
         raise BiasflowError(f"paraphrase prompts_per_request must be at least 1, got {settings.prompts_per_request}.")
-    runs = [_TableParaphrasing(original, chat, templates, settings) for original in originals]
+    runs = {name: _TableParaphrasing(original, chat, templates, settings) for name, original in originals.items()}
     for attempt in range(settings.max_attempts):
-        batches = [run.batch(attempt) for run in runs]
-        flat = [request for batch in batches for request in batch]
+        batches = {name: run.batch(attempt) for name, run in runs.items()}
+        flat = [request for batch in batches.values() for request in batch]
         if not flat:
             break
         answers = _generate_unique(generate, flat)
         if progress is not None:
             progress(len(flat))
         start = 0
-        for run, batch in zip(runs, batches):
-            run.take(attempt, answers[start:start + len(batch)])
+        for name, batch in batches.items():
+            runs[name].take(attempt, answers[start:start + len(batch)])
             start += len(batch)
-    return [run.result(paraphraser) for run in runs]
+    return {name: run.result(paraphraser) for name, run in runs.items()}
 
 
 class _TableParaphrasing:

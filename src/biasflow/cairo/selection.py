@@ -26,7 +26,6 @@ import numpy as np
 import pandas as pd
 
 from biasflow.cairo.combinations import (
-    COMBINATION_MODES,
     ORIGINAL,
     PooledStats,
     bias_matrix,
@@ -43,8 +42,9 @@ from biasflow.cairo.uncertainty import (
     pearson_rows,
     percentile_interval,
 )
-from biasflow.cairo.stats import NORMALISE, check_stats_values
+from biasflow.cairo.stats import check_stats_values
 from biasflow.errors import BiasflowError
+from biasflow.schema import choices
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
@@ -53,7 +53,6 @@ log = logging.getLogger("biasflow")
 __all__ = [
     "CHOICE_COLUMNS",
     "CURVE_COLUMNS",
-    "SEARCH_MODES",
     "SearchSettings",
     "Selection",
     "bias_matrix",
@@ -65,7 +64,6 @@ __all__ = [
     "select",
 ]
 
-SEARCH_MODES = ("shared", "independent")
 # r is taken across evaluated models; with fewer than 3 it is ±1 or undefined.
 MIN_MODELS = 3
 CURVE_COLUMNS = [
@@ -74,7 +72,6 @@ CURVE_COLUMNS = [
     "test_excess_r", "test_excess_perm_p", "null_r_median", "null_r_q95", "null_p", "n_models", "n_combinations",
     "n_skipped", "selection",
 ]
-MEASURES = ("eq1", "excess")
 # A search's p-values below this that the excess measure does not confirm get a warning.
 ALPHA = 0.05
 # A permutation test whose smallest reachable p exceeds this cannot show significance.
@@ -201,10 +198,10 @@ def select(
 def check_settings(settings: SearchSettings, block_size: int = BLOCK_SIZE) -> None:
     """Raise for a search setting out of range or a combination that cannot run (also at check-config time)."""
     for name, value, allowed in (
-        ("mode", settings.mode, SEARCH_MODES),
-        ("combinations", settings.combinations, COMBINATION_MODES),
-        ("normalise", settings.normalise, NORMALISE),
-        ("measure", settings.measure, MEASURES),
+        ("mode", settings.mode, choices("selection.mode")),
+        ("combinations", settings.combinations, choices("selection.combinations")),
+        ("normalise", settings.normalise, choices("bias.normalise")),
+        ("measure", settings.measure, choices("bias.measure")),
     ):
         if value not in allowed:
             raise BiasflowError(f"unknown CAIRO search {name} {value!r}; choose one of: {', '.join(allowed)}.")

@@ -18,6 +18,7 @@ import pandas as pd
 
 from biasflow.datasets import AXES, METRICS
 from biasflow.errors import BiasflowError
+from biasflow.schema import choices
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
@@ -30,7 +31,6 @@ STATS_NUMBERS = ["seed", "score_sum", "score_sq_sum", "n"]
 # What statistics written before clusters were kept lack (see require_clusters).
 CLUSTER_COLUMNS = ["group_key", "score_sq_sum"]
 BIAS_COLUMNS = ["model", "metric", "axis", "split", "promptset", "bias", "n_subgroups", "n_seeds"]
-NORMALISE = ("none", "mean")
 # How a statistics row is shown in an error: the cell a user can find in their files.
 EXAMPLE_KEYS = ["model", "metric", "promptset", "subgroup", "split"]
 
@@ -164,8 +164,9 @@ def bias_from_stats(stats: pd.DataFrame, normalise: str, skip_incomplete: bool =
     its Eq. 1 would have fewer terms and not be comparable. Such sets still pool exactly
     with complete ones in a combination, so the statistics table keeps them.
     """
-    if normalise not in NORMALISE:
-        raise BiasflowError(f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(NORMALISE)}.")
+    if normalise not in choices("bias.normalise"):
+        raise BiasflowError(f"unknown bias normalisation {normalise!r}; choose one of: "
+                            f"{', '.join(choices('bias.normalise'))}.")
     require_columns(stats, STATS_COLUMNS, "CAIRO statistics")
     _check_unique(stats)
     if skip_incomplete:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -67,21 +67,17 @@ from biasflow.tables import (
 log = logging.getLogger("biasflow")
 
 
-def paraphrase(
-    *, prompts_paths: Sequence[str], entry: dict, settings: ParaphraseSettings, cache_dir: str, outs: Sequence[str],
-    rejections_outs: Sequence[str],
-) -> None:
+def paraphrase(*, tables: Mapping[str, Mapping[str, str]], entry: dict, settings: ParaphraseSettings,
+               cache_dir: str) -> None:
     """Paraphrase every original prompt of several prompt tables once per paraphrase seed (one prompt set per seed).
 
-    The workflow gives one job the tables of every metric of an axis (``outs[i]`` and
-    ``rejections_outs[i]`` receive those of ``prompts_paths[i]``), so the paraphraser loads
-    once and the tables' requests share its batches (:func:`~biasflow.cairo.paraphrase.paraphrase_tables`);
-    each table's result is the one a job of its own would give. The templates read are those
-    this paraphraser uses (:func:`~biasflow.cairo.paraphrase.template_files`); the files are
-    written together, all or none.
+    ``tables`` maps each table's name (the workflow's: its metric) to its ``prompts`` file and
+    the ``paraphrases`` and ``rejections`` files it gets: the workflow gives one job the tables
+    of every metric of an axis, so the paraphraser loads once and the tables' requests share
+    its batches (:func:`~biasflow.cairo.paraphrase.paraphrase_tables`); each table's result is
+    the one a job of its own would give. The templates read are those this paraphraser uses
+    (:func:`~biasflow.cairo.paraphrase.template_files`); the files are written together, all or none.
     """
-    if not len(prompts_paths) == len(outs) == len(rejections_outs):
-        raise ValueError(f"{len(prompts_paths)} prompt tables for {len(outs)} and {len(rejections_outs)} outputs")
     spec = spec_from_entry(entry)
     name = spec.name
     generator = CachedGenerator(spec, cache_dir, description=f"paraphrase {name}")
@@ -91,7 +87,7 @@ def paraphrase(
         return [g.text for g in generator(requests)]
 
     results = paraphrase_tables(
-        [read_table(path, PROMPT_COLUMNS, "prompt table") for path in prompts_paths],
+        {key: read_table(files["prompts"], PROMPT_COLUMNS, "prompt table") for key, files in tables.items()},
         texts,
         paraphraser=name,
         chat=spec.chat,
@@ -99,15 +95,16 @@ def paraphrase(
         settings=settings,
     )
     writers = {}
-    for (paraphrases, rejections), out, rejections_out in zip(results, outs, rejections_outs):
+    for key, (paraphrases, rejections) in results.items():
+        files = tables[key]
         for row in rejections.itertuples(index=False):
             log.info(
                 "%s %s %s seed %s: %d of %d prompts paraphrased, %d dropped", name, row.metric, row.axis, row.seed,
                 row.n_accepted, row.n_prompts, row.n_dropped,
             )
         _check_some_accepted(rejections, name)
-        writers[rejections_out] = table_writer(rejections, rejections_out)
-        writers[out] = table_writer(paraphrases, out)
+        writers[files["rejections"]] = table_writer(rejections, files["rejections"])
+        writers[files["paraphrases"]] = table_writer(paraphrases, files["paraphrases"])
     write_together(writers)
 
 
@@ -199,10 +196,10 @@ def scorer_bias(*, continuation_paths: Sequence[str], score_paths: Sequence[str]
     _write_scorer_bias(scored, variants, groups, settings, scorer_out, models_out, plot_out)
 
 
-def scorer_agreement(*, headline_paths: Sequence[str], labels: Sequence[str], out: str) -> None:
-    """Kendall's τ between the model rankings of every pair of scorers (labels: the runs' scorers, §5.6)."""
+def scorer_agreement(*, headline_paths: Mapping[str, str], out: str) -> None:
+    """Kendall's τ between the model rankings of every pair of scorers (``headline_paths``: by the run's label, §5.6)."""
     tables = {label: read_table(path, headline.HEADLINE_COLUMNS, "CAIRO headline table")
-              for label, path in zip(labels, headline_paths, strict=True)}
+              for label, path in headline_paths.items()}
     write_table(agreement_table(tables), out)
 
 
@@ -212,19 +209,22 @@ def scorer_bias_to_directory(*, continuation_paths: Sequence[str], scoring: Scor
     """``biasflow scorer-bias``: score a user's continuations, rescore them counterfactually, write the tables.
 
     Besides ``model``, ``subgroup`` and ``continuation``, the workflow's columns are used where
-    present and filled where not: without ``prompt_id`` the k-th row of a subgroup is the same
-    prompt for every model (the bootstrap resamples prompts, the same ones for all models,
-    §1.11), and each prompt is its own cluster; seed 0, one metric.
+    present and filled where not (:func:`with_workflow_columns`).
     """
     table = pd.concat([_rows(read_table(p, ["model", "subgroup", "continuation"], "continuation table",
                                         numbers=CONTINUATION_NUMBERS), f"continuation table {p}")
                        for p in continuation_paths], ignore_index=True)
-    position = table.groupby(["model", "subgroup"]).cumcount().astype(str)
-    fills = {"prompt_id": table["subgroup"].astype(str) + "-" + position, "seed": 0, "sample": 0,
-             "metric": "continuations", "split": "all", "promptset": ORIGINAL, "text": ""}
-    table = table.assign(**{column: value for column, value in fills.items() if column not in table}, axis=axis)
-    if "group_key" not in table:
-        table["group_key"] = table["prompt_id"]
+    scored, variants, groups = rescored(table, scoring=scoring, axis=axis, lexicon_path=lexicon_path,
+                                        cache_dir=cache_dir)
+    out = Path(out_dir)
+    _write_scorer_bias(scored, variants, groups, settings, *(str(out / name.format(axis=axis)) for name in
+                                                              SCORER_BIAS_OUTPUTS))
+
+
+def rescored(table: pd.DataFrame, *, scoring: ScoringSettings, axis: str, lexicon_path: str,
+             cache_dir: str | None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """A user's continuations scored, their counterfactual variants scored, and the subgroups compared (§5.5)."""
+    table = with_workflow_columns(table, axis)
     lexicon = IdentityLexicon.from_file(lexicon_path).axis(axis)
     groups = lexicon.compared(table["subgroup"])
     if len(groups) < 2:
@@ -234,23 +234,45 @@ def scorer_bias_to_directory(*, continuation_paths: Sequence[str], scoring: Scor
             "subgroup column, or give a lexicon with yours (--identity-lexicon)."
         )
     cache = Path(cache_dir) if cache_dir else None
-    scored = score_table(table, scoring, cache)
-    variants = variant_table(table, scoring, lexicon, groups, cache)
-    out = Path(out_dir)
-    _write_scorer_bias(scored, variants, groups, settings, *(str(out / name.format(axis=axis)) for name in
-                                                              SCORER_BIAS_OUTPUTS))
+    return score_table(table, scoring, cache), variant_table(table, scoring, lexicon, groups, cache), groups
+
+
+def with_workflow_columns(table: pd.DataFrame, axis: str | None = None) -> pd.DataFrame:
+    """A user's continuations (``model``, ``subgroup`` and the text or score) with the workflow's other columns.
+
+    Each is used where present and filled where not: without ``prompt_id`` the k-th row of a
+    subgroup is the same prompt for every model (the bootstrap resamples prompts, the same ones
+    for all models, §1.11); without ``group_key`` each prompt is its own cluster; seed 0, sample
+    0, one metric (``continuations``), one split (``all``), the original prompts. ``axis``
+    replaces the table's own (else ``all`` where it has none).
+    """
+    position = table.groupby(["model", "subgroup"]).cumcount().astype(str)
+    fills = {"prompt_id": table["subgroup"].astype(str) + "-" + position, "seed": 0, "sample": 0,
+             "metric": "continuations", "split": "all", "promptset": ORIGINAL, "text": "", "axis": "all"}
+    table = table.assign(**{column: value for column, value in fills.items() if column not in table})
+    if axis is not None:
+        table = table.assign(axis=axis)
+    if "group_key" not in table:
+        table["group_key"] = table["prompt_id"]
+    return table
 
 
 # What ``biasflow scorer-bias`` writes into its --out-dir, as the workflow does per scorer.
 SCORER_BIAS_OUTPUTS = ("{axis}_scorer.csv", "{axis}_models.csv", "{axis}_scorer.png")
 
 
-def _write_scorer_bias(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str],
-                       settings: ScorerBiasSettings, scorer_out: str, models_out: str, plot_out: str) -> None:
+def scorer_bias_tables(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str],
+                       settings: ScorerBiasSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The scorer's own bias per subgroup, and each model's Eq. 1 on raw against neutral scores (§5.5)."""
     own = scorer_bias_table(content_scores(scored, variants, groups), groups, scored["axis"].iloc[0],
                             settings.bootstrap, settings.seed)
     neutral = neutral_scores(scored[[*CONTINUATION_KEY, "score"]], variants)["score"]
-    models = models_table(scored, neutral, mentioning(scored, variants), settings)
+    return own, models_table(scored, neutral, mentioning(scored, variants), settings)
+
+
+def _write_scorer_bias(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str],
+                       settings: ScorerBiasSettings, scorer_out: str, models_out: str, plot_out: str) -> None:
+    own, models = scorer_bias_tables(scored, variants, groups, settings)
     write_together({scorer_out: table_writer(own, scorer_out), models_out: table_writer(models, models_out)})
     plot_scorer_bias(own, models, plot_out)
 

@@ -10,14 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from biasflow.errors import BiasflowError
+from biasflow.fairpair import outputs
 from biasflow.fairpair.prompts import load_occupations
 
-# results/fairpair/ holds files named by each model (rules/fairpair.smk) beside files of fixed
-# names: a model named like a fixed file, or like another model's file, would make two jobs write
-# one file (tests/fairpair/test_checks.py reads the rule file for both lists).
-MODEL_FILES = ("{}.csv", "{}_ngrams.csv", "{}_ngrams.png")
-FIXED_FILES = ("prompts.parquet", "summary.csv", "summary.png", "summary.html", "perturbation_rejections.csv",
-               "comparisons.csv", "comparisons.png", "variance.csv", "variance.png")
 
 
 def check(config: dict, workdir: Path) -> list[str]:
@@ -61,14 +56,16 @@ def _check_unique(occupations: list[str], where: str) -> None:
 
 
 def _check_file_names(models: list[str]) -> None:
-    owner: dict[str, str | None] = {name.lower(): None for name in FIXED_FILES}
+    """results/fairpair/ holds each model's files beside the summary's, of fixed names (fairpair/outputs.py): a
+    model named like a fixed file, or like another model's file, would make two jobs write one file."""
+    owner: dict[str, str | None] = {name.lower(): None for name in (outputs.PROMPTS, *outputs.SUMMARY.values())}
     for model in models:
-        for pattern in MODEL_FILES:
-            name = pattern.format(model).lower()
+        for pattern in outputs.PER_MODEL.values():
+            name = pattern.format(model=model).lower()
             if name in owner and owner[name] != model:
                 writer = f"model {owner[name]!r}" if owner[name] else "the FairPair summary"
                 raise BiasflowError(
                     f"config models: the FairPair results of model {model!r} would be written to "
-                    f"results/fairpair/{pattern.format(model)}, a file {writer} writes too; rename the model."
+                    f"{outputs.FOLDER}{pattern.format(model=model)}, a file {writer} writes too; rename the model."
                 )
             owner[name] = model

@@ -33,10 +33,10 @@ import numpy as np
 import pandas as pd
 
 from biasflow.fairpair.null import permutation_p
-from biasflow.fairpair.scores import DISSIMILARITIES
 from biasflow.hashing import named_rng
 from biasflow.intervals import t_quantile
 from biasflow.multiplicity import adjust
+from biasflow.schema import choices
 from biasflow.settings import StepSettings
 
 FAIRPAIR_COMPARISON_COLUMNS = [
@@ -69,7 +69,7 @@ def comparison_table(scores: pd.DataFrame, swaps: int, seed: int,
     ``pairs`` limits the table to these (model_a, model_b) pairs.
     """
     rows = []
-    for name in (d for d in DISSIMILARITIES if d in set(scores["dissimilarity"])):
+    for name in (d for d in choices("fairpair.dissimilarities") if d in set(scores["dissimilarity"])):
         tested = {model: tested_prompts(part) for model, part in scores[scores["dissimilarity"] == name].groupby("model")}
         wanted = pairs if pairs is not None else itertools.combinations(sorted(tested), 2)
         for a, b in wanted:

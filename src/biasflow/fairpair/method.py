@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from biasflow.fairpair import outputs
 from biasflow.methods import Method, own_models
 
 
@@ -27,11 +28,12 @@ METHOD = Method(
     citation="Dwivedi-Yu et al., 2024",
     evaluated=lambda config: own_models(config, "fairpair"),
     loads=loads,
-    finals=lambda config: ["results/fairpair/summary.csv"],
+    finals=lambda config: [outputs.output("summary")],
     summary=summary,
     check="biasflow.fairpair.checks:check",
     commands="biasflow.fairpair.commands:register",
     power="biasflow.fairpair.power",
     compare="biasflow.fairpair.compare",
+    api=("biasflow.fairpair.api:fairpair_scores",),
     compare_input=("scores", "per-prompt scores, results/fairpair/<model>.csv (the file name being the model)"),
 )

@@ -47,6 +47,7 @@ from biasflow.fairpair.sampling import samples_sd
 from biasflow.fairpair.tokens import tokens
 from biasflow.hashing import named_rng
 from biasflow.intervals import t_quantile
+from biasflow.schema import choices
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
 
@@ -57,8 +58,7 @@ SIDES = ("perturbed_original", "counterfactual")
 SIDE_COLUMNS = ["prompt_id", "side", "sample", "text"]
 # The VADER compound score of each row's text, which the sentiment dissimilarity compares.
 SENTIMENT_COLUMN = "vader"
-DISSIMILARITIES = ("jaccard", "sentiment")
-# What each dissimilarity reads.
+# What each dissimilarity (choices("fairpair.dissimilarities"), in its order) reads.
 _INPUT = {"jaccard": "text", "sentiment": SENTIMENT_COLUMN}
 # Moments of a prompt's cross-pair and within-side dissimilarities (over samples, also with folds).
 MOMENT_COLUMNS = ["cross_n", "cross_mean", "cross_m2", "within_n", "within_mean", "within_m2"]
@@ -234,7 +234,7 @@ def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, settings:
     out = []
     groups = dict(list(scores.groupby(["model", "dissimilarity"])))
     null_groups = dict(list(draws.groupby(["model", "dissimilarity"]))) if draws is not None and len(draws) else {}
-    for model, name in sorted(groups, key=lambda key: (str(key[0]), DISSIMILARITIES.index(key[1]))):
+    for model, name in sorted(groups, key=lambda key: (str(key[0]), choices("fairpair.dissimilarities").index(key[1]))):
         group = groups[(model, name)].sort_values("prompt_id", kind="stable")
         F = group["F"].to_numpy(dtype=np.float64)
         finite = F[np.isfinite(F)]
@@ -278,13 +278,12 @@ def _check_dissimilarities(names) -> tuple[str, ...]:
     if isinstance(names, str):
         names = (names,)
     names = tuple(dict.fromkeys(names))
-    unknown = [s for s in names if s not in DISSIMILARITIES]
+    known = choices("fairpair.dissimilarities")
+    unknown = [s for s in names if s not in known]
     if unknown:
-        raise BiasflowError(
-            f"unknown FairPair dissimilarity(ies) {_name_some(unknown)}; use any of {', '.join(DISSIMILARITIES)}."
-        )
+        raise BiasflowError(f"unknown FairPair dissimilarity(ies) {_name_some(unknown)}; use any of {', '.join(known)}.")
     if not names:
-        raise BiasflowError(f"no FairPair dissimilarity given; use any of {', '.join(DISSIMILARITIES)}.")
+        raise BiasflowError(f"no FairPair dissimilarity given; use any of {', '.join(known)}.")
     return names
 
 

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.fpr.predictions import UNMARKED
-from biasflow.fpr.rates import CLASSES
+from biasflow.fpr.rates import CLASSES, ZERO_WIDTH
 from biasflow.fpr.resampling import class_counts, mean_gaps, stream
 from biasflow.hashing import named_rng
 from biasflow.multiplicity import adjust
@@ -166,7 +166,7 @@ def _difference(difference: float, drawn: np.ndarray, swapped: np.ndarray) -> di
     low = high = np.nan
     if np.isfinite(drawn).any():
         low, high = np.nanpercentile(drawn, [2.5, 97.5])
-        if low == high:
+        if high - low <= ZERO_WIDTH:
             low = high = np.nan
     observed, null = swapped[0], swapped[1:]
     null = null[np.isfinite(null)]

@@ -24,6 +24,7 @@ METHOD = Method(
     commands="biasflow.fpr.commands:register",
     power="biasflow.fpr.power",
     compare="biasflow.fpr.compare",
+    api=("biasflow.fpr.api:probe_sentences", "biasflow.fpr.api:fpr_gaps"),
     compare_input=("predictions", "one probe set's prediction TSVs, as fpr-gaps reads them, with template_id "
                                   "(results/fpr/<probe>/<model>/<classifier>.tsv)"),
     named=(("fpr", "probes"), ("fpr", "classifiers")),

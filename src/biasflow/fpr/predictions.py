@@ -49,21 +49,27 @@ def read_predictions(paths: list[str]) -> pd.DataFrame:
         df = read_table(path, what="predictions file")
         if "model" not in df.columns:
             df = df.assign(model=Path(path).stem)
-        require_columns(df, PREDICTION_COLUMNS, f"predictions file {path}")
-        for col in ("y_true", "y_pred"):
-            values = pd.to_numeric(df[col], errors="coerce")
-            bad = ~values.isin(range(len(LABELS))) | df[col].isna()
-            if bad.any():
-                shown = sorted({str(v) for v in df.loc[bad, col]})[:5]
-                raise BiasflowError(
-                    f"predictions file {path}: column {col} has values {', '.join(shown)} outside the "
-                    f"labels 0 (negative), 1 (neutral), 2 (positive); map the labels to 0/1/2."
-                )
-            df[col] = values.astype(int)
-        df["run_id"] = df["run_id"].astype(str)
-        df["model"] = df["model"].astype(str)
-        frames.append(df)
+        frames.append(checked_predictions(df, f"predictions file {path}"))
     return pd.concat(frames, ignore_index=True)
+
+
+def checked_predictions(df: pd.DataFrame, where: str) -> pd.DataFrame:
+    """A copy of one table of predictions with its columns and labels checked, ``run_id`` and ``model`` as text."""
+    require_columns(df, PREDICTION_COLUMNS, where)
+    df = df.copy()
+    for col in ("y_true", "y_pred"):
+        values = pd.to_numeric(df[col], errors="coerce")
+        bad = ~values.isin(range(len(LABELS))) | df[col].isna()
+        if bad.any():
+            shown = sorted({str(v) for v in df.loc[bad, col]})[:5]
+            raise BiasflowError(
+                f"{where}: column {col} has values {', '.join(shown)} outside the "
+                f"labels 0 (negative), 1 (neutral), 2 (positive); map the labels to 0/1/2."
+            )
+        df[col] = values.astype(int)
+    df["run_id"] = df["run_id"].astype(str)
+    df["model"] = df["model"].astype(str)
+    return df
 
 
 def check_unique(preds: pd.DataFrame) -> None:

@@ -60,6 +60,7 @@ import pandas as pd
 from biasflow.errors import BiasflowError
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.hashing import stable_hash
+from biasflow.schema import choices
 
 __all__ = [
     "PROBE_SAMPLE_COLUMNS",
@@ -154,9 +155,6 @@ def load_identity_terms(path: str | Path) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-LABELLED_FORMATS = ("ternary", "sst5", "semeval2018")
-
-
 def load_labelled(path: str | Path, format: str) -> pd.DataFrame:
     """A labelled sentiment set (``text``, ``label`` 0/1/2) for demonstrations and tuning.
 
@@ -168,8 +166,9 @@ def load_labelled(path: str | Path, format: str) -> pd.DataFrame:
     -1..1 neutral, 2..3 positive).
     """
     path = Path(path)
-    if format not in LABELLED_FORMATS:
-        raise BiasflowError(f"unknown labelled-set format {format!r}; use one of {', '.join(LABELLED_FORMATS)}.")
+    if format not in choices("fpr.labelled_format"):
+        raise BiasflowError(f"unknown labelled-set format {format!r}; use one of "
+                            f"{', '.join(choices('fpr.labelled_format'))}.")
     if format == "semeval2018":
         frame = _read_semeval(path)
     else:

@@ -16,15 +16,18 @@ import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.intervals import t_quantile
+from biasflow.schema import choices
 from biasflow.tables import require_columns
 
 log = logging.getLogger("biasflow")
 
 # The reference adds eps to numerator and denominator; kept so numbers match it exactly.
 EPS = 1e-10
+# An interval narrower than this holds only eps's own traces (an FPR of 0 is eps / n, which differs
+# between groups of different sizes), not a spread of the data: it has zero width (docs/methods.md §3.3).
+ZERO_WIDTH = 10 * EPS
 # Class name -> label for the two one-vs-rest FPRs that are reported.
 CLASSES = {"negative": 0, "positive": 2}
-INTERVALS = ("z", "t")
 # A run's groups are compared within one model, run and category.
 RUN_KEYS = ["model", "run_id", "category"]
 
@@ -72,7 +75,7 @@ def quantile(interval: str, z: float, n_runs: int) -> float:
         return z
     if interval == "t":
         return t_quantile(n_runs - 1)
-    raise BiasflowError(f"unknown interval {interval!r}; use one of {', '.join(INTERVALS)}.")
+    raise BiasflowError(f"unknown interval {interval!r}; use one of {', '.join(choices('fpr.interval'))}.")
 
 
 def over_runs(per_run: pd.DataFrame, keys: list[str], values: dict[str, str], interval: str, z: float) -> pd.DataFrame:

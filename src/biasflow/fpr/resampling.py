@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.fpr.predictions import UNMARKED
-from biasflow.fpr.rates import CLASSES, EPS
+from biasflow.fpr.rates import CLASSES, EPS, ZERO_WIDTH
 from biasflow.hashing import named_rng
 
 log = logging.getLogger("biasflow")
@@ -105,8 +105,9 @@ def bootstrap_gaps(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
             drawn = mean_gaps(np.einsum("bt,rtg->brg", template_weights, fp),
                                np.einsum("bt,rtg->brg", template_weights, counted), run_weights)
             low, high = np.nanpercentile(drawn, [2.5, 97.5], axis=0)
-            flat.extend([model] * int(np.sum(low == high)))
-            bounds.append(np.where(low == high, np.nan, [low, high]))
+            zero = high - low <= ZERO_WIDTH
+            flat.extend([model] * int(np.sum(zero)))
+            bounds.append(np.where(zero, np.nan, [low, high]))
         rows.extend((model, category, g, bounds[0][0][i], bounds[0][1][i], bounds[1][0][i], bounds[1][1][i])
                     for i, g in enumerate(groups))
     if flat:

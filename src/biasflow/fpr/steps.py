@@ -95,7 +95,7 @@ class SummarySettings(IntervalSettings):
 def classify_files(settings: ClassifySettings, classifier: ClassifierSettings, probes: Mapping[str, Mapping]) -> list[str]:
     """Every file a classification job reads: the probe sets', the labelled set if its method uses it, its templates."""
     files = [path for spec in probes.values() for path in (spec["templates"], spec["terms"])]
-    if classifier.method != "zero_shot" and classifier.method != "cot":
+    if classifier.reads_labelled:
         files.append(settings.labelled)
     return list(dict.fromkeys([*files, *template_files(settings.templates, classifier.method)]))
 
@@ -117,7 +117,7 @@ def classify(*, entry: dict, classifier: ClassifierSettings, probes: Mapping[str
     method = classifier.method
     samples = {probe: probe_samples(dict(definition)) for probe, definition in probes.items()}
     texts = pd.concat(samples.values(), ignore_index=True)["text"].tolist()
-    labelled = load_labelled(settings.labelled, settings.labelled_format) if method not in ("zero_shot", "cot") else None
+    labelled = load_labelled(settings.labelled, settings.labelled_format) if classifier.reads_labelled else None
     if method in PROMPTING:
         templates = load_prompt_templates(settings.templates, method)
         answer = CachedGenerator(replace(spec, decoding=settings.decoding.answer), cache_dir, description=f"{name} answers")
@@ -162,20 +162,7 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
     check_floor(settings.accuracy_floor)
     quantile(settings.interval, settings.z, 2)
     preds = read_predictions(list(prediction_paths))
-    check_unique(preds)
-    table = fpr_gaps(preds, interval=settings.interval, z=settings.z)
-    if "template_id" not in preds and settings.bootstrap:
-        log.warning("the predictions have no template_id column, so the gaps get no template bootstrap interval "
-                    "(*_FPR_gap_lo, *_FPR_gap_hi; docs/methods.md §3.3) and no system is compared with another "
-                    "(§3.8): add the template of each sentence")
-    table = table.merge(bootstrap_gaps(preds, settings.bootstrap, settings.seed), on=["model", "category", "group"],
-                        how="left", validate="one_to_one")
-    single = sorted(table.loc[table["n_runs"] < 2, "model"].unique())
-    if single:
-        shown = ", ".join(single[:5]) + (f" and {len(single) - 5} more" if len(single) > 5 else "")
-        log.warning("%s %s a single run, so the interval columns (*_FPR_gap_width) are empty: an interval needs "
-                    "two or more runs (docs/methods.md §3.3); classify with more runs (distinct run_id) for intervals",
-                    shown, "has" if len(single) == 1 else "have")
+    table = gap_table(preds, settings)
     accuracy = run_accuracy(preds, settings.accuracy_floor)
     for row in accuracy[accuracy["below_floor"]].itertuples(index=False):
         log.warning("%s run %s: accuracy %.2f is below the floor %.2f; its gaps mean little",
@@ -190,6 +177,26 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
         write_table(comparisons, comparisons_out)
         if comparisons_plot:
             plot_comparisons(table, comparisons, comparisons_plot)
+
+
+def gap_table(preds: pd.DataFrame, settings: GapSettings) -> pd.DataFrame:
+    """The gap table of checked predictions: gaps over runs with their intervals, and the template bootstrap's (§3.3)."""
+    quantile(settings.interval, settings.z, 2)
+    check_unique(preds)
+    table = fpr_gaps(preds, interval=settings.interval, z=settings.z)
+    if "template_id" not in preds and settings.bootstrap:
+        log.warning("the predictions have no template_id column, so the gaps get no template bootstrap interval "
+                    "(*_FPR_gap_lo, *_FPR_gap_hi; docs/methods.md §3.3) and no system is compared with another "
+                    "(§3.8): add the template of each sentence")
+    table = table.merge(bootstrap_gaps(preds, settings.bootstrap, settings.seed), on=["model", "category", "group"],
+                        how="left", validate="one_to_one")
+    single = sorted(table.loc[table["n_runs"] < 2, "model"].unique())
+    if single:
+        shown = ", ".join(single[:5]) + (f" and {len(single) - 5} more" if len(single) > 5 else "")
+        log.warning("%s %s a single run, so the interval columns (*_FPR_gap_width) are empty: an interval needs "
+                    "two or more runs (docs/methods.md §3.3); classify with more runs (distinct run_id) for intervals",
+                    shown, "has" if len(single) == 1 else "have")
+    return table
 
 
 def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequence[str]],

@@ -32,6 +32,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from biasflow.errors import BiasflowError
+from biasflow.fpr.prompting import METHODS as PROMPTING
 from biasflow.models import ModelSpec, load_for_training
 from biasflow.models.transformers_backend import default_device
 from biasflow.schema import filled
@@ -67,6 +68,11 @@ class ClassifierSettings(StepSettings):
         """The settings of classifier ``name`` from its config entry; keys it leaves out take the method's defaults."""
         entry = filled(dict(entry), CLASSIFIER_SCHEMA)
         return cls(name=name, **{f.name: entry.get(f.name) for f in fields(cls) if f.name != "name"})
+
+    @property
+    def reads_labelled(self) -> bool:
+        """k-shot prompting draws its examples from the labelled set, and tuning trains on it (§3.6)."""
+        return self.method == "k_shot" or self.method not in PROMPTING
 
 MAX_TOKENS = 256
 

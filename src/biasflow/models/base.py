@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass, replace
-from typing import Callable, Protocol, Sequence
+from abc import ABC, abstractmethod
+from typing import Callable, ClassVar, Sequence
 
 from biasflow.hashing import stable_hash
 from biasflow.schema import filled
@@ -90,22 +91,54 @@ class ModelSpec:
 ProgressCallback = Callable[[int], None]
 
 
-class Backend(Protocol):
-    """Generate one continuation per request, in request order.
+class Backend(ABC):
+    """Generate one continuation per request, in request order; and every other member the code asks of a backend.
 
     A spec with ``chat`` wraps each prompt as a single user message with the model's chat
     template; otherwise the prompt is continued as plain text. ``progress`` is called
     with the number of requests finished since the last call.
+
+    The class attributes and static methods are read from the class, before any model is
+    loaded: the config check (``local_weights``, ``check_environment``, ``options``), the
+    jobs' resources (``requests_in_flight``), the cache key (``sampler``, ``resolved``;
+    :attr:`biasflow.generation.CachedGenerator.identity` is it), tuning (``trainable``,
+    ``load_pretrained``) and the cache's save points (``chunk_size``).
     """
 
+    name: ClassVar[str]  # the config's `backend:` value
+    options: ClassVar[tuple[str, ...]]  # the keys a model entry's `options:` may hold for it
+    local_weights: ClassVar[bool]  # `model` names weights this process loads (checked before any job runs)
+    trainable: ClassVar[bool] = False  # soft-prompt tuning and fine-tuning can train its weights
+    chunk_size: ClassVar[int]  # requests per call between cache saves
+    sampler: ClassVar[str]  # how random draws become tokens: part of every cache key
     spec: ModelSpec
 
-    def generate(
-        self, requests: Sequence[Request], progress: ProgressCallback | None = None
-    ) -> list[Generation]: ...
+    @staticmethod
+    @abstractmethod
+    def requests_in_flight(options: dict) -> int:
+        """Requests to a server it keeps open at once (its share of the workflow's ``api`` limit)."""
+
+    @staticmethod
+    @abstractmethod
+    def check_environment(spec: ModelSpec, where: str = "") -> str | None:
+        """Raise :class:`~biasflow.errors.BiasflowError` for what the machine lacks (an API key), before any job runs."""
+
+    @staticmethod
+    @abstractmethod
+    def resolved(spec: ModelSpec) -> ModelSpec:
+        """``spec`` as it enters the cache key (``dtype: auto`` resolved where this process computes)."""
+
+    @classmethod
+    def load_pretrained(cls, spec: ModelSpec, cache_dir: str, dtype: str | None = None):
+        """The tokenizer and model to tune (trainable backends only; callers check ``trainable`` first)."""
+        raise TypeError(f"backend {cls.name} has no weights to train")
+
+    @abstractmethod
+    def generate(self, requests: Sequence[Request], progress: ProgressCallback | None = None) -> list[Generation]:
+        """One continuation per request, in request order."""
 
 
-class InProcessBackend:
+class InProcessBackend(Backend):
     """What backends that load the weights into this process share: no server, no key.
 
     The workflow asks each backend class for its share of the global ``api`` limit and for

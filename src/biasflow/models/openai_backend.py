@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from biasflow.errors import BiasflowError
-from biasflow.models.base import Decoding, Generation, ModelSpec, ProgressCallback, Request
+from biasflow.models.base import Backend, Decoding, Generation, ModelSpec, ProgressCallback, Request
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def request_params(decoding: Decoding, request: Request) -> dict:
     return params
 
 
-class OpenAIBackend:
+class OpenAIBackend(Backend):
     """Continuations from an OpenAI-compatible server.
 
     ``spec.model`` is the served model name. ``spec.options`` may set ``base_url``

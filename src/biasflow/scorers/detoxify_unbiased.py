@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 
 from biasflow.errors import BiasflowError
+from biasflow.schema import choices
 from biasflow.scorers.base import Scorer
 
 log = logging.getLogger("biasflow")
 
-DEVICES = ("auto", "cpu", "cuda")
 # Texts per batch by device: a RoBERTa-base forward pass of 32 short texts keeps 2 CPU
 # cores busy; a GPU needs far larger batches to be saturated (benchmarks/scoring.py).
 BATCH_SIZES = {"cpu": 32, "cuda": 512}
@@ -43,8 +43,8 @@ _UNAVAILABLE = (
 
 def resolve_device(device: str) -> str:
     """``auto`` → ``cuda`` when a GPU is visible, else ``cpu``; ``cuda`` without a GPU is an error."""
-    if device not in DEVICES:
-        raise BiasflowError(f"unknown scoring device {device!r}; use one of {', '.join(DEVICES)}.")
+    if device not in choices("scoring.device"):
+        raise BiasflowError(f"unknown scoring device {device!r}; use one of {', '.join(choices('scoring.device'))}.")
     import torch
 
     available = torch.cuda.is_available()

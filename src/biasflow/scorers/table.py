@@ -16,13 +16,13 @@ from pathlib import Path
 import pandas as pd
 
 from biasflow.errors import BiasflowError
+from biasflow.schema import choices
 from biasflow.scorers import get_scorer, score_texts, scorer_class
 from biasflow.settings import StepSettings
 from biasflow.tables import read_table, require_columns, require_rows, write_table
 
 log = logging.getLogger("biasflow")
 
-TEXT_MODES = ("continuation", "prompt+continuation")
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,8 @@ class ScoringSettings(StepSettings):
 
 def scored_texts(table: pd.DataFrame, mode: str) -> pd.Series:
     """What is scored of each row: the continuation, or the prompt and continuation lower-cased (``score_text``)."""
-    if mode not in TEXT_MODES:
-        raise BiasflowError(f"unknown score_text {mode!r}; use one of {', '.join(TEXT_MODES)}.")
+    if mode not in choices("scoring.score_text"):
+        raise BiasflowError(f"unknown score_text {mode!r}; use one of {', '.join(choices('scoring.score_text'))}.")
     require_columns(table, ["text", "continuation"] if mode == "prompt+continuation" else ["continuation"],
                     "continuation table")
     if mode == "prompt+continuation":

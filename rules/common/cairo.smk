@@ -1,0 +1,179 @@
+# CAIRO's names and lookups, which its rule files read (data, paraphrase, generate, score, cairo),
+# and what it adds to the default target and the power planner (rules/common.smk).
+import dataclasses
+
+from biasflow.cairo.paraphrase import ParaphraseSettings, template_files
+from biasflow.cairo.scorer_bias import ScorerBiasSettings
+from biasflow.cairo.selection import SearchSettings
+from biasflow.cairo.stats import StatsSettings
+from biasflow.config import counterfactual, dataset_dir, loader_settings, run_scorers, used_metrics
+from biasflow.datasets import needed_files
+from biasflow.generation import GenerationSettings
+from biasflow.scorers import scorer_class
+from biasflow.scorers.table import ScoringSettings
+from biasflow.steps import NEUTRAL_SUFFIX
+
+AXES = list(config["axes"]) if "cairo" in METHODS else []
+PARAPHRASERS = list(config["paraphrasers"]) if "cairo" in METHODS else []
+SCORER = config["scoring"]["scorer"]
+SCORERS = run_scorers(config["scoring"])
+COUNTERFACTUAL = counterfactual(config["scoring"]) and bool(AXES)
+# CAIRO runs once per label (a scorer, or its neutral scores with scoring.neutralise): the headline
+# one writes results/cairo/, each other one results/cairo/scorers/<label>/ (docs/methods.md §5.5-5.6).
+LABELS = [label for s in SCORERS for label in ([s, f"{s}{NEUTRAL_SUFFIX}"] if config["scoring"]["neutralise"] else [s])]
+HEADLINE = f"{SCORER}{NEUTRAL_SUFFIX}" if config["scoring"]["neutralise"] else SCORER
+SIDE_LABELS = [label for label in LABELS if label != HEADLINE]
+RUNS = ["", *(f"scorers/{label}/" for label in SIDE_LABELS)]
+
+
+def metrics_of(axis):
+    return config["axes"][axis]
+
+
+def data_dir(wildcards):
+    return dataset_dir(config, wildcards.metric)
+
+
+def dataset_inputs(wildcards):
+    """The files the metric reads for the axis (so editing one reruns its prompts), or the download rule's folder."""
+    source = config["datasets"][wildcards.metric]
+    if not source["path"]:
+        return [data_dir(wildcards)]
+    return [str(Path(source["path"]) / name) for name in needed_files(wildcards.metric, wildcards.axis, source["options"])]
+
+
+def dataset_url(wildcards):
+    return config["datasets"][wildcards.metric]["url"]
+
+
+def loader_params(wildcards):
+    return loader_settings(config, wildcards.metric, wildcards.axis).params()
+
+
+def paraphrase_templates(wildcards):
+    """The templates this paraphraser reads (chat or completion, and the batch one)."""
+    chat = config["paraphrasers"][wildcards.paraphraser]["chat"]
+    return template_files(ParaphraseSettings.from_config(config), chat)
+
+
+def paraphrase_outputs(wildcards):
+    return expand(
+        "results/prompts/paraphrased/{paraphraser}/{metric}/{axis}.parquet",
+        paraphraser=PARAPHRASERS,
+        metric=wildcards.metric,
+        axis=wildcards.axis,
+    )
+
+
+def paraphrase_files(axis, paraphraser="{paraphraser}"):
+    """Per metric of the axis: its original prompts and the paraphrases and rejections one paraphraser writes."""
+    return {metric: {"prompts": f"results/prompts/original/{metric}/{axis}.parquet",
+                     "paraphrases": f"results/prompts/paraphrased/{paraphraser}/{metric}/{axis}.parquet",
+                     "rejections": f"results/prompts/paraphrased/{paraphraser}/{metric}/{axis}_rejections.csv"}
+            for metric in metrics_of(axis)}
+
+
+def generate_files(axis, model="{model}"):
+    """Per metric of the axis: its prompt sets and the continuations one model writes."""
+    return {metric: {"prompts": f"results/prompts/sets/{metric}/{axis}.parquet",
+                     "continuations": f"results/continuations/{model}/{metric}/{axis}.parquet"}
+            for metric in metrics_of(axis)}
+
+
+def files_of(axis, files):
+    """Params function: the job's files by metric (``files`` is paraphrase_files or generate_files)."""
+    return lambda wildcards: files(axis, **dict(wildcards.items()))
+
+
+def prompt_summaries(wildcards):
+    return [f"results/prompts/original/{m}/{a}_summary.csv" for a in AXES for m in metrics_of(a)]
+
+
+def rejection_tables(wildcards):
+    return [
+        f"results/prompts/paraphrased/{p}/{m}/{a}_rejections.csv"
+        for a in AXES
+        for m in metrics_of(a)
+        for p in PARAPHRASERS
+    ]
+
+
+def scorer_files(wildcards):
+    """Files a score depends on besides the continuations (a lexicon, a checkpoint), so editing one reruns scoring."""
+    return [config["scoring"][key] for key in scorer_class(wildcards.scorer).files if config["scoring"][key]]
+
+
+def scoring_params(wildcards):
+    """The settings of one scorer's jobs: its own options only."""
+    return ScoringSettings.of({**config["scoring"], "scorer": wildcards.scorer}).params()
+
+
+def score_gpu(wildcards):
+    """Score jobs request a GPU only when told to run on one (device: auto uses one where there is one)."""
+    return int(wildcards.scorer == "detoxify-unbiased" and config["scoring"]["device"] == "cuda")
+
+
+def label_of(run):
+    """The scorer label of a CAIRO run: the headline one for results/cairo/, else the one its path names."""
+    return run[len("scorers/"):-1] if run else HEADLINE
+
+
+def run_label(wildcards):
+    return label_of(wildcards.run)
+
+
+def stats_params(wildcards):
+    return dataclasses.replace(StatsSettings.from_config(config), scorer=run_label(wildcards)).params()
+
+
+def headline_tables(wildcards):
+    """Each scorer run's headline table of the axis, by the run's label."""
+    return {label_of(run): f"results/cairo/{run}{wildcards.axis}.csv" for run in RUNS}
+
+
+def counterfactual_inputs(wildcards):
+    """One scorer's raw scores and variants of every model and metric of an axis, with the continuations."""
+    pairs = [(model, metric) for model in MODELS for metric in metrics_of(wildcards.axis)]
+    return {
+        "continuations": [f"results/continuations/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
+        "scores": [f"results/scores/{wildcards.scorer}/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
+        "variants": [f"results/scorer_bias/{wildcards.scorer}/variants/{m}/{x}/{wildcards.axis}.parquet"
+                     for m, x in pairs],
+    }
+
+
+def stats_memory(wildcards, input):
+    """The statistics job reads every continuation and score of an axis: memory grows with them."""
+    return max(4000, 20 * int(input.size_mb))
+
+
+def scored_inputs(wildcards):
+    pairs = [(model, metric) for model in MODELS for metric in metrics_of(wildcards.axis)]
+    return {
+        "continuations": [f"results/continuations/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
+        "scores": [f"results/scores/{run_label(wildcards)}/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
+    }
+
+
+def cairo_final_jobs():
+    """CAIRO's final tables per scorer run and axis, the scorers' agreement and own bias, the prompts' summaries."""
+    jobs = []
+    for run in RUNS:
+        jobs += [(f"results/cairo/{run}{axis}.csv", rules.cairo_select, {"run": run, "axis": axis}) for axis in AXES]
+        jobs += [(f"results/cairo/{run}bias/{axis}.csv", rules.cairo_stats, {"run": run, "axis": axis})
+                 for axis in AXES]
+    if RUNS[1:]:
+        jobs += [(f"results/cairo/scorers/{axis}_agreement.csv", rules.scorer_agreement, {"axis": axis})
+                 for axis in AXES]
+    if COUNTERFACTUAL:
+        jobs += [(f"results/scorer_bias/{scorer}/{axis}_scorer.csv", rules.scorer_bias,
+                  {"scorer": scorer, "axis": axis}) for scorer in SCORERS for axis in AXES]
+    jobs.append(("results/prompts/summary.csv", rules.prompt_summary, {}))
+    if PARAPHRASERS:
+        jobs.append(("results/prompts/rejections.csv", rules.rejections, {}))
+    return jobs
+
+
+FINAL_JOBS["cairo"] = cairo_final_jobs
+if AXES:  # the power planner reads CAIRO's statistics per axis
+    POWER_SOURCES["cairo"] = lambda wildcards: {axis: [f"results/cairo/stats/{axis}.parquet"] for axis in AXES}

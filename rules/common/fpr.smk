@@ -1,0 +1,68 @@
+# The FPR gaps' names and lookups, which rules/fpr.smk reads, and what it adds to the default target
+# and the power planner (rules/common.smk).
+from biasflow.fpr import outputs as fpr_outputs
+from biasflow.fpr.steps import ClassifySettings, GapSettings, SummarySettings, classify_files
+from biasflow.fpr.tuning import ClassifierSettings
+from biasflow.methods import method
+
+FPR_PROBES = list(config["fpr"]["probes"]) if "fpr" in METHODS else []
+FPR_MODELS = method("fpr").evaluated(config) if "fpr" in METHODS else []
+FPR_CLASSIFIERS = list(config["fpr"]["classifiers"]) if "fpr" in METHODS else []
+
+
+def fpr_output(template, probe, model="{model}", classifier="{classifier}"):
+    """A predictions path (biasflow/fpr/fpr_outputs.py): a probe set's name, wildcards left as wildcards."""
+    return fpr_outputs.FOLDER + template.format(probe=probe, model=model, classifier=classifier)
+
+
+def fpr_probe_output(role, probe="{probe}"):
+    """One probe set's table or figure by its role (biasflow/fpr/fpr_outputs.py), the probe a name or the wildcard."""
+    return fpr_outputs.per_probe(fpr_outputs.FOLDER, probe)[role]
+
+
+def fpr_summary_output(role):
+    return fpr_outputs.summary(fpr_outputs.FOLDER)[role]
+
+
+def fpr_classifier(wildcards):
+    return ClassifierSettings.of(wildcards.classifier, config["fpr"]["classifiers"][wildcards.classifier])
+
+
+def fpr_classifier_params(wildcards):
+    return fpr_classifier(wildcards).params()
+
+
+def fpr_classify_files(wildcards):
+    """Every file a classification job reads: the probe sets', the labelled set if its method uses it, its templates."""
+    return classify_files(ClassifySettings.from_config(config), fpr_classifier(wildcards), config["fpr"]["probes"])
+
+
+def fpr_predictions_by_probe(wildcards):
+    return {p: fpr_output(fpr_outputs.PREDICTIONS, p, wildcards.model, wildcards.classifier) for p in FPR_PROBES}
+
+
+def fpr_probe_predictions(wildcards):
+    return [fpr_output(fpr_outputs.PREDICTIONS, wildcards.probe, m, c) for m in FPR_MODELS for c in FPR_CLASSIFIERS]
+
+
+def fpr_predictions_of_probes(wildcards):
+    """Each probe set's predictions files (the span null permutes labels within one probe set's templates)."""
+    return {p: [fpr_output(fpr_outputs.PREDICTIONS, p, m, c) for m in FPR_MODELS for c in FPR_CLASSIFIERS]
+            for p in FPR_PROBES}
+
+
+def fpr_all_predictions(wildcards):
+    return [path for paths in fpr_predictions_of_probes(wildcards).values() for path in paths]
+
+
+def fpr_gaps_by_probe(wildcards):
+    return {p: fpr_probe_output("gaps", p) for p in FPR_PROBES}
+
+
+def fpr_comparisons_by_probe(wildcards):
+    return {p: fpr_probe_output("comparisons", p) for p in FPR_PROBES}
+
+
+FINAL_JOBS["fpr"] = lambda: [(fpr_summary_output("spans"), rules.fpr_summary, {})] if FPR_PROBES else []
+if FPR_PROBES:  # the power planner reads each probe set's predictions
+    POWER_SOURCES["fpr"] = fpr_predictions_of_probes

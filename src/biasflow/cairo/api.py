@@ -1,0 +1,140 @@
+"""CAIRO's public functions (``biasflow.cairo_statistics``, ``biasflow.cairo_bias``, ``biasflow.scorer_bias``).
+
+Each takes a table a notebook holds, fills the columns the workflow would have written where
+they are missing (:func:`biasflow.cairo.steps.with_workflow_columns`), and returns the
+workflow's table (docs/tables.md, "CAIRO").
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from biasflow.cairo.scorer_bias import ScorerBiasSettings
+from biasflow.cairo.stats import bias_from_stats, sufficient_stats
+from biasflow.cairo.steps import rescored, scorer_bias_tables, with_workflow_columns
+from biasflow.schema import default
+from biasflow.tables import require_columns
+
+
+def cairo_statistics(scored: pd.DataFrame) -> pd.DataFrame:
+    """CAIRO's sufficient statistics of scored continuations: per cell, subgroup and cluster, S, Q and N.
+
+    Parameters
+    ----------
+    scored : pandas.DataFrame
+        One row per scored continuation with ``model``, ``subgroup`` and ``score``, and where
+        it has them the workflow's ``metric``, ``axis``, ``split``, ``promptset``, ``seed``,
+        ``prompt_id`` and ``group_key`` (filled where missing: one metric and split, the k-th
+        row of a subgroup the same prompt for every model, each prompt its own cluster).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The statistics table (docs/tables.md): ``score_sum``, ``score_sq_sum`` and ``n`` per
+        model, metric, axis, split, prompt set, seed, subgroup and group key (docs/methods.md §1.4).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biasflow
+    >>> scored = pd.DataFrame({"model": ["a"] * 4 + ["b"] * 4, "subgroup": ["female", "male"] * 4,
+    ...                        "score": [0.1, 0.5, 0.3, 0.7, 0.2, 0.2, 0.4, 0.4]})
+    >>> stats = biasflow.cairo_statistics(scored)
+    >>> stats[["model", "subgroup", "group_key", "score_sum", "n"]]
+      model subgroup group_key  score_sum  n
+    0     a   female  female-0        0.1  1
+    1     a   female  female-1        0.3  1
+    2     a     male    male-0        0.5  1
+    3     a     male    male-1        0.7  1
+    4     b   female  female-0        0.2  1
+    5     b   female  female-1        0.4  1
+    6     b     male    male-0        0.2  1
+    7     b     male    male-1        0.4  1
+    """
+    require_columns(scored, ["model", "subgroup", "score"], "scored continuations")
+    return sufficient_stats(with_workflow_columns(scored))
+
+
+def cairo_bias(stats: pd.DataFrame, normalise: str | None = None) -> pd.DataFrame:
+    """CAIRO's Eq. 1 bias per model, metric, split and prompt set: how far the subgroups' mean scores spread.
+
+    Parameters
+    ----------
+    stats : pandas.DataFrame
+        A statistics table (:func:`cairo_statistics`, or the workflow's ``results/cairo/stats/<axis>.parquet``).
+    normalise : str, optional
+        ``none`` (Eq. 1's sum over subgroups of |subgroup mean − overall mean|) or ``mean``
+        (divided by the number of subgroups); default: the config's ``bias.normalise``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, metric, axis, split, promptset, bias, n_subgroups, n_seeds`` (docs/methods.md §1.6),
+        the mean over generation seeds.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biasflow
+    >>> scored = pd.DataFrame({"model": ["a"] * 4 + ["b"] * 4, "subgroup": ["female", "male"] * 4,
+    ...                        "score": [0.1, 0.5, 0.3, 0.7, 0.2, 0.2, 0.4, 0.4]})
+    >>> biasflow.cairo_bias(biasflow.cairo_statistics(scored))[["model", "bias", "n_subgroups"]].round(3)
+      model  bias  n_subgroups
+    0     a   0.4            2
+    1     b   0.0            2
+    """
+    return bias_from_stats(stats, normalise=normalise or default("bias.normalise"))
+
+
+def scorer_bias(continuations: pd.DataFrame, axis: str, scorer: str | None = None, *,
+                lexicon: str | None = None, **settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The scorer's own bias: how its scores move when a continuation's group words are swapped (§5.5).
+
+    Parameters
+    ----------
+    continuations : pandas.DataFrame
+        ``model``, ``subgroup`` and ``continuation``, one row per continuation; the
+        workflow's other columns where it has them.
+    axis : str
+        The axis the subgroups belong to (``gender``, ``religion``, ``race``), whose words the
+        identity lexicon swaps.
+    scorer : str, optional
+        The scorer whose own bias is measured (as in :func:`biasflow.score`; default: the
+        config's ``scoring.scorer``).
+    lexicon : str, optional
+        An identity lexicon file (default: the bundled one, ``scoring.identity_lexicon``).
+    **settings
+        ``normalise``, ``bootstrap`` and ``seed`` (default: the config's ``bias.normalise``,
+        ``selection.bootstrap`` and ``selection.seed``).
+
+    Returns
+    -------
+    scorer_table, models_table : pandas.DataFrame
+        Per subgroup, the scorer's own bias (its mean deviation when the group words are swapped)
+        with its interval; per model, Eq. 1 on raw and on neutral scores and the scorer's part
+        of it (docs/tables.md, "Scorer bias").
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biasflow
+    >>> rows = [("m", group, text.format(word)) for group, word in (("muslim", "Muslim"), ("christian", "Christian"))
+    ...         for text in ("My {} neighbour is a damn good cook.", "The {} family was kind.", "It rained.")]
+    >>> own, models = biasflow.scorer_bias(pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]),
+    ...                                    "religion", bootstrap=200)
+    >>> own[["subgroup", "scorer_bias"]].round(3)  # the profanity model's own reaction to the group word
+        subgroup  scorer_bias
+    0  christian       -0.082
+    1     muslim        0.082
+    """
+    from biasflow.bundled import resolve
+    from biasflow.scorers.table import ScoringSettings
+
+    scoring = ScoringSettings.of({key: default(f"scoring.{key}") for key in ("lexicon", "lowercase", "device",
+                                                                              "checkpoint", "huggingface_config",
+                                                                              "score_text", "batch_size")}
+                                 | {"scorer": scorer or default("scoring.scorer")})
+    scored, variants, groups = rescored(continuations, scoring=scoring, axis=axis,
+                                        lexicon_path=lexicon or resolve(default("scoring.identity_lexicon")),
+                                        cache_dir=None)
+    return scorer_bias_tables(scored, variants, groups, ScorerBiasSettings.defaults(**settings))

@@ -1,0 +1,38 @@
+"""Every file FairPair writes, by role: the one list the rules, the config check and the declaration name them from.
+
+The files of ``results/fairpair/`` itself are of two kinds: each model's (:data:`PER_MODEL`)
+and the summary's, of fixed names (:data:`SUMMARY`), so a model named like a fixed file, or
+like another model's file, would make two jobs write one file; the config check refuses such
+names (:mod:`biasflow.fairpair.checks`). The other files of a model sit in folders of their own
+(:data:`MODEL_FOLDERS`), where no name collides.
+"""
+
+from __future__ import annotations
+
+FOLDER = "results/fairpair/"
+PROMPTS = "prompts.parquet"
+PER_MODEL = {"scores": "{model}.csv", "ngrams": "{model}_ngrams.csv", "ngrams_plot": "{model}_ngrams.png"}
+MODEL_FOLDERS = {
+    "continuations": "continuations/{model}.parquet",
+    "pairs": "pairs/{model}.parquet",
+    "pair_rejections": "pairs/{model}_rejections.csv",
+    "null": "null/{model}.parquet",
+}
+SUMMARY = {
+    "summary": "summary.csv",
+    "plot": "summary.png",
+    "rejections": "perturbation_rejections.csv",
+    "comparisons": "comparisons.csv",
+    "comparisons_plot": "comparisons.png",
+    "variance": "variance.csv",
+    "variance_plot": "variance.png",
+    "tables_page": "summary.html",
+}
+
+
+def output(role: str, model: str = "{model}") -> str:
+    """The workflow's path of one file by its role (a model's name, or the ``{model}`` wildcard left as it is)."""
+    if role == "prompts":
+        return FOLDER + PROMPTS
+    names = {**PER_MODEL, **MODEL_FOLDERS, **SUMMARY}
+    return FOLDER + names[role].format(model=model)

@@ -1,0 +1,86 @@
+"""Facts written once (issue 31): no module copies a set of choices the config schema holds."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from biasflow.schema import choices, config_schema
+from workflow_helpers import REPO
+
+PACKAGE = REPO / "src" / "biasflow"
+
+
+def schema_enums(node) -> list[tuple[str, ...]]:
+    """Every ``enum`` of two or more strings anywhere in the schema."""
+    found = []
+    if isinstance(node, dict):
+        enum = node.get("enum")
+        if isinstance(enum, list) and len(enum) >= 2 and all(isinstance(v, str) for v in enum):
+            found.append(tuple(enum))
+        for value in node.values():
+            found += schema_enums(value)
+    elif isinstance(node, list):
+        for value in node:
+            found += schema_enums(value)
+    return found
+
+
+ENUMS = {frozenset(enum): enum for enum in schema_enums(config_schema())}
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_copies_a_schema_enum(path):
+    """A tuple or list of the same strings as a schema enum is a second home for it: read ``choices(key)``."""
+    copies = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) >= 2 and all(
+                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+            values = frozenset(e.value for e in node.elts)
+            if values in ENUMS:
+                copies.append((node.lineno, ENUMS[values]))
+    assert not copies, f"{path.relative_to(PACKAGE)} copies schema enum(s) at {copies}"
+
+
+def test_choices_reads_a_keys_enum_or_its_items_enum():
+    assert choices("fpr.interval") == ("z", "t")
+    assert choices("fairpair.dissimilarities") == ("jaccard", "sentiment")  # a list: its items' enum
+    assert choices("selection.mode") == ("shared", "independent")
+
+
+def test_the_embedded_default_sets_only_what_differs_from_the_schema():
+    """config/config.yaml says so at its top: every key it sets changes the validated config (removing it would
+    not leave the same run), so no default is written twice."""
+    import copy
+
+    import yaml
+
+    from biasflow.config import validate_config
+    from biasflow.errors import BiasflowError
+
+    raw = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    full = copy.deepcopy(raw)
+    validate_config(full)
+
+    def paths(node, prefix=()):
+        for key, value in node.items():
+            yield (*prefix, key)
+            if isinstance(value, dict):
+                yield from paths(value, (*prefix, key))
+
+    redundant = []
+    for path in paths(raw):
+        trimmed = copy.deepcopy(raw)
+        parent = trimmed
+        for key in path[:-1]:
+            parent = parent[key]
+        del parent[path[-1]]
+        try:
+            validate_config(trimmed)
+        except BiasflowError:  # a required key: not a default
+            continue
+        if trimmed == full:
+            redundant.append(".".join(map(str, path)))
+    assert not redundant, f"config/config.yaml repeats the schema's defaults: {redundant}"
+    assert "sets only what differs from the schema's defaults" in (REPO / "config" / "config.yaml").read_text()
