@@ -144,3 +144,13 @@ def test_check_config_refuses_the_excess_measure_without_null_draws():
         check_config(config, environment=False)
     config["selection"]["null_draws"] = 10
     check_config(config, environment=False)
+
+
+@pytest.mark.parametrize("written", ["variance.csv", "comparisons.csv", "selection.json"])
+def test_cairo_select_refuses_statistics_it_would_overwrite(written, tmp_path, monkeypatch, capsys):
+    """Every file cairo-select writes is checked against its inputs (one list, cairo/steps.py SELECT_OUTPUTS)."""
+    from biasflow.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["cairo-select", "--stats", f"out/{written}", "--out-dir", "out"]) == 2
+    assert f"--out-dir out/{written} is also the input given as --stats" in capsys.readouterr().err

@@ -63,24 +63,20 @@ def register(commands) -> None:
     scorer_bias.set_defaults(run=_scorer_bias)
 
 
-# What each command writes into its --out-dir.
-STATS_OUTPUTS = ("stats.parquet", "bias.csv", "bias.png")
-SELECT_OUTPUTS = ("curve.csv", "bias.csv", "comparisons.csv", "selection.json")
-
-
 def _stats(args) -> None:
     from biasflow.tables import check_not_inputs, check_output_dir
 
     out = check_output_dir(args.out_dir, "--out-dir")
-    check_not_inputs({"--out-dir": [out / name for name in STATS_OUTPUTS]},
+    from biasflow.cairo.steps import STATS_OUTPUTS, cairo_stats
+
+    check_not_inputs({"--out-dir": [out / name for name in STATS_OUTPUTS.values()]},
                      {"--continuations": args.continuations, "--scores": args.scores})
     from biasflow.cairo.stats import StatsSettings
-    from biasflow.cairo.steps import cairo_stats
 
     settings = StatsSettings(scorer=args.scorer, normalise=args.normalise, subgroups="as given")
     cairo_stats(
         continuation_paths=args.continuations, score_paths=args.scores, settings=settings,
-        stats_out=str(out / "stats.parquet"), bias_out=str(out / "bias.csv"), plot_out=str(out / "bias.png"),
+        **{role: str(out / name) for role, name in STATS_OUTPUTS.items()},
     )
 
 
@@ -88,9 +84,10 @@ def _select(args) -> None:
     from biasflow.tables import check_not_inputs, check_output_dir
 
     out = check_output_dir(args.out_dir, "--out-dir")
-    check_not_inputs({"--out-dir": [out / name for name in SELECT_OUTPUTS]}, {"--stats": args.stats})
+    from biasflow.cairo.steps import SELECT_OUTPUTS, select_to_directory
+
+    check_not_inputs({"--out-dir": [out / name for name in SELECT_OUTPUTS.values()]}, {"--stats": args.stats})
     from biasflow.cairo.selection import SearchSettings
-    from biasflow.cairo.steps import select_to_directory
 
     settings = SearchSettings(mode=args.mode, combinations=args.combinations, max_sets=args.max_sets,
                               permutations=args.permutations, bootstrap=args.bootstrap, null_draws=args.null_draws,

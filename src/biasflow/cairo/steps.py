@@ -336,6 +336,14 @@ def cairo_select(
                  row.best_r, row.test_r, row.perm_p)
 
 
+# What ``biasflow cairo-stats`` writes into its --out-dir, by cairo_stats's argument.
+STATS_OUTPUTS = {"stats_out": "stats.parquet", "bias_out": "bias.csv", "plot_out": "bias.png"}
+# What ``biasflow cairo-select`` writes into its --out-dir (the curve per axis, <axis>_curve.csv, where the
+# statistics hold several axes).
+SELECT_OUTPUTS = {"curve": "curve.csv", "bias": "bias.csv", "comparisons": "comparisons.csv",
+                  "variance": "variance.csv", "summary": "selection.json"}
+
+
 def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings, out_dir: str) -> None:
     """``biasflow cairo-select``: the selection step on statistics a user brings.
 
@@ -349,15 +357,17 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings,
     stats, result = _selection(stats_paths, settings)
     out = Path(out_dir)
     axes = sorted(result.curve["axis"].unique())
+    names = SELECT_OUTPUTS
     if len(axes) == 1:
-        curves = {out / "curve.csv": result.curve}
+        curves = {out / names["curve"]: result.curve}
     else:
-        curves = {out / f"{axis}_curve.csv": result.curve[result.curve["axis"] == axis] for axis in axes}
+        curves = {out / f"{axis}_{names['curve']}": result.curve[result.curve["axis"] == axis] for axis in axes}
     table = headline.bias_table(stats, result, settings)
-    tables = {**curves, out / "bias.csv": table, out / "comparisons.csv": comparison_table(stats, result, settings),
-              out / "variance.csv": variance_table(stats, settings.bootstrap, settings.seed, settings.normalise)}
+    tables = {**curves, out / names["bias"]: table,
+              out / names["comparisons"]: comparison_table(stats, result, settings),
+              out / names["variance"]: variance_table(stats, settings.bootstrap, settings.seed, settings.normalise)}
     writers = {path: table_writer(table, path) for path, table in tables.items()}
-    writers[out / "selection.json"] = json_writer(headline.summary(result, settings, stats, table))
+    writers[out / names["summary"]] = json_writer(headline.summary(result, settings, stats, table))
     write_together(writers)
 
 
