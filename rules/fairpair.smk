@@ -73,7 +73,9 @@ rule fairpair_score:
         scores=fairpair_output("scores"),
         null=fairpair_output("null"),
         ngrams=fairpair_output("ngrams"),
-        ngrams_plot=report(fairpair_output("ngrams_plot"), caption="../workflow/report/ngrams.rst", category="FairPair"),
+        ngrams_plot=report(
+            fairpair_output("ngrams_plot"), caption="../workflow/report/ngrams.rst", category="FairPair"
+        ),
     params:
         settings=settings_params(ScoreSettings),
         # The table's columns: scores written before a column was added are scored again, not read and refused.

@@ -7,7 +7,9 @@ rule fpr_classify:
     input:
         files=fpr_classify_files,
     output:
-        predictions=expand(fpr_output(fpr_outputs.PREDICTIONS, "{probe}", "{{model}}", "{{classifier}}"), probe=FPR_PROBES),
+        predictions=expand(
+            fpr_output(fpr_outputs.PREDICTIONS, "{probe}", "{{model}}", "{{classifier}}"), probe=FPR_PROBES
+        ),
     params:
         model=model_entry("models"),
         classifier=fpr_classifier_params,
@@ -60,7 +62,9 @@ rule fpr_summary:
         spans=fpr_summary_output("spans"),
         net=fpr_summary_output("net"),
         markedness=fpr_summary_output("markedness"),
-        spans_plot=report(fpr_summary_output("spans_plot"), caption="../workflow/report/fpr_spans.rst", category="FPR gaps"),
+        spans_plot=report(
+            fpr_summary_output("spans_plot"), caption="../workflow/report/fpr_spans.rst", category="FPR gaps"
+        ),
         markedness_plot=report(
             fpr_summary_output("markedness_plot"), caption="../workflow/report/fpr_markedness.rst", category="FPR gaps"
         ),

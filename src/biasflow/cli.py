@@ -1,8 +1,9 @@
 """The ``biasflow`` command: the workflow's steps on files a user brings.
 
 Each subcommand calls the same library function as the corresponding Snakemake rule. The
-shared core's commands are defined here; each method package adds its own through the
-declaration (:mod:`biasflow.methods`), so this module knows no method. A :class:`BiasflowError` prints one line and exits with status 2.
+shared core's commands are defined here; each method package adds its own through its
+declaration (:mod:`biasflow.methods`), so this module knows no method. A
+:class:`BiasflowError` prints one line and exits with status 2.
 """
 
 from __future__ import annotations

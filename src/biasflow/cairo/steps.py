@@ -197,7 +197,7 @@ def scorer_bias(*, continuation_paths: Sequence[str], score_paths: Sequence[str]
 
 
 def scorer_agreement(*, headline_paths: Mapping[str, str], out: str) -> None:
-    """Kendall's τ between the model rankings of every pair of scorers (``headline_paths``: by the run's label, §5.6)."""
+    """Kendall's τ between the model rankings of every pair of scorers (§5.6); ``headline_paths`` by run label."""
     tables = {label: read_table(path, headline.HEADLINE_COLUMNS, "CAIRO headline table")
               for label, path in headline_paths.items()}
     write_table(agreement_table(tables), out)

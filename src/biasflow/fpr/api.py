@@ -83,7 +83,8 @@ def fpr_gaps(predictions: pd.DataFrame, **settings) -> pd.DataFrame:
     >>> for run in range(3):
     ...     wrong = np.random.default_rng(run).random(len(sentences)) < 0.1
     ...     says_negative = sentences["text"].str.contains("Black") | wrong
-    ...     runs.append(sentences.assign(model="mine", run_id=run, y_pred=np.where(says_negative, 0, sentences["y_true"])))
+    ...     predicted = np.where(says_negative, 0, sentences["y_true"])
+    ...     runs.append(sentences.assign(model="mine", run_id=run, y_pred=predicted))
     >>> gaps = biasflow.fpr_gaps(pd.concat(runs), bootstrap=200)
     >>> gaps[["group", "negative_FPR_gap", "negative_FPR_gap_lo", "negative_FPR_gap_hi"]].round(2)
           group  negative_FPR_gap  negative_FPR_gap_lo  negative_FPR_gap_hi

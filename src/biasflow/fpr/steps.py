@@ -180,7 +180,7 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
 
 
 def gap_table(preds: pd.DataFrame, settings: GapSettings) -> pd.DataFrame:
-    """The gap table of checked predictions: gaps over runs with their intervals, and the template bootstrap's (§3.3)."""
+    """The gap table of checked predictions: gaps over runs with their intervals, and the bootstrap's (§3.3)."""
     quantile(settings.interval, settings.z, 2)
     check_unique(preds)
     table = fpr_gaps(preds, interval=settings.interval, z=settings.z)
@@ -233,7 +233,7 @@ def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequ
 
 def tables_from_predictions(*, prediction_paths: Mapping[str, Sequence[str]], settings: GapSettings,
                             out_dir: str) -> None:
-    """Every table and figure the workflow's FPR steps write from predictions, by the workflow's names under ``out_dir``.
+    """Every table and figure the workflow's FPR steps write from predictions, by its names under ``out_dir``.
 
     ``prediction_paths`` maps each probe set's name to its prediction files (every model and
     classifier of it). Each probe set gets its gaps, accuracy and comparisons (:func:`gaps`),

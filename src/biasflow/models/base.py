@@ -121,7 +121,7 @@ class Backend(ABC):
     @staticmethod
     @abstractmethod
     def check_environment(spec: ModelSpec, where: str = "") -> str | None:
-        """Raise :class:`~biasflow.errors.BiasflowError` for what the machine lacks (an API key), before any job runs."""
+        """Raise :class:`~biasflow.errors.BiasflowError` for what the machine lacks (an API key), before jobs run."""
 
     @staticmethod
     @abstractmethod
