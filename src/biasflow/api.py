@@ -57,13 +57,9 @@ def score(table: pd.DataFrame, scorer: str | None = None, *, score_text: str | N
     0  was kind to everyone.   0.03
     1       is a damn idiot.   1.00
     """
-    from biasflow.schema import default
     from biasflow.scorers.table import ScoringSettings, score_table
 
-    scoring = {key: default(f"scoring.{key}") for key in ("lexicon", "lowercase", "device", "checkpoint",
-                                                          "huggingface_config")}
-    settings = ScoringSettings.of({**scoring, **options, "scorer": scorer or default("scoring.scorer"),
-                                   "score_text": score_text or default("scoring.score_text"), "batch_size": batch_size})
+    settings = ScoringSettings.defaults(**options, scorer=scorer, score_text=score_text, batch_size=batch_size)
     return score_table(table, settings, cache_dir=None)
 
 

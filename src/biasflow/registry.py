@@ -38,9 +38,6 @@ class Registry(Generic[T]):
         """Every member's name, the built-in ones first (nothing is imported): the same order whatever was loaded."""
         return tuple(dict.fromkeys([*self._builtin, *self._installed()]))
 
-    def __contains__(self, name: str) -> bool:
-        return name in self._loaded or name in self._installed()
-
     def get(self, name: str, where: str = "") -> T:
         """The member called ``name``, imported on first use; ``where`` starts the message for an unknown name
         (say, the config key that named it)."""

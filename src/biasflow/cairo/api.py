@@ -130,11 +130,7 @@ def scorer_bias(continuations: pd.DataFrame, axis: str, scorer: str | None = Non
     from biasflow.bundled import resolve
     from biasflow.scorers.table import ScoringSettings
 
-    scoring = ScoringSettings.of({key: default(f"scoring.{key}") for key in ("lexicon", "lowercase", "device",
-                                                                              "checkpoint", "huggingface_config",
-                                                                              "score_text", "batch_size")}
-                                 | {"scorer": scorer or default("scoring.scorer")})
-    scored, variants, groups = rescored(continuations, scoring=scoring, axis=axis,
+    scored, variants, groups = rescored(continuations, scoring=ScoringSettings.defaults(scorer=scorer), axis=axis,
                                         lexicon_path=lexicon or resolve(default("scoring.identity_lexicon")),
                                         cache_dir=None)
     return scorer_bias_tables(scored, variants, groups, ScorerBiasSettings.defaults(**settings))

@@ -181,7 +181,6 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
 
 def gap_table(preds: pd.DataFrame, settings: GapSettings) -> pd.DataFrame:
     """The gap table of checked predictions: gaps over runs with their intervals, and the bootstrap's (§3.3)."""
-    quantile(settings.interval, settings.z, 2)
     check_unique(preds)
     table = fpr_gaps(preds, interval=settings.interval, z=settings.z)
     if "template_id" not in preds and settings.bootstrap:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from biasflow.errors import BiasflowError
-from biasflow.schema import choices
+from biasflow.schema import choices, default
 from biasflow.scorers import get_scorer, score_texts, scorer_class
 from biasflow.settings import StepSettings
 from biasflow.tables import read_table, require_columns, require_rows, write_table
@@ -51,6 +51,11 @@ class ScoringSettings(StepSettings):
         """The settings of a ``scoring`` section (or of the same keys from flags): its scorer's options only."""
         options = {key: scoring[key] for key in scorer_class(scoring["scorer"]).options}
         return cls(scoring["scorer"], scoring["score_text"], scoring["batch_size"], options)
+
+    @classmethod
+    def defaults(cls, **keys) -> "ScoringSettings":
+        """The schema's ``scoring`` section with ``keys`` (its config keys; None keeps the default) replacing some."""
+        return cls.of({**default("scoring"), **{key: value for key, value in keys.items() if value is not None}})
 
     def build(self):
         """The scorer these settings name, with its options."""
