@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from biasflow.bootstrap import RAO_WU, cluster_weights
 from biasflow.cairo.combinations import PooledStats, eq1
 from biasflow.hashing import named_rng
 from biasflow.intervals import INTERVAL, estimate_interval
@@ -68,18 +69,11 @@ def bootstrap_weights(pooled: PooledStats, draws: int, rng: np.random.Generator)
     each subgroup it is filled into) takes its key's weight: a crossed template moves all its
     subgroups at once, so the template's effect keeps cancelling between them; a nested key
     is one subgroup's alone. Keys are drawn within their stratum (a nested subgroup, or the
-    subgroups that share templates), Rao and Wu's rescaled way: c − 1 of a stratum's c keys,
-    each weighted c / (c − 1), because drawing c understates the variance of a mean by
-    (c − 1) / c. A stratum with one key cannot be resampled: its weights are NaN, so every
-    statistic it enters is NaN under every draw (never a zero-width interval).
+    subgroups that share templates), Rao and Wu's rescaled way (:func:`biasflow.bootstrap.cluster_weights`,
+    every method's one): c − 1 of a stratum's c keys, each weighted c / (c − 1). A stratum with
+    one key cannot be resampled: every statistic it enters is NaN (never a zero-width interval).
     """
-    key_weights = np.empty((draws, len(pooled.keys)))
-    for keys in pooled.stratum_keys():
-        if len(keys) == 1:
-            key_weights[:, keys] = np.nan
-            continue
-        drawn = rng.multinomial(len(keys) - 1, np.full(len(keys), 1 / len(keys)), size=draws)
-        key_weights[:, keys] = drawn * len(keys) / (len(keys) - 1)
+    key_weights = cluster_weights(rng, pooled.stratum_keys(), len(pooled.keys), draws, RAO_WU)
     return np.where(pooled.membership[None] > 0, key_weights[:, None, pooled.cluster_key], 0.0)
 
 

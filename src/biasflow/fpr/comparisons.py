@@ -35,6 +35,7 @@ import pandas as pd
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.rates import CLASSES, ZERO_WIDTH
 from biasflow.fpr.resampling import class_counts, mean_gaps, stream
+from biasflow.bootstrap import ALL, cluster_weights
 from biasflow.hashing import named_rng
 from biasflow.multiplicity import adjust
 
@@ -62,8 +63,8 @@ def comparison_table(preds: pd.DataFrame, draws: int, swaps: int, seed: int,
         return pd.DataFrame(rows, columns=FPR_COMPARISON_COLUMNS)
     for category, part in marked.groupby("category", sort=True):
         templates, groups, systems = category_systems(part, category, draws, seed)
-        template_weights = named_rng(seed, "fpr-compare-templates", str(category)).multinomial(
-            len(templates), np.full(len(templates), 1 / len(templates)), size=draws).astype(float)
+        template_weights = cluster_weights(named_rng(seed, "fpr-compare-templates", str(category)),
+                                           [range(len(templates))], len(templates), draws, ALL)
         swap_draws = (named_rng(seed, "fpr-compare-swaps", str(category)).random((swaps, len(templates))) < 0.5
                       ).astype(float)
         wanted = pairs if pairs is not None else itertools.combinations(sorted(systems), 2)
@@ -99,8 +100,8 @@ class System:
                                    (len(runs), n_templates, n_groups))
         self.present = np.zeros(n_templates, dtype=bool)
         self.present[np.unique(part["_template"])] = True
-        self.run_weights = stream("fpr-compare-runs", seed, self.model, category).multinomial(
-            len(runs), np.full(len(runs), 1 / len(runs)), size=draws).astype(float)
+        self.run_weights = cluster_weights(stream("fpr-compare-runs", seed, self.model, category),
+                                           [range(len(runs))], len(runs), draws, ALL)
 
 
 def _pair_rows(category, a: System, b: System, template_weights: np.ndarray, swaps: np.ndarray,

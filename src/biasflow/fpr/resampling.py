@@ -3,9 +3,10 @@
 The t interval over runs (§3.3) holds run-to-run variation only; which templates were
 written is fixed, although [004] is about exactly that choice. Two resamplings add it:
 
-- a cluster bootstrap of each gap over templates and runs: every draw takes the templates
-  and the runs with replacement, the same for every group of the model and attribute (a
-  template is filled with every group's terms), and recomputes the gaps from the counts;
+- a cluster bootstrap of each gap over templates and runs (:func:`biasflow.bootstrap.cluster_weights`,
+  every method's one): every draw takes the templates and the runs with replacement, the
+  same for every group of the model and attribute (a template is filled with every group's
+  terms), and recomputes the gaps from the counts;
 - a span null: the group labels permuted among the sentences of the same template (the same
   permutation in every run, since runs classify the same sentences), the gaps and their span
   recomputed, so a span is compared with what group labels that mean nothing give.
@@ -22,6 +23,7 @@ import logging
 import numpy as np
 import pandas as pd
 
+from biasflow.bootstrap import ALL, cluster_weights
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.rates import CLASSES, EPS, ZERO_WIDTH
 from biasflow.hashing import named_rng
@@ -97,8 +99,9 @@ def bootstrap_gaps(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
         templates, template_index = np.unique(part["template_id"].astype(str), return_inverse=True)
         group_index = np.searchsorted(groups, part["group"])
         rng = stream("fpr-bootstrap", seed, model, category)
-        template_weights = rng.multinomial(len(templates), np.full(len(templates), 1 / len(templates)), size=draws)
-        run_weights = rng.multinomial(len(runs), np.full(len(runs), 1 / len(runs)), size=draws).astype(float)
+        n = len(templates)
+        weights = cluster_weights(rng, [range(n), range(n, n + len(runs))], n + len(runs), draws, ALL)
+        template_weights, run_weights = weights[:, :n], weights[:, n:]
         bounds = []
         counts = class_counts(part, (run_index, template_index, group_index), (len(runs), len(templates), len(groups)))
         for fp, counted in counts.values():

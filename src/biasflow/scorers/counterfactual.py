@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from biasflow.bootstrap import RAO_WU, cluster_weights
 from biasflow.hashing import named_rng
 from biasflow.identity import NEUTRAL, AxisLexicon
 from biasflow.intervals import estimate_interval, small_sample_factor
@@ -144,12 +145,12 @@ def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int
 def _cluster_draws(sums: np.ndarray, sizes: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
     """(draws x groups): the mean deviation with c − 1 of the c clusters drawn with replacement (Rao and Wu).
 
-    Drawing c − 1 keeps the variance of a mean of clusters unbiased, as the CAIRO bootstrap
-    does (docs/methods.md §1.11); the weights' scale cancels in the ratio.
+    Drawing c − 1 keeps the variance of a mean of clusters unbiased
+    (:func:`biasflow.bootstrap.cluster_weights`, every method's one; docs/methods.md §9).
     """
     n = len(sizes)
     chunks = []
     for start in range(0, draws, DRAW_CHUNK):
-        weights = rng.multinomial(n - 1, np.full(n, 1 / n), size=min(DRAW_CHUNK, draws - start)).astype(np.float64)
+        weights = cluster_weights(rng, [range(n)], n, min(DRAW_CHUNK, draws - start), RAO_WU)
         chunks.append((weights @ sums) / (weights @ sizes)[:, None])
     return np.concatenate(chunks)
