@@ -49,10 +49,11 @@ rule neutral_scores:
         scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
         variants="results/scorer_bias/{scorer}/variants/{model}/{metric}/{axis}.parquet",
     output:
-        scores="results/scores/{scorer}-neutral/{model}/{metric}/{axis}.parquet",
+        # NEUTRAL_SUFFIX (biasflow.steps): the label the neutral scores carry in their tables too.
+        scores=f"results/scores/{{scorer}}{NEUTRAL_SUFFIX}/{{model}}/{{metric}}/{{axis}}.parquet",
     conda:
         "../environment.yml"
     log:
-        "logs/score/{scorer}-neutral/{model}/{metric}/{axis}.log",
+        f"logs/score/{{scorer}}{NEUTRAL_SUFFIX}/{{model}}/{{metric}}/{{axis}}.log",
     script:
         "../workflow/scripts/neutral_scores.py"

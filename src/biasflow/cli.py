@@ -70,7 +70,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def one_of(names) -> str:
+    """``a, b or c``: the names a flag takes, for its help, read from their one home."""
+    names = list(names)
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+def scorer_help() -> str:
+    """The ``--scorer`` help: the registered scorers (imported here: pandas comes with them)."""
+    from biasflow.scorers import SCORERS
+
+    return one_of(SCORERS)
+
+
 def _register_core(commands) -> None:
+    from biasflow.datasets import AXES, METRICS
+
     check = commands.add_parser(
         "check-config", help="validate a workflow config without running anything",
         description="Check a workflow config as `snakemake` does before any job runs: the schema, every name, "
@@ -88,8 +103,8 @@ def _register_core(commands) -> None:
         **example("biasflow prompts --config config/config.yaml --metric BOLD --axis religion --data path/to/prompts "
                   "--out p.parquet --summary s.csv"),
     )
-    prompts.add_argument("--metric", required=True, help="BOLD, HolisticBias or HONEST")
-    prompts.add_argument("--axis", required=True, help="gender, religion or race")
+    prompts.add_argument("--metric", required=True, help=one_of(METRICS))
+    prompts.add_argument("--axis", required=True, help=one_of(AXES))
     prompts.add_argument("--data", help="folder with the metric's official files (default: the config's datasets path)")
     prompts.add_argument("--config", nargs="+", help="workflow config file(s): its valid_fraction, subgroups and "
                          "subgroup_map, datasets options and prompts.per_subgroup")
@@ -111,7 +126,7 @@ def _register_core(commands) -> None:
         "keeps every input column and adds score (and category, for honest).",
         **example("biasflow score --scorer profanity --continuations mine.csv --out scored.csv"),
     )
-    score.add_argument("--scorer", required=True, help="detoxify-unbiased, profanity, vader or honest")
+    score.add_argument("--scorer", required=True, help=scorer_help())
     score.add_argument("--continuations", required=True, help="table with a continuation column (.csv, .tsv, .parquet)")
     score.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
     for key in SCORING_FLAGS:

@@ -38,7 +38,9 @@ class CachedGenerator:
 
     New results are written to the cache every ``chunk_size`` requests (by default the
     backend's own: large for vLLM, which schedules a whole call at once), so a killed job
-    keeps what it had finished.
+    keeps what it had finished. ``identity`` is the one place that says what a continuation's
+    cache key holds besides the request: the entry's :meth:`~biasflow.models.base.ModelSpec.identity`
+    (backend, model, decoding, chat, resolved dtype) and the backend's sampler.
     """
 
     def __init__(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from biasflow.cli import SCORING_FLAGS, example
+from biasflow.cli import SCORING_FLAGS, example, scorer_help
+from biasflow.datasets import AXES
 from biasflow.schema import flag
 
 
@@ -51,8 +52,8 @@ def register(commands) -> None:
         **example("biasflow scorer-bias --continuations c.parquet --scorer profanity --axis religion --out-dir d/"),
     )
     scorer_bias.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
-    scorer_bias.add_argument("--scorer", required=True, help="detoxify-unbiased, profanity, vader or honest")
-    scorer_bias.add_argument("--axis", required=True, choices=["gender", "religion", "race"])
+    scorer_bias.add_argument("--scorer", required=True, help=scorer_help())
+    scorer_bias.add_argument("--axis", required=True, choices=AXES)
     for key in ("identity_lexicon", *SCORING_FLAGS):
         flag(scorer_bias, f"--{key.replace('_', '-')}", f"scoring.{key}")
     flag(scorer_bias, "--normalise", "bias.normalise")

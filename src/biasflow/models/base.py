@@ -1,7 +1,8 @@
 """The one generation interface every backend implements.
 
 Requests are data (the HELM request-cache idea): a request is the prompt plus the seed
-and sample index, and together with the backend's identity (backend, model, decoding, chat, dtype)
+and sample index, and together with the model's identity
+(:attr:`biasflow.generation.CachedGenerator.identity`, the one place that says what it holds)
 it determines the cache key. Sampling is seeded per request, so a result does not depend
 on which other requests shared its batch.
 """
@@ -62,9 +63,9 @@ class Generation:
 class ModelSpec:
     """A model entry of the config, resolved to what a backend needs.
 
-    ``name`` is only used in paths; the cache identity is ``backend``, ``model``,
-    ``decoding``, ``chat`` and ``dtype`` (the numbers the weights are computed in; resolved from
-    ``auto`` by the backend before it enters a key), so renaming an entry keeps its cached results.
+    ``name`` is only used in paths, never in a cache key, so renaming an entry keeps its cached
+    results; what a key holds is :meth:`identity` with the backend's sampler
+    (:attr:`biasflow.generation.CachedGenerator.identity`).
     """
 
     name: str
@@ -78,7 +79,7 @@ class ModelSpec:
     options: dict
 
     def identity(self) -> dict:
-        """What determines the outputs: used in cache keys."""
+        """What of the entry determines the outputs (``dtype`` as the backend resolved it from ``auto``)."""
         return {
             "backend": self.backend,
             "model": self.model,
