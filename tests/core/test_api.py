@@ -16,8 +16,8 @@ NAMES = biasflow.__all__
 
 
 def test_the_api_is_the_core_functions_and_each_methods_declared_ones():
-    assert NAMES == ["score", "compare", "plan_power", "cairo_statistics", "cairo_bias", "scorer_bias",
-                     "fairpair_scores", "probe_sentences", "fpr_gaps"]
+    assert NAMES == ["score", "compare", "plan_power", "cairo_statistics", "cairo_bias", "cairo_select",
+                     "scorer_bias", "fairpair_scores", "probe_sentences", "fpr_gaps"]
     assert set(NAMES) <= set(dir(biasflow))
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         biasflow.nothing  # noqa: B018
@@ -57,3 +57,28 @@ def test_the_readme_notebook_session_runs_as_written(tmp_path, monkeypatch, caps
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].split() == ["model", "bias"] and [line.split()[1] for line in lines[1:]] == ["m1", "m2"]
     assert float(lines[1].split()[2]) > float(lines[2].split()[2])
+
+
+def test_cairo_select_gives_the_tables_the_command_writes(tmp_path):
+    """``biasflow.cairo_select`` on a statistics table, and ``biasflow cairo-select`` on the same table as a file."""
+    import json
+
+    import numpy as np
+
+    from biasflow.cli import main
+
+    rng = np.random.default_rng(1)
+    rows = [(f"m{m}", metric, split, promptset, group, f"{group}-{k}", m * (group == "female") / 10 + rng.normal(0, .1))
+            for m in range(4) for metric in ("BOLD", "HolisticBias", "HONEST") for split in ("valid", "test")
+            for promptset in ("original", "p1") for group in ("female", "male") for k in range(5)]
+    scored = pd.DataFrame(rows, columns=["model", "metric", "split", "promptset", "subgroup", "prompt_id", "score"])
+    stats = biasflow.cairo_statistics(scored.assign(axis="gender"))
+    stats.to_parquet(tmp_path / "stats.parquet")
+    settings = {"permutations": 49, "bootstrap": 100, "null_draws": 100}
+    tables = biasflow.cairo_select(stats, **settings)
+    assert main(["cairo-select", "--stats", str(tmp_path / "stats.parquet"), "--out-dir", str(tmp_path / "out"),
+                 *(f"--{key.replace('_', '-')}={value}" for key, value in settings.items())]) == 0
+    for name in ("curve", "bias", "comparisons", "variance"):
+        tables[name].to_csv(tmp_path / f"{name}.csv", index=False)
+        assert (tmp_path / f"{name}.csv").read_text() == (tmp_path / "out" / f"{name}.csv").read_text(), name
+    assert json.loads(json.dumps(tables["summary"])) == json.loads((tmp_path / "out" / "selection.json").read_text())

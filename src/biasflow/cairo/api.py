@@ -1,4 +1,4 @@
-"""CAIRO's public functions (``biasflow.cairo_statistics``, ``biasflow.cairo_bias``, ``biasflow.scorer_bias``).
+"""CAIRO's public functions (``biasflow.cairo_statistics``, ``cairo_bias``, ``cairo_select``, ``scorer_bias``).
 
 Each takes a table a notebook holds, fills the columns the workflow would have written where
 they are missing (:func:`biasflow.cairo.steps.with_workflow_columns`), and returns the
@@ -11,7 +11,8 @@ import pandas as pd
 
 from biasflow.cairo.scorer_bias import ScorerBiasSettings
 from biasflow.cairo.stats import bias_from_stats, sufficient_stats
-from biasflow.cairo.steps import rescored, scorer_bias_tables, with_workflow_columns
+from biasflow.cairo.selection import SearchSettings
+from biasflow.cairo.steps import checked_stats, rescored, scorer_bias_tables, selection_tables, with_workflow_columns
 from biasflow.schema import default
 from biasflow.tables import require_columns
 
@@ -84,6 +85,52 @@ def cairo_bias(stats: pd.DataFrame, normalise: str | None = None) -> pd.DataFram
     1     b   0.0            2
     """
     return bias_from_stats(stats, normalise=normalise or default("bias.normalise"))
+
+
+def cairo_select(stats: pd.DataFrame, **settings) -> dict:
+    """CAIRO's selection: the prompt-set combination that makes the metrics agree across models (§1.7-1.17).
+
+    Parameters
+    ----------
+    stats : pandas.DataFrame
+        A statistics table (:func:`cairo_statistics`, or the workflow's
+        ``results/cairo/stats/<axis>.parquet``) with at least two metrics, the ``valid`` and
+        ``test`` splits and three models (a correlation across models needs them).
+    **settings
+        The config's ``selection`` keys (``mode``, ``combinations``, ``max_sets``,
+        ``permutations``, ``bootstrap``, ``null_draws``, ``seed``) and ``normalise`` and
+        ``measure`` (``bias.normalise``, ``bias.measure``), each defaulting as the config does.
+
+    Returns
+    -------
+    dict
+        The tables ``biasflow cairo-select`` writes, by name (docs/tables.md, "CAIRO"):
+        ``curve`` (per axis, pair of metrics and k, the best correlation, its held-out check
+        and the selection-aware p-value), ``bias`` (each model's Eq. 1 on the selected
+        prompts, with its interval, excess over the no-bias null and rank), ``comparisons``
+        (every pair of models, paired), ``variance`` (where each model's bias would move), and
+        ``summary`` (the settings and selections, as ``selection.json``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> import biasflow
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [(f"m{m}", metric, split, promptset, group, f"{group}-{k}", m * (group == "female") / 10
+    ...          + rng.normal(0, 0.05)) for m in range(5) for metric in ("BOLD", "HONEST") for split in ("valid", "test")
+    ...         for promptset in ("original", "p1", "p2") for group in ("female", "male") for k in range(6)]
+    >>> scored = pd.DataFrame(rows, columns=["model", "metric", "split", "promptset", "subgroup", "prompt_id", "score"])
+    >>> stats = biasflow.cairo_statistics(scored.assign(axis="gender"))
+    >>> tables = biasflow.cairo_select(stats, max_sets=2, permutations=99, bootstrap=200, null_draws=200)
+    >>> tables["curve"][["pair", "k", "selection", "best_r", "test_r"]].round(3)
+              pair  k    selection  best_r  test_r
+    0  BOLD~HONEST  1     original   0.993   0.941
+    1  BOLD~HONEST  2  original+p1   0.993   0.960
+    """
+    require_columns(stats, ["model", "metric", "axis", "split", "promptset", "subgroup", "score_sum", "n"],
+                    "CAIRO statistics")
+    return selection_tables(checked_stats(stats, "CAIRO statistics"), SearchSettings.defaults(**settings))
 
 
 def scorer_bias(continuations: pd.DataFrame, axis: str, scorer: str | None = None, *,

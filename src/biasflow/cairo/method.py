@@ -50,7 +50,8 @@ METHOD = Method(
     commands="biasflow.cairo.commands:register",
     power="biasflow.cairo.power",
     compare="biasflow.cairo.compare",
-    api=("biasflow.cairo.api:cairo_statistics", "biasflow.cairo.api:cairo_bias", "biasflow.cairo.api:scorer_bias"),
+    api=("biasflow.cairo.api:cairo_statistics", "biasflow.cairo.api:cairo_bias", "biasflow.cairo.api:cairo_select",
+         "biasflow.cairo.api:scorer_bias"),
     compare_input=("stats", "CAIRO statistics table(s), results/cairo/stats/<axis>.parquet (every model of them "
                             "enters the selection)"),
     reads_datasets=True,

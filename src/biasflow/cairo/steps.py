@@ -28,7 +28,7 @@ from biasflow.cairo.plots import (
 )
 from biasflow.cairo.variance import variance_table
 from biasflow.cairo.scorer_bias import ScorerBiasSettings, agreement_table, mentioning, models_table
-from biasflow.cairo.selection import TEST_SPLIT, SearchSettings, select
+from biasflow.cairo.selection import TEST_SPLIT, SearchSettings, Selection, select
 from biasflow.cairo.stats import (
     CLUSTER_COLUMNS,
     STATS_COLUMNS,
@@ -308,11 +308,9 @@ def cairo_select(
     prompts per subgroup and split (``results/prompts/summary.csv``): the summary lists the
     axis's, and the log names every subgroup whose mean in a split rests on a single group key.
     """
-    stats, result = _selection(stats_paths, settings)
-    table = headline.bias_table(stats, result, settings)
-    comparisons = comparison_table(stats, result, settings)
-    variance = variance_table(stats, settings.bootstrap, settings.seed, settings.normalise)
-    summary = headline.summary(result, settings, stats, table)
+    stats = read_stats(stats_paths)
+    result, found = _selected(stats, settings)
+    table, comparisons, variance, summary = (found[name] for name in ("bias", "comparisons", "variance", "summary"))
     axes = sorted(result.curve["axis"].unique())
     prompts = read_table(prompt_summary, PROMPT_SUMMARY_COLUMNS, "prompt summary")
     prompts = prompts[prompts["axis"].isin(axes)][["metric", "axis", "subgroup", "split", "n_prompts", "n_group_keys"]]
@@ -354,27 +352,33 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings,
     Everything is computed before anything is written, and the files are renamed into place
     together, so a failure leaves none of them (and any earlier run's files as they were).
     """
-    stats, result = _selection(stats_paths, settings)
+    stats = read_stats(stats_paths)
+    found = selection_tables(stats, settings)
     out = Path(out_dir)
-    axes = sorted(result.curve["axis"].unique())
     names = SELECT_OUTPUTS
+    axes = sorted(found["curve"]["axis"].unique())
     if len(axes) == 1:
-        curves = {out / names["curve"]: result.curve}
+        curves = {out / names["curve"]: found["curve"]}
     else:
-        curves = {out / f"{axis}_{names['curve']}": result.curve[result.curve["axis"] == axis] for axis in axes}
-    table = headline.bias_table(stats, result, settings)
-    tables = {**curves, out / names["bias"]: table,
-              out / names["comparisons"]: comparison_table(stats, result, settings),
-              out / names["variance"]: variance_table(stats, settings.bootstrap, settings.seed, settings.normalise)}
+        curves = {out / f"{axis}_{names['curve']}": found["curve"][found["curve"]["axis"] == axis] for axis in axes}
+    tables = {**curves, **{out / names[name]: found[name] for name in ("bias", "comparisons", "variance")}}
     writers = {path: table_writer(table, path) for path, table in tables.items()}
-    writers[out / names["summary"]] = json_writer(headline.summary(result, settings, stats, table))
+    writers[out / names["summary"]] = json_writer(found["summary"])
     write_together(writers)
 
 
-def _selection(stats_paths: Sequence[str], settings: SearchSettings):
-    """Read and check every statistics table, then run the search."""
-    stats = read_stats(stats_paths)
-    return stats, select(stats, settings, progress=log.info)
+def selection_tables(stats: pd.DataFrame, settings: SearchSettings) -> dict:
+    """The selection's outputs from checked statistics, by :data:`SELECT_OUTPUTS`'s names (the summary a dict)."""
+    return _selected(stats, settings)[1]
+
+
+def _selected(stats: pd.DataFrame, settings: SearchSettings) -> tuple[Selection, dict]:
+    """The search, and every table of it (:func:`selection_tables`)."""
+    result = select(stats, settings, progress=log.info)
+    table = headline.bias_table(stats, result, settings)
+    return result, {"curve": result.curve, "bias": table, "comparisons": comparison_table(stats, result, settings),
+                    "variance": variance_table(stats, settings.bootstrap, settings.seed, settings.normalise),
+                    "summary": headline.summary(result, settings, stats, table)}
 
 
 def read_stats(stats_paths: Sequence[str]) -> pd.DataFrame:
@@ -383,7 +387,12 @@ def read_stats(stats_paths: Sequence[str]) -> pd.DataFrame:
     for path in stats_paths:
         table = read_table(path, [c for c in STATS_COLUMNS if c not in CLUSTER_COLUMNS], "CAIRO statistics",
                            numbers=STATS_NUMBERS)
-        check_stats_values(table, f"CAIRO statistics {path}")  # names what to rerun if the cluster columns lack
-        check_stats_names(table, f"CAIRO statistics {path}")
-        tables.append(table)
+        tables.append(checked_stats(table, f"CAIRO statistics {path}"))
     return pd.concat(tables, ignore_index=True)
+
+
+def checked_stats(table: pd.DataFrame, what: str) -> pd.DataFrame:
+    """``table`` once its values and names pass the checks the selection relies on (each error names ``what``)."""
+    check_stats_values(table, what)  # names what to rerun if the cluster columns lack
+    check_stats_names(table, what)
+    return table
