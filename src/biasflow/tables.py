@@ -270,6 +270,14 @@ def require_numbers(df: pd.DataFrame, column: str, what: str) -> pd.DataFrame:
     return df
 
 
+def check_inputs_exist(inputs: Mapping[str, object]) -> None:
+    """Refuse a missing input before anything is written, so a command that reads its files one by one never
+    leaves the first ones' outputs behind. ``inputs`` maps a flag to its path or paths."""
+    for flag, path in _flag_paths(inputs):
+        if not Path(path).is_file():
+            raise BiasflowError(f"{flag} {path}: no such file. Check the path.")
+
+
 def check_not_inputs(outputs: Mapping[str, object], inputs: Mapping[str, object]) -> None:
     """Refuse an output path that is also an input: writing it would overwrite what is read.
 

@@ -165,6 +165,7 @@ CHECKS: dict[str, tuple[str, object]] = {
     "biasflow scorer-bias --continuations c.parquet --scorer profanity --axis religion --out-dir d/": (
         "biasflow", "religion_continuations"),
     "biasflow fairpair-score --continuations c.csv --out scores.csv": ("biasflow", "fairpair_sides"),
+    "biasflow fairpair-summary --sides model_a.csv model_b.csv --out-dir fairpair/": ("biasflow", "two_models_sides"),
     "biasflow fpr-gaps --predictions a.tsv b.tsv --out gaps.csv --interval t": ("biasflow", "predictions"),
     "biasflow fpr-summary --probe-set race race_a.tsv race_b.tsv --probe-set age age_a.tsv age_b.tsv "
     "--out-dir fpr/": ("biasflow", "probe_set_predictions"),
@@ -405,6 +406,19 @@ def fairpair_sides(root: Path) -> list[str]:
             for p in ("p1", "p2") for side in ("perturbed_original", "counterfactual") for s in range(4)]
     pd.DataFrame(rows).to_csv(root / "c.csv", index=False)
     return ["scores.csv", "scores_summary.csv"]
+
+
+def two_models_sides(root: Path) -> list[str]:
+    """Two models' sides on the same five prompts, the second's counterfactual words apart from its originals."""
+    rng = np.random.default_rng(1)
+    words = {"perturbed_original": ["good", "kind", "work", "hard"], "counterfactual": ["late", "nurse", "doctor"]}
+    for model in ("model_a", "model_b"):
+        rows = [{"prompt_id": p, "side": side, "sample": s,
+                 "text": " ".join(rng.choice(words[side] if model == "model_b" else sum(words.values(), []), 5))}
+                for p in ("p1", "p2", "p3", "p4", "p5") for side in words for s in range(4)]
+        pd.DataFrame(rows).to_csv(root / f"{model}.csv", index=False)
+    return ["fairpair/model_a.csv", "fairpair/null/model_b.parquet", "fairpair/summary.csv",
+            "fairpair/comparisons.csv", "fairpair/variance.csv", "fairpair/summary.html"]
 
 
 def predictions(root: Path) -> list[str]:

@@ -12,6 +12,7 @@ import copy
 import json
 import os
 import shutil
+from pathlib import Path
 from collections import defaultdict
 
 import numpy as np
@@ -302,6 +303,29 @@ def test_fpr_summary_writes_the_workflows_fpr_tables_from_its_predictions(run, t
     for name in names:
         if name.endswith(".csv"):
             assert (tmp_path / "mine" / name).read_bytes() == (workdir / "results/fpr" / name).read_bytes(), name
+
+
+def test_fairpair_summary_writes_the_workflows_fairpair_tables_from_its_sides(run, tmp_path, monkeypatch):
+    """A researcher holding each model's two sides gets every FairPair table the workflow writes from them (issue
+    31), byte for byte: `biasflow fairpair-summary` on the finished run's sides, the perturbation's rejections aside."""
+    from biasflow.cli import main
+    from biasflow.fairpair import outputs
+
+    workdir, config = run
+    snakemake(workdir, "results/fairpair/summary.csv")
+    results = workdir / "results/fairpair"
+    monkeypatch.chdir(tmp_path)
+    assert main(["fairpair-summary", "--sides", *map(str, sorted((results / "pairs").glob("*.parquet"))),
+                 "--out-dir", "mine"]) == 0
+    models = config["fairpair"]["models"]
+    names = [outputs.relative(role, model) for model in models for role in ("scores", "ngrams", "ngrams_plot", "null")]
+    names += [name for role, name in outputs.SUMMARY.items() if role != "rejections"]
+    assert sorted(str(path.relative_to("mine")) for path in Path("mine").rglob("*.*")) == sorted(names)
+    for name in names:
+        if name.endswith(".csv"):
+            assert (tmp_path / "mine" / name).read_bytes() == (results / name).read_bytes(), name
+        if name.endswith(".parquet"):
+            pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "mine" / name), pd.read_parquet(results / name))
 
 
 def test_power_tables_say_what_each_method_can_detect(run):

@@ -1,4 +1,5 @@
-"""FairPair's ``biasflow`` subcommand: ``fairpair-score`` on continuations a user brings."""
+"""FairPair's ``biasflow`` subcommands on continuations a user brings: ``fairpair-score`` (one table, one model)
+and ``fairpair-summary`` (every table and figure the workflow's FairPair steps write, for several models)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,27 @@ def register(commands) -> None:
     flag(fair, "--seed", "fairpair.seed")
     fair.set_defaults(run=_score)
 
+    summary = commands.add_parser(
+        "fairpair-summary", help="every FairPair table the workflow writes, from your models' two sides",
+        description="What the workflow's fairpair_score and fairpair_summary steps write, from tables of both sides "
+        "you bring (one per model, named by its file stem; the workflow's own are results/fairpair/pairs/"
+        "<model>.parquet), under the workflow's names (results/fairpair/): per model its per-prompt scores, null "
+        "draws and differential n-grams; over every model the summary, every pair of models compared (Holm and "
+        "Benjamini-Hochberg over the pairs), where each model's excess R would move (variance), their figures and "
+        "the tables page (docs/methods.md section 2). There is no perturbation step, so no rejection rates.",
+        **example("biasflow fairpair-summary --sides model_a.csv model_b.csv --out-dir fairpair/"),
+    )
+    summary.add_argument("--sides", nargs="+", required=True,
+                         help="one table per model with prompt_id, side (perturbed_original or counterfactual), "
+                         "sample and text; the model is the file's stem")
+    summary.add_argument("--out-dir", required=True, help="folder for the tables and figures (created if missing)")
+    flag(summary, "--dissimilarities", "fairpair.dissimilarities")
+    flag(summary, "--folds", "fairpair.folds")
+    flag(summary, "--null-draws", "fairpair.null_draws")
+    flag(summary, "--bootstrap", "fairpair.bootstrap")
+    flag(summary, "--seed", "fairpair.seed")
+    summary.set_defaults(run=_summary)
+
 
 def summary_path(out: str) -> str:
     """Where the summary goes without ``--summary``: beside ``--out``, ``scores.csv`` → ``scores_summary.csv``."""
@@ -56,3 +78,32 @@ def _score(args) -> None:
     score_user_sides(continuations_path=args.continuations, settings=settings,
                      summary_settings=BootstrapSettings.defaults(bootstrap=args.bootstrap, seed=args.seed),
                      out=args.out, summary_out=summary_out)
+
+
+def _summary(args) -> None:
+    from biasflow.fairpair.outputs import SUMMARY, relative
+    from biasflow.tables import check_inputs_exist, check_not_inputs, check_output_dir
+
+    sides = {}
+    for path in args.sides:
+        model = Path(path).stem
+        if model in sides:
+            raise BiasflowError(f"--sides {sides[model]} and {path} both name model {model!r} (a file's stem); "
+                                "rename one of them.")
+        sides[model] = path
+    check_output_dir(args.out_dir, "--out-dir")
+    written = [str(Path(args.out_dir) / relative(role, model)) for model in sides
+               for role in ("scores", "null", "ngrams", "ngrams_plot")]
+    written += [str(Path(args.out_dir) / name) for role, name in SUMMARY.items() if role != "rejections"]
+    check_inputs_exist({"--sides": args.sides})
+    check_not_inputs({"--out-dir": written}, {"--sides": args.sides})
+    from biasflow.fairpair.comparisons import ComparisonSettings
+    from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
+    from biasflow.fairpair.steps import tables_from_sides
+
+    tables_from_sides(sides_paths=sides,
+                      settings=ScoreSettings.defaults(dissimilarities=args.dissimilarities, folds=args.folds,
+                                                      null_draws=args.null_draws, seed=args.seed),
+                      summary_settings=BootstrapSettings.defaults(bootstrap=args.bootstrap, seed=args.seed),
+                      comparison=ComparisonSettings.defaults(null_draws=args.null_draws, seed=args.seed),
+                      out_dir=args.out_dir)

@@ -32,7 +32,12 @@ SUMMARY = {
 
 def output(role: str, model: str = "{model}") -> str:
     """The workflow's path of one file by its role (a model's name, or the ``{model}`` wildcard left as it is)."""
+    return FOLDER + relative(role, model)
+
+
+def relative(role: str, model: str = "{model}") -> str:
+    """One file's path by its role, relative to the folder of FairPair's results (``biasflow fairpair-summary``'s)."""
     if role == "prompts":
-        return FOLDER + PROMPTS
+        return PROMPTS
     names = {**PER_MODEL, **MODEL_FOLDERS, **SUMMARY}
-    return FOLDER + names[role].format(model=model)
+    return names[role].format(model=model)

@@ -20,6 +20,7 @@ from biasflow.errors import BiasflowError
 from biasflow.fairpair import pages
 from biasflow.fairpair.comparisons import ComparisonSettings, comparison_table
 from biasflow.fairpair.ngrams import differential_ngrams
+from biasflow.fairpair.outputs import SUMMARY, relative
 from biasflow.fairpair.null import NULL_DRAW_COLUMNS
 from biasflow.fairpair.perturbation import (
     PerturbationSettings, Swapper, llm_perturb, load_perturbation_template, rule_perturb,
@@ -164,9 +165,9 @@ def complete_pairs(sides: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], rejection_paths: Mapping[str, str],
-            settings: BootstrapSettings, comparison: ComparisonSettings, out: str, plot_out: str, rejections_out: str,
-            tables_page: str, comparisons_out: str, comparisons_plot: str, variance_out: str,
-            variance_plot: str) -> None:
+            settings: BootstrapSettings, comparison: ComparisonSettings, out: str, plot_out: str,
+            rejections_out: str | None, tables_page: str, comparisons_out: str, comparisons_plot: str,
+            variance_out: str, variance_plot: str) -> None:
     """Per model and dissimilarity: mean F with its 95% CI, the permutation null's test, B and the V's, Welch's test.
 
     ``score_paths``, ``null_paths`` (each prompt's null draws) and ``rejection_paths`` map each
@@ -174,7 +175,9 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
     report's HTML page of the summary and the rejection rates. ``comparisons_out`` gets every
     pair of models compared (docs/methods.md §2.9), with ``comparison``'s swaps, and
     ``comparisons_plot`` the models ordered with the pairs the tests separate; ``variance_out``
-    and ``variance_plot`` where each model's excess R would move (§2.10).
+    and ``variance_plot`` where each model's excess R would move (§2.10). Without
+    ``rejection_paths`` (sides made elsewhere, no perturbation step) there are no rejection
+    rates: ``rejections_out`` is then None and the page leaves their section empty.
     """
     scores = pd.concat([
         read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores").assign(model=model)
@@ -188,16 +191,50 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
     write_table(comparisons, comparisons_out)
     variance = variance_table(scores)
     write_table(variance, variance_out)
-    rejections = pd.concat([
-        read_table(path, REJECTION_COLUMNS, "rejections").assign(model=model) for model, path in rejection_paths.items()
-    ])
-    per_model = rejections.groupby("model", as_index=False)[["n", "n_accepted"]].sum()
-    per_model["rejection_rate"] = 1 - per_model["n_accepted"] / per_model["n"]
-    write_table(per_model, rejections_out)
+    per_model = _rejection_rates(rejection_paths)
+    if rejections_out is not None:
+        write_table(per_model, rejections_out)
     plot_summary(table, plot_out)
     plot_comparisons(table, comparisons, comparisons_plot)
     plot_variance(variance, variance_plot)
     pages.write_tables(table, per_model, comparisons, variance, tables_page)
+
+
+def _rejection_rates(rejection_paths: Mapping[str, str]) -> pd.DataFrame:
+    """Per model, the prompts the perturbation tried (``n``), kept (``n_accepted``) and the rejection rate."""
+    tables = [read_table(path, REJECTION_COLUMNS, "rejections").assign(model=model)
+              for model, path in rejection_paths.items()]
+    rejections = pd.concat(tables) if tables else pd.DataFrame(columns=[*REJECTION_COLUMNS, "model"])
+    per_model = rejections.groupby("model", as_index=False)[["n", "n_accepted"]].sum()
+    per_model["rejection_rate"] = 1 - per_model["n_accepted"] / per_model["n"]
+    return per_model
+
+
+def tables_from_sides(*, sides_paths: Mapping[str, str], settings: ScoreSettings, summary_settings: BootstrapSettings,
+                      comparison: ComparisonSettings, out_dir: str) -> None:
+    """``biasflow fairpair-summary``: what the workflow's score and summary steps write, from sides a user brings.
+
+    ``sides_paths`` maps each model to its table of both sides (the workflow's
+    ``results/fairpair/pairs/<model>.parquet``, or one made elsewhere); each model gets its
+    scores, null draws and differential n-grams (:func:`score`), then all of them the summary,
+    comparisons and variance with their figures and the tables page (:func:`summary`), under
+    the names of :mod:`biasflow.fairpair.outputs` relative to ``out_dir``. There is no
+    perturbation step, so no rejection rates.
+    """
+    if not sides_paths:
+        raise BiasflowError("no model's sides given: name at least one table of both sides.")
+    files = {model: {role: str(Path(out_dir) / relative(role, model))
+                     for role in ("scores", "null", "ngrams", "ngrams_plot")} for model in sides_paths}
+    for model, path in sides_paths.items():
+        score(pairs_path=path, model=model, settings=settings, out=files[model]["scores"],
+              null_out=files[model]["null"], ngrams_out=files[model]["ngrams"], ngrams_plot=files[model]["ngrams_plot"])
+    final = {role: str(Path(out_dir) / relative(role)) for role in SUMMARY}
+    summary(score_paths={model: paths["scores"] for model, paths in files.items()},
+            null_paths={model: paths["null"] for model, paths in files.items()}, rejection_paths={},
+            settings=summary_settings, comparison=comparison, out=final["summary"], plot_out=final["plot"],
+            rejections_out=None, tables_page=final["tables_page"], comparisons_out=final["comparisons"],
+            comparisons_plot=final["comparisons_plot"], variance_out=final["variance"],
+            variance_plot=final["variance_plot"])
 
 
 def score_user_sides(*, continuations_path: str, settings: ScoreSettings, summary_settings: BootstrapSettings,

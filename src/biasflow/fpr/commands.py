@@ -78,7 +78,7 @@ def _gaps(args) -> None:
 
 def _summary(args) -> None:
     from biasflow.fpr import outputs
-    from biasflow.tables import check_not_inputs, check_output_dir
+    from biasflow.tables import check_inputs_exist, check_not_inputs, check_output_dir
 
     probe_sets = {}
     for name, *paths in args.probe_set:
@@ -93,8 +93,9 @@ def _summary(args) -> None:
     check_output_dir(args.out_dir, "--out-dir")
     written = [*outputs.summary(args.out_dir).values(),
                *(path for name in probe_sets for path in outputs.per_probe(args.out_dir, name).values())]
-    check_not_inputs({"--out-dir": written},
-                     {"--probe-set": [path for paths in probe_sets.values() for path in paths]})
+    given = {"--probe-set": [path for paths in probe_sets.values() for path in paths]}
+    check_inputs_exist(given)
+    check_not_inputs({"--out-dir": written}, given)
     from biasflow.fpr.steps import tables_from_predictions
 
     tables_from_predictions(prediction_paths=probe_sets, settings=_settings(args), out_dir=args.out_dir)

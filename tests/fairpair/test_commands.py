@@ -1,0 +1,65 @@
+"""`biasflow fairpair-summary`: its refusals (one line naming the problem and the fix, status 2, nothing
+written), and its tables against the workflow's own functions run on the same sides."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from biasflow.cli import main
+
+
+def sides(path, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    words = ["good", "kind", "work", "hard", "late", "nurse", "doctor", "day"]
+    rows = [{"prompt_id": f"p{p}", "side": side, "sample": s, "text": " ".join(rng.choice(words, 5))}
+            for p in range(5) for side in ("perturbed_original", "counterfactual") for s in range(3)]
+    pd.DataFrame(rows).to_csv(path, index=False)
+
+
+@pytest.mark.parametrize("given, message", [
+    (["a.csv", "other/a.csv"], "--sides a.csv and other/a.csv both name model 'a' (a file's stem); rename one"),
+    (["out/summary.csv"], "--out-dir out/summary.csv is also the input given as --sides"),
+    (["a.csv", "missing.csv"], "--sides missing.csv: no such file"),  # before a.csv's tables are written
+])
+def test_bad_sides_are_refused_before_anything_is_written(given, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for folder in ("out", "other"):
+        (tmp_path / folder).mkdir()
+    for path in ("a.csv", "other/a.csv", "out/summary.csv"):
+        sides(tmp_path / path, 0)
+    assert main(["fairpair-summary", "--sides", *given, "--out-dir", "out"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert [path.name for path in (tmp_path / "out").iterdir()] == ["summary.csv"]
+
+
+def test_the_tables_are_the_workflow_steps_on_the_same_sides(tmp_path, monkeypatch):
+    """Each model scored by the score step and all of them summarised by the summary step, by the workflow's names."""
+    from biasflow.fairpair import outputs
+    from biasflow.fairpair.comparisons import ComparisonSettings
+    from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
+    from biasflow.fairpair.steps import score, summary
+
+    monkeypatch.chdir(tmp_path)
+    for model, seed in (("m1", 1), ("m2", 2)):
+        sides(tmp_path / f"{model}.csv", seed)
+    assert main(["fairpair-summary", "--sides", "m1.csv", "m2.csv", "--out-dir", "mine", "--null-draws", "99",
+                 "--bootstrap", "99"]) == 0
+    settings = ScoreSettings.defaults(null_draws=99)
+    for model in ("m1", "m2"):
+        score(pairs_path=f"{model}.csv", model=model, settings=settings, out=f"ref/{model}.csv",
+              null_out=f"ref/null/{model}.parquet", ngrams_out=f"ref/{model}_ngrams.csv",
+              ngrams_plot=f"ref/{model}_ngrams.png")
+    final = {role: f"ref/{name}" for role, name in outputs.SUMMARY.items()}
+    summary(score_paths={m: f"ref/{m}.csv" for m in ("m1", "m2")},
+            null_paths={m: f"ref/null/{m}.parquet" for m in ("m1", "m2")}, rejection_paths={},
+            settings=BootstrapSettings.defaults(bootstrap=99), comparison=ComparisonSettings.defaults(null_draws=99),
+            out=final["summary"], plot_out=final["plot"], rejections_out=None, tables_page=final["tables_page"],
+            comparisons_out=final["comparisons"], comparisons_plot=final["comparisons_plot"],
+            variance_out=final["variance"], variance_plot=final["variance_plot"])
+    for name in ("m1.csv", "m2_ngrams.csv", "summary.csv", "comparisons.csv", "variance.csv"):
+        assert (tmp_path / "mine" / name).read_text() == (tmp_path / "ref" / name).read_text(), name
+    assert not (tmp_path / "mine" / outputs.SUMMARY["rejections"]).exists(), "no perturbation ran: no rejection rates"
+    assert len(pd.read_csv(tmp_path / "mine" / "comparisons.csv")) == 2, "one pair, two dissimilarities"
