@@ -1,5 +1,6 @@
 # biasflow: measure social bias in language models (CAIRO, FairPair, group FPR gaps).
-# This file is the table of contents: config, validation, rule files, the default target.
+# This file is the table of contents: config, validation, rule files, the default target. Steps that
+# read and write small tables run where Snakemake runs, never as cluster jobs: `localrule: True` in their rules.
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -17,16 +18,26 @@ report: "workflow/report/workflow.rst"
 
 
 include: "rules/common.smk"
-include: "rules/common/cairo.smk"
-include: "rules/common/fairpair.smk"
-include: "rules/common/fpr.smk"
+
+
+# Each method's names and lookups, then the shared steps, then each method's rules (RULE_METHODS:
+# the registered methods with rule files here), so a method is its package and its two rule files.
+for _method in RULE_METHODS:
+
+    include: f"rules/common/{_method}.smk"
+
+
 include: "rules/data.smk"
 include: "rules/paraphrase.smk"
 include: "rules/generate.smk"
 include: "rules/score.smk"
-include: "rules/cairo.smk"
-include: "rules/fairpair.smk"
-include: "rules/fpr.smk"
+
+
+for _method in RULE_METHODS:
+
+    include: f"rules/{_method}.smk"
+
+
 include: "rules/power.smk"
 
 
@@ -36,33 +47,11 @@ wildcard_constraints:
     paraphraser=alternatives(PARAPHRASERS),
     model=alternatives(MODELS),
     scorer=alternatives(SCORERS),
-    run=f"(|scorers/({alternatives(SIDE_LABELS)})/)",
-    probe=alternatives(FPR_PROBES),
-    classifier=alternatives(FPR_CLASSIFIERS),
     method=alternatives(POWER_METHODS),
 
 
-# Light steps that read and write small tables run where Snakemake runs, never as
-# cluster jobs (the download also needs the internet, which compute nodes may lack).
-localrules:
-    all,
-    download_dataset,
-    original_prompts,
-    prompt_summary,
-    prompt_sets,
-    rejections,
-    cairo_select,
-    neutral_scores,
-    scorer_agreement,
-    fairpair_prompts,
-    fairpair_score,
-    fairpair_summary,
-    fpr_gaps,
-    fpr_summary,
-    power,
-
-
 rule all:
+    localrule: True
     input:
         final_outputs(),
     default_target: True

@@ -3,6 +3,11 @@
 # (with scoring.neutralise, the raw scores are one of them); scorer bias per scorer (section 5.5).
 
 
+# CAIRO's own wildcard: which scorer's results a run is (empty for the headline scorer's).
+wildcard_constraints:
+    run=f"(|scorers/({alternatives(SIDE_LABELS)})/)",
+
+
 rule cairo_stats:
     input:
         unpack(scored_inputs),
@@ -23,6 +28,7 @@ rule cairo_stats:
 
 
 rule cairo_select:
+    localrule: True
     input:
         stats="results/cairo/{run}stats/{axis}.parquet",
         prompts="results/prompts/summary.csv",
@@ -79,6 +85,7 @@ rule scorer_bias:
 
 
 rule scorer_agreement:
+    localrule: True
     input:
         tables=lambda wildcards: list(headline_tables(wildcards).values()),
     output:

@@ -1,5 +1,5 @@
 # Helpers shared by the rule files (config checks, lookups, target lists). No work here.
-# Each method's own names and lookups open its rule file (rules/cairo.smk, fairpair.smk, fpr.smk).
+# Each method's own names and lookups are in rules/common/<name>.smk, its rules in rules/<name>.smk.
 # Each rule's params hold only the settings its step reads (a settings object's plain values),
 # and every file its step reads is an input, so an edit reruns exactly the jobs that read it.
 import os
@@ -40,6 +40,9 @@ MODELS = list(config["models"])
 # (docs/methods.md section 6).
 FINAL_JOBS = {}
 POWER_SOURCES = {}
+# Every registered method whose rules this workflow holds: rules/common/<name>.smk (its names and
+# lookups) and rules/<name>.smk (its rules), which the Snakefile includes (docs/adding-a-method.md).
+RULE_METHODS = [m.name for m in methods() if (Path(workflow.basedir) / "rules" / f"{m.name}.smk").exists()]
 
 
 def alternatives(names):

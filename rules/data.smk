@@ -1,7 +1,9 @@
 # Datasets -> the original prompt table of each metric and axis.
 
 
+# Where Snakemake runs, never as a cluster job: it needs the internet, which compute nodes may lack.
 rule download_dataset:
+    localrule: True
     output:
         folder=directory("data/downloads/{metric}"),
     params:
@@ -15,6 +17,7 @@ rule download_dataset:
 
 
 rule original_prompts:
+    localrule: True
     input:
         files=dataset_inputs,
     output:
@@ -32,6 +35,7 @@ rule original_prompts:
 
 
 rule prompt_summary:
+    localrule: True
     input:
         summaries=prompt_summaries,
     output:

@@ -3,6 +3,7 @@
 
 
 rule fairpair_prompts:
+    localrule: True
     input:
         files=fairpair_prompt_files,
     output:
@@ -67,6 +68,7 @@ rule fairpair_pairs:
 
 
 rule fairpair_score:
+    localrule: True
     input:
         pairs=fairpair_output("pairs"),
     output:
@@ -89,6 +91,7 @@ rule fairpair_score:
 
 
 rule fairpair_summary:
+    localrule: True
     input:
         scores=expand(fairpair_output("scores"), model=FAIRPAIR_MODELS),
         null=expand(fairpair_output("null"), model=FAIRPAIR_MODELS),

@@ -3,6 +3,11 @@
 # trained, once per run.
 
 
+wildcard_constraints:
+    probe=alternatives(FPR_PROBES),
+    classifier=alternatives(FPR_CLASSIFIERS),
+
+
 rule fpr_classify:
     input:
         files=fpr_classify_files,
@@ -33,6 +38,7 @@ rule fpr_classify:
 
 
 rule fpr_gaps:
+    localrule: True
     input:
         predictions=fpr_probe_predictions,
     output:
@@ -54,6 +60,7 @@ rule fpr_gaps:
 
 
 rule fpr_summary:
+    localrule: True
     input:
         gaps=expand(fpr_probe_output("gaps"), probe=FPR_PROBES),
         comparisons=expand(fpr_probe_output("comparisons"), probe=FPR_PROBES),

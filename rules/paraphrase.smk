@@ -34,6 +34,7 @@ for _axis in AXES:
 
 
 rule prompt_sets:
+    localrule: True
     input:
         original="results/prompts/original/{metric}/{axis}.parquet",
         paraphrases=paraphrase_outputs,
@@ -48,6 +49,7 @@ rule prompt_sets:
 
 
 rule rejections:
+    localrule: True
     input:
         tables=rejection_tables,
     output:

@@ -5,6 +5,7 @@ POWER_METHODS = list(POWER_SOURCES)
 
 
 rule power:
+    localrule: True
     input:
         unpack(power_inputs),
     output:

@@ -45,6 +45,7 @@ rule counterfactual:
 
 
 rule neutral_scores:
+    localrule: True
     input:
         scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
         variants="results/scorer_bias/{scorer}/variants/{model}/{metric}/{axis}.parquet",

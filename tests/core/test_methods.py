@@ -62,9 +62,19 @@ def test_the_core_names_no_method(path):
     assert not named, f"{path.relative_to(PACKAGE)} names a method at line(s) {named}"
 
 
-def test_the_rules_shared_helpers_name_no_method():
-    """rules/common.smk loops over what each method's rule file adds (FINAL_JOBS, POWER_SOURCES): no method's name,
-    package or config section appears in its code (comments may name them)."""
-    code = "\n".join(line.split("#", 1)[0] for line in (REPO / "rules" / "common.smk").read_text().splitlines())
+@pytest.mark.parametrize("path", ["rules/common.smk", "Snakefile"])
+def test_the_rules_shared_helpers_and_the_snakefile_name_no_method(path):
+    """rules/common.smk loops over what each method's rule file adds (FINAL_JOBS, POWER_SOURCES), and the
+    Snakefile includes every method's rule files (RULE_METHODS), each rule saying itself whether it is local and
+    each method's rule file its own wildcards: no method's name, package or config section appears in their code
+    (comments may name them), so a fourth method is its package and its two rule files."""
+    code = "\n".join(line.split("#", 1)[0] for line in (REPO / path).read_text().splitlines())
     named = sorted({match.lower() for name in NAMES for match in re.findall(name, code, re.IGNORECASE)})
-    assert not named, f"rules/common.smk names {named}"
+    assert not named, f"{path} names {named}"
+
+
+def test_the_snakefile_includes_each_methods_rule_files():
+    """RULE_METHODS (rules/common.smk) is every registered method with rule files, in the registry's order."""
+    for name in NAMES:
+        assert (REPO / "rules" / f"{name}.smk").is_file() and (REPO / "rules" / "common" / f"{name}.smk").is_file()
+    assert "for _method in RULE_METHODS:" in (REPO / "Snakefile").read_text()
