@@ -63,6 +63,16 @@ def test_the_interval_is_cut_to_the_values_the_mean_can_take():
     assert cut == pytest.approx((mean, low + 0.1, high - 0.1))
 
 
+def test_a_limit_a_rounding_below_the_estimate_still_holds_it():
+    """Every prompt's R at 1 puts R_excess at its upper limit 1 − centre, which rounding can leave an ulp below the
+    mean: the interval still holds its estimate (the summary's figure drew a negative error bar and failed)."""
+    values = np.random.default_rng(4).normal(0.4, 0.05, 8)
+    mean = studentized_interval(values, np.random.default_rng(7), 2000, 0.95, "test")[0]
+    for limits in ((-np.inf, np.nextafter(mean, -np.inf)), (np.nextafter(mean, np.inf), np.inf)):
+        estimate, low, high = studentized_interval(values, np.random.default_rng(7), 2000, 0.95, "test", limits=limits)
+        assert low <= estimate <= high and estimate in (low, high)
+
+
 @pytest.mark.parametrize("values, draws, words", [
     (np.array([0.3, 0.3, 0.3, 0.3]), 100, "all alike"),
     (np.array([0.3]), 100, "too few"),

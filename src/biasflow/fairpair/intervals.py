@@ -73,4 +73,7 @@ def studentized_interval(values: np.ndarray, rng: np.random.Generator, draws: in
         log.warning("%s: no interval (%d values: so many resamples repeat one value that t* is unbounded); "
                     "its bounds are NaN", what, m)
         return mean, math.nan, math.nan
-    return mean, max(mean - float(upper) * se, limits[0]), min(mean - float(lower) * se, limits[1])
+    # The limits never cut past the estimate, itself a value the mean takes: where every prompt sits at a
+    # limit (all R at 1), the mean and the limit differ only by rounding, and the cut would leave it outside.
+    return (mean, max(mean - float(upper) * se, min(limits[0], mean)),
+            min(mean - float(lower) * se, max(limits[1], mean)))
