@@ -5,12 +5,13 @@ prompts), and its draws of a biased statistic such as Eq. 1 sit above the estima
 corrections follow, used by CAIRO's intervals and the scorer's bias alike: the draws'
 spread is laid off from the estimate, so the interval always holds it, and widened by
 t/z for the clusters' degrees of freedom, as Student's t does for a mean. The Student t
-quantile itself (:func:`t_quantile`) is every method's one: FPR's intervals over runs,
-FairPair's intervals over prompts, and this widening.
+quantile (:func:`t_quantile`) and interval (:func:`t_interval`, :func:`standard_error`) are
+every method's one: FPR's intervals over runs, FairPair's over prompts, and this widening.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -32,6 +33,36 @@ def t_quantile(df: int, level: float = 0.95) -> float:
     from scipy import stats
 
     return float(stats.t.ppf((1 + level) / 2, df))
+
+
+def standard_error(values: np.ndarray) -> float:
+    """sd (ddof=1) / √n of ``values``: NaN for fewer than two, or values that all agree (docs/methods.md §3.3).
+
+    Values that all agree show no spread to measure, which is not certainty: an interval on
+    them would have zero width and its test p = 0. Agreement is tested on the values
+    themselves, not on sd == 0: the sd of equal floats can come out a few ulps above 0.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) < 2 or bool((values == values[0]).all()):
+        return np.nan
+    return float(np.std(values, ddof=1)) / math.sqrt(len(values))
+
+
+def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """The mean of ``values`` and its Student t interval, mean ± t_{n−1} · :func:`standard_error`: every method's one.
+
+    FairPair's mean F over prompts takes it as it is; FPR's gaps over runs take its standard
+    error with their own quantile (t, or the reference code's z). The bounds are NaN where the
+    standard error is (one value, or values that all agree), never of zero width.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if not len(values):
+        return np.nan, np.nan, np.nan
+    mean = float(values.mean())
+    if len(values) < 2:
+        return mean, np.nan, np.nan
+    half = t_quantile(len(values) - 1, level) * standard_error(values)
+    return mean, mean - half, mean + half
 
 
 def small_sample_factor(df: int) -> float:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from biasflow.intervals import interval_p, small_sample_factor, t_quantile
+from biasflow.intervals import interval_p, small_sample_factor, standard_error, t_interval, t_quantile
 
 
 def brute_force_p(estimate: float, draws: np.ndarray, factor: float) -> float:
@@ -57,3 +57,28 @@ def test_t_quantile_matches_a_printed_t_table(df, level, table):
 def test_t_quantile_without_degrees_of_freedom_is_nan():
     assert np.isnan(t_quantile(0)) and np.isnan(t_quantile(-1))
     assert small_sample_factor(5) == pytest.approx(2.571 / 1.960, abs=1e-3)
+
+
+def test_t_interval_matches_scipy_and_its_standard_error_the_textbook_one():
+    from scipy import stats
+
+    values = np.random.default_rng(2).normal(1.0, 2.0, 7)
+    mean, low, high = t_interval(values, 0.9)
+    assert (low, high) == pytest.approx(stats.t.interval(0.9, 6, loc=values.mean(), scale=stats.sem(values)))
+    assert mean == pytest.approx(values.mean())
+    assert standard_error(values) == pytest.approx(stats.sem(values))
+
+
+@pytest.mark.parametrize("values", [[], [0.4], [0.3, 0.3, 0.3], [0.1 * 3, 0.1 + 0.2]])
+def test_t_interval_without_spread_is_nan_never_zero_width(values):
+    """One value, or values that all agree (the last pair equal floats written two ways), have no interval."""
+    mean, low, high = t_interval(np.array(values))
+    assert np.isnan(low) and np.isnan(high)
+    assert np.isnan(mean) if not values else mean == pytest.approx(values[0])
+
+
+def test_t_interval_covers_the_mean_of_few_normal_values():
+    """Coverage near nominal at n = 4, where a z interval would cover about 88%."""
+    rng = np.random.default_rng(3)
+    covered = [low <= 2.0 <= high for low, high in (t_interval(rng.normal(2.0, 1.0, 4))[1:] for _ in range(4000))]
+    assert abs(np.mean(covered) - 0.95) < 4 * np.sqrt(0.95 * 0.05 / 4000)

@@ -255,6 +255,15 @@ def test_summary_mean_f_t_interval_and_nonfinite_f_left_out(caplog):
     assert "of 6 prompts, 1 have an infinite F" in caplog.text
 
 
+def test_summary_mean_f_of_prompts_that_all_agree_has_no_interval():
+    """Every finite F alike: no spread over prompts to measure, so no interval (it had zero width)."""
+    continuations = pd.concat([table({s: ["x y", "y z"] for s in fairpair.SIDES}, p) for p in ("p1", "p2", "p3")],
+                              ignore_index=True)
+    scores = scores_of(continuations, ["jaccard"]).assign(model="m", F=[1.5, 1.5, 1.5])
+    row = fairpair.summarise(scores).iloc[0]
+    assert row["mean_F"] == 1.5 and np.isnan(row["F_ci_low"]) and np.isnan(row["F_ci_high"])
+
+
 def test_summary_one_row_per_model_and_dissimilarity():
     first = summary_inputs().query("prompt_id == 'p1'").drop(columns="model")
     scores = scores_of(first)

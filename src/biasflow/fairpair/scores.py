@@ -46,7 +46,7 @@ from biasflow.fairpair.null import (
 from biasflow.fairpair.sampling import samples_sd
 from biasflow.fairpair.tokens import tokens
 from biasflow.hashing import named_rng
-from biasflow.intervals import t_quantile
+from biasflow.intervals import t_interval
 from biasflow.schema import choices
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
@@ -245,7 +245,7 @@ def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, settings:
                 "undefined one (nothing differs); both are left out of mean_F and counted in the summary",
                 model, name, len(F), infinite, undefined,
             )
-        mean_F, low, high = _t_interval(finite, confidence)
+        mean_F, low, high = t_interval(finite, confidence)
         t, p = _welch(group)
         means = group["B"].mean(), group["V_pg"].mean(), group["V_gp"].mean()
         null = (math.nan,) * len(MODEL_NULL_COLUMNS)
@@ -435,18 +435,6 @@ def _off_diagonal_mean(matrix: np.ndarray) -> float:
 
 
 # --- summary statistics ---------------------------------------------------------------
-
-
-def _t_interval(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
-    """Mean and Student t interval mean ± t_{m−1} · sd/√m; bounds NaN when m < 2."""
-    m = len(values)
-    if m == 0:
-        return math.nan, math.nan, math.nan
-    mean = float(values.mean())
-    if m < 2:
-        return mean, math.nan, math.nan
-    half = t_quantile(m - 1, confidence) * values.std(ddof=1) / math.sqrt(m)
-    return mean, mean - half, mean + half
 
 
 def _pair_moments(within_a: np.ndarray, within_b: np.ndarray, cross: np.ndarray) -> tuple:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
-from biasflow.intervals import t_quantile
+from biasflow.intervals import standard_error, t_quantile
 from biasflow.schema import choices
 from biasflow.tables import require_columns
 
@@ -98,7 +98,7 @@ def over_runs(per_run: pd.DataFrame, keys: list[str], values: dict[str, str], in
         for src, dst in values.items():
             x = g[src].to_numpy(dtype=float)
             row[dst] = float(x.mean())
-            se = _standard_error(x)
+            se = standard_error(x)
             if n_runs > 1 and math.isnan(se):
                 identical[dst].append(row)
             row[f"{dst}_width"] = q * se
@@ -110,17 +110,6 @@ def over_runs(per_run: pd.DataFrame, keys: list[str], values: dict[str, str], in
         _warn_identical(dst, where, len(rows))
     cols = keys + [c for dst in values.values() for c in (dst, f"{dst}_width", f"{dst}_p")] + ["n_runs", "interval"]
     return pd.DataFrame(rows, columns=cols)
-
-
-def _standard_error(x: np.ndarray) -> float:
-    """sd (ddof=1) / √R of the runs' values; NaN for one run or runs that all agree (no spread, §3.3).
-
-    Agreement is tested on the values themselves, not on sd == 0: the mean of equal floats
-    can differ from them in the last bit, which would give a tiny positive sd and p ≈ 0.
-    """
-    if len(x) < 2 or bool((x == x[0]).all()):
-        return math.nan
-    return float(np.std(x, ddof=1)) / math.sqrt(len(x))
 
 
 def _warn_identical(value: str, rows: list[dict], total: int) -> None:
