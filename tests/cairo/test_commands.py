@@ -148,9 +148,26 @@ def test_check_config_refuses_the_excess_measure_without_null_draws():
 
 @pytest.mark.parametrize("written", ["variance.csv", "comparisons.csv", "selection.json"])
 def test_cairo_select_refuses_statistics_it_would_overwrite(written, tmp_path, monkeypatch, capsys):
-    """Every file cairo-select writes is checked against its inputs (one list, cairo/steps.py SELECT_OUTPUTS)."""
+    """Every file cairo-select writes is checked against its inputs (one list, cairo/outputs.py SELECT_OUTPUTS)."""
     from biasflow.cli import main
 
     monkeypatch.chdir(tmp_path)
     assert main(["cairo-select", "--stats", f"out/{written}", "--out-dir", "out"]) == 2
     assert f"--out-dir out/{written} is also the input given as --stats" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("given, message", [
+    (["a=a.csv"], "--bias: give two or more scorers' bias tables"),
+    (["a=a.csv", "a.csv"], "--bias a.csv: give a scorer's name and its bias table as SCORER=CSV."),
+    (["a=a.csv", "a=b.csv"], "--bias names scorer 'a' twice"),
+    (["a=a.csv", "b=missing.csv"], "--bias missing.csv: no such file"),
+    (["a=a.csv", "b=out.csv"], "--out out.csv is also the input given as --bias"),
+])
+def test_scorer_agreement_refuses_bad_tables_before_writing(given, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.csv", "b.csv", "out.csv"):
+        (tmp_path / name).write_text("model\n")
+    assert main(["scorer-agreement", "--bias", *given, "--out", "out.csv"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert (tmp_path / "out.csv").read_text() == "model\n"

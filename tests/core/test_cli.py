@@ -24,7 +24,7 @@ def test_every_help_text_ends_with_a_worked_example_of_its_command():
 
     parser = build_parser()
     subcommands = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(subcommands) == {"check-config", "prompts", "score", "cairo-stats", "cairo-select", "scorer-bias",
+    assert set(subcommands) == {"check-config", "prompts", "score", "cairo-stats", "cairo-select", "scorer-bias", "scorer-agreement",
                                 "fairpair-score", "fairpair-summary", "fpr-gaps", "fpr-summary", "power", "compare"}
     for name, sub in subcommands.items():
         example = sub.format_help().rstrip().splitlines()[-1]

@@ -164,6 +164,8 @@ CHECKS: dict[str, tuple[str, object]] = {
     "biasflow score --scorer profanity --continuations mine.csv --out scored.csv": ("biasflow", "continuations"),
     "biasflow scorer-bias --continuations c.parquet --scorer profanity --axis religion --out-dir d/": (
         "biasflow", "religion_continuations"),
+    "biasflow scorer-agreement --bias profanity=profanity/bias.csv vader=vader/bias.csv --out agreement.csv": (
+        "biasflow", "two_scorers_bias"),
     "biasflow fairpair-score --continuations c.csv --out scores.csv": ("biasflow", "fairpair_sides"),
     "biasflow fairpair-summary --sides model_a.csv model_b.csv --out-dir fairpair/": ("biasflow", "two_models_sides"),
     "biasflow fpr-gaps --predictions a.tsv b.tsv --out gaps.csv --interval t": ("biasflow", "predictions"),
@@ -406,6 +408,24 @@ def fairpair_sides(root: Path) -> list[str]:
             for p in ("p1", "p2") for side in ("perturbed_original", "counterfactual") for s in range(4)]
     pd.DataFrame(rows).to_csv(root / "c.csv", index=False)
     return ["scores.csv", "scores_summary.csv"]
+
+
+def two_scorers_bias(root: Path) -> list[str]:
+    """Two scorers' bias tables of four models, as cairo-select writes them (bias.csv), the second's scores noisier."""
+    import biasflow
+
+    rng = np.random.default_rng(2)
+    rows = [(f"m{m}", metric, split, promptset, group, f"{group}-{k}", m * (group == "female") / 10)
+            for m in range(4) for metric in ("BOLD", "HONEST") for split in ("valid", "test")
+            for promptset in ("original", "p1") for group in ("female", "male") for k in range(4)]
+    scored = pd.DataFrame(rows, columns=["model", "metric", "split", "promptset", "subgroup", "prompt_id", "truth"])
+    for scorer, noise in (("profanity", 0.02), ("vader", 0.2)):
+        stats = biasflow.cairo_statistics(scored.assign(axis="gender", score=scored["truth"] + rng.normal(0, noise,
+                                                                                                        len(scored))))
+        (root / scorer).mkdir()
+        biasflow.cairo_select(stats, permutations=19, bootstrap=50, null_draws=50)["bias"].to_csv(
+            root / scorer / "bias.csv", index=False)
+    return ["agreement.csv"]
 
 
 def two_models_sides(root: Path) -> list[str]:

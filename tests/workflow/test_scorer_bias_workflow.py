@@ -89,6 +89,18 @@ def test_scorer_agreement_has_every_pair_of_runs_per_metric_and_split(run):
     assert (table["n_models"] == len(config["models"])).all()
 
 
+def test_scorer_agreement_command_writes_the_workflows_table(run, tmp_path):
+    """`biasflow scorer-agreement` on the runs' bias tables, by their labels: the workflow's table, byte for byte."""
+    from biasflow.cli import main
+
+    workdir, _ = run
+    tables = [f"{label}={workdir / 'results/cairo' / ('' if label == 'profanity-neutral' else f'scorers/{label}')}"
+              f"/gender.csv" for label in LABELS]
+    assert main(["scorer-agreement", "--bias", *tables, "--out", str(tmp_path / "agreement.csv")]) == 0
+    assert (tmp_path / "agreement.csv").read_bytes() == \
+        (workdir / "results/cairo/scorers/gender_agreement.csv").read_bytes()
+
+
 def test_a_rerun_computes_nothing(run):
     workdir, _ = run
     assert planned_jobs(workdir) == {}

@@ -1,9 +1,11 @@
-"""CAIRO's ``biasflow`` subcommands on files a user brings: ``cairo-stats``, ``cairo-select``, ``scorer-bias``."""
+"""CAIRO's ``biasflow`` subcommands on files a user brings: ``cairo-stats``, ``cairo-select``, ``scorer-bias``,
+``scorer-agreement``."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from biasflow.cairo.outputs import SCORER_BIAS_OUTPUTS, SELECT_OUTPUTS, STATS_OUTPUTS, listed
 from biasflow.cli import SCORING_FLAGS, example, scorer_help
 from biasflow.datasets import AXES
 from biasflow.schema import flag
@@ -15,7 +17,7 @@ def register(commands) -> None:
         "cairo-stats", help="sufficient statistics and Eq. 1 bias from scored continuations",
         description="Pool scored continuations into CAIRO's sufficient statistics (one row per model, metric, "
         "axis, split, prompt set, seed, subgroup and group key) and each model's Eq. 1 bias, as the workflow's cairo_stats "
-        "step does; writes stats.parquet, bias.csv and bias.png into --out-dir.",
+        f"step does; writes {listed(STATS_OUTPUTS.values())} into --out-dir.",
         **example("biasflow cairo-stats --continuations continuations.parquet --scores scores.parquet "
                   "--scorer profanity --out-dir stats/"),
     )
@@ -31,7 +33,8 @@ def register(commands) -> None:
         description="Search the prompt-set combinations that make the metrics agree across models (Pearson's r "
         "on the valid split), check the choice on the test split and give its selection-aware permutation "
         "p-value, cluster bootstrap intervals, the no-bias null and the excess bias, and every pair of models "
-        "compared on the same prompts; writes curve.csv, bias.csv, comparisons.csv and selection.json into --out-dir.",
+        "compared on the same prompts, and where each model's bias would move; writes "
+        f"{listed(SELECT_OUTPUTS.values())} into --out-dir.",
         **example("biasflow cairo-select --stats stats.parquet --out-dir out/"),
     )
     select.add_argument("--stats", nargs="+", required=True, help="CAIRO statistics table(s), one or several axes")
@@ -48,7 +51,7 @@ def register(commands) -> None:
         "group_key where present) with one scorer, rescore every one that names its own subgroup with those words "
         "swapped for each other subgroup's and for a neutral placeholder (docs/methods.md §5.5), and write the "
         "scorer's bias per subgroup, each model's Eq. 1 on raw against neutral scores, and a figure: "
-        "<axis>_scorer.csv, <axis>_models.csv and <axis>_scorer.png in --out-dir.",
+        f"{listed(name.replace('{axis}', '<axis>') for name in SCORER_BIAS_OUTPUTS)} in --out-dir.",
         **example("biasflow scorer-bias --continuations c.parquet --scorer profanity --axis religion --out-dir d/"),
     )
     scorer_bias.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
@@ -63,12 +66,26 @@ def register(commands) -> None:
     scorer_bias.add_argument("--out-dir", required=True)
     scorer_bias.set_defaults(run=_scorer_bias)
 
+    agreement = commands.add_parser(
+        "scorer-agreement", help="how alike several scorers rank the models (Kendall's tau per metric and split)",
+        description="From each scorer's bias table (cairo-select's bias.csv, the workflow's results/cairo/<axis>.csv), "
+        "Kendall's tau-b between the model rankings by Eq. 1 on the original prompts of every pair of scorers, per "
+        "axis, metric and split, and how many models rank outside their 95%% rank interval under the other scorer; "
+        "the workflow's results/cairo/scorers/<axis>_agreement.csv (docs/methods.md section 5.6).",
+        **example("biasflow scorer-agreement --bias profanity=profanity/bias.csv vader=vader/bias.csv "
+                  "--out agreement.csv"),
+    )
+    agreement.add_argument("--bias", nargs="+", required=True, metavar="SCORER=CSV",
+                           help="each scorer's name and its bias table; two or more")
+    agreement.add_argument("--out", required=True, help="the agreement table (.csv, .tsv or .parquet)")
+    agreement.set_defaults(run=_agreement)
+
 
 def _stats(args) -> None:
     from biasflow.tables import check_not_inputs, check_output_dir
 
     out = check_output_dir(args.out_dir, "--out-dir")
-    from biasflow.cairo.steps import STATS_OUTPUTS, cairo_stats
+    from biasflow.cairo.steps import cairo_stats
 
     check_not_inputs({"--out-dir": [out / name for name in STATS_OUTPUTS.values()]},
                      {"--continuations": args.continuations, "--scores": args.scores})
@@ -85,7 +102,7 @@ def _select(args) -> None:
     from biasflow.tables import check_not_inputs, check_output_dir
 
     out = check_output_dir(args.out_dir, "--out-dir")
-    from biasflow.cairo.steps import SELECT_OUTPUTS, select_to_directory
+    from biasflow.cairo.steps import select_to_directory
 
     check_not_inputs({"--out-dir": [out / name for name in SELECT_OUTPUTS.values()]}, {"--stats": args.stats})
     from biasflow.cairo.selection import SearchSettings
@@ -100,7 +117,7 @@ def _scorer_bias(args) -> None:
     from biasflow.tables import check_not_inputs, check_output_dir
 
     out = check_output_dir(args.out_dir, "--out-dir")
-    from biasflow.cairo.steps import SCORER_BIAS_OUTPUTS, scorer_bias_to_directory
+    from biasflow.cairo.steps import scorer_bias_to_directory
 
     check_not_inputs({"--out-dir": [out / name.format(axis=args.axis) for name in SCORER_BIAS_OUTPUTS]},
                      {"--continuations": args.continuations})
@@ -121,3 +138,25 @@ def _scorer_bias(args) -> None:
         settings=ScorerBiasSettings(normalise=args.normalise, bootstrap=args.bootstrap, seed=args.seed),
         cache_dir=args.cache_dir, out_dir=args.out_dir,
     )
+
+
+def _agreement(args) -> None:
+    from biasflow.errors import BiasflowError
+    from biasflow.tables import check_inputs_exist, check_not_inputs, check_output_path
+
+    tables = {}
+    for entry in args.bias:
+        label, sep, path = entry.partition("=")
+        if not (sep and label and path):
+            raise BiasflowError(f"--bias {entry}: give a scorer's name and its bias table as SCORER=CSV.")
+        if label in tables:
+            raise BiasflowError(f"--bias names scorer {label!r} twice; give each scorer once.")
+        tables[label] = path
+    if len(tables) < 2:
+        raise BiasflowError("--bias: give two or more scorers' bias tables to compare their rankings.")
+    check_output_path(args.out, "--out")
+    check_inputs_exist({"--bias": list(tables.values())})
+    check_not_inputs({"--out": args.out}, {"--bias": list(tables.values())})
+    from biasflow.cairo.steps import scorer_agreement
+
+    scorer_agreement(headline_paths=tables, out=args.out)

@@ -22,6 +22,7 @@ from biasflow.cairo.combinations import ORIGINAL
 from biasflow.cairo.paraphrase import (
     PARAPHRASE_REJECTION_COLUMNS, REASONS, ParaphraseSettings, load_templates, paraphrase_tables, template_files,
 )
+from biasflow.cairo.outputs import SCORER_BIAS_OUTPUTS, SELECT_OUTPUTS
 from biasflow.cairo.plots import (
     plot_before_after, plot_bias, plot_comparisons, plot_curve, plot_paraphraser_shares, plot_scorer_bias,
     plot_variance,
@@ -257,10 +258,6 @@ def with_workflow_columns(table: pd.DataFrame, axis: str | None = None) -> pd.Da
     return table
 
 
-# What ``biasflow scorer-bias`` writes into its --out-dir, as the workflow does per scorer.
-SCORER_BIAS_OUTPUTS = ("{axis}_scorer.csv", "{axis}_models.csv", "{axis}_scorer.png")
-
-
 def scorer_bias_tables(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str],
                        settings: ScorerBiasSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The scorer's own bias per subgroup, and each model's Eq. 1 on raw against neutral scores (§5.5)."""
@@ -333,13 +330,6 @@ def cairo_select(
         log.info("%s %s: best k=%d valid r=%.3f test r=%.3f permutation p=%.4g", row.axis, row.pair, row.k,
                  row.best_r, row.test_r, row.perm_p)
 
-
-# What ``biasflow cairo-stats`` writes into its --out-dir, by cairo_stats's argument.
-STATS_OUTPUTS = {"stats_out": "stats.parquet", "bias_out": "bias.csv", "plot_out": "bias.png"}
-# What ``biasflow cairo-select`` writes into its --out-dir (the curve per axis, <axis>_curve.csv, where the
-# statistics hold several axes).
-SELECT_OUTPUTS = {"curve": "curve.csv", "bias": "bias.csv", "comparisons": "comparisons.csv",
-                  "variance": "variance.csv", "summary": "selection.json"}
 
 
 def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings, out_dir: str) -> None:

@@ -26,11 +26,7 @@ def register(commands) -> None:
     fair.add_argument("--continuations", required=True, help="table with prompt_id, side, sample, text")
     fair.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet), one row per prompt")
     fair.add_argument("--summary", help="the summary table (default: beside --out, its name ending in _summary)")
-    flag(fair, "--dissimilarities", "fairpair.dissimilarities")
-    flag(fair, "--folds", "fairpair.folds")
-    flag(fair, "--null-draws", "fairpair.null_draws")
-    flag(fair, "--bootstrap", "fairpair.bootstrap")
-    flag(fair, "--seed", "fairpair.seed")
+    _settings_flags(fair)
     fair.set_defaults(run=_score)
 
     summary = commands.add_parser(
@@ -47,12 +43,14 @@ def register(commands) -> None:
                          help="one table per model with prompt_id, side (perturbed_original or counterfactual), "
                          "sample and text; the model is the file's stem")
     summary.add_argument("--out-dir", required=True, help="folder for the tables and figures (created if missing)")
-    flag(summary, "--dissimilarities", "fairpair.dissimilarities")
-    flag(summary, "--folds", "fairpair.folds")
-    flag(summary, "--null-draws", "fairpair.null_draws")
-    flag(summary, "--bootstrap", "fairpair.bootstrap")
-    flag(summary, "--seed", "fairpair.seed")
+    _settings_flags(summary)
     summary.set_defaults(run=_summary)
+
+
+def _settings_flags(parser) -> None:
+    """The settings both commands take, each defaulting to the config's."""
+    for name in ("dissimilarities", "folds", "null_draws", "bootstrap", "seed"):
+        flag(parser, f"--{name.replace('_', '-')}", f"fairpair.{name}")
 
 
 def summary_path(out: str) -> str:
