@@ -12,9 +12,9 @@ rule cairo_stats:
     input:
         unpack(scored_inputs),
     output:
-        stats="results/cairo/{run}stats/{axis}.parquet",
-        bias="results/cairo/{run}bias/{axis}.csv",
-        plot=report("results/cairo/{run}bias/{axis}.png", caption="../workflow/report/bias.rst", category="CAIRO"),
+        stats=cairo_outputs.stats_output("stats"),
+        bias=cairo_outputs.stats_output("bias"),
+        plot=report(cairo_outputs.stats_output("plot"), caption="../workflow/report/bias.rst", category="CAIRO"),
     params:
         settings=stats_params,
     resources:
@@ -30,27 +30,33 @@ rule cairo_stats:
 rule cairo_select:
     localrule: True
     input:
-        stats="results/cairo/{run}stats/{axis}.parquet",
+        stats=cairo_outputs.stats_output("stats"),
         prompts="results/prompts/summary.csv",
     output:
-        table="results/cairo/{run}{axis}.csv",
-        curve="results/cairo/{run}{axis}_curve.csv",
-        comparisons="results/cairo/{run}{axis}_comparisons.csv",
-        variance="results/cairo/{run}{axis}_variance.csv",
-        summary="results/cairo/{run}{axis}.json",
-        curve_plot=report("results/cairo/{run}{axis}_curve.png", caption="../workflow/report/curve.rst", category="CAIRO"),
-        bias_plot=report("results/cairo/{run}{axis}_bias.png", caption="../workflow/report/before_after.rst", category="CAIRO"),
+        table=cairo_outputs.select_output("table"),
+        curve=cairo_outputs.select_output("curve"),
+        comparisons=cairo_outputs.select_output("comparisons"),
+        variance=cairo_outputs.select_output("variance"),
+        summary=cairo_outputs.select_output("summary"),
+        curve_plot=report(
+            cairo_outputs.select_output("curve_plot"), caption="../workflow/report/curve.rst", category="CAIRO"
+        ),
+        bias_plot=report(
+            cairo_outputs.select_output("bias_plot"), caption="../workflow/report/before_after.rst", category="CAIRO"
+        ),
         comparisons_plot=report(
-            "results/cairo/{run}{axis}_comparisons.png", caption="../workflow/report/comparisons.rst", category="CAIRO"
+            cairo_outputs.select_output("comparisons_plot"), caption="../workflow/report/comparisons.rst",
+            category="CAIRO",
         ),
         variance_plot=report(
-            "results/cairo/{run}{axis}_variance.png", caption="../workflow/report/variance.rst", category="CAIRO"
+            cairo_outputs.select_output("variance_plot"), caption="../workflow/report/variance.rst", category="CAIRO"
         ),
         shares_plot=report(
-            "results/cairo/{run}{axis}_paraphrasers.png", caption="../workflow/report/shares.rst", category="CAIRO"
+            cairo_outputs.select_output("shares_plot"), caption="../workflow/report/shares.rst", category="CAIRO"
         ),
         tables_page=report(
-            "results/cairo/{run}{axis}_tables.html", caption="../workflow/report/cairo_tables.rst", category="CAIRO"
+            cairo_outputs.select_output("tables_page"), caption="../workflow/report/cairo_tables.rst",
+            category="CAIRO",
         ),
     params:
         settings=settings_params(SearchSettings),
@@ -89,7 +95,7 @@ rule scorer_agreement:
     input:
         tables=lambda wildcards: list(headline_tables(wildcards).values()),
     output:
-        table="results/cairo/scorers/{axis}_agreement.csv",
+        table=cairo_outputs.agreement_output(),
     params:
         tables=headline_tables,
     conda:

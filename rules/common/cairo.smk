@@ -2,6 +2,7 @@
 # and what it adds to the default target and the power planner (rules/common.smk).
 import dataclasses
 
+from biasflow.cairo import outputs as cairo_outputs
 from biasflow.cairo.paraphrase import ParaphraseSettings, template_files
 from biasflow.cairo.scorer_bias import ScorerBiasSettings
 from biasflow.cairo.selection import SearchSettings
@@ -128,7 +129,7 @@ def stats_params(wildcards):
 
 def headline_tables(wildcards):
     """Each scorer run's headline table of the axis, by the run's label."""
-    return {label_of(run): f"results/cairo/{run}{wildcards.axis}.csv" for run in RUNS}
+    return {label_of(run): cairo_outputs.select_output("table", run, wildcards.axis) for run in RUNS}
 
 
 def counterfactual_inputs(wildcards):
@@ -159,12 +160,12 @@ def cairo_final_jobs():
     """CAIRO's final tables per scorer run and axis, the scorers' agreement and own bias, the prompts' summaries."""
     jobs = []
     for run in RUNS:
-        jobs += [(f"results/cairo/{run}{axis}.csv", rules.cairo_select, {"run": run, "axis": axis}) for axis in AXES]
-        jobs += [(f"results/cairo/{run}bias/{axis}.csv", rules.cairo_stats, {"run": run, "axis": axis})
+        jobs += [(cairo_outputs.select_output("table", run, axis), rules.cairo_select, {"run": run, "axis": axis})
+                 for axis in AXES]
+        jobs += [(cairo_outputs.stats_output("bias", run, axis), rules.cairo_stats, {"run": run, "axis": axis})
                  for axis in AXES]
     if RUNS[1:]:
-        jobs += [(f"results/cairo/scorers/{axis}_agreement.csv", rules.scorer_agreement, {"axis": axis})
-                 for axis in AXES]
+        jobs += [(cairo_outputs.agreement_output(axis), rules.scorer_agreement, {"axis": axis}) for axis in AXES]
     if COUNTERFACTUAL:
         jobs += [(f"results/scorer_bias/{scorer}/{axis}_scorer.csv", rules.scorer_bias,
                   {"scorer": scorer, "axis": axis}) for scorer in SCORERS for axis in AXES]
@@ -176,4 +177,4 @@ def cairo_final_jobs():
 
 FINAL_JOBS["cairo"] = cairo_final_jobs
 if AXES:  # the power planner reads CAIRO's statistics per axis
-    POWER_SOURCES["cairo"] = lambda wildcards: {axis: [f"results/cairo/stats/{axis}.parquet"] for axis in AXES}
+    POWER_SOURCES["cairo"] = lambda wildcards: {axis: [cairo_outputs.stats_output("stats", "", axis)] for axis in AXES}

@@ -37,6 +37,8 @@ class Method:
     power: str  # module with its power planner's `Settings` and `plan` (docs/methods.md §6)
     compare: str  # module with its paired comparison's `command` (biasflow compare)
     compare_input: tuple[str, str]  # the `biasflow compare` flag naming its input files, and the flag's help
+    comparisons: Callable[[dict], list[str]] = lambda config: []  # its tables of every pair of models compared (§7)
+    variance: Callable[[dict], list[str]] = lambda config: []  # its tables of where each number would move (§8)
     reads_datasets: bool = False  # its prompts come from the metrics' datasets (the front page lists them)
     named: tuple[tuple[str, ...], ...] = ()  # config keys of its maps whose names become parts of result paths
     api: tuple[str, ...] = ()  # "module:function" of its public functions, re-exported as biasflow.<function>

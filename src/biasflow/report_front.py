@@ -21,14 +21,17 @@ def front_page(config: dict, reported: list[str], data_root: str | Path) -> dict
     """``{"data": [...], "methods": [...], "not_run": [...]}``: the front page's contents.
 
     ``methods`` holds per method run its ``name``, ``citation``, ``models`` and ``settings``
-    (text), from its declaration (:class:`biasflow.methods.Method`); ``data`` a sentence per
-    metric, where a method run reads the metrics' datasets; ``reported`` names the methods
+    (text), and the tables that compare its models pair by pair (``comparisons``) and say
+    where its numbers would move (``variance``), from its declaration
+    (:class:`biasflow.methods.Method`); ``data`` a sentence per metric, where a method run
+    reads the metrics' datasets; ``reported`` names the methods
     whose final tables exist; ``data_root`` is the bundled files' folder (to tell a bundled
     prompt set from one the user gave).
     """
     shown = methods(reported)
     page = [{"name": method.title, "citation": method.citation, "models": method.evaluated(config),
-             "settings": method.summary(config)} for method in shown]
+             "settings": method.summary(config), "comparisons": method.comparisons(config),
+             "variance": method.variance(config)} for method in shown]
     not_run = [method.title for method in methods() if method.name not in reported]
     reads = any(method.reads_datasets for method in shown)
     data = [_source(config, metric, data_root) for metric in used_metrics(config)] if reads else []

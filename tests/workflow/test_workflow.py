@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from collections import defaultdict
@@ -163,6 +164,9 @@ def test_report_after_the_main_job_alone_shows_what_it_computed(run, tmp_path):
     assert "fairpair/summary" not in page
     assert "Not run, so not shown: FairPair, Group FPR gaps" in page and "continuations per side" not in page
     assert "BOLD: the files in data/datasets/BOLD" in page and "Zayed et al., 2024" in page, "the data, the paper"
+    for words, table in (("Is one model less biased than another:", "gender_comparisons.csv"),
+                         ("Where each number would move:", "gender_variance.csv")):  # where to read the answers
+        assert re.search(re.escape(words) + r".{0,300}?results/cairo/" + re.escape(table), page, re.DOTALL), words
     assert "The report shows what has been computed; not yet: results/fairpair/summary.csv" in result.stderr
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from biasflow.cairo.outputs import select_output
 from biasflow.methods import Method
 
 
@@ -11,7 +12,15 @@ def loads(config: dict) -> list[tuple[str, str]]:
 
 
 def finals(config: dict) -> list[str]:
-    return [f"results/cairo/{axis}.csv" for axis in config["axes"]]
+    return [select_output("table", "", axis) for axis in config["axes"]]
+
+
+def comparisons(config: dict) -> list[str]:
+    return [select_output("comparisons", "", axis) for axis in config["axes"]]
+
+
+def variance(config: dict) -> list[str]:
+    return [select_output("variance", "", axis) for axis in config["axes"]]
 
 
 def summary(config: dict) -> str:
@@ -45,6 +54,8 @@ METHOD = Method(
     evaluated=lambda config: list(config["models"]),
     loads=loads,
     finals=finals,
+    comparisons=comparisons,
+    variance=variance,
     summary=summary,
     check="biasflow.cairo.checks:check",
     commands="biasflow.cairo.commands:register",

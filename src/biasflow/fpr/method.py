@@ -19,6 +19,9 @@ METHOD = Method(
     evaluated=lambda config: own_models(config, "fpr"),
     loads=lambda config: [("models", name) for name in own_models(config, "fpr")],
     finals=lambda config: [outputs.summary(outputs.FOLDER)["spans"]],
+    comparisons=lambda config: [outputs.per_probe(outputs.FOLDER, probe)["comparisons"]
+                                for probe in config["fpr"]["probes"]],
+    variance=lambda config: [outputs.summary(outputs.FOLDER)["variance"]],
     summary=summary,
     check="biasflow.fpr.checks:check",
     commands="biasflow.fpr.commands:register",
