@@ -90,12 +90,14 @@ def test_scorer_agreement_has_every_pair_of_runs_per_metric_and_split(run):
 
 
 def test_scorer_agreement_command_writes_the_workflows_table(run, tmp_path):
-    """`biasflow scorer-agreement` on the runs' bias tables, by their labels: the workflow's table, byte for byte."""
+    """`biasflow scorer-agreement` on the runs' bias tables, by their labels in the workflow's order (the headline
+    run's first, the pairs in that order): the workflow's table, byte for byte."""
     from biasflow.cli import main
 
     workdir, _ = run
-    tables = [f"{label}={workdir / 'results/cairo' / ('' if label == 'profanity-neutral' else f'scorers/{label}')}"
-              f"/gender.csv" for label in LABELS]
+    headline = "profanity-neutral"
+    tables = [f"{label}={workdir / 'results/cairo' / ('' if label == headline else f'scorers/{label}')}/gender.csv"
+              for label in [headline, *(label for label in LABELS if label != headline)]]
     assert main(["scorer-agreement", "--bias", *tables, "--out", str(tmp_path / "agreement.csv")]) == 0
     assert (tmp_path / "agreement.csv").read_bytes() == \
         (workdir / "results/cairo/scorers/gender_agreement.csv").read_bytes()

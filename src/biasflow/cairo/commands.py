@@ -76,7 +76,7 @@ def register(commands) -> None:
                   "--out agreement.csv"),
     )
     agreement.add_argument("--bias", nargs="+", required=True, metavar="SCORER=CSV",
-                           help="each scorer's name and its bias table; two or more")
+                           help="each scorer's name and its bias table; two or more, their pairs in this order")
     agreement.add_argument("--out", required=True, help="the agreement table (.csv, .tsv or .parquet)")
     agreement.set_defaults(run=_agreement)
 
