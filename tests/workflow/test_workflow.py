@@ -164,6 +164,7 @@ def test_report_after_the_main_job_alone_shows_what_it_computed(run, tmp_path):
     assert "fairpair/summary" not in page
     assert "Not run, so not shown: FairPair, Group FPR gaps" in page and "continuations per side" not in page
     assert "BOLD: the files in data/datasets/BOLD" in page and "Zayed et al., 2024" in page, "the data, the paper"
+    assert "System Message" not in page, "the front page is valid reStructuredText as Snakemake renders it"
     for words, table in (("Is one model less biased than another:", "gender_comparisons.csv"),
                          ("Where each number would move:", "gender_variance.csv")):  # where to read the answers
         assert re.search(re.escape(words) + r".{0,300}?results/cairo/" + re.escape(table), page, re.DOTALL), words
