@@ -70,10 +70,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def one_of(names) -> str:
-    """``a, b or c``: the names a flag takes, for its help, read from their one home."""
+def listed(names, conjunction: str = "and") -> str:
+    """``a, b and c`` (or ``a, b or c``): names for a help text, read from their one home."""
     names = list(names)
-    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
+    return ", ".join(names[:-1]) + f" {conjunction} {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+def one_of(names) -> str:
+    """``a, b or c``: the names a flag takes."""
+    return listed(names, "or")
 
 
 def scorer_help() -> str:

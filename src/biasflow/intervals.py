@@ -59,9 +59,7 @@ def t_interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float, f
     if not len(values):
         return np.nan, np.nan, np.nan
     mean = float(values.mean())
-    if len(values) < 2:
-        return mean, np.nan, np.nan
-    half = t_quantile(len(values) - 1, level) * standard_error(values)
+    half = t_quantile(len(values) - 1, level) * standard_error(values)  # NaN for one value: t has no df
     return mean, mean - half, mean + half
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from biasflow.cairo.outputs import SCORER_BIAS_OUTPUTS, SELECT_OUTPUTS, STATS_OUTPUTS, listed
-from biasflow.cli import SCORING_FLAGS, example, scorer_help
+from biasflow.cairo.outputs import SCORER_BIAS_OUTPUTS, SELECT_OUTPUTS, STATS_OUTPUTS
+from biasflow.cli import SCORING_FLAGS, example, listed, scorer_help
 from biasflow.datasets import AXES
 from biasflow.schema import flag
 

@@ -49,9 +49,3 @@ SELECT_OUTPUTS = {"curve": "curve.csv", "bias": "bias.csv", "comparisons": "comp
                   "variance": "variance.csv", "summary": "selection.json"}
 # What ``biasflow scorer-bias`` writes, as the workflow does per scorer.
 SCORER_BIAS_OUTPUTS = ("{axis}_scorer.csv", "{axis}_models.csv", "{axis}_scorer.png")
-
-
-def listed(names) -> str:
-    """``a, b and c``: file names for a help text."""
-    names = list(names)
-    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)

@@ -79,7 +79,7 @@ def _score(args) -> None:
 
 
 def _summary(args) -> None:
-    from biasflow.fairpair.outputs import SUMMARY, relative
+    from biasflow.fairpair.outputs import from_sides
     from biasflow.tables import check_inputs_exist, check_not_inputs, check_output_dir
 
     sides = {}
@@ -90,9 +90,8 @@ def _summary(args) -> None:
                                 "rename one of them.")
         sides[model] = path
     check_output_dir(args.out_dir, "--out-dir")
-    written = [str(Path(args.out_dir) / relative(role, model)) for model in sides
-               for role in ("scores", "null", "ngrams", "ngrams_plot")]
-    written += [str(Path(args.out_dir) / name) for role, name in SUMMARY.items() if role != "rejections"]
+    scored, final = from_sides(args.out_dir, sides)
+    written = [*(path for files in scored.values() for path in files.values()), *final.values()]
     check_inputs_exist({"--sides": args.sides})
     check_not_inputs({"--out-dir": written}, {"--sides": args.sides})
     from biasflow.fairpair.comparisons import ComparisonSettings

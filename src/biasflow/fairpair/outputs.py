@@ -9,6 +9,8 @@ names (:mod:`biasflow.fairpair.checks`). The other files of a model sit in folde
 
 from __future__ import annotations
 
+from pathlib import Path
+
 FOLDER = "results/fairpair/"
 PROMPTS = "prompts.parquet"
 PER_MODEL = {"scores": "{model}.csv", "ngrams": "{model}_ngrams.csv", "ngrams_plot": "{model}_ngrams.png"}
@@ -41,3 +43,12 @@ def relative(role: str, model: str = "{model}") -> str:
         return PROMPTS
     names = {**PER_MODEL, **MODEL_FOLDERS, **SUMMARY}
     return names[role].format(model=model)
+
+
+def from_sides(out_dir: str, models) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """What ``biasflow fairpair-summary`` writes under ``out_dir``: each model's files of the score step, by model
+    and role, and the summary step's, by role; no rejection rates, since no perturbation ran."""
+    folder = Path(out_dir)
+    scored = {model: {role: str(folder / relative(role, model)) for role in ("scores", "null", "ngrams", "ngrams_plot")}
+              for model in models}
+    return scored, {role: str(folder / name) for role, name in SUMMARY.items() if role != "rejections"}

@@ -20,7 +20,7 @@ from biasflow.errors import BiasflowError
 from biasflow.fairpair import pages
 from biasflow.fairpair.comparisons import ComparisonSettings, comparison_table
 from biasflow.fairpair.ngrams import differential_ngrams
-from biasflow.fairpair.outputs import SUMMARY, relative
+from biasflow.fairpair.outputs import from_sides
 from biasflow.fairpair.null import NULL_DRAW_COLUMNS
 from biasflow.fairpair.perturbation import (
     PerturbationSettings, Swapper, llm_perturb, load_perturbation_template, rule_perturb,
@@ -223,12 +223,10 @@ def tables_from_sides(*, sides_paths: Mapping[str, str], settings: ScoreSettings
     """
     if not sides_paths:
         raise BiasflowError("no model's sides given: name at least one table of both sides.")
-    files = {model: {role: str(Path(out_dir) / relative(role, model))
-                     for role in ("scores", "null", "ngrams", "ngrams_plot")} for model in sides_paths}
+    files, final = from_sides(out_dir, sides_paths)
     for model, path in sides_paths.items():
         score(pairs_path=path, model=model, settings=settings, out=files[model]["scores"],
               null_out=files[model]["null"], ngrams_out=files[model]["ngrams"], ngrams_plot=files[model]["ngrams_plot"])
-    final = {role: str(Path(out_dir) / relative(role)) for role in SUMMARY}
     summary(score_paths={model: paths["scores"] for model, paths in files.items()},
             null_paths={model: paths["null"] for model, paths in files.items()}, rejection_paths={},
             settings=summary_settings, comparison=comparison, out=final["summary"], plot_out=final["plot"],

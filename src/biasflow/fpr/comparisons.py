@@ -32,10 +32,10 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from biasflow.bootstrap import ALL, cluster_weights
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.rates import CLASSES, ZERO_WIDTH
 from biasflow.fpr.resampling import class_counts, mean_gaps, stream
-from biasflow.bootstrap import ALL, cluster_weights
 from biasflow.hashing import named_rng
 from biasflow.multiplicity import adjust
 
