@@ -29,7 +29,7 @@ import pandas as pd
 import yaml
 
 from biasflow import bundled
-from biasflow.identity import IdentityLexicon
+from biasflow.identity import UNSWAPPABLE, IdentityLexicon
 from biasflow.scorers.counterfactual import cost_multiplier, variant_table
 from biasflow.scorers.table import ScoringSettings, score_table
 
@@ -57,9 +57,10 @@ def measure(results: Path) -> list[dict]:
         variants = variant_table(table, settings, axis_lexicon, groups, None)
         variants_s = time.perf_counter() - start
         mentioning = len(variants.drop_duplicates(["prompt_id", "seed", "sample"]))
+        scored = int((variants["variant"] != UNSWAPPABLE).sum())  # an unswappable continuation is not rescored
         rows.append({"model": model, "metric": metric, "axis": axis, "subgroups": len(groups), "texts": len(table),
-                     "mentioning": mentioning, "variants": len(variants), "raw_s": raw_s, "variants_s": variants_s,
-                     "multiplier": cost_multiplier(len(table), len(variants))})
+                     "mentioning": mentioning, "variants": scored, "raw_s": raw_s, "variants_s": variants_s,
+                     "multiplier": cost_multiplier(len(table), scored)})
     return rows
 
 

@@ -35,7 +35,6 @@ rule cairo_select:
     output:
         table=cairo_outputs.select_output("table"),
         curve=cairo_outputs.select_output("curve"),
-        comparisons=cairo_outputs.select_output("comparisons"),
         variance=cairo_outputs.select_output("variance"),
         summary=cairo_outputs.select_output("summary"),
         curve_plot=report(
@@ -43,10 +42,6 @@ rule cairo_select:
         ),
         bias_plot=report(
             cairo_outputs.select_output("bias_plot"), caption="../workflow/report/before_after.rst", category="CAIRO"
-        ),
-        comparisons_plot=report(
-            cairo_outputs.select_output("comparisons_plot"), caption="../workflow/report/comparisons.rst",
-            category="CAIRO",
         ),
         variance_plot=report(
             cairo_outputs.select_output("variance_plot"), caption="../workflow/report/variance.rst", category="CAIRO"
@@ -58,8 +53,16 @@ rule cairo_select:
             cairo_outputs.select_output("tables_page"), caption="../workflow/report/cairo_tables.rst",
             category="CAIRO",
         ),
+        **when_compared(
+            comparisons=cairo_outputs.select_output("comparisons"),
+            comparisons_plot=report(
+                cairo_outputs.select_output("comparisons_plot"), caption="../workflow/report/comparisons.rst",
+                category="CAIRO",
+            ),
+        ),
     params:
         settings=settings_params(SearchSettings),
+        pairs=COMPARISONS.params(),
     conda:
         "../environment.yml"
     log:

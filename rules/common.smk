@@ -11,6 +11,7 @@ from biasflow import bundled
 from biasflow.config import check_config, read_config_files, resolve_bundled, validate_config
 from biasflow.errors import BiasflowError
 from biasflow.methods import methods
+from biasflow.model_pairs import PairChoice
 from biasflow.models import job_resources
 from biasflow.power import planner
 from biasflow.report_front import front_page
@@ -34,6 +35,9 @@ except BiasflowError as exc:
 
 METHODS = config["methods"]
 MODELS = list(config["models"])
+# Which pairs of models every method's comparisons compare (docs/methods.md section 7); with none, no rule
+# declares a comparison table or figure (when_compared), so none is written or awaited.
+COMPARISONS = PairChoice.from_config(config)
 # Each method's rule file adds what the default target and the power planner need of it, so this
 # file names no method: FINAL_JOBS[name]() lists its final tables, each with the rule and wildcards
 # that write it; POWER_SOURCES[name](wildcards) what its planner reads, by source, where it has any
@@ -73,6 +77,11 @@ def model_resource(section, key):
 def settings_params(cls):
     """The plain values of a step's settings (the rule's params: a change of another key reruns nothing)."""
     return cls.from_config(config).params()
+
+
+def when_compared(**named):
+    """A rule's named comparison inputs or outputs, or none where comparisons.pairs is none (unpacked with **)."""
+    return named if COMPARISONS.compares else {}
 
 
 def power_sources(wildcards):

@@ -100,10 +100,6 @@ rule fairpair_summary:
         summary=fairpair_output("summary"),
         plot=report(fairpair_output("plot"), caption="../workflow/report/fairpair.rst", category="FairPair"),
         rejections=fairpair_output("rejections"),
-        comparisons=fairpair_output("comparisons"),
-        comparisons_plot=report(
-            fairpair_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FairPair"
-        ),
         variance=fairpair_output("variance"),
         variance_plot=report(
             fairpair_output("variance_plot"), caption="../workflow/report/fairpair_variance.rst", category="FairPair"
@@ -111,12 +107,19 @@ rule fairpair_summary:
         tables_page=report(
             fairpair_output("tables_page"), caption="../workflow/report/fairpair_tables.rst", category="FairPair"
         ),
+        **when_compared(
+            comparisons=fairpair_output("comparisons"),
+            comparisons_plot=report(
+                fairpair_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FairPair"
+            ),
+        ),
     params:
         scores=fairpair_by_model("scores"),
         null=fairpair_by_model("null"),
         rejections=fairpair_by_model("pair_rejections"),
         settings=settings_params(BootstrapSettings),
         comparison=settings_params(ComparisonSettings),
+        pairs=COMPARISONS.params(),
     conda:
         "../environment.yml"
     log:

@@ -44,13 +44,16 @@ rule fpr_gaps:
     output:
         gaps=fpr_probe_output("gaps"),
         accuracy=fpr_probe_output("accuracy"),
-        comparisons=fpr_probe_output("comparisons"),
-        comparisons_plot=report(
-            fpr_probe_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FPR gaps"
-        ),
         plot=report(fpr_probe_output("plot"), caption="../workflow/report/fpr_gaps.rst", category="FPR gaps"),
+        **when_compared(
+            comparisons=fpr_probe_output("comparisons"),
+            comparisons_plot=report(
+                fpr_probe_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FPR gaps"
+            ),
+        ),
     params:
         settings=settings_params(GapSettings),
+        pairs=COMPARISONS.params(),
     conda:
         "../environment.yml"
     log:
@@ -63,8 +66,8 @@ rule fpr_summary:
     localrule: True
     input:
         gaps=expand(fpr_probe_output("gaps"), probe=FPR_PROBES),
-        comparisons=expand(fpr_probe_output("comparisons"), probe=FPR_PROBES),
         predictions=fpr_all_predictions,
+        **when_compared(comparisons=expand(fpr_probe_output("comparisons"), probe=FPR_PROBES)),
     output:
         spans=fpr_summary_output("spans"),
         net=fpr_summary_output("net"),

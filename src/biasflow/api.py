@@ -10,14 +10,21 @@ that runs as a doctest (``tests/core/test_api.py``).
 
 from __future__ import annotations
 
-from typing import Mapping, NamedTuple, Sequence
+import os
+from pathlib import Path
+from typing import Mapping, NamedTuple, Sequence, Union
 
 import pandas as pd
 
+from biasflow.errors import BiasflowError, check_keywords
 from biasflow.methods import method, methods
 
 # The core's public functions; the methods' come from their declarations.
 CORE = ("score", "compare", "plan_power")
+# A table as compare and plan_power take it: a DataFrame a notebook holds, or the path of a file the workflow wrote.
+Table = Union[pd.DataFrame, str, os.PathLike]
+# What those two functions accept for their tables, in words.
+ACCEPTED = "a pandas DataFrame, a path (str or os.PathLike), or a list of them"
 
 
 def score(table: pd.DataFrame, scorer: str | None = None, *, score_text: str | None = None,
@@ -57,8 +64,11 @@ def score(table: pd.DataFrame, scorer: str | None = None, *, score_text: str | N
     0  was kind to everyone.   0.03
     1       is a damn idiot.   1.00
     """
-    from biasflow.scorers.table import ScoringSettings, score_table
+    from biasflow.scorers import SCORERS
+    from biasflow.scorers.table import ScoringSettings, score_table, scorer_class
 
+    check_keywords("score", options, dict.fromkeys(["scorer", "score_text", "batch_size", *(
+        option for name in SCORERS for option in scorer_class(name).options)]))
     settings = ScoringSettings.defaults(**options, scorer=scorer, score_text=score_text, batch_size=batch_size)
     return score_table(table, settings, cache_dir=None)
 
@@ -70,7 +80,7 @@ class Comparison(NamedTuple):
     verdicts: list[str]
 
 
-def compare(method_name: str, files: Sequence[str], baseline: str, candidate: str,
+def compare(method_name: str, files: Table | Sequence[Table], baseline: str, candidate: str,
             config: Mapping | None = None) -> Comparison:
     """Is the candidate less biased than the baseline? The paired comparison ``biasflow compare`` makes.
 
@@ -78,11 +88,12 @@ def compare(method_name: str, files: Sequence[str], baseline: str, candidate: st
     ----------
     method_name : str
         ``cairo``, ``fairpair`` or ``fpr`` (any registered method).
-    files : sequence of str
-        The method's files as the workflow writes them: CAIRO statistics
-        (``results/cairo/stats/<axis>.parquet``), FairPair per-prompt scores
-        (``results/fairpair/<model>.csv``, the file name being the model) or one probe set's
-        FPR predictions (``results/fpr/<probe>/<model>/<classifier>.tsv``).
+    files : pandas.DataFrame, path, or sequence of them
+        The method's tables, each a DataFrame or the path of a file as the workflow writes it:
+        CAIRO statistics (``results/cairo/stats/<axis>.parquet``), FairPair per-prompt scores
+        (``results/fairpair/<model>.csv``, the file name being the model; a DataFrame names
+        each row's model in a ``model`` column) or one probe set's FPR predictions
+        (``results/fpr/<probe>/<model>/<classifier>.tsv``).
     baseline, candidate : str
         The two models (FPR: systems, ``<model>/<classifier>``) compared; the difference is the candidate's less
         the baseline's.
@@ -118,20 +129,26 @@ def compare(method_name: str, files: Sequence[str], baseline: str, candidate: st
     >>> result.verdicts[0][:89]
     'jaccard (12 prompts both models tested): no difference detectable between candidate after'
     """
-    rows, verdicts = method(method_name).part("compare").command(list(files), baseline, candidate, config)
+    rows, verdicts = method(method_name).part("compare").command(as_tables(files, "compare", "files"), baseline,
+                                                                 candidate, config)
     return Comparison(rows, verdicts)
 
 
-def plan_power(method_name: str, pilot: Mapping[str, Sequence[str]], **settings) -> pd.DataFrame:
+def plan_power(method_name: str, pilot: Table | Sequence[Table] | Mapping[str, Table | Sequence[Table]],
+               **settings) -> pd.DataFrame:
     """How large a difference a pilot's sizes can show, and the sizes a difference needs (docs/methods.md §6).
 
     Parameters
     ----------
     method_name : str
         ``cairo``, ``fairpair`` or ``fpr`` (any registered method).
-    pilot : mapping of str to sequence of str
-        Each source's name and files, as the workflow's power step reads them: CAIRO
-        statistics per axis, FairPair per-prompt scores per model, FPR predictions per probe set.
+    pilot : mapping of str to tables, or tables
+        Each source's name and tables (DataFrames or paths of files), as the workflow's power
+        step reads them: CAIRO statistics per axis, FairPair per-prompt scores per model, FPR
+        predictions per probe set. Tables given without names are named as ``biasflow power``
+        names its files: a file by its name without the suffix, a DataFrame ``pilot`` (``pilot
+        1``, ``pilot 2``, ... where there are several); a FairPair DataFrame with a ``model``
+        column is split by it.
     **settings
         ``alpha``, ``power`` and ``min_effect`` (the difference worth detecting, in the
         method's unit); CAIRO also ``min_r``. Each defaults to the config's ``power`` section.
@@ -159,7 +176,48 @@ def plan_power(method_name: str, pilot: Mapping[str, Sequence[str]], **settings)
     from biasflow.power import planner
 
     module = planner(method_name)
-    return module.plan({name: list(files) for name, files in pilot.items()}, module.Settings.defaults(**settings))
+    settings = module.Settings.for_call("plan_power", **settings)
+    return module.plan(pilot_sources(pilot), settings)
+
+
+def as_tables(value, function: str, parameter: str) -> list[Table]:
+    """``value`` (one table or a sequence of them) as a list; a ``TypeError`` says what is accepted otherwise.
+
+    A path given as a string is one table: iterating it would walk its characters.
+    """
+    single = (pd.DataFrame, str, os.PathLike)
+    if isinstance(value, single):
+        return [value]
+    got = type(value).__name__
+    if isinstance(value, Sequence) and not isinstance(value, bytes):
+        wrong = next((item for item in value if not isinstance(item, single)), None)
+        if wrong is None:
+            if not value:
+                raise BiasflowError(f"{function}(): {parameter} is empty; give {ACCEPTED}.")
+            return list(value)
+        got = f"a {got} holding a {type(wrong).__name__}"
+    raise TypeError(f"{function}() {parameter}: expected {ACCEPTED}; got {got}.")
+
+
+def pilot_sources(pilot) -> dict[str, list[Table]]:
+    """The pilot's tables by source name (:func:`plan_power`): a mapping as given, else each table named as
+    ``biasflow power`` names its files."""
+    if isinstance(pilot, Mapping):
+        return {str(name): as_tables(value, "plan_power", f"pilot[{name!r}]") for name, value in pilot.items()}
+    given = as_tables(pilot, "plan_power", "pilot")
+    frames = sum(isinstance(table, pd.DataFrame) for table in given)
+    names, count = [], 0
+    for table in given:
+        if isinstance(table, pd.DataFrame):
+            count += 1
+            names.append("pilot" if frames == 1 else f"pilot {count}")
+        else:
+            names.append(Path(table).stem)
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise BiasflowError(f"plan_power(): two tables of the pilot are both named {repeated[0]!r} (a file by its "
+                            "name); give a mapping of source name to tables instead.")
+    return {name: [table] for name, table in zip(names, given)}
 
 
 def public(name: str):

@@ -17,6 +17,7 @@ from dataclasses import replace
 from biasflow import __version__
 from biasflow.errors import BiasflowError
 from biasflow.methods import method, methods
+from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import check_flags, check_value, default, flag
 
 # The scoring section's keys a command takes as flags (``score``, and ``scorer-bias`` of CAIRO).
@@ -159,12 +160,13 @@ def _register_core(commands) -> None:
          "(default: %s)" % default("power.min_r"))
     flag(power, "--alpha", "power.alpha")
     flag(power, "--power", "power.power")
+    add_pair_flags(power, none="no paired rows in the table")
     power.set_defaults(run=_power)
 
     compare = commands.add_parser(
         "compare", help="is the candidate model less biased than the baseline? a paired comparison on the same prompts",
         description="The two models answered the same prompts, so their difference is far more precise than either "
-        "number: per metric and split, the candidate's bias less the baseline's, with a paired 95%% interval and a "
+        "number: per metric and split, the candidate's bias less the baseline's, with a paired 95% interval and a "
         "paired randomisation p-value (docs/methods.md section 7), one line each; --out gets every row.",
         **example("biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 "
                   "--out compared.csv"),
@@ -275,7 +277,8 @@ def _power(args) -> None:
     if args.target is not None:
         check_value("--target", args.target, settings_class.key("min_effect"))
     # The flags this method's planner reads; --target left out takes power.min_effect.<method>'s default.
-    flags = {"alpha": args.alpha, "power": args.power, "min_r": args.target_r, "min_effect": args.target}
+    flags = {"alpha": args.alpha, "power": args.power, "min_r": args.target_r, "min_effect": args.target,
+             "pairs": PairChoice.from_args(args)}
     fields = {field.name for field in dataclasses.fields(settings_class)}
     settings = settings_class.defaults(**{k: v for k, v in flags.items() if k in fields and v is not None})
     plan_sources(method=args.method, sources={stem: [path] for stem, path in zip(stems, args.pilot)},

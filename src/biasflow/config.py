@@ -19,6 +19,7 @@ from biasflow.datasets import LoaderSettings
 from biasflow.errors import BiasflowError, did_you_mean
 from biasflow.identity import IdentityLexicon
 from biasflow.methods import methods
+from biasflow.model_pairs import BASELINE, PairChoice
 from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.schema import config_schema, filling_validator
@@ -39,6 +40,7 @@ def check_config(config: dict, workdir: str | Path = ".", environment: bool = Tr
     workdir = Path(workdir)
     warnings = []
     check_names(config)
+    check_comparisons(config)
     for method in methods(config["methods"]):  # each method checks its own settings
         warnings += method.part("check")(config, workdir) or []
     for section, name in used_model_entries(config):
@@ -70,6 +72,30 @@ def check_names(config: dict) -> None:
                     f"config {'.'.join(path)}: {other!r} and {name!r} differ only in case, and name the same files on "
                     "file systems that ignore case (macOS, Windows); rename one."
                 )
+
+
+def check_comparisons(config: dict) -> None:
+    """Refuse a ``comparisons`` section whose baseline is no model of the study, or not one every method run evaluates.
+
+    A method compares only the models it evaluates (its own ``models`` list where it has one),
+    so the baseline must be among them for each method in ``methods`` (docs/methods.md §7). A
+    config without the section (not filled with the schema's defaults) compares every pair.
+    """
+    if "comparisons" not in config:
+        return
+    choice = PairChoice.from_config(config)
+    if choice.pairs != BASELINE:
+        return
+    models = list(config["models"])
+    if choice.baseline not in models:
+        raise BiasflowError(f"comparisons.baseline {choice.baseline!r} is not a model of this config "
+                            f"({', '.join(models)}){did_you_mean(choice.baseline, models)}; name one of models.")
+    for method in methods(config["methods"]):
+        evaluated = method.evaluated(config)
+        if choice.baseline not in evaluated:
+            raise BiasflowError(f"comparisons.baseline {choice.baseline!r} is not among the models {method.title} "
+                                f"evaluates ({', '.join(evaluated)}); add it to {method.name}.models, or name one of "
+                                "those as the baseline.")
 
 
 def used_model_entries(config: dict) -> list[tuple[str, str]]:

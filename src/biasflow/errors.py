@@ -17,3 +17,17 @@ def did_you_mean(name: str, choices) -> str:
 
     close = difflib.get_close_matches(name, list(choices), n=1)
     return f" (did you mean {close[0]}?)" if close else ""
+
+
+def check_keywords(function: str, given, accepted) -> None:
+    """Raise the ``TypeError`` Python raises for an unexpected keyword, naming ``function``'s closest parameter.
+
+    A public function that takes its settings as ``**settings`` (:mod:`biasflow.api`) calls
+    this first, so a misspelt setting is named as the caller wrote it, with the did-you-mean
+    the config check gives, rather than as a field of the step's settings class.
+    """
+    accepted = list(accepted)
+    unknown = [name for name in given if name not in accepted]
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}"
+                        f"{did_you_mean(unknown[0], accepted)}; its settings are {', '.join(accepted)}.")

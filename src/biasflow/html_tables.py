@@ -30,17 +30,18 @@ tr:nth-child(even) td { background: #fafafa; }
 
 @dataclass(frozen=True)
 class Section:
-    """One table on the page: its heading, what it shows and how to read it, and the rows."""
+    """One table on the page: its heading, what it shows and how to read it, and the rows (None: not computed in
+    this run, such as the comparisons with ``comparisons.pairs`` none; the page then leaves the section out)."""
 
     heading: str
     text: str
-    table: pd.DataFrame
+    table: pd.DataFrame | None
 
 
 def write_tables_page(path: str | Path, title: str, intro: str, sections: list[Section]) -> None:
-    """Write ``sections`` under ``title`` as one HTML page at ``path`` (atomically)."""
+    """Write ``sections`` under ``title`` as one HTML page at ``path`` (atomically), those with a table."""
     parts = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>"]
-    for section in sections:
+    for section in (section for section in sections if section.table is not None):
         parts += [f"<h2>{html.escape(section.heading)}</h2>", f"<p>{html.escape(section.text)}</p>",
                   _table(section.table)]
     page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'

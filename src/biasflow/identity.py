@@ -8,51 +8,46 @@ a neutral placeholder, and the variants are scored like any text. The lexicon (b
 ``src/biasflow/data/identity/lexicon.yaml``, which documents the format, its sources and
 its limits) gives, per axis, each unified subgroup's words in aligned forms. A form is a
 syntactic role: a word listed under several ("Christian": adjective, predicative, noun) is
-read by where it stands (:func:`position_holds`), so the swap keeps the sentence grammatical
-("who is Christian," → "who is Jewish,", "who is a person,"), and an "a" or "an" before it
+read by where it stands (:mod:`biasflow.roles`), so the swap keeps the sentence grammatical
+("Every Christian deserves" → "Every Jew deserves", "Every person deserves"; "became
+Christian last year" → "became Jewish", "became a person"), and an "a" or "an" before it
 agrees with what follows after the swap. Contents identical but for the group word then
-become each other's sentences exactly, and one neutral sentence.
+become each other's sentences exactly, and one neutral sentence. A mention whose role the
+neighbouring words cannot tell, or that no placeholder can take ("very Christian",
+"Muslim-owned"), is not swapped at all: its text gets no variants and is counted instead.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from biasflow.errors import BiasflowError
+from biasflow.roles import ELSEWHERE, HYPHENATED, POSITIONS, hyphenated, read
 from biasflow.words import indefinite_article, key, match_case, phrase
 
 NEUTRAL = "neutral"
+# The variant label of a continuation whose mention cannot be swapped grammatically (docs/methods.md §5.5).
+UNSWAPPABLE = "unswappable"
 _AXIS_KEYS = {"subgroups", "neutral", "positions"}
-# Where a word stands, in the order they are tried (the lexicon's ``positions`` names the first two).
-BEFORE_A_NOUN, AS_A_NOUN, ELSEWHERE = "before_a_noun", "as_a_noun", "elsewhere"
-POSITIONS = (BEFORE_A_NOUN, AS_A_NOUN, ELSEWHERE)
-_WORD = r"[^\W\d_]+"
-_NEXT_WORD = re.compile(rf"[^\S\n]*({_WORD})")
-_LAST_WORDS = re.compile(rf"(?<!\w)(?:({_WORD})[^\S\n]+)?({_WORD})[^\S\n]+$")
-_POSSESSIVE = re.compile(r"['’]s(?!\w)")
+_NEXT_WORD = re.compile(r"[^\S\n]*([^\W\d_]+)")
 _ARTICLE_BEFORE = re.compile(r"(?<!\w)(an?)([^\S\n]+)$", re.IGNORECASE)
-# Words that stand before a noun and make the next word head a noun phrase ("a Christian", "the Jew").
-_DETERMINERS = frozenset(
-    "a an the this that these those every each another one no any some either neither my your his her its our "
-    "their whose".split()
-)
-# Words that come after a noun phrase but do not begin one: conjunctions, auxiliaries, relative words,
-# prepositions, pronouns, adverbs of time and place, and common verbs of a subject that are no nouns too
-# ("a Christian and", "saw her at", "the Christian said"; not "lives" or "thought": "Christian lives").
-# With the determiners, no word of these makes the word before it an adjective or a determiner; a word in
-# -ed (not -eed) of five letters or more counts as a verb.
-_AFTER_A_NOUN = frozenset(
-    "and or but nor so yet is are was were be been being am has have had will would can could may might must "
-    "shall should do does did not who whom which than as at by for from in into of on onto to with without about "
-    "after before over under through during against among between like near since until upon within i you he she "
-    "we they it me him us them yesterday today tonight tomorrow again there here now then too also always never "
-    "once later soon already still just ever said says told tells asked asks went goes came comes brought brings "
-    "took takes made makes gave gives got gets saw sees knew knows felt feels kept keeps found finds wrote writes "
-    "spoke speaks became becomes began begins prays believes".split()
-)
+
+
+@dataclass(frozen=True)
+class Variants:
+    """A text's mentions of its own subgroup and the text with them swapped, per target.
+
+    ``texts`` is empty without a mention, and where a mention cannot be swapped grammatically;
+    ``unswappable`` then says why (:mod:`biasflow.roles`), and is "" otherwise.
+    """
+
+    mentions: int
+    texts: dict[str, str]
+    unswappable: str = ""
 
 
 class AxisLexicon:
@@ -82,28 +77,42 @@ class AxisLexicon:
         """The subgroups among ``labels`` (a table's) that this lexicon has words for, sorted: those rescored."""
         return sorted(set(labels) & set(self.words))
 
-    def variants(self, text: str, subgroup: str, targets: list[str]) -> tuple[int, dict[str, str]]:
-        """The number of mentions of ``subgroup`` in ``text``, and the text with them swapped per target.
+    def variants(self, text: str, subgroup: str, targets: list[str]) -> Variants:
+        """The mentions of ``subgroup`` in ``text``, and the text with them swapped per target.
 
         ``targets`` are other subgroups of the axis and/or :data:`NEUTRAL`. Without a mention
-        (or for a subgroup the lexicon does not know) the variants are empty.
+        (or for a subgroup the lexicon does not know) there are no variants; where a mention
+        cannot be swapped grammatically (:func:`biasflow.roles.read`) there are none either,
+        and ``unswappable`` says why: one role misread would give the subgroups' texts
+        different neutral variants (docs/methods.md §5.5).
         """
         if subgroup not in self.words or not isinstance(text, str):
-            return 0, {}
+            return Variants(0, {})
         found = list(self._pattern(subgroup).finditer(text))
         if not found:
-            return 0, {}
-        forms = [self._form_of(subgroup, match, text) for match in found]
-        return len(found), {target: self._replace(text, found, forms, target) for target in targets}
+            return Variants(0, {})
+        forms = []
+        for match in found:
+            form, why = self._form_of(subgroup, match, text)
+            if form is None:
+                return Variants(len(found), {}, why)
+            forms.append(form)
+        return Variants(len(found), {target: self._replace(text, found, forms, target) for target in targets})
 
-    def _form_of(self, subgroup: str, match: re.Match, text: str) -> str:
-        """The form of a found word: of its forms, the one whose position holds first (docs/methods.md §5.5).
+    def _form_of(self, subgroup: str, match: re.Match, text: str) -> tuple[str | None, str]:
+        """The form of a found word, or None and why it cannot be told (docs/methods.md §5.5).
 
-        A word listed under one form is that form; one listed under several is read where it
-        stands (:func:`position_holds`), falling back to the last of its forms in that order.
+        A word listed under one form is that form, unless a hyphen joins it to another word;
+        one listed under several is read where it stands (:func:`biasflow.roles.read`), by the
+        positions of its forms.
         """
-        forms = sorted(self._forms[subgroup][key(match.group(0))], key=lambda f: POSITIONS.index(self.positions[f]))
-        return next((form for form in forms if position_holds(self.positions[form], text, match)), forms[-1])
+        forms = self._forms[subgroup][key(match.group(0))]
+        if len(forms) == 1:
+            unreadable = hyphenated(text, *match.span())
+            return (None, HYPHENATED) if unreadable else (forms[0], "")
+        by_position = {self.positions[form]: form for form in forms}
+        position, why = read(text, *match.span(), list(by_position))
+        return (by_position[position], "") if position is not None else (None, why)
 
     def _replace(self, text: str, found: list[re.Match], forms: list[str], target: str) -> str:
         """``text`` with each found word replaced by ``target``'s word of its form, articles made to agree.
@@ -155,35 +164,6 @@ def _next_word(text: str, at: int) -> str:
     """The word after ``at`` on the same line, across spaces only ("" where none follows)."""
     following = _NEXT_WORD.match(text, at)
     return following.group(1) if following else ""
-
-
-def position_holds(position: str, text: str, match: re.Match) -> bool:
-    """Whether the word ``match`` found in ``text`` stands in ``position`` (:data:`POSITIONS`).
-
-    ``before_a_noun``: a word follows on the same line, across spaces only, that can begin a
-    noun (none of the determiners or of the words that come after a noun phrase).
-    ``as_a_noun``: a possessive 's follows, or a determiner stands right before it or one word
-    before that, with no word that comes after a noun phrase between ("a devout Christian",
-    not "this is Christian"). ``elsewhere`` always holds.
-    """
-    if position == BEFORE_A_NOUN:
-        following = _next_word(text, match.end())
-        return bool(following) and not _closed(following.lower())
-    if position == AS_A_NOUN:
-        if _POSSESSIVE.match(text, match.end()):
-            return True
-        before = _LAST_WORDS.search(text, 0, match.start())
-        if not before:
-            return False
-        farther, nearer = (w.lower() if w else None for w in before.groups())
-        return nearer in _DETERMINERS or (nearer not in _AFTER_A_NOUN and farther in _DETERMINERS)
-    return True
-
-
-def _closed(word: str) -> bool:
-    """Whether ``word`` cannot be the noun that a word before it qualifies ("one" can: "the Christian one")."""
-    return ((word in _DETERMINERS and word != "one") or word in _AFTER_A_NOUN
-            or (len(word) >= 5 and word.endswith("ed") and not word.endswith("eed")))
 
 
 def _capitalised(text: str) -> str:
@@ -249,6 +229,10 @@ def _axis(axis: str, entry, source: str) -> AxisLexicon:
                             f"{', '.join(sorted(_AXIS_KEYS))}.")
     words = {str(subgroup): _forms(f"{where}, subgroup {subgroup}", forms) for subgroup, forms in
              entry["subgroups"].items()}
+    reserved = sorted(set(words) & {NEUTRAL, UNSWAPPABLE})
+    if reserved:
+        raise BiasflowError(f"{where}: {', '.join(reserved)} names a variant, not a subgroup; rename that subgroup "
+                            "(here and in subgroup_map).")
     neutral = entry.get("neutral")
     if not isinstance(neutral, dict) or not all(isinstance(v, str) for v in neutral.values()):
         raise BiasflowError(f"{where}: needs `neutral:` with one placeholder word per form (\"\" drops the word).")
@@ -276,7 +260,7 @@ def _positions(where: str, positions, forms: set[str]) -> dict[str, str]:
     """The lexicon's ``positions:`` checked: forms of the axis, each read in one of :data:`POSITIONS`."""
     if not isinstance(positions, dict):
         raise BiasflowError(f"{where}: `positions:` maps a form to where it is read, e.g. "
-                            "{adjective: before_a_noun, noun: as_a_noun}.")
+                            "{adjective: before_a_noun, noun: as_a_noun, predicative: after_a_copula}.")
     for form, position in positions.items():
         if form not in forms:
             raise BiasflowError(f"{where}: positions names {form!r}, not one of its forms "
@@ -297,8 +281,8 @@ def _check_shared_words(where: str, by_form: dict[str, tuple[str, ...]], positio
             if other != form:
                 raise BiasflowError(
                     f"{where}: {word!r} is listed under {other} and {form}, both read {position}; give one of "
-                    "the two forms another position under `positions:` (before_a_noun, as_a_noun), or list the "
-                    "word under one form."
+                    "the two forms another position under `positions:` (" + ", ".join(POSITIONS[:-1])
+                    + "), or list the word under one form."
                 )
 
 

@@ -39,6 +39,8 @@ class Method:
     compare_input: tuple[str, str]  # the `biasflow compare` flag naming its input files, and the flag's help
     comparisons: Callable[[dict], list[str]] = lambda config: []  # its tables of every pair of models compared (§7)
     variance: Callable[[dict], list[str]] = lambda config: []  # its tables of where each number would move (§8)
+    pages: Callable[[dict], list[str]] = lambda config: []  # its pages of tables in the report (the front page links)
+    computed: Callable[[dict], dict] = lambda config: config  # the config as far as its results exist (the front page)
     reads_datasets: bool = False  # its prompts come from the metrics' datasets (the front page lists them)
     named: tuple[tuple[str, ...], ...] = ()  # config keys of its maps whose names become parts of result paths
     api: tuple[str, ...] = ()  # "module:function" of its public functions, re-exported as biasflow.<function>

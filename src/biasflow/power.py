@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.methods import method as declared
+from biasflow.model_pairs import PairChoice
 from biasflow.html_tables import Section, write_tables_page
 from biasflow.settings import StepSettings
 from biasflow.tables import write_table
@@ -38,13 +39,17 @@ POWER_COLUMNS = [
 
 @dataclass(frozen=True)
 class PowerSettings(StepSettings):
-    """What a planner reads of ``power``; each method's subclass names its own ``power.min_effect.<method>``."""
+    """What a planner reads of ``power``, and ``comparisons`` (which pairs of models get a paired row, §6.6: the
+    pairs the comparison tables hold); each method's subclass names its own ``power.min_effect.<method>``, its
+    ``keys`` extending :data:`PowerSettings.keys`."""
 
     section = "power"
+    keys = {"pairs": "comparisons"}
 
     alpha: float
     power: float
     min_effect: float
+    pairs: PairChoice
 
 
 def _solve(engine, **kwargs) -> float:
@@ -174,10 +179,16 @@ def planned(rows: list[dict], method: str, settings: PowerSettings) -> pd.DataFr
         shown = f"{row.mdd:.3g}" if math.isfinite(row.mdd) else "not within reach"
         needed = f"; about {row.n_needed:,.0f} would be needed" if math.isfinite(row.n_needed) else ""
         who = ", ".join(str(part) for part in (row.model, row.scope, row.subgroup) if part)
-        log.warning("power: %s (%s): with %s %s the smallest %s difference detectable at %.0f%% power is %s, short "
-                    "of the %.3g worth detecting%s (docs/methods.md §6)", who, method, f"{row.n:,.0f}", row.unit,
-                    row.measure, 100 * settings.power, shown, row.target, needed)
+        log.warning("power: %s (%s): with %s %s the smallest %s detectable at %.0f%% power is %s, short of the %.3g "
+                    "worth detecting%s (docs/methods.md §6)", who, method, f"{row.n:,.0f}", row.unit,
+                    difference(row.measure), 100 * settings.power, shown, row.target, needed)
     return table
+
+
+def difference(measure: str) -> str:
+    """A row's measure as the difference the log names: ``mean score difference``; a paired row's measure, already
+    a difference (``paired Eq. 1 difference``), as it is."""
+    return measure if measure.endswith("difference") else f"{measure} difference"
 
 
 def planner(method: str) -> ModuleType:

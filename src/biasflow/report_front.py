@@ -3,8 +3,10 @@
 ``snakemake --report`` renders ``workflow/report/workflow.rst`` with the config; this module
 prepares, from the validated config and the methods whose results exist, the lines that
 page lists: each metric's data (bundled, a folder or a URL, the HolisticBias release, the
-prompt budget), the methods run and the models each ran. A method whose results are not
-there is named as not run, so a CAIRO-only run shows no FairPair or FPR settings.
+prompt budget), the methods run and the models each ran, and the report's own pages of
+each method's tables. A method whose results are not there is named as not run, so a
+CAIRO-only run shows no FairPair or FPR settings; within a method run, only what was
+computed is listed (``make demo`` runs CAIRO's gender axis, not its religion axis).
 """
 
 from __future__ import annotations
@@ -21,21 +23,30 @@ def front_page(config: dict, reported: list[str], data_root: str | Path) -> dict
     """``{"data": [...], "methods": [...], "not_run": [...]}``: the front page's contents.
 
     ``methods`` holds per method run its ``name``, ``citation``, ``models`` and ``settings``
-    (text), and the tables that compare its models pair by pair (``comparisons``) and say
-    where its numbers would move (``variance``), from its declaration
-    (:class:`biasflow.methods.Method`); ``data`` a sentence per metric, where a method run
-    reads the metrics' datasets; ``reported`` names the methods
-    whose final tables exist; ``data_root`` is the bundled files' folder (to tell a bundled
-    prompt set from one the user gave).
+    (text) of the config as far as its results exist (the declaration's ``computed``), its
+    pages of tables in the report (``pages``), and the tables that compare its models pair by
+    pair (``comparisons``) and say where its numbers would move (``variance``), each listed
+    only where the file exists (:class:`biasflow.methods.Method`); ``data`` a sentence per
+    metric those methods read, where a method run reads the metrics' datasets; ``reported``
+    names the methods whose final tables exist; ``data_root`` is the bundled files' folder
+    (to tell a bundled prompt set from one the user gave). Paths are relative to the working
+    directory, where Snakemake renders the report.
     """
-    shown = methods(reported)
-    page = [{"name": method.title, "citation": method.citation, "models": method.evaluated(config),
-             "settings": method.summary(config), "comparisons": method.comparisons(config),
-             "variance": method.variance(config)} for method in shown]
+    page, reading = [], []
+    for method in methods(reported):
+        own = method.computed(config)
+        page.append({"name": method.title, "citation": method.citation, "models": method.evaluated(own),
+                     "settings": method.summary(own), "pages": _existing(method.pages(own)),
+                     "comparisons": _existing(method.comparisons(own)), "variance": _existing(method.variance(own))})
+        if method.reads_datasets:
+            reading.append(own)
     not_run = [method.title for method in methods() if method.name not in reported]
-    reads = any(method.reads_datasets for method in shown)
-    data = [_source(config, metric, data_root) for metric in used_metrics(config)] if reads else []
-    return {"data": data, "methods": page, "not_run": not_run}
+    metrics = sorted({metric for own in reading for metric in used_metrics(own)})
+    return {"data": [_source(config, metric, data_root) for metric in metrics], "methods": page, "not_run": not_run}
+
+
+def _existing(paths: list[str]) -> list[str]:
+    return [path for path in paths if Path(path).exists()]
 
 
 def _source(config: dict, metric: str, data_root: str | Path) -> str:

@@ -9,7 +9,8 @@ build one, all through the same keys:
 - :meth:`StepSettings.from_params` from :meth:`StepSettings.params`, the plain values a
   rule passes (plain, so Snakemake sees when one of them changes, and only those);
 - :meth:`StepSettings.defaults` from the schema's defaults with some replaced (the
-  ``biasflow`` command, whose flags default to the same keys, and the library's callers).
+  ``biasflow`` command, whose flags default to the same keys, and the library's callers;
+  :meth:`StepSettings.for_call` for a public function's ``**settings``).
 
 A step's signature therefore says what it reads, and a change to another key of the same
 section reruns nothing.
@@ -23,7 +24,7 @@ from collections.abc import Mapping
 from typing import ClassVar, TypeVar
 
 from biasflow import bundled
-from biasflow.errors import BiasflowError
+from biasflow.errors import BiasflowError, check_keywords
 from biasflow.schema import default
 
 T = TypeVar("T", bound="StepSettings")
@@ -67,6 +68,13 @@ class StepSettings:
             raise TypeError(f"{cls.__name__}.defaults needs {', '.join(derived)}: no config key holds them")
         values = {name: bundled.resolve(default(cls.key(name))) for name in names if name not in overrides}
         return cls.from_params({**values, **overrides})
+
+    @classmethod
+    def for_call(cls: type[T], function: str, **overrides) -> T:
+        """:meth:`defaults`, for the public function ``function`` whose ``**settings`` these fields are: a keyword
+        that is none of them is refused as Python refuses an unexpected keyword, with the closest field named."""
+        check_keywords(function, overrides, [field.name for field in dataclasses.fields(cls)])
+        return cls.defaults(**overrides)
 
     @classmethod
     def from_params(cls: type[T], params: Mapping) -> T:

@@ -11,6 +11,7 @@ them by keyword.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Mapping
 
@@ -25,6 +26,8 @@ from biasflow.scorers.table import ScoringSettings, score_table
 from biasflow.tables import (
     CONTINUATION_KEY, PROMPT_COLUMNS, SCORE_COLUMNS, read_table, table_writer, write_table, write_together,
 )
+
+log = logging.getLogger("biasflow")
 
 # A column marking which prompt table a row came from, while several share one generation.
 _PART = "__part__"
@@ -84,9 +87,18 @@ def counterfactual(*, continuations_path: str, settings: ScoringSettings, lexico
 
 
 def neutral(*, scores_path: str, variants_path: str, out: str) -> None:
-    """A score table of the neutral scores, labelled ``<scorer>-neutral`` (docs/methods.md §5.5)."""
+    """A score table of the neutral scores, labelled ``<scorer>-neutral`` (docs/methods.md §5.5).
+
+    CAIRO needs a score for every continuation, so one whose group words cannot be swapped
+    grammatically keeps its raw score here, and the log counts them.
+    """
     scores = read_table(scores_path, SCORE_COLUMNS, "score table")
     variants = read_table(variants_path, VARIANT_COLUMNS, "variant table")
     table = neutral_scores(scores[SCORE_COLUMNS], variants)
+    raw = table["score"].isna()
+    if raw.any():
+        log.warning("neutral scores %s: %d of %d continuations name their group in a form that cannot be swapped "
+                    "grammatically and keep their raw score (docs/methods.md §5.5).", out, raw.sum(), len(table))
+        table.loc[raw, "score"] = scores.loc[raw.to_numpy(), "score"].to_numpy()
     table["scorer"] = table["scorer"] + NEUTRAL_SUFFIX
     write_table(table, out)

@@ -212,6 +212,25 @@ def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str 
     return as_numbers(df, numbers, f"{what} {path}")
 
 
+def read_source(source: pd.DataFrame | str | os.PathLike, required: Iterable[str] = (), what: str = "table",
+                numbers: Iterable[str] = ()) -> pd.DataFrame:
+    """A table given as a file (:func:`read_table`) or as a DataFrame a caller holds, checked the same way.
+
+    The public API (:mod:`biasflow.api`) takes either; the DataFrame is checked, not copied
+    unless a column of ``numbers`` must be converted.
+    """
+    if isinstance(source, pd.DataFrame):
+        named = f"{what} {source_name(source)}"
+        require_columns(source, required, named)
+        return as_numbers(source, numbers, named)
+    return read_table(source, required, what, numbers)
+
+
+def source_name(source: pd.DataFrame | str | os.PathLike) -> str:
+    """How an error names a table: its path, or that it was given as a DataFrame."""
+    return "(a DataFrame given)" if isinstance(source, pd.DataFrame) else str(source)
+
+
 def _check_header(path: Path, sep: str, what: str) -> None:
     """A column named twice in a CSV/TSV header is an error: pandas would silently rename the second ``name.1``."""
     import csv

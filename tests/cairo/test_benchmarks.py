@@ -97,3 +97,21 @@ def test_the_comparisons_benchmark_runs_every_method_at_its_quick_size(tmp_path)
     assert rows["FairPair"]["rows"] == 45, "one row per pair and dissimilarity"
     assert rows["FPR gaps"]["rows"] == 45 * 2 * (4 + 1), "per pair and class: 4 groups and the span"
     assert all(row["baseline_s"] > 0 and row["comparisons_s"] > 0 and row["variance_s"] > 0 for row in rows.values())
+
+
+def test_the_leaderboard_benchmark_times_every_pair_the_baselines_and_none(tmp_path):
+    """benchmarks/bench_comparisons.py --leaderboard --quick: each method's step at 3 and 5 models, with n(n − 1)/2,
+    n − 1 and no pairs compared (docs/methods.md §7), the ratio taken to the step with none."""
+    import json
+
+    from benchmarks.bench_comparisons import main
+
+    assert main(["--leaderboard", "fpr", "fairpair", "cairo", "--quick", "--json", str(tmp_path / "rows.json")]) == 0
+    rows = json.loads((tmp_path / "rows.json").read_text())
+    per_pair = {"FPR gaps (fpr-summary)": 2 * (3 + 1), "FairPair (summary step)": 1, "CAIRO (cairo-select)": 16}
+    assert len(rows) == 3 * 2 * 3
+    for row in rows:
+        n = row["models"]
+        pairs = {"all": n * (n - 1) // 2, "baseline": n - 1, "none": 0}[row["pairs"]]
+        assert row["rows"] == pairs * per_pair[row["method"]], row
+        assert row["seconds"] > 0 and row["cpu_s"] > 0 and (row["ratio"] == 1) == (row["pairs"] == "none")

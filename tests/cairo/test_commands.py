@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import logging
 import subprocess
 import sys
 
@@ -19,6 +20,7 @@ from stats_helpers import drawn_stats
 from biasflow.cli import main
 from biasflow.config import check_config, resolve_bundled, validate_config
 from biasflow.errors import BiasflowError
+from biasflow.model_pairs import SKIPPED
 
 SETTINGS = SearchSettings.defaults(max_sets=2, permutations=0, bootstrap=50, null_draws=20)
 
@@ -171,3 +173,33 @@ def test_scorer_agreement_refuses_bad_tables_before_writing(given, message, tmp_
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert (tmp_path / "out.csv").read_text() == "model\n"
+
+
+def test_pairs_none_writes_no_comparisons_and_a_baseline_only_its_pairs(tmp_path, caplog):
+    """docs/methods.md §7: cairo-select --pairs none writes no comparisons.csv (the other files as all pairs' run
+    writes them, and one line says so); --baseline m2 writes each model against m2."""
+    stats = stats_file(tmp_path)
+    caplog.set_level(logging.INFO, logger="biasflow")
+    runs = {"every": ([], "comparisons: every pair of models"), "none": (["--pairs", "none"], SKIPPED),
+            "against": (["--baseline", "m2"], "comparisons: every model against the baseline m2")}
+    for name, (flags, line) in runs.items():
+        caplog.clear()
+        assert main(["cairo-select", "--stats", str(stats), "--out-dir", str(tmp_path / name), "--max-sets", "2",
+                     "--permutations", "19", "--bootstrap", "30", "--null-draws", "10", *flags]) == 0
+        assert [message for message in caplog.messages if "compar" in message] == [line]
+    assert sorted(p.name for p in (tmp_path / "none").iterdir()) == ["bias.csv", "curve.csv", "selection.json",
+                                                                     "variance.csv"]
+    for name in ("bias.csv", "curve.csv", "variance.csv"):
+        assert (tmp_path / "none" / name).read_text() == (tmp_path / "every" / name).read_text(), name
+    against = pd.read_csv(tmp_path / "against" / "comparisons.csv")
+    assert sorted(set(zip(against["model_a"], against["model_b"]))) == [("m0", "m2"), ("m1", "m2"), ("m3", "m2")]
+
+
+def test_a_baseline_that_is_no_model_is_refused_before_the_search(tmp_path, capsys):
+    stats = stats_file(tmp_path)
+    out = tmp_path / "out"
+    assert main(["cairo-select", "--stats", str(stats), "--out-dir", str(out), "--baseline", "m9"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("biasflow: the baseline 'm9' is not a model of --stats (its models: m0, m1, m2, m3); name one "
+                           "of them (--baseline MODEL on a command, comparisons.baseline in the config).")
+    assert not out.exists()

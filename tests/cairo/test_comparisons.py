@@ -18,7 +18,7 @@ from statsmodels.stats.multitest import multipletests
 
 from biasflow.cairo import headline
 from biasflow.cairo.compare import command, oriented, sentences
-from biasflow.cairo.comparisons import COMPARISON_COLUMNS, SWAP, comparison_table, swap_weights
+from biasflow.cairo.comparisons import COMPARISON_COLUMNS, FAMILY, SWAP, comparison_table, swap_weights
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.uncertainty import draw_rng
@@ -27,6 +27,8 @@ from biasflow.multiplicity import benjamini_hochberg, holm
 from cairo.test_uncertainty import (
     MODELS, SUBGROUPS, Reference, combination_of, draw_rows, loop_eq1, scored_rows, template_rows,
 )
+from biasflow.model_pairs import PairChoice
+from baseline_rows import assert_baseline_rows_match
 from compare_cli import assert_refused, compare
 
 # The pairs the loop recomputes (the loop is slow); every pair's row is checked for its shape.
@@ -224,3 +226,17 @@ def test_a_pair_with_no_shared_metric_is_refused(tmp_path):
     stats.to_parquet(path)
     with pytest.raises(BiasflowError, match="m0 and m1 share no metric and split in the statistics"):
         command([str(path)], "m0", "m1", None)
+
+
+def test_the_baselines_pairs_are_the_matching_rows_of_every_pair_adjusted_over_their_own_family():
+    """docs/methods.md §7: each model against m2 is all pairs' row of the two (the selection's own bootstrap draws,
+    the same swap stream), turned to read candidate − m2 where all pairs wrote it m2 − candidate; Holm and BH run
+    over the baseline's pairs only."""
+    stats = sufficient_stats(scored_rows(seed=4, design="crossed"))
+    settings = SearchSettings.defaults(mode="shared", max_sets=2, permutations=39, bootstrap=40, null_draws=10, seed=2)
+    selection = select(stats, settings)
+    every = comparison_table(stats, selection, settings)
+    against = comparison_table(stats, selection, settings, pairs=PairChoice(pairs="baseline", baseline="m2"))
+    assert_baseline_rows_match(every, against, {m: "m2" for m in MODELS if m != "m2"},
+                               ["axis", "pair", "metric", "split", "prompts", "measure"], FAMILY)
+    assert comparison_table(stats, selection, settings, pairs=PairChoice(pairs="none", baseline=None)).empty

@@ -18,9 +18,10 @@ import logging
 import numpy as np
 import pandas as pd
 import pytest
-from identity_sentences import SENTENCES
+from identity_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
 from scipy import stats as scipy_stats
 
+import biasflow
 from biasflow.cairo.combinations import pooled_stats
 from biasflow.cairo.scorer_bias import SWAP, ScorerBiasSettings, agreement_table, models_table, swap_p
 from biasflow.cairo.stats import sufficient_stats
@@ -61,10 +62,10 @@ def test_the_command_writes_its_tables_and_figure(outputs):
     assert sorted(p.name for p in out.iterdir()) == ["religion_models.csv", "religion_scorer.csv",
                                                      "religion_scorer.png"]
     assert list(pd.read_csv(out / "religion_scorer.csv").columns) == [
-        "subgroup", "scorer_bias", "scorer_bias_lo", "scorer_bias_hi", "n_contents", "n_clusters"]
+        "subgroup", "scorer_bias", "scorer_bias_lo", "scorer_bias_hi", "n_contents", "n_excluded", "n_clusters"]
     assert list(pd.read_csv(out / "religion_models.csv").columns) == [
         "model", "metric", "bias", "bias_lo", "bias_hi", "bias_neutral", "bias_scorer_part", "bias_scorer_part_lo",
-        "bias_scorer_part_hi", "scorer_part_p", "mention_share", "n", "n_clusters"]
+        "bias_scorer_part_hi", "scorer_part_p", "mention_share", "n", "n_excluded", "n_clusters"]
 
 
 def test_raw_bias_is_the_scorers_and_neutral_bias_is_exactly_zero(outputs):
@@ -119,19 +120,80 @@ def sentence_rows(axis: str) -> pd.DataFrame:
 
 @pytest.mark.parametrize("axis", sorted(SENTENCES))
 def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bias(axis, tmp_path):
-    """Predicative, attributive, noun and possessive places: a grammatical swap leaves nothing else to react to."""
+    """Every position (after quantifiers, copulas, as subjects ...): a grammatical swap leaves nothing else to react to.
+
+    Each subgroup's sentence becomes one neutral sentence, scored once by the cache, so
+    every subgroup's neutral mean is the same number and Eq. 1 on them is exactly 0, not
+    rounding: a swapper that misreads a role ("Every Christian deserves" → "Every deserves",
+    beside the Jewish sentence's "Every person deserves") makes it about 0.01.
+    """
     sentence_rows(axis).to_parquet(tmp_path / "c.parquet")
     assert main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", "profanity", "--axis",
                  axis, "--bootstrap", "50", "--out-dir", str(tmp_path / "d")]) == 0
     models = pd.read_csv(tmp_path / "d" / f"{axis}_models.csv")
-    assert models["bias_neutral"].abs().max() <= 1e-12
+    assert (models["bias_neutral"] == 0.0).all(), models["bias_neutral"].tolist()
     assert (models["bias"] > 0.001).all(), "profanity reacts to the group words"
+    assert (models["n_excluded"] == 0).all()
     own = pd.read_csv(tmp_path / "d" / f"{axis}_scorer.csv").set_index("subgroup")
+    assert (own["n_excluded"] == 0).all()
     groups = sorted(SENTENCES[axis][0][1])
     direct = get_scorer("profanity")
     per_content = np.array([direct.score([sentences[g] for g in groups]) for _, sentences, _ in SENTENCES[axis]])
     expected = (per_content - per_content.mean(axis=1, keepdims=True)).mean(axis=0)
     assert own.loc[groups, "scorer_bias"].to_numpy() == pytest.approx(expected, abs=1e-12)
+
+
+def test_unswappable_contents_are_left_out_of_both_tables_and_counted(tmp_path, caplog):
+    """Contents in a form no swap keeps grammatical ("very Christian", "Christian-owned") are left out together.
+
+    Checked against the sentences' direct scoring: C_g and the raw Eq. 1 are those of the
+    swappable contents alone, the neutral Eq. 1 stays exactly 0, and both tables count the
+    rest (per subgroup, and per model).
+    """
+    caplog.set_level(logging.WARNING, "biasflow")
+    groups = sorted(SENTENCES["religion"][0][1])
+    left_out = pd.DataFrame([{"model": model, "subgroup": group, "prompt_id": f"{group}-u{i}", "continuation": text}
+                             for i, (_, frame) in enumerate(UNSWAPPABLE_FRAMES)
+                             for group, text in unswappable_religion(frame).items() for model in ("m1", "m2")])
+    kept = sentence_rows("religion")
+    pd.concat([kept, left_out], ignore_index=True).to_parquet(tmp_path / "c.parquet")
+    assert main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", "profanity", "--axis",
+                 "religion", "--bootstrap", "50", "--out-dir", str(tmp_path / "d")]) == 0
+    assert f"{len(left_out)} of the mentioning continuations name their group in a form that cannot be swapped" in (
+        caplog.text)
+
+    own = pd.read_csv(tmp_path / "d" / "religion_scorer.csv").set_index("subgroup")
+    assert (own["n_excluded"] == 2 * len(UNSWAPPABLE_FRAMES)).all()
+    assert (own["n_contents"] == len(kept)).all()
+    direct = get_scorer("profanity")
+    per_content = np.array([direct.score([sentences[g] for g in groups]) for _, sentences, _ in SENTENCES["religion"]])
+    expected = (per_content - per_content.mean(axis=1, keepdims=True)).mean(axis=0)
+    assert own.loc[groups, "scorer_bias"].to_numpy() == pytest.approx(expected, abs=1e-12)
+
+    models = pd.read_csv(tmp_path / "d" / "religion_models.csv").set_index("model")
+    scored = kept.assign(score=direct.score(kept["continuation"].tolist()))
+    for model, part in scored.groupby("model"):
+        row = models.loc[model]
+        assert row["bias"] == pytest.approx(
+            sum(abs(part["score"].mean() - g["score"].mean()) for _, g in part.groupby("subgroup")), rel=1e-9)
+        assert row["bias_neutral"] == 0.0
+        assert row["n"] == len(part) and row["n_excluded"] == len(groups) * len(UNSWAPPABLE_FRAMES)
+        assert row["mention_share"] == 1.0
+
+
+def test_a_model_that_loses_a_whole_subgroup_to_unswappable_words_gets_no_eq1_and_the_log_says_why(caplog):
+    caplog.set_level(logging.WARNING, "biasflow")
+    rows = [("m1", "christian", "He is very Christian."), ("m1", "christian", "A Christian-owned shop."),
+            ("m1", "muslim", "The Muslim sings."), ("m2", "christian", "The Christian sings."),
+            ("m2", "muslim", "The Muslim sings.")]
+    own, models = biasflow.scorer_bias(pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]), "religion",
+                                       bootstrap=20)
+    models = models.set_index("model")
+    assert models.loc["m1", ["bias", "bias_neutral", "bias_scorer_part"]].isna().all()
+    assert models.loc["m1", "n_excluded"] == 2 and models.loc["m1", "n"] == 1
+    assert models.loc["m2", "bias_neutral"] == 0.0 and models.loc["m2", "n_excluded"] == 0
+    assert "m1 continuations (religion): every continuation of subgroup(s) christian (seed 0)" in caplog.text
+    assert own.set_index("subgroup")["n_excluded"].to_dict() == {"christian": 2, "muslim": 0}
 
 
 def test_the_scorer_bias_interval_resamples_prompt_clusters_as_a_slow_loop_does():
@@ -259,11 +321,37 @@ def test_the_scorer_parts_interval_applies_each_bootstrap_draw_to_raw_and_neutra
     assert (low <= part).all() and (part <= high).all()
 
 
-def test_scores_the_scorer_did_not_change_give_p_1_and_no_warning(caplog):
+def test_contents_whose_scores_do_not_vary_give_zeros_and_no_intervals(tmp_path):
+    """The issue's case: equal scores summed in groups of different sizes differ by rounding only.
+
+    Eq. 1 raw and neutral are exactly 0 (not a few ulps), and no interval or test is
+    reported where nothing varies (NaN, never of zero or rounding width; docs/methods.md §9).
+    """
+    sizes = {"muslim": 3, "christian": 7, "hindu": 5}
+    rows = [{"model": model, "subgroup": group, "continuation": "He said nothing at all about the weather today.",
+             "group_key": f"k{i % 3}"} for model in ("m1", "m2") for group, size in sizes.items() for i in range(size)]
+    pd.DataFrame(rows).to_parquet(tmp_path / "c.parquet")
+    assert main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", "profanity", "--axis",
+                 "religion", "--bootstrap", "200", "--out-dir", str(tmp_path / "d")]) == 0
+    models = pd.read_csv(tmp_path / "d" / "religion_models.csv")
+    assert (models[["bias", "bias_neutral", "bias_scorer_part"]] == 0.0).all().all()
+    assert models[["bias_lo", "bias_hi", "bias_scorer_part_lo", "bias_scorer_part_hi", "scorer_part_p"]].isna().all().all()
+
+
+def test_the_raw_bias_interval_stays_at_or_above_zero(outputs):
+    """Eq. 1 cannot be negative, and with three clusters its interval laid off from the estimate would reach below 0."""
+    out, _ = outputs
+    models = pd.read_csv(out / "religion_models.csv")
+    assert (models["bias_lo"] >= 0).all() and (models["bias_lo"] <= models["bias"]).all()
+
+
+def test_scores_the_scorer_did_not_change_give_no_test_and_no_warning(caplog):
     scored, _, mentions = raw_and_neutral()
     caplog.set_level(logging.INFO, "biasflow")
     table = models_table(scored, scored["score"], pd.Series(mentions), ScorerBiasSettings("none", 50, 0))
-    assert (table["bias_scorer_part"] == 0).all() and (table["scorer_part_p"] == 1).all()
+    # Swapping raw and neutral scores that agree moves nothing: nothing to test, so no p (never p = 1 or 0).
+    assert (table["bias_scorer_part"] == 0).all() and table["scorer_part_p"].isna().all()
+    assert table[["bias_scorer_part_lo", "bias_scorer_part_hi"]].isna().all().all()
     assert "drives this bias" not in caplog.text
     off = models_table(scored, scored["score"], pd.Series(mentions), ScorerBiasSettings("none", 0, 0))
     assert off[["bias_lo", "bias_scorer_part_lo", "scorer_part_p"]].isna().all().all()

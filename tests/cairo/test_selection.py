@@ -254,6 +254,57 @@ def test_three_models_cannot_reach_a_small_permutation_p_and_say_so(mode, caplog
     assert "with 3 models the permutation p-value cannot fall below" in caplog.text
 
 
+@pytest.mark.parametrize("mode", ["shared", "independent"])
+def test_four_models_can_reach_a_p_below_005_only_just_and_the_log_says_so(mode, caplog):
+    """With 4 models the identity comes up about 1 in 4! = 24 draws: the floor, about 0.04 + 1/(B + 1), is below 0.05
+    (so "4 models cannot be significant" is wrong) but within a factor of 2 of it, where the log warns (§1.8)."""
+    stats = random_stats(np.random.default_rng(3), n_models=4, metrics=("A",))
+    settings = SearchSettings.defaults(mode=mode, max_sets=2, permutations=1000, seed=0)
+    with caplog.at_level("WARNING", logger="biasflow"):
+        curve = select(pd.concat([stats, agreeing(stats)]), settings).curve
+    perms = np.random.default_rng(0).permuted(np.tile(np.arange(4), (1000, 1)), axis=1)
+    identity = sum(tuple(p) == (0, 1, 2, 3) for p in perms)  # counted independently of the engine
+    floor = (1 + identity) / 1001
+    assert (curve.perm_p_floor == floor).all() and 0.025 < floor < 0.05
+    assert (curve.perm_p == floor).all(), "a perfect agreement of 4 models is significant at 0.05"
+    assert f"with 4 models the permutation p-value cannot fall below {floor:.3f}" in caplog.text
+    assert "within a factor of 2 of 0.05" in caplog.text and "no selection can be shown significant" not in caplog.text
+
+
+def test_the_floor_warning_is_logged_once_per_axis_for_all_its_metric_pairs(caplog):
+    stats = random_stats(np.random.default_rng(3), n_models=4, metrics=("A", "B", "C"))
+    with caplog.at_level("WARNING", logger="biasflow"):
+        select(stats, SearchSettings.defaults(max_sets=1, permutations=200, seed=0))
+    assert caplog.text.count("permutation p-value cannot fall below") == 1
+    assert "A~B, A~C, B~C" in caplog.text, "the one line names every pair it holds for"
+
+
+def test_five_models_leave_the_floor_below_half_of_005_and_the_log_quiet(caplog):
+    stats = random_stats(np.random.default_rng(3), n_models=5, metrics=("A",))
+    with caplog.at_level("WARNING", logger="biasflow"):
+        curve = select(pd.concat([stats, agreeing(stats)]), SearchSettings.defaults(max_sets=2, permutations=1000,
+                                                                                      seed=0)).curve
+    perms = np.random.default_rng(0).permuted(np.tile(np.arange(5), (1000, 1)), axis=1)
+    floor = (1 + sum(tuple(p) == (0, 1, 2, 3, 4) for p in perms)) / 1001
+    assert (curve.perm_p_floor == floor).all() and floor < 0.025
+    assert "permutation p-value cannot fall below" not in caplog.text
+
+
+def test_a_metric_with_one_cluster_per_subgroup_is_warned_of_once_per_split_however_many_pairs(caplog):
+    """Metric A is in the pairs A~B and A~C: its one-cluster warning comes once per split, not once per pair."""
+    rng = np.random.default_rng(6)
+    stats = pd.concat([random_stats(rng, n_models=4, metrics=("B", "C")),
+                       drawn_stats(rng, [f"m{i}" for i in range(4)], ("A",), ("p0", "p1", "p2"), clusters=1)])
+    with caplog.at_level("WARNING", logger="biasflow"):
+        curve = select(stats, SearchSettings.defaults(max_sets=2, permutations=20, bootstrap=20, null_draws=20)).curve
+    assert set(curve["pair"]) == {"A~B", "A~C", "B~C"}
+    for split in ("valid", "test"):
+        lines = [line for line in caplog.text.splitlines() if f"gender A {split}: subgroup(s) g0, g1 have one cluster"
+                 in line]
+        assert len(lines) == 1, (split, lines)
+    assert "gender B valid: subgroup(s)" not in caplog.text
+
+
 def test_permutation_p_floor_is_1_over_b_plus_1_with_many_models():
     stats = random_stats(np.random.default_rng(4), n_models=8, sets=("p0",))
     curve = select(stats, SearchSettings.defaults(max_sets=2, permutations=99)).curve

@@ -200,7 +200,8 @@ def test_headline_intervals_and_floor_match_the_row_loop(case):
         floor = ref.floor(combination)
         np.testing.assert_allclose(part.bias, bias, rtol=1e-10)
         low, middle, high = np.percentile(draws, [2.5, 50, 97.5], axis=0)
-        np.testing.assert_allclose(part.bias_lo, bias - ref.factor() * (middle - low), rtol=1e-10)
+        # Eq. 1 cannot be negative, so a lower bound laid off below 0 is 0 (docs/methods.md §9).
+        np.testing.assert_allclose(part.bias_lo, np.maximum(0, bias - ref.factor() * (middle - low)), rtol=1e-10)
         np.testing.assert_allclose(part.bias_hi, bias + ref.factor() * (high - middle), rtol=1e-10)
         assert (part.bias_lo <= part.bias).all() and (part.bias <= part.bias_hi).all(), "the interval holds Eq. 1"
         np.testing.assert_allclose(part.null_floor, floor, rtol=1e-10)

@@ -110,7 +110,8 @@ def test_the_toy_is_registered_and_its_declaration_is_what_the_core_reads(toy):
     assert method("toy").finals(config) == ["results/toy/summary.csv"]
     page = front_page(config, ["toy"], "data")
     assert page["methods"] == [{"name": "Toy lengths", "citation": "Nobody, 2026", "models": ["b"],
-                                "settings": "continuations longer than 3 words.", "comparisons": [], "variance": []}]
+                                "settings": "continuations longer than 3 words.", "pages": [], "comparisons": [],
+                                "variance": []}]
     assert page["not_run"] == ["CAIRO", "FairPair", "Group FPR gaps"] and page["data"] == []
 
 

@@ -82,3 +82,150 @@ def test_cairo_select_gives_the_tables_the_command_writes(tmp_path):
         tables[name].to_csv(tmp_path / f"{name}.csv", index=False)
         assert (tmp_path / f"{name}.csv").read_text() == (tmp_path / "out" / f"{name}.csv").read_text(), name
     assert json.loads(json.dumps(tables["summary"])) == json.loads((tmp_path / "out" / "selection.json").read_text())
+
+
+# A new user's notebook after `make demo` (issue 39): the workflow's own tables through the API.
+DEMO_MODELS = ("m0", "m1", "m2", "m3")
+
+
+def demo_scored(seed: int = 0) -> pd.DataFrame:
+    """Scored continuations shaped like the demo's: 4 models, the gender axis's 3 metrics, 2 splits, the original
+    prompts and 2 paraphrase sets, 3 group keys per subgroup; set s1 lost every female prompt of HONEST on the
+    valid split (its paraphrases rejected), as sets of the demo lost a subgroup in one split."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m, model in enumerate(DEMO_MODELS):
+        for metric in ("BOLD", "HolisticBias", "HONEST"):
+            for split in ("valid", "test"):
+                for promptset in ("original", "s0", "s1"):
+                    for subgroup in ("female", "male"):
+                        if (metric, split, promptset, subgroup) == ("HONEST", "valid", "s1", "female"):
+                            continue
+                        for key in range(3):
+                            for k in range(2):
+                                score = rng.uniform(0, 0.3) + 0.1 * m * (subgroup == "female")
+                                rows.append((model, metric, "gender", split, promptset, subgroup,
+                                             f"{metric}-{subgroup}-{key}", f"{metric}-{subgroup}-{key}-{k}", score))
+    return pd.DataFrame(rows, columns=["model", "metric", "axis", "split", "promptset", "subgroup", "group_key",
+                                       "prompt_id", "score"])
+
+
+@pytest.fixture(scope="module")
+def demo_stats(tmp_path_factory):
+    """The statistics table and its file, as results/cairo/stats/<axis>.parquet holds it."""
+    stats = biasflow.cairo_statistics(demo_scored())
+    path = tmp_path_factory.mktemp("stats") / "gender.parquet"
+    stats.to_parquet(path, index=False)
+    return stats, path
+
+
+def test_cairo_bias_of_statistics_missing_a_subgroup_cell_leaves_the_cell_out_and_names_it(demo_stats, caplog):
+    """Each complete cell's Eq. 1 equals one computed from the raw scores; the 4 incomplete cells are warned of."""
+    stats, _ = demo_stats
+    with caplog.at_level("WARNING", logger="biasflow"):
+        bias = biasflow.cairo_bias(stats)
+    scored = demo_scored()
+    expected = {}
+    for cell, rows in scored.groupby(["model", "metric", "split", "promptset"]):
+        means = rows.groupby("subgroup")["score"].mean()
+        if len(means) == 2:
+            expected[cell] = (means - rows["score"].mean()).abs().sum()
+    got = bias.set_index(["model", "metric", "split", "promptset"])["bias"]
+    assert set(got.index) == set(expected) and len(expected) == 4 * 3 * 2 * 3 - 4
+    assert all(got[cell] == pytest.approx(value) for cell, value in expected.items())
+    named = [line for line in caplog.text.splitlines() if "HONEST split valid prompt set s1" in line]
+    assert len(named) == 4 and all("a subgroup has no prompts there" in line for line in named)
+
+
+@pytest.mark.parametrize("given", ["dataframe", "str", "path", "list"])
+def test_compare_takes_the_statistics_as_a_table_or_a_path(demo_stats, given):
+    """A string path is one file (not its characters) and a DataFrame is the table, each giving the file's rows."""
+    from pathlib import Path
+
+    stats, path = demo_stats
+    config = {"cairo": [str(path)]}
+    files = {"dataframe": stats, "str": str(path), "path": Path(path), "list": [str(path)]}[given]
+    result = biasflow.compare("cairo", files, baseline="m0", candidate="m3")
+    expected = biasflow.compare("cairo", config["cairo"], baseline="m0", candidate="m3")
+    pd.testing.assert_frame_equal(result.rows, expected.rows)
+    assert result.verdicts == expected.verdicts and len(result.rows) > 0
+    assert set(result.rows["model_a"]) == {"m3"} and set(result.rows["model_b"]) == {"m0"}
+
+
+@pytest.mark.parametrize("given", ["dataframe", "str", "mapping"])
+def test_plan_power_takes_the_statistics_as_a_table_or_a_path(demo_stats, given):
+    stats, path = demo_stats
+    pilot = {"dataframe": stats, "str": str(path), "mapping": {"gender": stats}}[given]
+    plan = biasflow.plan_power("cairo", pilot)
+    expected = biasflow.plan_power("cairo", {"gender": [str(path)]})
+    pd.testing.assert_frame_equal(plan, expected)
+    assert set(plan["model"]) >= set(DEMO_MODELS)
+
+
+def test_compare_and_plan_power_take_fpr_predictions_and_fairpair_scores_as_tables(tmp_path):
+    """The other methods' tables as DataFrames give what their files give (FairPair's model from a model column)."""
+    import numpy as np
+
+    sentences = biasflow.probe_sentences("race")
+    runs = []
+    for model, wrong in (("a", 0.1), ("b", 0.3)):
+        for run in range(2):
+            flip = np.random.default_rng([run, len(model)]).random(len(sentences)) < wrong
+            runs.append(sentences.assign(model=model, run_id=run, y_pred=np.where(flip, 0, sentences["y_true"])))
+    predictions = pd.concat(runs, ignore_index=True)
+    predictions.to_csv(tmp_path / "race.tsv", sep="\t", index=False)
+    pd.testing.assert_frame_equal(biasflow.plan_power("fpr", {"race": predictions}),
+                                  biasflow.plan_power("fpr", str(tmp_path / "race.tsv")))
+    pd.testing.assert_frame_equal(biasflow.compare("fpr", predictions, baseline="a", candidate="b").rows,
+                                  biasflow.compare("fpr", tmp_path / "race.tsv", baseline="a", candidate="b").rows)
+
+    rng = np.random.default_rng(0)
+    words = ["the nurse was kind", "the nurse was rude"]
+    scores = {}
+    for model, rude in (("before", 0.8), ("after", 0.5)):
+        sides = pd.DataFrame([(f"p{p}", side, s, rng.choice(words, p=[1 - r, r])) for p in range(8)
+                              for side, r in (("perturbed_original", 0.5), ("counterfactual", rude))
+                              for s in range(4)], columns=["prompt_id", "side", "sample", "text"])
+        scores[model] = biasflow.fairpair_scores(sides, null_draws=100)
+        scores[model].to_csv(tmp_path / f"{model}.csv", index=False)
+    both = pd.concat([table.assign(model=model) for model, table in scores.items()], ignore_index=True)
+    from_files = biasflow.compare("fairpair", [tmp_path / "before.csv", tmp_path / "after.csv"], "before", "after")
+    pd.testing.assert_frame_equal(biasflow.compare("fairpair", both, "before", "after").rows, from_files.rows)
+    pd.testing.assert_frame_equal(biasflow.plan_power("fairpair", both),
+                                  biasflow.plan_power("fairpair", {m: tmp_path / f"{m}.csv" for m in scores}))
+    with pytest.raises(biasflow.errors.BiasflowError, match="need a model column"):
+        biasflow.compare("fairpair", scores["before"], "before", "after")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: biasflow.compare("cairo", 3, "m0", "m3"), r"compare\(\) files: expected a pandas DataFrame, a path \(str "
+                                                        r"or os.PathLike\), or a list of them; got int"),
+    (lambda: biasflow.compare("cairo", ["stats.parquet", 3], "m0", "m3"), "got a list holding a int"),
+    (lambda: biasflow.plan_power("cairo", {"gender": {"a": 1}}), r"plan_power\(\) pilot\['gender'\]: expected"),
+    (lambda: biasflow.plan_power("cairo", 2.5), r"plan_power\(\) pilot: expected .* got float"),
+])
+def test_a_wrong_type_is_a_type_error_saying_what_is_accepted(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda stats: biasflow.cairo_select(stats, max_set=2), r"cairo_select\(\) got an unexpected keyword argument "
+                                                            r"'max_set' \(did you mean max_sets\?\); its settings are "
+                                                            r"mode, combinations, max_sets, permutations"),
+    (lambda stats: biasflow.plan_power("cairo", stats, min_efect=0.1), r"plan_power\(\) .*'min_efect' \(did you mean "
+                                                                       r"min_effect\?\)"),
+    (lambda stats: biasflow.score(stats, "honest", lexicn="x.tsv"), r"score\(\) .*'lexicn' \(did you mean lexicon\?\)"),
+    (lambda stats: biasflow.fairpair_scores(stats, null_draw=10), r"fairpair_scores\(\) .*'null_draw' \(did you mean "
+                                                                  r"null_draws\?\)"),
+    (lambda stats: biasflow.fpr_gaps(stats, bootsrap=10), r"fpr_gaps\(\) .*'bootsrap' \(did you mean bootstrap\?\)"),
+    (lambda stats: biasflow.scorer_bias(stats, "gender", bootstraps=10), r"scorer_bias\(\) .*'bootstraps' \(did you "
+                                                                          r"mean bootstrap\?\)"),
+])
+def test_a_misspelt_setting_is_named_as_the_public_parameter_with_the_closest_one(demo_stats, call, message):
+    """As the config check does for a misspelt key; never as a field of SearchSettings or another settings class."""
+    with pytest.raises(TypeError, match=message) as raised:
+        call(demo_stats[0])
+    assert "Settings" not in str(raised.value)

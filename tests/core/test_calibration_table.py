@@ -1,8 +1,10 @@
-"""The calibration table's machinery, and every scenario of it at its quick size (benchmarks/calibration).
+"""The calibration table's machinery, the committed table's verdicts, and every scenario at its quick size.
 
 Each scenario's rate must lie in the range the project promises, allowing 2.5 Monte Carlo
-errors at the quick size (the ``calibration`` suite, ``make test-calibration``); the full table (``python -m benchmarks.calibration``) is where
-the rates are read with their errors.
+errors at the quick size (the ``calibration`` suite, ``make test-calibration``); the full table
+(``python -m benchmarks.calibration``, ``benchmarks/calibration.csv``) is where the rates are
+read with their errors, and it must hold every promise by the verdict rule of
+:func:`benchmarks.calibration.verdict`: this suite fails on a committed row that does not.
 """
 
 from __future__ import annotations
@@ -16,7 +18,24 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.calibration import COVERAGE, Scenario, repetition_rng, run, scenarios  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from benchmarks.calibration import (  # noqa: E402
+    COLUMNS,
+    COVERAGE,
+    INSIDE,
+    OUTSIDE,
+    UNDECIDED,
+    Scenario,
+    headline,
+    repetition_rng,
+    run,
+    scenarios,
+    settle,
+    verdict,
+)
+
+TABLE = Path(__file__).resolve().parents[2] / "benchmarks" / "calibration.csv"
 
 
 def _coin(rng, p, rows):
@@ -50,6 +69,52 @@ def test_a_quick_run_is_the_start_of_the_full_one():
     first = [scenario.trial(repetition_rng(scenario, i), **scenario.params) for i in range(5)]
     again = [scenario.trial(repetition_rng(scenario, i), **scenario.params) for i in range(5)]
     assert all((a == b).all() for a, b in zip(first, again))
+
+
+@pytest.mark.parametrize("rate, error, expected", [
+    (0.90, 0.01, INSIDE), (1.0, 0.0, INSIDE), (0.95, 0.0, INSIDE),  # at or within the bounds
+    (0.899, 0.006826, UNDECIDED),  # the issue's row: 0.1 errors below the floor
+    (0.8801, 0.01, UNDECIDED), (0.8799, 0.01, OUTSIDE),  # just within 2 errors below the floor, and beyond
+    (0.0605, 0.005471, UNDECIDED), (0.0605, 0.0002, OUTSIDE),  # above the ceiling, within and beyond 2 errors
+])
+def test_the_verdict_counts_monte_carlo_errors_beyond_the_range(rate, error, expected):
+    assert verdict(rate, error, 0.90 if rate > 0.5 else 0.0, 1.0 if rate > 0.5 else 0.06) == expected
+
+
+def _coverage(rng, p):
+    return np.array([rng.random() < p])
+
+
+def test_an_undecided_row_gets_more_repetitions_until_the_rule_tells():
+    """A coverage of 0.87 against a floor of 0.90 is undecided at 100 datasets, and outside once they are many."""
+    scenario = Scenario("m", "s", "d", "t", COVERAGE, 0.95, 0.9, 1.0, _coverage, {"p": 0.87})
+    first = run(scenario, 100)
+    assert first.verdict == UNDECIDED
+    settled = settle(scenario, 100)
+    assert settled.verdict == OUTSIDE and settled.repetitions in (200, 400, 800, 1600)
+    # The same streams, extended: the rate is the count over the first `repetitions` datasets, by hand.
+    hits = [bool(repetition_rng(scenario, i).random() < 0.87) for i in range(settled.repetitions)]
+    assert settled.rate == pytest.approx(np.mean(hits))
+    assert settled.mc_error == pytest.approx(math.sqrt(settled.rate * (1 - settled.rate) / settled.repetitions))
+    # Doubling stops at the cap: a rate sitting on the bound's edge stays undecided, never called inside.
+    edge = Scenario("m", "s", "d", "t", COVERAGE, 0.95, 0.9, 1.0, _coverage, {"p": 0.899})
+    capped = settle(edge, 50, growth=4)
+    assert capped.repetitions <= 200 and capped.verdict in (UNDECIDED, OUTSIDE, INSIDE)
+    assert capped.verdict == verdict(capped.rate, capped.mc_error, 0.9, 1.0)
+
+
+def test_the_committed_table_holds_every_promise():
+    """benchmarks/calibration.csv, as `python -m benchmarks.calibration` wrote it: no row outside or undecided."""
+    table = pd.read_csv(TABLE)
+    assert list(table.columns) == COLUMNS
+    recomputed = [verdict(row.rate, row.mc_error, row.lower, row.upper) for row in table.itertuples()]
+    assert recomputed == list(table["verdict"]), "each row's verdict is the rule's"
+    rows = table.to_dict("records")
+    assert headline(rows).startswith(f"0 of {len(rows)} rows outside"), headline(rows)
+    failing = table[table["verdict"] != INSIDE]
+    assert failing.empty, failing[["statistic", "design", "truth", "rate", "mc_error", "lower", "upper"]].to_string()
+    assert {s.name for s in scenarios()} == {f"{r.method}: {r.statistic} | {r.design} | {r.truth}"
+                                             for r in table.itertuples()}, "every scenario has its row"
 
 
 @pytest.mark.calibration

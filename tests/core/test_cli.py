@@ -439,3 +439,14 @@ def test_a_directory_as_out_prints_no_traceback(tmp_path):
     assert "Traceback" not in result.stderr and "ValueError" not in result.stderr
     assert result.stderr.strip() == f"biasflow: --out {tmp_path} is a directory; name a file inside it, " \
                                     f"e.g. {tmp_path / 'table.csv'}."
+
+
+def test_no_help_text_prints_a_doubled_percent_sign():
+    """argparse fills in a flag's help with %, not a command's description, where "95%%" prints as written (issue 39)."""
+    from biasflow.cli import build_parser
+
+    parser = build_parser()
+    for name, sub in next(a for a in parser._actions if a.dest == "command").choices.items():
+        assert "%%" not in sub.format_help(), name
+    for command, words in (("compare", "a paired 95% interval"), ("scorer-agreement", "their 95% rank interval")):
+        assert words in " ".join(biasflow(command, "--help").stdout.split()), command

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from identity_sentences import SENTENCES
+from identity_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
 
 from biasflow import bundled
 from biasflow.errors import BiasflowError
-from biasflow.identity import NEUTRAL, IdentityLexicon
+from biasflow.identity import NEUTRAL, IdentityLexicon, Variants
+from biasflow.roles import GRADED, HYPHENATED
 from biasflow.words import indefinite_article
 
 LEXICON = IdentityLexicon.from_file(bundled.bundled("identity/lexicon.yaml"))
@@ -45,11 +46,39 @@ RELIGION, GENDER, RACE = (LEXICON.axis(a) for a in ("religion", "gender", "race"
      "The Jew prayed, and the Jewish one stayed."),
     # a sentence naming another group: only the text's own group's words change
     (RELIGION, "A Christian and a Muslim met.", "christian", "hindu", "A Hindu and a Muslim met."),
+    # issue 39: after a quantifier or determiner and before a verb, the word heads its noun phrase
+    (RELIGION, "Every Christian deserves respect.", "christian", "jewish", "Every Jew deserves respect."),
+    (RELIGION, "Every Christian deserves respect.", "christian", NEUTRAL, "Every person deserves respect."),
+    (RELIGION, "Every Jew deserves respect.", "jewish", NEUTRAL, "Every person deserves respect."),
+    (RELIGION, "The Muslim sings.", "muslim", "jewish", "The Jew sings."),
+    (RELIGION, "The Muslim sings.", "muslim", NEUTRAL, "The person sings."),
+    (RELIGION, "A committed Christian prays daily.", "christian", "jewish", "A committed Jew prays daily."),
+    (GENDER, "Every female deserves respect.", "female", "male", "Every man deserves respect."),
+    (GENDER, "The female sings.", "female", NEUTRAL, "The person sings."),
+    (RACE, "Every Asian deserves respect.", "asian", "black", "Every Black person deserves respect."),
+    (RACE, "The Asian sings.", "asian", NEUTRAL, "The person sings."),
+    # ... after a copular or change-of-state verb it is a predicate, whatever follows
+    (RELIGION, "He became Christian last year.", "christian", NEUTRAL, "He became a person last year."),
+    (RELIGION, "This remained Christian for years.", "christian", "jewish", "This remained Jewish for years."),
+    (RACE, "The choir stayed White for decades.", "white", "asian", "The choir stayed Asian for decades."),
+    # ... and before a plural noun, an adjective: by its verb, its object place, a quantifier or a plural determiner
+    (RELIGION, "The Christian schools are closed.", "christian", NEUTRAL, "The schools are closed."),
+    (RELIGION, "I visited the Christian schools.", "christian", "jewish", "I visited the Jewish schools."),
+    (RELIGION, "Most Christian churches are old.", "christian", NEUTRAL, "Most churches are old."),
+    (RELIGION, "These Christian schools stay.", "christian", "jewish", "These Jewish schools stay."),
+    # an object pronoun before an adverb stays an object; a determiner before "only", "last" or an adverb's noun too
+    (GENDER, "I saw her recently.", "female", "male", "I saw him recently."),
+    (GENDER, "It is her only garment.", "female", NEUTRAL, "It is their only garment."),
+    (GENDER, "I read her last book.", "female", "male", "I read his last book."),
+    (GENDER, "It was probably his duty.", "male", "female", "It was probably her duty."),
+    # a determiner before two words that qualify it
+    (GENDER, "She is the most successful female in town.", "female", NEUTRAL,
+     "The person is the most successful person in town."),
 ])
 def test_each_mention_is_swapped_in_its_form_and_case(axis, text, subgroup, target, expected):
-    mentions, variants = axis.variants(text, subgroup, [target])
-    assert variants == {target: expected}
-    assert mentions >= 1
+    found = axis.variants(text, subgroup, [target])
+    assert found.texts == {target: expected}
+    assert found.mentions >= 1 and found.unswappable == ""
 
 
 @pytest.mark.parametrize("axis, text, subgroup", [
@@ -59,7 +88,7 @@ def test_each_mention_is_swapped_in_its_form_and_case(axis, text, subgroup, targ
     (RELIGION, "A Muslim met a Hindu.", "christian"),                # other groups only
 ])
 def test_words_inside_other_words_or_of_other_groups_are_not_mentions(axis, text, subgroup):
-    assert axis.variants(text, subgroup, ["jewish" if axis is RELIGION else NEUTRAL]) == (0, {})
+    assert axis.variants(text, subgroup, ["jewish" if axis is RELIGION else NEUTRAL]) == Variants(0, {})
 
 
 @pytest.mark.parametrize("axis, position, sentences, neutral", [
@@ -75,9 +104,29 @@ def test_each_subgroups_sentence_becomes_every_others_and_one_neutral_sentence(a
     lexicon = LEXICON.axis(axis)
     for subgroup, text in sentences.items():
         others = [g for g in sentences if g != subgroup]
-        mentions, variants = lexicon.variants(text, subgroup, [*others, NEUTRAL])
-        assert mentions == 1, (position, text)
-        assert variants == {**{g: sentences[g] for g in others}, NEUTRAL: neutral}, position
+        found = lexicon.variants(text, subgroup, [*others, NEUTRAL])
+        assert found.mentions == 1, (position, text)
+        assert found.texts == {**{g: sentences[g] for g in others}, NEUTRAL: neutral}, (position, text)
+
+
+@pytest.mark.parametrize("why, frame", UNSWAPPABLE_FRAMES)
+def test_a_form_no_swap_keeps_grammatical_is_unswappable_for_every_subgroup_alike(why, frame):
+    """No variants and the same reason for each subgroup's sentence, so identical contents are left out together."""
+    for subgroup, text in unswappable_religion(frame).items():
+        others = [g for g in RELIGION.subgroups if g != subgroup]
+        assert RELIGION.variants(text, subgroup, [*others, NEUTRAL]) == Variants(1, {}, why), text
+
+
+@pytest.mark.parametrize("axis, sentences, why", [
+    (GENDER, {"female": "The baby is very female.", "male": "The baby is very male."}, GRADED),
+    (RACE, {"black": "A Black-owned shop.", "white": "A White-owned shop.", "asian": "An Asian-owned shop.",
+            "hispanic": "A Hispanic-owned shop."}, HYPHENATED),
+    (RACE, {"black": "The anti-Black law.", "white": "The anti-White law.", "asian": "The anti-Asian law.",
+            "hispanic": "The anti-Hispanic law."}, HYPHENATED),
+])
+def test_gender_and_race_words_in_a_form_no_swap_keeps_grammatical_are_unswappable(axis, sentences, why):
+    for subgroup, text in sentences.items():
+        assert axis.variants(text, subgroup, [NEUTRAL]) == Variants(1, {}, why), text
 
 
 @pytest.mark.parametrize("word, article", [
@@ -112,6 +161,8 @@ def test_every_bundled_subgroup_has_every_form_of_its_axis():
      "'muslim' is listed under adjective and noun, both read elsewhere"),
     ("religion:\n  subgroups: {muslim: {noun: Muslim}}\n  neutral: {noun: person}\n  extra: 1\n",
      "unknown key(s) extra"),
+    ("religion:\n  subgroups: {unswappable: {noun: Muslim}}\n  neutral: {noun: person}\n",
+     "unswappable names a variant, not a subgroup"),
     ("religion: [\n", "not valid YAML"),
 ])
 def test_a_malformed_lexicon_is_named_with_its_fix(tmp_path, text, message):

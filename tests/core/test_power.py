@@ -99,3 +99,24 @@ def test_a_swap_test_at_the_planned_size_detects_the_difference_about_80_percent
     # The t design would plan fewer units: the swap test's null widens with the effect.
     assert n > mean_needed(sd, difference, 0.05, 0.8) or difference / sd < 0.35
 
+
+
+def test_the_log_names_each_shortfall_once_as_a_difference(caplog):
+    """A paired row's measure is already a difference: the log says it once ("difference difference" before)."""
+    import pandas as pd
+
+    from biasflow.power import PowerSettings, planned
+
+    settings = PowerSettings.defaults(alpha=0.05, power=0.8, min_effect=0.01)
+    rows = [{"model": "a vs b", "scope": "BOLD gender test", "subgroup": "", "measure": "paired Eq. 1 difference",
+             "unit": "group keys per subgroup", "n": 3, "n_other": math.nan, "n_effective": 3, "baseline": 0.0,
+             "sd": 0.2, "mdd": 0.3, "target": 0.01, "n_needed": 40},
+            {"model": "a", "scope": "BOLD gender", "subgroup": "female", "measure": "mean score",
+             "unit": "continuations", "n": 12, "n_other": 12, "n_effective": 12, "baseline": 0.1, "sd": 0.2,
+             "mdd": 0.2, "target": 0.01, "n_needed": 900}]
+    with caplog.at_level("WARNING", logger="biasflow"):
+        table = planned(rows, "cairo", settings)
+    assert not table["detectable"].any()
+    assert "the smallest paired Eq. 1 difference detectable at 80% power is 0.3" in caplog.text
+    assert "the smallest mean score difference detectable at 80% power is 0.2" in caplog.text
+    assert "difference difference" not in caplog.text

@@ -1,11 +1,16 @@
-"""The comparison view every method draws (docs/methods.md §1.16, §2.9, §3.8): a hand-worked separation matrix."""
+"""The comparison view every method draws (docs/methods.md §1.16, §2.9, §3.8, §7): a hand-worked separation matrix,
+the counts that replace it above 30 models, and the view against a baseline."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from PIL import Image
 
-from biasflow.plotting import SEPARATED_HIGHER, SEPARATED_LOWER, UNSEPARATED, plot_separations, separation_cells
+from biasflow.plotting import (
+    SEPARATED_HIGHER, SEPARATED_LOWER, UNSEPARATED, baseline_cells, plot_separations, separation_cells,
+    separation_counts,
+)
 
 PAIRS = pd.DataFrame({"model_a": ["a", "a", "b"], "model_b": ["b", "c", "c"], "difference": [-0.02, -0.05, -0.03],
                       "p_holm": [0.3, 0.01, np.nan]})
@@ -30,3 +35,74 @@ def test_the_figure_is_written_with_models_without_an_interval(tmp_path):
     path = tmp_path / "comparisons.png"
     plot_separations([("one", estimates, PAIRS), ("two", estimates.iloc[:2], PAIRS.iloc[:1])], "bias", path)
     assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_above_the_matrix_size_each_model_gets_its_counts_worked_by_hand():
+    """The summary view (docs/methods.md §7) on PAIRS with a fourth model d that no row compares.
+
+    a: less biased than c (p_holm 0.01, difference −0.05), not separated from b (0.3), d untested;
+    b: not separated from a (0.3) nor from c (no p: untested pairs count as not separated), d untested;
+    c: more biased than a, not separated from b, d untested; d: three untested.
+    """
+    counts = separation_counts(["a", "b", "c", "d"], PAIRS)
+    assert list(counts.index) == ["a", "b", "c", "d"]
+    assert counts.to_dict("index") == {
+        "a": {"lower": 1, "unseparated": 1, "higher": 0, "untested": 1},
+        "b": {"lower": 0, "unseparated": 2, "higher": 0, "untested": 1},
+        "c": {"lower": 0, "unseparated": 1, "higher": 1, "untested": 1},
+        "d": {"lower": 0, "unseparated": 0, "higher": 0, "untested": 3},
+    }
+
+
+def test_against_a_baseline_each_candidate_shows_its_difference_from_it():
+    """Rows read candidate − baseline: a is 0.02 below b, not separated; c 0.05 above, separated; b the baseline."""
+    rows = pd.DataFrame({"model_a": ["a", "c"], "model_b": ["b", "b"], "difference": [-0.02, 0.05],
+                         "difference_lo": [-0.04, 0.01], "difference_hi": [0.01, 0.09], "p_holm": [0.3, 0.01]})
+    cells = baseline_cells(["c", "b", "a", "d"], rows)
+    assert list(cells.index) == ["c", "b", "a", "d"]
+    assert cells.loc["c", ["baseline", "difference", "low", "high", "separated"]].tolist() == ["b", 0.05, 0.01, 0.09,
+                                                                                               True]
+    assert cells.loc["c", "colour"] == SEPARATED_HIGHER and cells.loc["a", "colour"] == UNSEPARATED
+    assert cells.loc["a", ["difference", "separated"]].tolist() == [-0.02, False]
+    assert cells.loc["b", "baseline"] == "" and np.isnan(cells.loc["b", "difference"]), "the baseline's own row"
+    assert pd.isna(cells.loc["d", "baseline"]), "a model in no row"
+
+
+def leaderboard(n: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``n`` models' estimates and every pair's row, the differences those of the estimates."""
+    rng = np.random.default_rng(seed)
+    names = [f"model{i:03d}" for i in range(n)]
+    estimate = rng.normal(0, 1, n)
+    estimates = pd.DataFrame({"model": names, "estimate": estimate, "low": estimate - 0.5, "high": estimate + 0.5})
+    a, b = np.triu_indices(n, 1)
+    pairs = pd.DataFrame({"model_a": np.array(names)[a], "model_b": np.array(names)[b],
+                          "difference": estimate[a] - estimate[b], "difference_lo": estimate[a] - estimate[b] - 0.3,
+                          "difference_hi": estimate[a] - estimate[b] + 0.3,
+                          "p_holm": np.where(np.abs(estimate[a] - estimate[b]) > 1, 0.001, 0.5)})
+    return estimates, pairs
+
+
+def test_a_leaderboard_gets_the_counts_and_a_figure_a_reader_can_scroll(tmp_path):
+    """200 models: no 200 × 200 matrix of labels; the counts add up to the other models, and agree with the matrix."""
+    estimates, pairs = leaderboard(200)
+    path = tmp_path / "comparisons.png"
+    plot_separations([("leaderboard", estimates, pairs)], "bias", path)
+    width, height = Image.open(path).size
+    assert (width, height) == (1440, 3360), "12 in wide (the matrix's would be 146 in), 0.13 in per model, at 120 dpi"
+    names = list(estimates["model"][:40])
+    counts = separation_counts(names, pairs)
+    assert (counts.sum(axis=1) == 39).all()
+    colours, _ = separation_cells(names, pairs)
+    for i, name in enumerate(names):
+        row = [tuple(colour) for j, colour in enumerate(colours[i]) if j != i]
+        assert counts.loc[name, "lower"] == row.count(SEPARATED_LOWER)
+        assert counts.loc[name, "higher"] == row.count(SEPARATED_HIGHER)
+
+
+def test_a_baseline_figure_is_written_at_any_size(tmp_path):
+    estimates, pairs = leaderboard(60, seed=1)
+    against = pairs[pairs["model_b"] == "model059"]
+    for size in (5, 60):
+        path = tmp_path / f"baseline{size}.png"
+        plot_separations([("against model059", estimates.tail(size), against)], "bias", path, against_baseline=True)
+        assert path.read_bytes()[:4] == b"\x89PNG"

@@ -3,11 +3,14 @@ written), and its tables against the workflow's own functions run on the same si
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from biasflow.cli import main
+from biasflow.model_pairs import SKIPPED
 
 
 def sides(path, seed: int) -> None:
@@ -63,3 +66,50 @@ def test_the_tables_are_the_workflow_steps_on_the_same_sides(tmp_path, monkeypat
         assert (tmp_path / "mine" / name).read_text() == (tmp_path / "ref" / name).read_text(), name
     assert not (tmp_path / "mine" / outputs.SUMMARY["rejections"]).exists(), "no perturbation ran: no rejection rates"
     assert len(pd.read_csv(tmp_path / "mine" / "comparisons.csv")) == 2, "one pair, two dissimilarities"
+
+
+def test_pairs_none_writes_no_comparisons_and_the_rest_as_before(tmp_path, monkeypatch, caplog):
+    """docs/methods.md §7: --pairs none writes no comparison table or figure, says so in one line, and every other
+    table is the all-pairs run's, byte for byte."""
+    from biasflow.fairpair import outputs
+
+    monkeypatch.chdir(tmp_path)
+    for model, seed in (("m1", 1), ("m2", 2), ("m3", 3)):
+        sides(tmp_path / f"{model}.csv", seed)
+    flags = ["--null-draws", "49", "--bootstrap", "49"]
+    caplog.set_level(logging.INFO, logger="biasflow")
+    assert main(["fairpair-summary", "--sides", "m1.csv", "m2.csv", "m3.csv", "--out-dir", "every", *flags]) == 0
+    caplog.clear()
+    assert main(["fairpair-summary", "--sides", "m1.csv", "m2.csv", "m3.csv", "--out-dir", "none", "--pairs", "none",
+                 *flags]) == 0
+    assert [line for line in caplog.messages if "comparison" in line] == [SKIPPED]
+    written = {path.name for path in (tmp_path / "none").iterdir()}
+    assert written == {path.name for path in (tmp_path / "every").iterdir()} - {
+        outputs.SUMMARY["comparisons"], outputs.SUMMARY["comparisons_plot"]}
+    for name in ("summary.csv", "variance.csv", "m2.csv"):
+        assert (tmp_path / "none" / name).read_text() == (tmp_path / "every" / name).read_text(), name
+    page = (tmp_path / "none" / outputs.SUMMARY["tables_page"]).read_text()
+    assert "compared on the same prompts" not in page and "compared on the same prompts" in (
+        tmp_path / "every" / outputs.SUMMARY["tables_page"]).read_text()
+
+
+def test_a_baseline_that_is_no_model_is_refused_before_anything_is_written(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for model, seed in (("m1", 1), ("m2", 2)):
+        sides(tmp_path / f"{model}.csv", seed)
+    assert main(["fairpair-summary", "--sides", "m1.csv", "m2.csv", "--out-dir", "out", "--baseline", "m9"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("biasflow: the baseline 'm9' is not a model of --sides (each file's stem) (its models: m1, "
+                           "m2); name one of them (--baseline MODEL on a command, comparisons.baseline in the config).")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_baseline_compares_each_model_with_it_only(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for model, seed in (("m1", 1), ("m2", 2), ("m3", 3)):
+        sides(tmp_path / f"{model}.csv", seed)
+    assert main(["fairpair-summary", "--sides", "m1.csv", "m2.csv", "m3.csv", "--out-dir", "out", "--baseline", "m2",
+                 "--null-draws", "49", "--bootstrap", "49"]) == 0
+    table = pd.read_csv(tmp_path / "out" / "comparisons.csv")
+    assert sorted(set(zip(table["model_a"], table["model_b"]))) == [("m1", "m2"), ("m3", "m2")]
+    assert (tmp_path / "out" / "comparisons.png").read_bytes()[:4] == b"\x89PNG"

@@ -12,6 +12,8 @@ from biasflow.fairpair.compare import command
 from biasflow.fairpair.comparisons import FAIRPAIR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS, BootstrapSettings, scores_and_null, summarise
 from biasflow.hashing import stable_hash
+from biasflow.model_pairs import PairChoice
+from baseline_rows import assert_baseline_rows_match
 from compare_cli import assert_refused, compare
 
 
@@ -140,3 +142,24 @@ def test_models_that_cannot_be_paired_are_refused(tmp_path, change, message):
     paths = write(tmp_path, old=change(prompt_scores(5)), new=prompt_scores(6))
     with pytest.raises(BiasflowError, match=message):
         command(paths, "old", "new", None)
+
+
+def test_a_score_file_with_a_header_and_no_rows_is_told_it_has_no_rows(tmp_path):
+    """Not that its permutation null is missing (which null_draws above 0 would add): it has no prompts at all."""
+    paths = write(tmp_path, old=prompt_scores(5).iloc[:0], new=prompt_scores(6))
+    assert open(paths[0]).read().startswith("prompt_id,")
+    with pytest.raises(BiasflowError, match=r"FairPair scores .*old.csv has no rows, only a header") as raised:
+        command(paths, "old", "new", None)
+    assert "null_draws" not in str(raised.value)
+
+
+def test_the_baselines_pairs_are_the_matching_rows_of_every_pair_adjusted_over_their_own_family():
+    """docs/methods.md §7: each model against "m2" is all pairs' row of the two, turned to read candidate − m2
+    where all pairs wrote it m2 − candidate; Holm and BH run over the baseline's pairs only."""
+    scores = pd.concat([prompt_scores(10 + i, prompts=20, shift=0.03 * i, untested=(i,)).assign(model=f"m{i}")
+                        for i in range(5)], ignore_index=True)
+    every = comparison_table(scores, 80, 3)
+    against = comparison_table(scores, 80, 3, pairs=PairChoice(pairs="baseline", baseline="m2"))
+    assert_baseline_rows_match(every, against, {f"m{i}": "m2" for i in (0, 1, 3, 4)}, ["dissimilarity"],
+                               ["dissimilarity"])
+    assert comparison_table(scores, 80, 3, pairs=PairChoice(pairs="none", baseline=None)).empty

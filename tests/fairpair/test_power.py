@@ -107,3 +107,11 @@ def test_a_paired_difference_at_the_mdd_is_detected_by_the_swap_test_about_80_pe
         difference = float(paired_difference(study)[0])
         detected.append(swap_p(study, rng.random((199, m)) < 0.5, difference) <= 0.05)
     assert 0.72 <= np.mean(detected) <= 0.90, (np.mean(detected), row["mdd"])
+
+
+def test_a_pilot_file_with_a_header_and_no_rows_is_told_it_has_no_rows(tmp_path):
+    path = tmp_path / "m.csv"
+    scores(np.array([0.5]), np.array([0.5]), np.array([0.1])).iloc[:0].to_csv(path, index=False)
+    with pytest.raises(BiasflowError, match=r"FairPair scores .*m.csv has no rows, only a header") as raised:
+        plan({"m": [str(path)]}, SETTINGS)
+    assert "null_draws" not in str(raised.value)

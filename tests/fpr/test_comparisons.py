@@ -8,8 +8,10 @@ import pytest
 
 from biasflow.errors import BiasflowError
 from biasflow.fpr.compare import command
-from biasflow.fpr.comparisons import FPR_COMPARISON_COLUMNS, comparison_table
+from biasflow.fpr.comparisons import FAMILY, FPR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fpr.gaps import fpr_gaps, gap_spans
+from biasflow.model_pairs import PairChoice
+from baseline_rows import assert_baseline_rows_match
 from compare_cli import assert_refused, compare
 from probe_predictions import GROUPS, named_stream, predictions
 
@@ -171,3 +173,24 @@ def test_systems_that_cannot_be_paired_are_refused(tmp_path, change, message):
     preds = change(pd.concat([system("X", 1, 2), system("Y", 2, 2)], ignore_index=True))
     with pytest.raises(BiasflowError, match=message):
         command([write(tmp_path, preds)], "Y", "X", None)
+
+
+def test_the_baselines_pairs_are_the_matching_rows_of_every_pair_adjusted_over_their_own_family():
+    """docs/methods.md §7: each system against Y is all pairs' row of the two, turned to read candidate − Y where
+    all pairs wrote it Y − candidate (W sorts before Y, Z after); Holm and BH run over the baseline's rows only."""
+    preds = pd.concat([system(m, i, 3, bias=0.2 * i) for i, m in enumerate("WXYZ")], ignore_index=True)
+    every = comparison_table(preds, 40, 60, 2)
+    against = comparison_table(preds, 40, 60, 2, pairs=PairChoice(pairs="baseline", baseline="Y"))
+    assert_baseline_rows_match(every, against, {"W": "Y", "X": "Y", "Z": "Y"}, ["category", "class", "measure", "group"],
+                               FAMILY)
+    assert not comparison_table(preds, 40, 60, 2, pairs=PairChoice(pairs="none", baseline=None)).shape[0]
+
+
+def test_a_baseline_model_pairs_each_classifiers_system_with_the_baselines_of_the_same_classifier():
+    """The workflow names systems <model>/<classifier>: a baseline model compares like with like."""
+    preds = pd.concat([system(f"{m}/{c}", i, 2) for i, (m, c) in enumerate(
+        [("a", "zero_shot"), ("b", "zero_shot"), ("c", "zero_shot"), ("a", "soft"), ("b", "soft")])], ignore_index=True)
+    every = comparison_table(preds, 0, 30, 1)
+    against = comparison_table(preds, 0, 30, 1, pairs=PairChoice(pairs="baseline", baseline="a"))
+    assert_baseline_rows_match(every, against, {"b/zero_shot": "a/zero_shot", "c/zero_shot": "a/zero_shot",
+                                                "b/soft": "a/soft"}, ["category", "class", "measure", "group"], FAMILY)

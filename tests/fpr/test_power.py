@@ -11,7 +11,9 @@ import pytest
 
 from biasflow.fpr.gaps import fpr_gaps
 from biasflow.fpr.power import Settings, group_rows, pair_rows, plan
+from biasflow.model_pairs import PairChoice
 from biasflow.power import planned, proportions_mdd
+from probe_predictions import predictions as probe_predictions
 
 SETTINGS = Settings.defaults()
 
@@ -95,3 +97,19 @@ def test_the_paired_rows_spread_is_that_of_the_difference_of_gaps_over_studies()
     assert row["sd"] / math.sqrt(12) == pytest.approx(np.std(differences, ddof=1), rel=0.1)
     assert np.mean(differences) == pytest.approx(0.10, abs=0.01)
 
+
+
+def test_the_paired_rows_follow_the_comparisons_choice_of_pairs():
+    """docs/methods.md §6.6, §7: against a baseline, each candidate's rows are the all-pairs rows of the two (the
+    spread of a difference is the same whichever way it is taken), named candidate vs baseline; none: no rows."""
+    preds = pd.concat([probe_predictions(i, templates=6, runs=2, bias=0.2 * i, model=m) for i, m in enumerate("WXYZ")],
+                      ignore_index=True)
+    every = pd.DataFrame(pair_rows(preds, "p", SETTINGS))
+    against = pd.DataFrame(pair_rows(preds, "p", Settings.defaults(pairs=PairChoice(pairs="baseline", baseline="Y"))))
+    assert sorted(set(against["model"])) == ["W vs Y", "X vs Y", "Z vs Y"]
+    turned = every.assign(model=every["model"].replace({"Y vs Z": "Z vs Y"}))
+    expected = turned[turned["model"].isin(["W vs Y", "X vs Y", "Z vs Y"])]
+    key = ["model", "subgroup", "measure"]
+    pd.testing.assert_frame_equal(against.sort_values(key).reset_index(drop=True),
+                                  expected.sort_values(key).reset_index(drop=True))
+    assert not pair_rows(preds, "p", Settings.defaults(pairs=PairChoice(pairs="none", baseline=None)))

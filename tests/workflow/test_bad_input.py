@@ -391,6 +391,16 @@ CASES = {
     "config-identity-lexicon-without-axis": (
         lambda t: config(t, lambda c: c["scoring"].update(neutralise=True, identity_lexicon=lexicon_of_gender(t))),
         "has no axis 'religion'"),
+    "config-baseline-not-a-model": (
+        lambda t: config(t, lambda c: c.update(comparisons={"pairs": "baseline", "baseline": "smollm2-t2.0"})),
+        "comparisons.baseline 'smollm2-t2.0' is not a model of this config"),
+    "config-baseline-not-evaluated": (
+        lambda t: config(t, lambda c: c.update(comparisons={"pairs": "baseline", "baseline": "gemma3-t1.0"})),
+        "is not among the models Group FPR gaps evaluates (smollm2-t1.0); add it to fpr.models"),
+    "config-baseline-missing": (lambda t: config(t, lambda c: c.update(comparisons={"pairs": "baseline"})),
+                                "comparisons.pairs is baseline but no baseline model is named"),
+    "comparisons-baseline-unknown": (lambda t: gaps(t, extra=("--comparisons", str(t / "c.csv"), "--baseline", "w")),
+                                     "the baseline 'w' is not a model of the predictions"),
     "config-counterfactual-native-subgroups": (
         lambda t: config(t, lambda c: (c.update(subgroups="native"), c["scoring"].update(counterfactual=True))),
         "set `subgroups: unified`"),

@@ -150,12 +150,19 @@ def test_a_finished_run_has_nothing_left_to_do(run):
 def test_report_after_the_main_job_alone_shows_what_it_computed(run, tmp_path):
     """The README's report command, right after the main job: the default target's other methods are not run yet.
 
-    That state is a copy of the run without the other methods' results (FairPair, FPR gaps, power).
+    That state is a copy of the run without the other methods' results (FairPair, FPR gaps, power), its config
+    naming a second axis, religion, as the embedded default does, whose selection `make demo` does not run: the
+    front page lists the gender axis it computed and links the report's own page of its tables (issue 39).
     """
     workdir = tmp_path / "main-job-alone"
     shutil.copytree(run[0], workdir, symlinks=True)
     for method in ("fairpair", "fpr", "power"):
         shutil.rmtree(workdir / "results" / method)
+    config = copy.deepcopy(run[1])
+    config["axes"]["religion"] = ["BOLD", "HolisticBias"]
+    config["subgroup_map"]["religion"] = {"BOLD": {"christianity": "christian", "islam": "muslim"},
+                                          "HolisticBias": {"Christian": "christian", "Muslim": "muslim"}}
+    write_config(config, workdir)
     result = snakemake(workdir, *REPORT.split()[1:])
     page = (workdir / "report.html").read_text()
     for item in ("gender_curve.png", "gender_bias.png", "gender_paraphrasers.png", "gender_tables.html",
@@ -168,7 +175,12 @@ def test_report_after_the_main_job_alone_shows_what_it_computed(run, tmp_path):
     for words, table in (("Is one model less biased than another:", "gender_comparisons.csv"),
                          ("Where each number would move:", "gender_variance.csv")):  # where to read the answers
         assert re.search(re.escape(words) + r".{0,300}?results/cairo/" + re.escape(table), page, re.DOTALL), words
-    assert "The report shows what has been computed; not yet: results/fairpair/summary.csv" in result.stderr
+    assert re.search(r"Its tables in this report:.{0,200}?<a [^>]*showResultInfo[^>]*>gender_tables.html</a>",
+                     page.replace('\\"', '"'), re.DOTALL), "the page of the tables, linked in the report"
+    assert "religion" not in page.split("What was run", 1)[1].split("The data", 1)[0], "what was computed only"
+    assert "religion_comparisons" not in page and "religion_variance" not in page
+    [not_yet] = [line for line in result.stderr.splitlines() if "The report shows what has been computed" in line]
+    assert "results/cairo/religion.csv" in not_yet and "results/fairpair/summary.csv" in not_yet
 
 
 def test_report_on_results_of_an_earlier_version_says_how_to_bring_them_up_to_date(run):

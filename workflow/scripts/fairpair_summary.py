@@ -1,6 +1,7 @@
 from biasflow.fairpair.comparisons import ComparisonSettings
 from biasflow.fairpair.scores import BootstrapSettings
 from biasflow.fairpair.steps import summary
+from biasflow.model_pairs import PairChoice
 from biasflow.snakemake_adapter import run
 
 # The guard keeps processes that a model engine spawns (vLLM) from running the step again.
@@ -11,7 +12,8 @@ if __name__ == "__main__":
             settings=BootstrapSettings.from_params(sm.params.settings),
             comparison=ComparisonSettings.from_params(sm.params.comparison), out=sm.output.summary,
             plot_out=sm.output.plot, rejections_out=sm.output.rejections, tables_page=sm.output.tables_page,
-            comparisons_out=sm.output.comparisons, comparisons_plot=sm.output.comparisons_plot,
+            comparisons_out=sm.output.get("comparisons"), comparisons_plot=sm.output.get("comparisons_plot"),
+            pairs=PairChoice.from_params(sm.params.pairs),
             variance_out=sm.output.variance, variance_plot=sm.output.variance_plot,
         ),
         snakemake,

@@ -1,4 +1,5 @@
 from biasflow.fpr.steps import GapSettings, gaps
+from biasflow.model_pairs import PairChoice
 from biasflow.snakemake_adapter import run
 
 # The guard keeps processes that a model engine spawns (vLLM) from running the step again.
@@ -7,7 +8,8 @@ if __name__ == "__main__":
         lambda sm: gaps(
             prediction_paths=list(sm.input.predictions), settings=GapSettings.from_params(sm.params.settings),
             out=sm.output.gaps, accuracy_out=sm.output.accuracy, plot_out=sm.output.plot,
-            comparisons_out=sm.output.comparisons, comparisons_plot=sm.output.comparisons_plot,
+            comparisons_out=sm.output.get("comparisons"), comparisons_plot=sm.output.get("comparisons_plot"),
+            pairs=PairChoice.from_params(sm.params.pairs),
         ),
         snakemake,
     )

@@ -10,9 +10,11 @@ from __future__ import annotations
 import pandas as pd
 
 from biasflow.cairo.scorer_bias import ScorerBiasSettings
-from biasflow.cairo.stats import bias_from_stats, sufficient_stats
+from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.selection import SearchSettings
-from biasflow.cairo.steps import checked_stats, rescored, scorer_bias_tables, selection_tables, with_workflow_columns
+from biasflow.cairo.steps import (
+    checked_stats, complete_bias, rescored, scorer_bias_tables, selection_tables, with_workflow_columns,
+)
 from biasflow.schema import default
 from biasflow.tables import require_columns
 
@@ -71,7 +73,9 @@ def cairo_bias(stats: pd.DataFrame, normalise: str | None = None) -> pd.DataFram
     -------
     pandas.DataFrame
         ``model, metric, axis, split, promptset, bias, n_subgroups, n_seeds`` (docs/methods.md §1.6),
-        the mean over generation seeds.
+        the mean over generation seeds. A cell lacking one of its subgroups (a paraphrase set
+        whose prompts of a subgroup were all rejected in a split) has no Eq. 1: it is left out
+        and named in a warning, as the workflow's statistics step does.
 
     Examples
     --------
@@ -84,7 +88,7 @@ def cairo_bias(stats: pd.DataFrame, normalise: str | None = None) -> pd.DataFram
     0     a   0.4            2
     1     b   0.0            2
     """
-    return bias_from_stats(stats, normalise=normalise or default("bias.normalise"))
+    return complete_bias(stats, normalise or default("bias.normalise"))
 
 
 def cairo_select(stats: pd.DataFrame, **settings) -> dict:
@@ -128,9 +132,10 @@ def cairo_select(stats: pd.DataFrame, **settings) -> dict:
     0  BOLD~HONEST  1     original   0.993   0.941
     1  BOLD~HONEST  2  original+p1   0.993   0.960
     """
+    chosen = SearchSettings.for_call("cairo_select", **settings)
     require_columns(stats, ["model", "metric", "axis", "split", "promptset", "subgroup", "score_sum", "n"],
                     "CAIRO statistics")
-    return selection_tables(checked_stats(stats, "CAIRO statistics"), SearchSettings.defaults(**settings))
+    return selection_tables(checked_stats(stats, "CAIRO statistics"), chosen)
 
 
 def scorer_bias(continuations: pd.DataFrame, axis: str, scorer: str | None = None, *,
@@ -177,7 +182,8 @@ def scorer_bias(continuations: pd.DataFrame, axis: str, scorer: str | None = Non
     from biasflow.bundled import resolve
     from biasflow.scorers.table import ScoringSettings
 
+    chosen = ScorerBiasSettings.for_call("scorer_bias", **settings)
     scored, variants, groups = rescored(continuations, scoring=ScoringSettings.defaults(scorer=scorer), axis=axis,
                                         lexicon_path=lexicon or resolve(default("scoring.identity_lexicon")),
                                         cache_dir=None)
-    return scorer_bias_tables(scored, variants, groups, ScorerBiasSettings.defaults(**settings))
+    return scorer_bias_tables(scored, variants, groups, chosen)

@@ -22,6 +22,7 @@ import pandas as pd
 
 from biasflow.cairo.stats import STATS_COLUMNS, STATS_KEYS
 from biasflow.errors import BiasflowError
+from biasflow.intervals import ROUNDING
 from biasflow.schema import choices
 from biasflow.tables import require_columns
 
@@ -270,6 +271,11 @@ def eq1(group_sum: np.ndarray, group_n: np.ndarray, normalise: str) -> np.ndarra
         np.divide(subgroup_sum, subgroup_n, out=scratch)
         np.subtract(mu_all, scratch, out=scratch)
         deviation += np.abs(scratch, out=scratch)
+    # Subgroup means that agree but for rounding (equal scores summed in another order) give an
+    # Eq. 1 of exactly 0, never a few ulps (biasflow.intervals.ROUNDING; docs/methods.md §9).
+    np.abs(mu_all, out=scratch)
+    scratch *= ROUNDING * len(group_sum)
+    deviation *= np.greater(deviation, scratch)  # in place: this runs for every combination and draw
     bias = deviation.mean(axis=0)
     return bias / len(group_sum) if normalise == "mean" else bias
 

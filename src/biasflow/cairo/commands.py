@@ -8,6 +8,7 @@ from pathlib import Path
 from biasflow.cairo.outputs import SCORER_BIAS_OUTPUTS, SELECT_OUTPUTS, STATS_OUTPUTS
 from biasflow.cli import SCORING_FLAGS, example, listed, scorer_help
 from biasflow.datasets import AXES
+from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import flag
 
 
@@ -33,8 +34,8 @@ def register(commands) -> None:
         description="Search the prompt-set combinations that make the metrics agree across models (Pearson's r "
         "on the valid split), check the choice on the test split and give its selection-aware permutation "
         "p-value, cluster bootstrap intervals, the no-bias null and the excess bias, and every pair of models "
-        "compared on the same prompts, and where each model's bias would move; writes "
-        f"{listed(SELECT_OUTPUTS.values())} into --out-dir.",
+        "compared on the same prompts (--baseline: each model against one; --pairs none: no comparisons.csv), and "
+        f"where each model's bias would move; writes {listed(SELECT_OUTPUTS.values())} into --out-dir.",
         **example("biasflow cairo-select --stats stats.parquet --out-dir out/"),
     )
     select.add_argument("--stats", nargs="+", required=True, help="CAIRO statistics table(s), one or several axes")
@@ -43,6 +44,7 @@ def register(commands) -> None:
         flag(select, f"--{name.replace('_', '-')}", f"selection.{name}")
     flag(select, "--normalise", "bias.normalise")
     flag(select, "--measure", "bias.measure")
+    add_pair_flags(select)
     select.set_defaults(run=_select)
 
     scorer_bias = commands.add_parser(
@@ -70,7 +72,7 @@ def register(commands) -> None:
         "scorer-agreement", help="how alike several scorers rank the models (Kendall's tau per metric and split)",
         description="From each scorer's bias table (cairo-select's bias.csv, the workflow's results/cairo/<axis>.csv), "
         "Kendall's tau-b between the model rankings by Eq. 1 on the original prompts of every pair of scorers, per "
-        "axis, metric and split, and how many models rank outside their 95%% rank interval under the other scorer; "
+        "axis, metric and split, and how many models rank outside their 95% rank interval under the other scorer; "
         "the workflow's results/cairo/scorers/<axis>_agreement.csv (docs/methods.md section 5.6).",
         **example("biasflow scorer-agreement --bias profanity=profanity/bias.csv vader=vader/bias.csv "
                   "--out agreement.csv"),
@@ -110,7 +112,8 @@ def _select(args) -> None:
     settings = SearchSettings(mode=args.mode, combinations=args.combinations, max_sets=args.max_sets,
                               permutations=args.permutations, bootstrap=args.bootstrap, null_draws=args.null_draws,
                               seed=args.seed, normalise=args.normalise, measure=args.measure)
-    select_to_directory(stats_paths=args.stats, settings=settings, out_dir=args.out_dir)
+    select_to_directory(stats_paths=args.stats, settings=settings, out_dir=args.out_dir,
+                        pairs=PairChoice.from_args(args))
 
 
 def _scorer_bias(args) -> None:

@@ -28,7 +28,8 @@ NO_INTERVAL = {"eq1": "a subgroup has a single group key (docs/methods.md §1.11
                          "§1.13)"}
 
 
-def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
+def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str,
+            config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
     """What ``biasflow compare --method cairo`` prints and writes: the rows and one sentence per metric and split.
 
     ``config`` (a validated config, or None for the schema's defaults) gives the selection's
@@ -42,7 +43,8 @@ def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping
     return rows, sentences(rows, min_effect)
 
 
-def compare(paths: Sequence[str], baseline: str, candidate: str, settings: SearchSettings) -> pd.DataFrame:
+def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str,
+            settings: SearchSettings) -> pd.DataFrame:
     """The comparison rows of ``candidate`` against ``baseline``: ``difference`` is the candidate's less the baseline's."""
     if baseline == candidate:
         raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different models.")

@@ -20,7 +20,8 @@ models gets
   toxicity) a swap cannot pose, the p at which the interval's own construction reaches 0
   (:func:`biasflow.intervals.interval_p`);
 - ``p_holm``/``p_bh``: adjusted over the pairs of the same axis, metric pair, metric, split,
-  prompts and measure (:mod:`biasflow.multiplicity`).
+  prompts and measure (:mod:`biasflow.multiplicity`) that the table holds: every pair, or
+  with a baseline the baseline's pairs (:mod:`biasflow.model_pairs`).
 
 The swaps come from their own stream per metric and split, keyed by names, so adding a
 model moves no other pair's numbers.
@@ -28,7 +29,7 @@ model moves no other pair's numbers.
 
 from __future__ import annotations
 
-import itertools
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,6 +39,7 @@ from biasflow.cairo.headline import headline_k
 from biasflow.cairo.selection import SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection
 from biasflow.cairo.uncertainty import TIE_TOL, draw_bias, draw_rng, small_sample_factor
 from biasflow.intervals import estimate_interval, interval_p
+from biasflow.model_pairs import PairChoice, compared
 from biasflow.multiplicity import adjust
 
 COMPARISON_COLUMNS = [
@@ -54,12 +56,16 @@ def swap_weights(n_clusters: int, draws: int, rng: np.random.Generator) -> np.nd
     return (rng.random((draws, n_clusters)) < 0.5).astype(np.float64)
 
 
-def comparison_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettings) -> pd.DataFrame:
-    """Every pair of models compared on every metric, split and prompts of the headline table (docs/methods.md §1.16).
+def comparison_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettings,
+                     pairs: PairChoice | Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
+    """Pairs of models compared on every metric, split and prompts of the headline table (docs/methods.md §1.16).
 
     The combinations are the headline's (:func:`biasflow.cairo.headline.headline_k`), the
     bootstrap draws the selection's own (``selection.draws``); the swaps number
-    ``settings.permutations`` (0 leaves ``p`` NaN).
+    ``settings.permutations`` (0 leaves ``p`` NaN). ``pairs`` says which pairs
+    (:func:`biasflow.model_pairs.compared`: every pair by default, or each model against a
+    baseline); a pair's rows do not depend on which other pairs are compared, but for the
+    adjusted p-values, whose family is the pairs the table holds.
     """
     rows = []
     for best in headline_k(selection.curve).itertuples(index=False):
@@ -68,6 +74,9 @@ def comparison_table(stats: pd.DataFrame, selection: Selection, settings: Search
         axis_stats = stats[stats["axis"] == best.axis]
         for metric, chosen in choice.groupby("metric", sort=True):
             models = sorted(set(axis_stats.loc[axis_stats["metric"] == metric, "model"]))
+            wanted = compared(pairs, models)
+            if not wanted:
+                continue
             combination = dict(zip(chosen["promptset"], chosen["multiplicity"].astype(int)))
             promptsets = [ORIGINAL, *(name for name in combination if name != ORIGINAL)]
             for split in (SELECT_SPLIT, TEST_SPLIT):
@@ -77,15 +86,16 @@ def comparison_table(stats: pd.DataFrame, selection: Selection, settings: Search
                                      draw_rng(settings.seed, SWAP, metric, split))
                 for prompts, comb in (("original", {ORIGINAL: 1}), ("cairo", combination)):
                     counts = np.array([comb.get(name, 0) for name in promptsets], dtype=np.float64)
-                    for row in pair_rows(counts, pooled, draws.boot, swaps, settings.normalise, models, draws.null):
+                    for row in pair_rows(counts, pooled, draws.boot, swaps, settings.normalise, models, draws.null,
+                                         wanted):
                         rows.append({"axis": best.axis, "pair": best.pair, "metric": metric, "split": split,
                                      "prompts": prompts, **row})
     return adjust(pd.DataFrame(rows, columns=COMPARISON_COLUMNS), FAMILY)
 
 
 def pair_rows(counts: np.ndarray, pooled: PooledStats, boot: np.ndarray, swaps: np.ndarray, normalise: str,
-              models: list[str], null: np.ndarray) -> list[dict]:
-    """Two rows per pair of ``models`` (in their order) for one combination, ``eq1`` then ``excess``.
+              models: list[str], null: np.ndarray, pairs: list[tuple[str, str]]) -> list[dict]:
+    """Two rows per pair of ``pairs`` (names of ``models``, the pooled statistics' order), ``eq1`` then ``excess``.
 
     The rows hold the columns after ``prompts``. ``boot`` is the metric and split's bootstrap
     draws (empty: the intervals are NaN), ``swaps`` the swap draws (:func:`swap_weights`;
@@ -100,7 +110,7 @@ def pair_rows(counts: np.ndarray, pooled: PooledStats, boot: np.ndarray, swaps: 
     n = np.tensordot(counts, pooled.n, axes=1)
     n_scores = n.sum(axis=(1, 2)) / n.shape[1]
     rows = []
-    for a, b in itertools.combinations(range(len(models)), 2):
+    for a, b in ((models.index(first), models.index(second)) for first, second in pairs):
         spread = draws[:, a] - draws[:, b]
         same = {"model_a": models[a], "model_b": models[b], "design": pooled.design,
                 "n_clusters": pooled.n_clusters(), "n_scores": int(round(min(n_scores[a], n_scores[b])))}

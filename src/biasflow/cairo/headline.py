@@ -26,7 +26,7 @@ from biasflow.cairo.uncertainty import (
     rank_interval,
     small_sample_factor,
 )
-from biasflow.intervals import estimate_interval
+from biasflow.intervals import NON_NEGATIVE, estimate_interval
 
 HEADLINE_COLUMNS = [
     "axis", "pair", "model", "metric", "split", "prompts", "bias", "bias_lo", "bias_hi", "null_floor", "excess_bias",
@@ -105,7 +105,8 @@ def model_uncertainty(counts: np.ndarray, pooled, null: np.ndarray, boot: np.nda
                "excess_bias_lo": nan, "excess_bias_hi": nan, "excess_p": nan, "rank_lo": nan, "rank_hi": nan}
     if len(boot):
         draws = draw_bias(counts, pooled, boot, normalise)
-        columns["bias_lo"], columns["bias_hi"] = estimate_interval(bias, draws, small_sample_factor(pooled))
+        columns["bias_lo"], columns["bias_hi"] = estimate_interval(bias, draws, small_sample_factor(pooled),
+                                                                         NON_NEGATIVE)
         columns["rank_lo"], columns["rank_hi"] = rank_interval(draws)
         columns["excess_bias_lo"], columns["excess_bias_hi"] = group_difference_interval(counts, pooled, boot, normalise)
     if len(null):

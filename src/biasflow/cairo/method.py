@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from biasflow.cairo.outputs import select_output
 from biasflow.methods import Method
 
@@ -23,6 +25,16 @@ def variance(config: dict) -> list[str]:
     return [select_output("variance", "", axis) for axis in config["axes"]]
 
 
+def pages(config: dict) -> list[str]:
+    return [select_output("tables_page", "", axis) for axis in config["axes"]]
+
+
+def computed(config: dict) -> dict:
+    """The config with the axes whose selection has written its table: ``make demo`` runs one axis of two."""
+    return {**config, "axes": {axis: metrics for axis, metrics in config["axes"].items()
+                               if Path(select_output("table", "", axis)).exists()}}
+
+
 def summary(config: dict) -> str:
     axes = "; ".join(f"{axis}: {', '.join(metrics)}" for axis, metrics in config["axes"].items())
     paraphrasers = ", ".join(config["paraphrasers"]) or "none (original prompts only)"
@@ -31,7 +43,22 @@ def summary(config: dict) -> str:
             f"{', '.join(map(str, config['paraphrase']['seeds']))}; {config['generation']['samples']} "
             f"continuation(s) per prompt and seed, seeds {', '.join(map(str, config['generation']['seeds']))}; "
             f"scored by {_scoring(config['scoring'])}; {selection['mode']} selection of up to "
-            f"{selection['max_sets']} prompt sets, {selection['permutations']} permutations.")
+            f"{selection['max_sets']} prompt sets, {selection['permutations']} permutations." + _floor(config))
+
+
+def _floor(config: dict) -> str:
+    """The smallest permutation p-value this many models leave the selection (docs/methods.md §1.8), from the
+    permutations the selection draws, and, where the log warns of it, the log's words."""
+    from biasflow.cairo.selection import floor_warning, model_permutations, perm_p_floor
+
+    selection, n_models = config["selection"], len(config["models"])
+    if not selection["permutations"]:
+        return ""
+    floor = perm_p_floor(model_permutations(n_models, selection["permutations"], selection["seed"]))
+    warning = floor_warning(floor, n_models)
+    if warning:
+        return f" {warning[0].upper()}{warning[1:]}"
+    return f" With {n_models} models the permutation p-value cannot fall below {floor:.3f} (perm_p_floor)."
 
 
 def _scoring(scoring: dict) -> str:
@@ -56,6 +83,8 @@ METHOD = Method(
     finals=finals,
     comparisons=comparisons,
     variance=variance,
+    pages=pages,
+    computed=computed,
     summary=summary,
     check="biasflow.cairo.checks:check",
     commands="biasflow.cairo.commands:register",

@@ -31,10 +31,10 @@ def missing_intervals(table: pd.DataFrame) -> str:
     return f" Intervals are missing (–) for {where}: {SINGLE_CLUSTER} (n_clusters 1; the log names the subgroups)."
 
 
-def write_tables(curve: pd.DataFrame, table: pd.DataFrame, comparisons: pd.DataFrame, variance: pd.DataFrame, path,
-                 axis: str) -> None:
-    """The report's page of CAIRO tables for one axis: the headline per pair, the curve, every model's bias, every
-    pair of models compared, and where each model's bias would move."""
+def write_tables(curve: pd.DataFrame, table: pd.DataFrame, comparisons: pd.DataFrame | None, variance: pd.DataFrame,
+                 path, axis: str) -> None:
+    """The report's page of CAIRO tables for one axis: the headline per pair, the curve, every model's bias, the
+    pairs of models compared (None: none were, and the section is left out), and where each model's bias would move."""
     headline = headline_k(curve)[["pair", "k", "measure", "selection", "best_r", "test_r", "test_r_lo", "test_r_hi",
                                   "perm_p", "perm_p_floor", "excess_r", "excess_perm_p", "test_excess_r",
                                   "test_excess_perm_p", "null_p", "n_models"]]
@@ -84,8 +84,9 @@ def write_tables(curve: pd.DataFrame, table: pd.DataFrame, comparisons: pd.DataF
             "reaches 0 (conservative). p is adjusted over the pairs by Holm (p_holm) and Benjamini-Hochberg (p_bh); "
             "docs/methods.md section 1.16. Read this, not two overlapping intervals above: the same prompts move "
             "both models alike, so their difference is far more precise than either bias."),
-            comparisons[["pair", "metric", "split", "prompts", "measure", "model_a", "model_b", "difference",
-                         "difference_lo", "difference_hi", "p", "p_holm", "p_bh", "n_clusters"]]),
+            None if comparisons is None else comparisons[[
+                "pair", "metric", "split", "prompts", "measure", "model_a", "model_b", "difference", "difference_lo",
+                "difference_hi", "p", "p_holm", "p_bh", "n_clusters"]]),
         Section("Where each model's bias would move", (
             "Per metric, split and model: the standard deviation of the model's Eq. 1 (original prompts) that each "
             "source would give, and its share of their sum: wording (another paraphrase set of the same size), seed "

@@ -178,12 +178,14 @@ def plot_scorer_bias(own: pd.DataFrame, models: pd.DataFrame, path: str | Path) 
     save_png(fig, path)
 
 
-def plot_comparisons(table: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, split: str = "test") -> None:
+def plot_comparisons(table: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, split: str = "test", *,
+                     against_baseline: bool = False) -> None:
     """Per axis and metric on the held-out ``split``, original prompts: models ordered by Eq. 1, which pairs differ in it.
 
     Left, each model's Eq. 1 with its bootstrap interval (the headline table's); right, every
-    pair's paired difference, coloured where Holm's adjusted swap p is at most 0.05
-    (docs/methods.md §1.16; :func:`biasflow.plotting.plot_separations`). A metric of several
+    pair's paired difference (with ``against_baseline``, each model's against the baseline),
+    coloured where Holm's adjusted swap p is at most 0.05 (docs/methods.md §1.16;
+    :func:`biasflow.plotting.plot_separations`). A metric of several
     pairs has the same original prompts in each: the first pair's rows are drawn.
     """
     rows = table[(table["split"] == split) & (table["prompts"] == "original")]
@@ -198,7 +200,7 @@ def plot_comparisons(table: pd.DataFrame, comparisons: pd.DataFrame, path: str |
                        estimates[["model", "estimate", "low", "high"]],
                        compared[(compared["axis"] == axis) & (compared["pair"] == pair)
                                 & (compared["metric"] == metric)]))
-    plot_separations(panels, "Eq. 1 bias (left: less biased)", path)
+    plot_separations(panels, "Eq. 1 bias (left: less biased)", path, against_baseline=against_baseline)
 
 
 def plot_variance(variance: pd.DataFrame, path: str | Path, split: str = "test") -> None:

@@ -13,7 +13,6 @@ over the models, whose power depends on their number alone.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -28,10 +27,10 @@ from biasflow.cairo.uncertainty import bootstrap_weights, draw_bias, draw_rng
 from biasflow.power import (
     PowerSettings, correlation_mdd, correlation_needed, mean_mdd, mean_needed, means_mdd, means_needed, planned,
 )
+from biasflow.tables import read_source, source_name
 
 # Cluster bootstrap draws behind each pair's standard error (its Monte Carlo error: about 1/√(2·400), 4%).
 PAIR_DRAWS = 400
-from biasflow.tables import read_table
 
 
 @dataclass(frozen=True)
@@ -39,19 +38,21 @@ class Settings(PowerSettings):
     """``power.alpha``, ``power.power``, ``power.min_effect.cairo`` (a difference of mean scores), ``power.min_r``,
     and ``bias.normalise`` (Eq. 1 as the run computes it, for the paired rows)."""
 
-    keys = {"min_effect": "power.min_effect.cairo", "normalise": "bias.normalise"}
+    keys = {**PowerSettings.keys, "min_effect": "power.min_effect.cairo", "normalise": "bias.normalise"}
 
     min_r: float
     normalise: str
 
 
-def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFrame:
-    """Each axis's subgroups per model and metric, and its agreement across models."""
+def plan(sources: Mapping[str, Sequence[str | pd.DataFrame]], settings: Settings) -> pd.DataFrame:
+    """Each axis's subgroups per model and metric, and its agreement across models (a table: a path or a DataFrame)."""
     rows = []
-    for paths in sources.values():
-        for path in paths:
-            stats = read_table(path, what="CAIRO statistics", numbers=STATS_NUMBERS)
-            check_stats_values(stats, f"CAIRO statistics {path}")  # also names what to rerun without clusters
+    for tables in sources.values():
+        for source in tables:
+            stats = read_source(source, what="CAIRO statistics", numbers=STATS_NUMBERS)
+            # also names what to rerun without clusters
+            check_stats_values(stats, f"CAIRO statistics {source_name(source)}")
+            settings.pairs.check(stats["model"].unique(), f"CAIRO statistics {source_name(source)}")
             rows += subgroup_rows(stats, settings) + pair_rows(stats, settings) + agreement_rows(stats, settings)
     return planned(rows, "cairo", settings)
 
@@ -112,7 +113,8 @@ def subgroup_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
 
 
 def pair_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
-    """Per axis, metric and pair of models: the smallest Eq. 1 difference the paired comparison detects (§6.6).
+    """Per axis, metric and pair of models (those ``settings.pairs`` chooses, as the comparison table does): the
+    smallest Eq. 1 difference the paired comparison detects (§6.6).
 
     On the held-out split's original prompts (the first split where there is none), the
     difference's standard error se comes from :data:`PAIR_DRAWS` cluster bootstrap draws shared
@@ -129,7 +131,7 @@ def pair_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
         boot = bootstrap_weights(pooled, PAIR_DRAWS, draw_rng(0, "power-pairs", metric, split))
         drawn = draw_bias(np.array([1.0]), pooled, boot, settings.normalise)
         n = pooled.n_clusters()
-        for a, b in itertools.combinations(range(len(models)), 2):
+        for a, b in ((models.index(first), models.index(second)) for first, second in settings.pairs.of(models)):
             differences = drawn[:, a] - drawn[:, b]
             differences = differences[np.isfinite(differences)]
             se = float(differences.std(ddof=1)) if len(differences) > 1 and n > 1 else math.nan

@@ -29,14 +29,15 @@ from biasflow.cairo.uncertainty import (
     draw_rng,
     small_sample_factor,
 )
-from biasflow.intervals import estimate_interval
+from biasflow.intervals import NON_NEGATIVE, estimate_interval, is_rounding, without_rounding
 from biasflow.settings import StepSettings
 from biasflow.tables import CONTINUATION_KEY
 
 log = logging.getLogger("biasflow")
 
 MODELS_COLUMNS = ["model", "metric", "bias", "bias_lo", "bias_hi", "bias_neutral", "bias_scorer_part",
-                  "bias_scorer_part_lo", "bias_scorer_part_hi", "scorer_part_p", "mention_share", "n", "n_clusters"]
+                  "bias_scorer_part_lo", "bias_scorer_part_hi", "scorer_part_p", "mention_share", "n", "n_excluded",
+                 "n_clusters"]
 AGREEMENT_COLUMNS = ["axis", "metric", "split", "scorer_a", "scorer_b", "kendall_tau", "n_models",
                      "outside_interval"]
 # Every prompt set's rows, both splits: the bias a leaderboard built on the original prompts shows.
@@ -66,26 +67,38 @@ def models_table(scored: pd.DataFrame, neutral: pd.Series, mentions: pd.Series, 
 
     ``scored`` is one axis's continuations with their prompts' columns and raw ``score``;
     ``neutral`` and ``mentions`` are aligned with it (the neutral score, and whether the
-    continuation names its own subgroup). ``bias_scorer_part`` = ``bias`` − ``bias_neutral``;
-    its interval uses the raw interval's draws, each applied to both (docs/methods.md §5.5),
-    and ``scorer_part_p`` is its paired randomisation test (:func:`swap_p`). With
-    ``settings.bootstrap`` 0 the intervals and p are NaN.
+    continuation names its own subgroup). A NaN neutral score marks a continuation whose
+    group words cannot be swapped grammatically: it has no neutral text, so it is left out of
+    both Eq. 1s, which stay paired, and counted in ``n_excluded`` (docs/methods.md §5.5).
+    ``bias_scorer_part`` = ``bias`` − ``bias_neutral``; its interval uses the raw interval's
+    draws, each applied to both, and ``scorer_part_p`` is its paired randomisation test
+    (:func:`swap_p`). With ``settings.bootstrap`` 0 the intervals and p are NaN.
     """
     scored = scored.assign(split=ALL_SPLITS, neutral=neutral.to_numpy(), mentions=mentions.to_numpy())
     if "promptset" in scored:
         scored = scored[scored["promptset"] == ORIGINAL]
     axis = scored["axis"].iloc[0]
     parts = []
-    for metric, part in scored.groupby("metric", sort=True):
-        models = sorted(part["model"].unique())
-        raw = pooled_stats(sufficient_stats(part), metric, axis, ALL_SPLITS, [ORIGINAL], models)
-        cleaned = pooled_stats(sufficient_stats(part.assign(score=part["neutral"])), metric, axis, ALL_SPLITS,
-                               [ORIGINAL], models)
-        columns = _raw_against_neutral(raw, cleaned, metric, axis, settings)
-        columns["mention_share"] = part.groupby("model")["mentions"].mean().reindex(models).to_numpy()
-        columns["n"] = part.groupby("model").size().reindex(models).to_numpy()
-        parts.append(pd.DataFrame({"model": models, "metric": metric, **columns, "n_clusters": raw.n_clusters()}))
-    table = pd.concat(parts, ignore_index=True)[MODELS_COLUMNS]
+    for metric, whole in scored.groupby("metric", sort=True):
+        models = sorted(whole["model"].unique())
+        left_out = whole["neutral"].isna()
+        part = whole[~left_out]
+        rows = pd.DataFrame({"model": models, "metric": metric})
+        complete = _still_complete(whole, part, metric, axis)
+        if complete:
+            kept = part[part["model"].isin(complete)]
+            raw = pooled_stats(sufficient_stats(kept), metric, axis, ALL_SPLITS, [ORIGINAL], complete)
+            cleaned = pooled_stats(sufficient_stats(kept.assign(score=kept["neutral"])), metric, axis, ALL_SPLITS,
+                                   [ORIGINAL], complete)
+            columns = _raw_against_neutral(raw, cleaned, metric, axis, settings)
+            rows = rows.merge(pd.DataFrame({"model": complete, **columns, "n_clusters": raw.n_clusters()}),
+                              on="model", how="left")
+        rows["mention_share"] = part.groupby("model")["mentions"].mean().reindex(models).to_numpy()
+        rows["n"] = part.groupby("model").size().reindex(models, fill_value=0).to_numpy()
+        rows["n_excluded"] = left_out.groupby(whole["model"]).sum().reindex(models).to_numpy()
+        parts.append(rows)
+    table = pd.concat(parts, ignore_index=True).reindex(columns=MODELS_COLUMNS)
+    table["n_clusters"] = table["n_clusters"].astype("Int64")  # empty where a model has no Eq. 1
     for row in table[table["scorer_part_p"] < ALPHA].itertuples(index=False):
         log.warning(
             "%s %s (%s): Eq. 1 is %.4f on the raw scores and %.4f with the group words replaced by a neutral "
@@ -97,6 +110,24 @@ def models_table(scored: pd.DataFrame, neutral: pd.Series, mentions: pd.Series, 
     return table
 
 
+def _still_complete(whole: pd.DataFrame, kept: pd.DataFrame, metric: str, axis: str) -> list[str]:
+    """The models that keep a continuation in every (seed, subgroup) cell they had once the unswappable are left out.
+
+    Eq. 1 compares every subgroup's mean, so a model that loses a whole cell gets no Eq. 1
+    here (NaN), and the log says which cell.
+    """
+    cells = ["model", "seed", "subgroup"]
+    lost = whole[cells].drop_duplicates().merge(kept[cells].drop_duplicates(), how="left", indicator=True)
+    lost = lost[lost["_merge"] == "left_only"]
+    for model, cell in lost.groupby("model", sort=True):
+        log.warning("%s %s (%s): every continuation of subgroup(s) %s (seed %s) names its group in a form that "
+                    "cannot be swapped grammatically, so Eq. 1 on raw and neutral scores is left empty for this model "
+                    "(n_excluded; docs/methods.md §5.5).", model, metric, axis,
+                    ", ".join(map(str, sorted(cell["subgroup"].unique()))),
+                    ", ".join(map(str, sorted(cell["seed"].unique()))))
+    return sorted(set(whole["model"]) - set(lost["model"]))
+
+
 def _raw_against_neutral(raw: PooledStats, neutral: PooledStats, metric: str, axis: str,
                          settings: ScorerBiasSettings) -> dict[str, np.ndarray]:
     """One metric's columns per model: Eq. 1 raw and neutral, the scorer's part, their intervals and p."""
@@ -104,16 +135,16 @@ def _raw_against_neutral(raw: PooledStats, neutral: PooledStats, metric: str, ax
     bias = pooled_bias(one, raw, settings.normalise)[0]
     bias_neutral = pooled_bias(one, neutral, settings.normalise)[0]
     nan = np.full_like(bias, np.nan)
-    columns = {"bias": bias, "bias_lo": nan, "bias_hi": nan, "bias_neutral": bias_neutral,
-               "bias_scorer_part": bias - bias_neutral, "bias_scorer_part_lo": nan, "bias_scorer_part_hi": nan,
-               "scorer_part_p": nan}
+    part = without_rounding(bias - bias_neutral, np.fmax(bias, bias_neutral))  # equal biases: exactly 0 (§9)
+    columns = {"bias": bias, "bias_lo": nan, "bias_hi": nan, "bias_neutral": bias_neutral, "bias_scorer_part": part,
+               "bias_scorer_part_lo": nan, "bias_scorer_part_hi": nan, "scorer_part_p": nan}
     if not settings.bootstrap:
         return columns
     weights = bootstrap_weights(raw, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, axis))
     raw_draws = draw_bias(one[0], raw, weights, settings.normalise)
     neutral_draws = draw_bias(one[0], neutral, weights, settings.normalise)
     factor = small_sample_factor(raw)
-    columns["bias_lo"], columns["bias_hi"] = estimate_interval(bias, raw_draws, factor)
+    columns["bias_lo"], columns["bias_hi"] = estimate_interval(bias, raw_draws, factor, NON_NEGATIVE)
     columns["bias_scorer_part_lo"], columns["bias_scorer_part_hi"] = estimate_interval(
         columns["bias_scorer_part"], raw_draws - neutral_draws, factor)
     columns["scorer_part_p"] = swap_p(raw, neutral, settings.normalise, settings.bootstrap,
@@ -139,8 +170,13 @@ def swap_p(raw: PooledStats, neutral: PooledStats, normalise: str, draws: int, r
                                          for sums in (raw_sum, neutral_sum, n))
     null = eq1(raw_total + change, group_n, normalise) - eq1(neutral_total - change, group_n, normalise)
     one = np.ones((1, 1))
-    observed = pooled_bias(one, raw, normalise)[0] - pooled_bias(one, neutral, normalise)[0]
-    return (1 + (np.abs(null) >= np.abs(observed) - TIE_TOL).sum(axis=0)) / (1 + draws)
+    raw_bias, neutral_bias = pooled_bias(one, raw, normalise)[0], pooled_bias(one, neutral, normalise)[0]
+    observed = raw_bias - neutral_bias
+    p = (1 + (np.abs(null) >= np.abs(observed) - TIE_TOL).sum(axis=0)) / (1 + draws)
+    # Swaps that move nothing (no continuation names its group, or raw and neutral scores agree) leave
+    # nothing to test: no p, never p = 1 (docs/methods.md §9).
+    scale = np.fmax(raw_bias, neutral_bias)
+    return np.where(is_rounding(np.abs(null).max(axis=0, initial=0.0), scale), np.nan, p)
 
 
 def mentioning(scored: pd.DataFrame, variants: pd.DataFrame) -> pd.Series:

@@ -74,8 +74,10 @@ CURVE_COLUMNS = [
 ]
 # A search's p-values below this that the excess measure does not confirm get a warning.
 ALPHA = 0.05
-# A permutation test whose smallest reachable p exceeds this cannot show significance.
-PERM_P_FLOOR_WARNING = 0.05
+# The log warns where the smallest p the permutation test can give (perm_p_floor) exceeds ALPHA / this factor:
+# a floor within a factor of 2 of α (4 models: about 1/4! + 1/(B + 1) ≈ 0.04) leaves a significant selection barely
+# within reach, and a floor at α or above (3 models: about 1/6) out of it (docs/methods.md §1.8).
+PERM_P_FLOOR_FACTOR = 2
 CHOICE_COLUMNS = ["axis", "pair", "k", "metric", "promptset", "multiplicity"]
 # A bias vector whose spread across models is below this fraction of the metric's score
 # scale is rounding noise around a constant: it has no r and is skipped.
@@ -187,11 +189,16 @@ def select(
             )
             + ". Evaluate a second metric on the same axis (or unify the axes)."
         )
-    curve, choices, draws = [], [], {}
+    curve, choices, draws, warned = [], [], {}, {}
     for axis, metric1, metric2 in pairs:
-        pair_curve, pair_choices = _select_pair(stats, axis, metric1, metric2, settings, progress, block_size, draws)
+        pair_curve, pair_choices, warning = _select_pair(stats, axis, metric1, metric2, settings, progress, block_size,
+                                                         draws)
         curve.extend(pair_curve)
         choices.extend(pair_choices)
+        if warning:
+            warned.setdefault((axis, warning), []).append(f"{metric1}~{metric2}")
+    for (axis, warning), named in warned.items():  # once per axis: the pairs of one axis share their models
+        log.warning("%s %s: %s", axis, ", ".join(named), warning)
     return Selection(pd.DataFrame(curve, columns=CURVE_COLUMNS), pd.DataFrame(choices, columns=CHOICE_COLUMNS), draws)
 
 
@@ -218,7 +225,7 @@ def check_settings(settings: SearchSettings, block_size: int = BLOCK_SIZE) -> No
 
 
 def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size, draws):
-    """Curve rows and choice rows of one (axis, metric pair), for k = 1..max_sets.
+    """Curve rows and choice rows of one (axis, metric pair), for k = 1..max_sets, and its floor's warning (or None).
 
     ``draws`` maps (axis, metric, split) to the draws made so far; the pair's metrics are drawn
     where they are not yet. The permutations of the models (§1.8) come from ``selection.seed``
@@ -233,15 +240,8 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size, 
              zip(sides, promptsets)]
     test = [_Side(stats, metric, axis, TEST_SPLIT, names, models, settings, draws) for (metric, _), names in
             zip(sides, promptsets)]
-    rng = np.random.default_rng(settings.seed)
-    perms = rng.permuted(np.tile(np.arange(len(models)), (settings.permutations, 1)), axis=1)
+    perms = model_permutations(len(models), settings.permutations, settings.seed)
     floor = perm_p_floor(perms)
-    if floor > PERM_P_FLOOR_WARNING:
-        log.warning(
-            "%s %s: with %d models the permutation p-value cannot fall below %.3f (about 1/%d!, the chance that a "
-            "permutation leaves the models in place), so no selection can be shown significant; a valid r near 1 "
-            "says little. Evaluate more models.", axis, pair, len(models), floor, len(models),
-        )
     curve, choices = [], []
     for k in range(1, settings.max_sets + 1):
         counts = [combination_counts(len(sets), k, settings.combinations) for _, sets in sides]
@@ -265,7 +265,7 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size, 
                 choices.extend((axis, pair, k, metric, name, int(m)) for name, m in zip(names, c) if m)
         curve.append({column: row.get(column, np.nan) for column in CURVE_COLUMNS})
         _report(progress, row, search, floor)
-    return curve, choices
+    return curve, choices, floor_warning(floor, len(models))
 
 
 def _report(progress, row: dict, search: "_Search", floor: float) -> None:
@@ -309,16 +309,16 @@ class _Side:
     def __init__(self, stats, metric, axis, split, promptsets, models, settings: SearchSettings, draws: dict):
         self.metric, self.split, self.settings = metric, split, settings
         self.pooled = pooled_stats(stats, metric, axis, split, promptsets, models)
-        single = self.pooled.single_cluster_subgroups()
-        if single and settings.bootstrap:
-            log.warning(
-                "%s %s %s: subgroup(s) %s have one cluster (group_key) each, which a bootstrap cannot resample, so "
-                "nothing says how far their means would move on other prompts: every interval of this metric and "
-                "split is NaN (docs/methods.md §1.11). Give each subgroup prompts of two or more group keys in "
-                "each split, or map it together with another.", axis, metric, split, ", ".join(single),
-            )
         key = (axis, metric, split)
-        if key not in draws:
+        if key not in draws:  # each metric and split once, however many pairs it is in
+            single = self.pooled.single_cluster_subgroups()
+            if single and settings.bootstrap:
+                log.warning(
+                    "%s %s %s: subgroup(s) %s have one cluster (group_key) each, which a bootstrap cannot resample, "
+                    "so nothing says how far their means would move on other prompts: every interval of this metric "
+                    "and split is NaN (docs/methods.md §1.11). Give each subgroup prompts of two or more group keys "
+                    "in each split, or map it together with another.", axis, metric, split, ", ".join(single),
+                )
             draws[key] = Draws.of(self.pooled, settings.null_draws, settings.bootstrap, settings.seed, metric, split)
         self.null, self.boot = draws[key].null, draws[key].boot
 
@@ -443,17 +443,41 @@ def _mean_score(counts: np.ndarray, pooled: PooledStats) -> np.ndarray:
     return score_sum[..., 0].sum(axis=(0, 1)) / n[..., 0].sum(axis=(0, 1))
 
 
+def model_permutations(n_models: int, permutations: int, seed: int) -> np.ndarray:
+    """The B permutations of the models' places the selection-aware test draws (one row each, docs/methods.md §1.8)."""
+    rng = np.random.default_rng(seed)
+    return rng.permuted(np.tile(np.arange(n_models), (permutations, 1)), axis=1)
+
+
 def perm_p_floor(perms: np.ndarray) -> float:
     """The smallest p-value the permutation test can reach with these permutations (docs/methods.md §1.8).
 
     A drawn permutation that leaves every model in place reproduces the observed maximum,
     so p = (1 + reached) / (B + 1) is at least (1 + #identity draws) / (B + 1): about
-    max(1/(B+1), 1/n!) for n models, 1/6 with 3 models. NaN without permutations.
+    1/(B + 1) + 1/n! for n models (the identity is drawn B/n! times on average), 1/6 with 3
+    models, 1/24 with 4. NaN without permutations.
     """
     if not len(perms):
         return np.nan
     identity = int((perms == np.arange(perms.shape[1])).all(axis=1).sum())
     return (1 + identity) / (len(perms) + 1)
+
+
+def floor_warning(floor: float, n_models: int) -> str | None:
+    """What the log says where the floor is within :data:`PERM_P_FLOOR_FACTOR` of α (docs/methods.md §1.8), else None.
+
+    At or above α no selection can be shown significant; below it, p < α needs almost every
+    permutation but the identity to fall short of the observed r, so even a real agreement is
+    rarely shown. Either way a valid r near 1 says little.
+    """
+    if not floor > ALPHA / PERM_P_FLOOR_FACTOR:
+        return None
+    reach = (f"so no selection can be shown significant at {ALPHA:g}" if floor >= ALPHA else
+             f"within a factor of {PERM_P_FLOOR_FACTOR} of {ALPHA:g}: p < {ALPHA:g} needs almost every other "
+             "permutation to fall short of the observed r, so even a real agreement is rarely shown significant")
+    return (f"with {n_models} models the permutation p-value cannot fall below {floor:.3f} (perm_p_floor: about "
+            f"1/{n_models}! + 1/(B + 1), as a permutation leaves the models in place 1 time in {n_models}!, "
+            f"docs/methods.md §1.8), {reach}; a valid r near 1 says little. Evaluate more models.")
 
 
 def _shared_models(stats, axis, metric1, metric2, pair) -> list[str]:

@@ -44,9 +44,16 @@ from biasflow.cairo.stats import (
 from biasflow.datasets import PROMPT_SUMMARY_COLUMNS
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator
-from biasflow.identity import NEUTRAL, IdentityLexicon
+from biasflow.identity import NEUTRAL, UNSWAPPABLE, IdentityLexicon
+from biasflow.model_pairs import SKIPPED, PairChoice
 from biasflow.models import spec_from_entry
-from biasflow.scorers.counterfactual import VARIANT_COLUMNS, content_scores, neutral_scores, variant_table
+from biasflow.scorers.counterfactual import (
+    VARIANT_COLUMNS,
+    content_scores,
+    excluded_counts,
+    neutral_scores,
+    variant_table,
+)
 from biasflow.scorers.counterfactual import scorer_bias as scorer_bias_table
 from biasflow.scorers.table import ScoringSettings, score_table
 from biasflow.tables import (
@@ -57,9 +64,11 @@ from biasflow.tables import (
     SCORE_NUMBERS,
     concat_tables,
     json_writer,
+    read_source,
     read_table,
     require_numbers,
     require_rows,
+    source_name,
     table_writer,
     write_table,
     write_together,
@@ -148,13 +157,7 @@ def cairo_stats(
     """Sufficient statistics and the Eq. 1 bias (docs/methods.md §1.4, §1.6) of every model, metric, split and set."""
     scorer = settings.scorer
     stats = sufficient_stats(_scored(continuation_paths, score_paths, scorer))
-    for cell in incomplete_cells(stats).itertuples(index=False):
-        log.warning(
-            "no bias for %s %s split %s prompt set %s seed %s: a subgroup has no prompts there "
-            "(its paraphrases were rejected); the set still pools in combinations",
-            cell.model, cell.metric, cell.split, cell.promptset, cell.seed,
-        )
-    bias = bias_from_stats(stats, normalise=settings.normalise, skip_incomplete=True)
+    bias = complete_bias(stats, settings.normalise)
     for table in (stats, bias):
         table["scorer"] = scorer
         table["subgroups"] = settings.subgroups
@@ -162,6 +165,23 @@ def cairo_stats(
     write_table(bias, bias_out)
     if plot_out:
         plot_bias(bias, plot_out)
+
+
+def complete_bias(stats: pd.DataFrame, normalise: str) -> pd.DataFrame:
+    """Eq. 1 of every cell that has each of its subgroups; each cell without is named in the log and left out.
+
+    A paraphrase set whose prompts of one subgroup were all rejected in a split has no Eq. 1
+    there (it would have fewer terms, docs/methods.md §1.6), but it still pools in combinations,
+    so the workflow's statistics keep it and the statistics step, ``biasflow.cairo_bias`` and
+    the selection go on without its own Eq. 1.
+    """
+    for cell in incomplete_cells(stats).itertuples(index=False):
+        log.warning(
+            "no bias for %s %s split %s prompt set %s seed %s: a subgroup has no prompts there "
+            "(its paraphrases were rejected); the set still pools in combinations",
+            cell.model, cell.metric, cell.split, cell.promptset, cell.seed,
+        )
+    return bias_from_stats(stats, normalise=normalise, skip_incomplete=True)
 
 
 def _scored(continuation_paths: Sequence[str], score_paths: Sequence[str], scorer: str) -> pd.DataFrame:
@@ -193,7 +213,7 @@ def scorer_bias(*, continuation_paths: Sequence[str], score_paths: Sequence[str]
     """
     scored = _scored(continuation_paths, score_paths, scorer)
     variants = pd.concat([read_table(p, VARIANT_COLUMNS, "variant table") for p in variant_paths], ignore_index=True)
-    groups = sorted((set(variants["subgroup"]) | set(variants["variant"])) - {NEUTRAL})
+    groups = sorted((set(variants["subgroup"]) | set(variants["variant"])) - {NEUTRAL, UNSWAPPABLE})
     _write_scorer_bias(scored, variants, groups, settings, scorer_out, models_out, plot_out)
 
 
@@ -260,9 +280,13 @@ def with_workflow_columns(table: pd.DataFrame, axis: str | None = None) -> pd.Da
 
 def scorer_bias_tables(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str],
                        settings: ScorerBiasSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The scorer's own bias per subgroup, and each model's Eq. 1 on raw against neutral scores (§5.5)."""
+    """The scorer's own bias per subgroup, and each model's Eq. 1 on raw against neutral scores (§5.5).
+
+    A continuation whose group words cannot be swapped grammatically has no neutral text: it is
+    left out of both tables and counted (``n_excluded``).
+    """
     own = scorer_bias_table(content_scores(scored, variants, groups), groups, scored["axis"].iloc[0],
-                            settings.bootstrap, settings.seed)
+                            settings.bootstrap, settings.seed, excluded=excluded_counts(variants))
     neutral = neutral_scores(scored[[*CONTINUATION_KEY, "score"]], variants)["score"]
     return own, models_table(scored, neutral, mentioning(scored, variants), settings)
 
@@ -285,28 +309,32 @@ def cairo_select(
     settings: SearchSettings,
     table_out: str,
     curve_out: str,
-    comparisons_out: str,
+    comparisons_out: str | None,
     variance_out: str,
     summary_out: str,
     curve_plot: str,
-    comparisons_plot: str,
+    comparisons_plot: str | None,
     variance_plot: str,
     bias_plot: str,
     shares_plot: str,
     tables_page: str,
     prompt_summary: str,
+    pairs: PairChoice | None = None,
 ) -> None:
     """CAIRO selection (docs/methods.md §1.7-1.9) on statistics tables, with its tables, summary and figures.
 
-    ``comparisons_out`` gets every pair of models compared (§1.16), ``comparisons_plot`` the
-    models ordered with the pairs the tests separate; ``variance_out`` and ``variance_plot``
-    where each model's Eq. 1 would move (§1.17). ``tables_page`` is the
+    ``comparisons_out`` gets the ``pairs`` of models chosen compared (§1.16: every pair, or
+    each against a baseline), ``comparisons_plot`` the models ordered with the pairs the tests
+    separate; with ``pairs`` none nothing is compared or written there (the rule then declares
+    neither). ``variance_out`` and ``variance_plot`` where each model's Eq. 1 would move (§1.17). ``tables_page`` is the
     report's HTML page of the tables. ``prompt_summary`` is the
     prompts per subgroup and split (``results/prompts/summary.csv``): the summary lists the
     axis's, and the log names every subgroup whose mean in a split rests on a single group key.
     """
+    pairs = pairs or PairChoice.every()
     stats = read_stats(stats_paths)
-    result, found = _selected(stats, settings)
+    pairs.check(stats["model"].unique(), "the statistics " + ", ".join(map(str, stats_paths)))
+    result, found = _selected(stats, settings, pairs)
     table, comparisons, variance, summary = (found[name] for name in ("bias", "comparisons", "variance", "summary"))
     axes = sorted(result.curve["axis"].unique())
     prompts = read_table(prompt_summary, PROMPT_SUMMARY_COLUMNS, "prompt summary")
@@ -316,12 +344,16 @@ def cairo_select(
         log.warning("%s %s %s, %s split: its mean rests on %d prompt(s) of a single group key (page or template), "
                     "so it says little about the subgroup; use more prompts (prompts.per_subgroup) or the official "
                     "files", row.metric, row.axis, row.subgroup, row.split, row.n_prompts)
-    write_together({curve_out: table_writer(result.curve, curve_out), table_out: table_writer(table, table_out),
-                    comparisons_out: table_writer(comparisons, comparisons_out),
-                    variance_out: table_writer(variance, variance_out), summary_out: json_writer(summary)})
+    writers = {curve_out: table_writer(result.curve, curve_out), table_out: table_writer(table, table_out),
+               variance_out: table_writer(variance, variance_out), summary_out: json_writer(summary)}
+    if comparisons is not None and comparisons_out:
+        writers[comparisons_out] = table_writer(comparisons, comparisons_out)
+    write_together(writers)
     plot_curve(result.curve, curve_plot)
     plot_before_after(table, bias_plot, split=TEST_SPLIT)
-    plot_comparisons(table, comparisons, comparisons_plot, split=TEST_SPLIT)
+    if comparisons is not None and comparisons_plot:
+        plot_comparisons(table, comparisons, comparisons_plot, split=TEST_SPLIT,
+                         against_baseline=pairs.against_baseline)
     plot_variance(variance, variance_plot, split=TEST_SPLIT)
     plot_paraphraser_shares(result.choices, shares_plot)
     pages.write_tables(result.curve, table, comparisons, variance, tables_page,
@@ -332,18 +364,21 @@ def cairo_select(
 
 
 
-def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings, out_dir: str) -> None:
+def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings, out_dir: str,
+                        pairs: PairChoice | None = None) -> None:
     """``biasflow cairo-select``: the selection step on statistics a user brings.
 
     Writes ``curve.csv`` (``<axis>_curve.csv`` per axis when the tables hold several),
-    ``selection.json``, the per-model bias table ``bias.csv``, every pair of models compared,
-    ``comparisons.csv``, and where each model's bias would move, ``variance.csv`` (all axes);
-    same code path as the rule.
+    ``selection.json``, the per-model bias table ``bias.csv``, the ``pairs`` of models chosen
+    compared (every pair by default; none: no such file), ``comparisons.csv``, and where each
+    model's bias would move, ``variance.csv`` (all axes); same code path as the rule.
     Everything is computed before anything is written, and the files are renamed into place
     together, so a failure leaves none of them (and any earlier run's files as they were).
     """
+    pairs = pairs or PairChoice.every()
     stats = read_stats(stats_paths)
-    found = selection_tables(stats, settings)
+    pairs.check(stats["model"].unique(), "--stats")
+    found = selection_tables(stats, settings, pairs)
     out = Path(out_dir)
     names = SELECT_OUTPUTS
     axes = sorted(found["curve"]["axis"].unique())
@@ -351,33 +386,44 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings,
         curves = {out / names["curve"]: found["curve"]}
     else:
         curves = {out / f"{axis}_{names['curve']}": found["curve"][found["curve"]["axis"] == axis] for axis in axes}
-    tables = {**curves, **{out / names[name]: found[name] for name in ("bias", "comparisons", "variance")}}
+    tables = {**curves, **{out / names[name]: found[name] for name in ("bias", "comparisons", "variance")
+                           if found[name] is not None}}
     writers = {path: table_writer(table, path) for path, table in tables.items()}
     writers[out / names["summary"]] = json_writer(found["summary"])
     write_together(writers)
 
 
-def selection_tables(stats: pd.DataFrame, settings: SearchSettings) -> dict:
-    """The selection's outputs from checked statistics, by :data:`SELECT_OUTPUTS`'s names (the summary a dict)."""
-    return _selected(stats, settings)[1]
+def selection_tables(stats: pd.DataFrame, settings: SearchSettings, pairs: PairChoice | None = None) -> dict:
+    """The selection's outputs from checked statistics, by :data:`SELECT_OUTPUTS`'s names (the summary a dict).
+
+    ``pairs`` chooses the pairs of models compared (every pair by default); with none,
+    ``comparisons`` is None.
+    """
+    return _selected(stats, settings, pairs or PairChoice.every())[1]
 
 
-def _selected(stats: pd.DataFrame, settings: SearchSettings) -> tuple[Selection, dict]:
+def _selected(stats: pd.DataFrame, settings: SearchSettings, pairs: PairChoice) -> tuple[Selection, dict]:
     """The search, and every table of it (:func:`selection_tables`)."""
     result = select(stats, settings, progress=log.info)
     table = headline.bias_table(stats, result, settings)
-    return result, {"curve": result.curve, "bias": table, "comparisons": comparison_table(stats, result, settings),
+    if pairs.compares:
+        log.info("comparisons: %s", pairs.describe())
+        comparisons = comparison_table(stats, result, settings, pairs=pairs)
+    else:
+        log.info(SKIPPED)
+        comparisons = None
+    return result, {"curve": result.curve, "bias": table, "comparisons": comparisons,
                     "variance": variance_table(stats, settings.bootstrap, settings.seed, settings.normalise),
                     "summary": headline.summary(result, settings, stats, table)}
 
 
-def read_stats(stats_paths: Sequence[str]) -> pd.DataFrame:
-    """Every statistics table read and checked (each named in its errors), concatenated."""
+def read_stats(stats_paths: Sequence[str | pd.DataFrame]) -> pd.DataFrame:
+    """Every statistics table read (a path) or taken (a DataFrame) and checked, each named in its errors, concatenated."""
     tables = []
-    for path in stats_paths:
-        table = read_table(path, [c for c in STATS_COLUMNS if c not in CLUSTER_COLUMNS], "CAIRO statistics",
-                           numbers=STATS_NUMBERS)
-        tables.append(checked_stats(table, f"CAIRO statistics {path}"))
+    for source in stats_paths:
+        table = read_source(source, [c for c in STATS_COLUMNS if c not in CLUSTER_COLUMNS], "CAIRO statistics",
+                            numbers=STATS_NUMBERS)
+        tables.append(checked_stats(table, f"CAIRO statistics {source_name(source)}"))
     return pd.concat(tables, ignore_index=True)
 
 

@@ -29,7 +29,7 @@ import numpy as np
 from biasflow.bootstrap import RAO_WU, cluster_weights
 from biasflow.cairo.combinations import PooledStats, eq1
 from biasflow.hashing import named_rng
-from biasflow.intervals import INTERVAL, estimate_interval
+from biasflow.intervals import INTERVAL, NON_NEGATIVE, estimate_interval, is_rounding
 from biasflow.intervals import small_sample_factor as t_factor
 
 # Streams of random draws, one per purpose, so adding draws of one kind never moves another's.
@@ -158,12 +158,16 @@ def group_difference_interval(counts: np.ndarray, pooled: PooledStats, weights: 
     difference; whether there is one is ``excess_p``'s question (coverage: the calibration
     table, benchmarks/README.md).
     """
-    observed = _deviations(*draw_totals(counts, pooled, pooled.membership[None]))
+    totals = draw_totals(counts, pooled, pooled.membership[None])
+    observed = _deviations(*totals)
+    # Deviations that are rounding (Eq. 1 is then exactly 0, as :func:`eq1` writes it) have no sign to keep.
+    scale = len(pooled.subgroups) * np.abs(totals[0].sum(axis=0) / totals[1].sum(axis=0))
+    observed = np.where(is_rounding(np.abs(observed).sum(axis=0), scale), 0.0, observed)
     linear = (np.sign(observed) * _deviations(*draw_totals(counts, pooled, weights))).sum(axis=0).mean(axis=0)
     estimate = np.abs(observed).sum(axis=0).mean(axis=0)[0]
     if normalise == "mean":
         linear, estimate = linear / len(pooled.subgroups), estimate / len(pooled.subgroups)
-    return estimate_interval(estimate, linear, small_sample_factor(pooled))
+    return estimate_interval(estimate, linear, small_sample_factor(pooled), NON_NEGATIVE)
 
 
 def _deviations(group_sum: np.ndarray, group_n: np.ndarray) -> np.ndarray:

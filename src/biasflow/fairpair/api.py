@@ -42,8 +42,8 @@ def fairpair_scores(sides: pd.DataFrame, **settings) -> pd.DataFrame:
       dissimilarity      B      F
     0       jaccard  0.816  4.162
     """
+    chosen = ScoreSettings.for_call("fairpair_scores", **settings)
     require_columns(sides, SIDE_COLUMNS, "FairPair sides")
-    chosen = ScoreSettings.defaults(**settings)
     scores, _ = scores_and_null(with_vader(sides, chosen.dissimilarities), chosen.dissimilarities, chosen.folds,
                                 chosen.null_draws, chosen.seed)
     return scores

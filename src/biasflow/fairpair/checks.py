@@ -1,17 +1,57 @@
-"""What FairPair needs of a config, checked before any job runs (the ``check`` of its declaration, method.py).
+"""What FairPair needs of a config, checked before any job runs (the ``check`` of its declaration, method.py), and of
+the per-prompt score tables its comparison and power planner read.
 
 Its models and perturbing model are entries of the config; every file it reads exists; the
 occupations hold no repeat (each would be a prompt built twice, docs/methods.md §2.7); and no
-model's results would be written to a file another model or the summary writes.
+model's results would be written to a file another model or the summary writes. A score
+table names its model by its file name, or by a ``model`` column where it is a DataFrame,
+and has rows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+
+import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.fairpair import outputs
+from biasflow.fairpair.comparisons import TESTED_COLUMNS, TESTED_NUMBERS
 from biasflow.fairpair.prompts import load_occupations
+from biasflow.tables import read_source, require_rows, source_name
+
+
+def scores_by_model(sources: Iterable[tuple[str | None, str | pd.DataFrame]]) -> dict[str, pd.DataFrame]:
+    """Each model's per-prompt scores, from ``(name, table)`` pairs: a table is a path or a DataFrame.
+
+    A file's rows are the model ``name`` (its file name, as the workflow writes
+    ``results/fairpair/<model>.csv``); a DataFrame with a ``model`` column is split by it, one
+    without takes ``name``. A table with a header and no rows is refused here, before any
+    check of its columns' values would misread the emptiness.
+    """
+    tables: dict[str, list[pd.DataFrame]] = {}
+    for name, source in sources:
+        table = read_source(source, TESTED_COLUMNS, "FairPair scores", numbers=TESTED_NUMBERS)
+        require_rows(table, f"FairPair scores {source_name(source)}")
+        if isinstance(source, pd.DataFrame) and "model" in table:
+            parts = {str(model): part for model, part in table.groupby("model", sort=False)}
+        elif name is None:
+            raise BiasflowError("FairPair scores given as a DataFrame need a model column naming each row's model "
+                                "(a file's name gives it); add one.")
+        else:
+            parts = {name: table}
+        for model, part in parts.items():
+            tables.setdefault(model, []).append(part)
+    return {model: pd.concat(parts, ignore_index=True) for model, parts in tables.items()}
+
+
+def check_null(scores: pd.DataFrame, model: str, what: str) -> None:
+    """A model's scores must hold the permutation null that the excess R is measured against (§2.6)."""
+    if scores["R_null_mean"].isna().all():
+        raise BiasflowError(f"FairPair scores of {model} have no permutation null (R_null_mean is empty), which {what} "
+                            "measures the excess R against; score them with fairpair.null_draws above 0 (and no "
+                            "folds).")
 
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from biasflow.cli import example
 from biasflow.errors import BiasflowError
+from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import flag
 
 
@@ -36,7 +37,8 @@ def register(commands) -> None:
         "<model>.parquet), under the workflow's names (results/fairpair/): per model its per-prompt scores, null "
         "draws and differential n-grams; over every model the summary, every pair of models compared (Holm and "
         "Benjamini-Hochberg over the pairs), where each model's excess R would move (variance), their figures and "
-        "the tables page (docs/methods.md section 2). There is no perturbation step, so no rejection rates.",
+        "the tables page (docs/methods.md section 2). There is no perturbation step, so no rejection rates. "
+        "--baseline compares each model with one model only, --pairs none compares none (section 7).",
         **example("biasflow fairpair-summary --sides model_a.csv model_b.csv --out-dir fairpair/"),
     )
     summary.add_argument("--sides", nargs="+", required=True,
@@ -44,6 +46,7 @@ def register(commands) -> None:
                          "sample and text; the model is the file's stem")
     summary.add_argument("--out-dir", required=True, help="folder for the tables and figures (created if missing)")
     _settings_flags(summary)
+    add_pair_flags(summary)
     summary.set_defaults(run=_summary)
 
 
@@ -103,4 +106,4 @@ def _summary(args) -> None:
                                                       null_draws=args.null_draws, seed=args.seed),
                       summary_settings=BootstrapSettings.defaults(bootstrap=args.bootstrap, seed=args.seed),
                       comparison=ComparisonSettings.defaults(null_draws=args.null_draws, seed=args.seed),
-                      out_dir=args.out_dir)
+                      out_dir=args.out_dir, pairs=PairChoice.from_args(args))

@@ -13,13 +13,14 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from biasflow.errors import BiasflowError
-from biasflow.fairpair.comparisons import TESTED_COLUMNS, TESTED_NUMBERS, comparison_table
+from biasflow.fairpair.checks import check_null, scores_by_model
+from biasflow.fairpair.comparisons import comparison_table
 from biasflow.schema import default
-from biasflow.tables import read_table
 from biasflow.verdicts import judged
 
 
-def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
+def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str,
+            config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
     """What ``biasflow compare --method fairpair`` prints and writes: the pair's rows and one sentence per dissimilarity.
 
     ``config`` (a validated config, or None for the schema's defaults) gives the swap draws
@@ -33,22 +34,23 @@ def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping
     return rows, sentences(rows, min_effect)
 
 
-def compare(paths: Sequence[str], baseline: str, candidate: str, swaps: int, seed: int) -> pd.DataFrame:
-    """The comparison rows of ``candidate`` (model_a) against ``baseline`` (model_b)."""
+def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, swaps: int,
+            seed: int) -> pd.DataFrame:
+    """The comparison rows of ``candidate`` (model_a) against ``baseline`` (model_b).
+
+    ``paths``: each model's per-prompt scores, a file named after its model or a DataFrame
+    with a ``model`` column (:func:`biasflow.fairpair.checks.scores_by_model`).
+    """
     if baseline == candidate:
         raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different models.")
-    models = {Path(path).stem: path for path in paths}
+    models = scores_by_model((None if isinstance(path, pd.DataFrame) else Path(path).stem, path) for path in paths)
     for flag, model in (("--baseline", baseline), ("--candidate", candidate)):
         if model not in models:
             raise BiasflowError(f"{flag} {model!r} is not among the score files, whose names are the models: "
                                 f"{', '.join(sorted(models))}; give results/fairpair/{model}.csv too.")
-    scores = pd.concat([read_table(models[model], TESTED_COLUMNS, "FairPair scores",
-                                   numbers=TESTED_NUMBERS).assign(model=model) for model in (candidate, baseline)])
     for model in (candidate, baseline):
-        if scores.loc[scores["model"] == model, "R_null_mean"].isna().all():
-            raise BiasflowError(f"FairPair scores of {model} have no permutation null (R_null_mean is empty), which "
-                                "the excess R is measured against; score them with fairpair.null_draws above 0 (and "
-                                "no folds).")
+        check_null(models[model], model, "the comparison")
+    scores = pd.concat([models[model].assign(model=model) for model in (candidate, baseline)], ignore_index=True)
     rows = comparison_table(scores, swaps, seed, pairs=[(candidate, baseline)])
     if not (rows["n_prompts"] > 0).any():
         raise BiasflowError(f"{candidate} and {baseline} share no tested prompt (one whose R re-splitting moves) in "

@@ -17,7 +17,8 @@ re-splitting moves, §2.5):
   weights are swapped with probability ½, which leaves their joint distribution as it is
   when the two models are exchangeable on every prompt; two-sided, (1 + #{|D*| ≥ |D|}) /
   (draws + 1);
-- ``p_holm``/``p_bh``: adjusted over the pairs of one dissimilarity.
+- ``p_holm``/``p_bh``: adjusted over the pairs of one dissimilarity the table holds (every
+  pair, or the baseline's: :mod:`biasflow.model_pairs`).
 
 Each prompt's swaps draw from a stream keyed by the dissimilarity's name and the prompt's
 id, so adding a model, or a prompt, moves no other pair's or prompt's draws.
@@ -25,9 +26,9 @@ id, so adding a model, or a prompt, moves no other pair's or prompt's draws.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,7 @@ import pandas as pd
 from biasflow.fairpair.null import permutation_p
 from biasflow.hashing import named_rng
 from biasflow.intervals import t_quantile
+from biasflow.model_pairs import PairChoice, compared
 from biasflow.multiplicity import adjust
 from biasflow.schema import choices
 from biasflow.settings import StepSettings
@@ -62,20 +64,19 @@ class ComparisonSettings(StepSettings):
 
 
 def comparison_table(scores: pd.DataFrame, swaps: int, seed: int,
-                     pairs: list[tuple[str, str]] | None = None) -> pd.DataFrame:
-    """Every pair of models in the per-prompt ``scores`` (a ``model`` column) compared (docs/methods.md §2.9).
+                     pairs: PairChoice | Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
+    """Pairs of models in the per-prompt ``scores`` (a ``model`` column) compared (docs/methods.md §2.9).
 
     ``swaps`` swap draws (0: ``p`` is NaN), seeded by ``seed`` and the dissimilarity's name;
-    ``pairs`` limits the table to these (model_a, model_b) pairs.
+    ``pairs`` says which pairs (:func:`biasflow.model_pairs.compared`: every pair by default,
+    each model against a baseline, or given (model_a, model_b) pairs).
     """
     rows = []
     for name in (d for d in choices("fairpair.dissimilarities") if d in set(scores["dissimilarity"])):
         tested = {model: tested_prompts(part) for model, part in scores[scores["dissimilarity"] == name].groupby("model")}
-        wanted = pairs if pairs is not None else itertools.combinations(sorted(tested), 2)
-        for a, b in wanted:
-            if a in tested and b in tested:
-                rows.append({"dissimilarity": name, "model_a": a, "model_b": b,
-                             **pair_row(tested[a], tested[b], swaps, seed, name)})
+        for a, b in compared(pairs, tested):
+            rows.append({"dissimilarity": name, "model_a": a, "model_b": b,
+                         **pair_row(tested[a], tested[b], swaps, seed, name)})
     return adjust(pd.DataFrame(rows, columns=FAIRPAIR_COMPARISON_COLUMNS), FAMILY)
 
 

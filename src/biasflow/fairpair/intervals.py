@@ -16,6 +16,8 @@ import math
 
 import numpy as np
 
+from biasflow.intervals import is_rounding
+
 log = logging.getLogger("biasflow")
 
 
@@ -58,7 +60,7 @@ def studentized_interval(values: np.ndarray, rng: np.random.Generator, draws: in
     if not draws:
         log.info("%s: no interval (fairpair.bootstrap is 0); its bounds are NaN", what)
         return mean, math.nan, math.nan
-    if not se > 0:
+    if not se > 0 or is_rounding(np.ptp(values), np.abs(values).max()):  # equal values written two ways too (§9)
         log.warning("%s: no interval (%d value(s), too few or all alike: nothing to resample); its bounds are NaN",
                     what, m)
         return mean, math.nan, math.nan

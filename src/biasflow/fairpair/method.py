@@ -31,6 +31,7 @@ METHOD = Method(
     finals=lambda config: [outputs.output("summary")],
     comparisons=lambda config: [outputs.output("comparisons")],
     variance=lambda config: [outputs.output("variance")],
+    pages=lambda config: [outputs.output("tables_page")],
     summary=summary,
     check="biasflow.fairpair.checks:check",
     commands="biasflow.fairpair.commands:register",

@@ -7,9 +7,10 @@ import pandas as pd
 from biasflow.html_tables import Section, write_tables_page
 
 
-def write_tables(summary: pd.DataFrame, rejections: pd.DataFrame, comparisons: pd.DataFrame, variance: pd.DataFrame,
-                 path) -> None:
-    """The report's page of FairPair tables (docs/methods.md §2.3, §2.5, §2.9, §2.10)."""
+def write_tables(summary: pd.DataFrame, rejections: pd.DataFrame, comparisons: pd.DataFrame | None,
+                 variance: pd.DataFrame, path) -> None:
+    """The report's page of FairPair tables (docs/methods.md §2.3, §2.5, §2.9, §2.10); ``comparisons`` None: no pairs
+    were compared (``comparisons.pairs`` none), and its section is left out."""
     write_tables_page(path, "FairPair", (
         "FairPair (Dwivedi-Yu et al., 2024; docs/methods.md section 2) grounds each prompt in one entity, swaps "
         "its gender to build a counterfactual, samples continuations on both sides and compares the difference "

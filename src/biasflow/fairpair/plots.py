@@ -78,12 +78,14 @@ def plot_ngrams(ngrams: pd.DataFrame, path, title: str = "") -> None:
     save_png(fig, path)
 
 
-def plot_comparisons(summary: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path) -> None:
+def plot_comparisons(summary: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, *,
+                     against_baseline: bool = False) -> None:
     """Per dissimilarity: models ordered by their excess R with its interval, and which pairs the paired tests separate.
 
     The summary's ``R_excess`` and interval on the left; on the right every pair's difference
-    of excess R over the prompts both tested, coloured where Holm's adjusted swap p is at
-    most 0.05 (docs/methods.md §2.9; :func:`biasflow.plotting.plot_separations`).
+    of excess R over the prompts both tested (with ``against_baseline``, each model's against
+    the baseline), coloured where Holm's adjusted swap p is at most 0.05 (docs/methods.md
+    §2.9; :func:`biasflow.plotting.plot_separations`).
     """
     panels = []
     for name in sorted(summary["dissimilarity"].unique()):
@@ -91,7 +93,8 @@ def plot_comparisons(summary: pd.DataFrame, comparisons: pd.DataFrame, path: str
             columns={"R_excess": "estimate", "R_excess_lo": "low", "R_excess_hi": "high"})
         panels.append((name, rows[["model", "estimate", "low", "high"]],
                        comparisons[comparisons["dissimilarity"] == name]))
-    plot_separations(panels, "excess R (left: less bias beyond sampling variability)", path)
+    plot_separations(panels, "excess R (left: less bias beyond sampling variability)", path,
+                     against_baseline=against_baseline)
 
 
 def plot_variance(variance: pd.DataFrame, path: str | Path) -> None:

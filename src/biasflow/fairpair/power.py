@@ -14,7 +14,6 @@ pair of models, the paired comparison's difference of excess R (§6.6).
 
 from __future__ import annotations
 
-import itertools
 import logging
 import math
 from dataclasses import dataclass
@@ -23,12 +22,9 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from biasflow.errors import BiasflowError
-from biasflow.fairpair.comparisons import (
-    TESTED_COLUMNS, TESTED_NUMBERS, paired_difference, shared_units, tested_prompts,
-)
+from biasflow.fairpair.checks import check_null, scores_by_model
+from biasflow.fairpair.comparisons import paired_difference, shared_units, tested_prompts
 from biasflow.power import PowerSettings, mean_mdd, mean_needed, planned
-from biasflow.tables import read_table
 
 log = logging.getLogger("biasflow")
 
@@ -37,28 +33,22 @@ log = logging.getLogger("biasflow")
 class Settings(PowerSettings):
     """``power.alpha``, ``power.power`` and ``power.min_effect.fairpair`` (an excess R)."""
 
-    keys = {"min_effect": "power.min_effect.fairpair"}
+    keys = {**PowerSettings.keys, "min_effect": "power.min_effect.fairpair"}
 
 
-def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFrame:
-    """Per model (a source) and dissimilarity: the smallest excess R its prompts detect, and the prompts needed;
-    per pair of models, the same for the paired comparison (§6.6)."""
-    rows, every = [], []
-    for model, paths in sources.items():
-        scores = pd.concat([read_table(path, TESTED_COLUMNS, "FairPair scores", numbers=TESTED_NUMBERS)
-                            for path in paths])
-        rows += model_rows(scores, model, settings)
-        every.append(scores.assign(model=model))
-    return planned(rows + pair_rows(pd.concat(every, ignore_index=True), settings), "fairpair", settings)
+def plan(sources: Mapping[str, Sequence[str | pd.DataFrame]], settings: Settings) -> pd.DataFrame:
+    """Per model (a source, or a DataFrame's ``model`` column) and dissimilarity: the smallest excess R its prompts
+    detect, and the prompts needed; per pair of models, the same for the paired comparison (§6.6)."""
+    models = scores_by_model((name, table) for name, tables in sources.items() for table in tables)
+    settings.pairs.check(models, "the FairPair pilot")
+    rows = [row for model, scores in models.items() for row in model_rows(scores, model, settings)]
+    every = pd.concat([scores.assign(model=model) for model, scores in models.items()], ignore_index=True)
+    return planned(rows + pair_rows(every, settings), "fairpair", settings)
 
 
 def model_rows(scores: pd.DataFrame, model: str, settings: Settings) -> list[dict]:
     """The planner's rows of one model's per-prompt scores (the prompts the headline test counts)."""
-    if scores["R_null_mean"].isna().all():
-        raise BiasflowError(
-            f"FairPair scores of {model} have no permutation null (R_null_mean is empty), which the planner measures "
-            "the excess R against; score them with fairpair.null_draws above 0 (and no folds)."
-        )
+    check_null(scores, model, "the planner")
     one_sided = 2 * settings.alpha
     rows = []
     for dissimilarity, part in scores.groupby("dissimilarity", sort=True):
@@ -82,7 +72,8 @@ def model_rows(scores: pd.DataFrame, model: str, settings: Settings) -> list[dic
 
 
 def pair_rows(scores: pd.DataFrame, settings: Settings) -> list[dict]:
-    """Per pair of models and dissimilarity: the smallest difference of excess R the paired comparison detects.
+    """Per pair of models (those ``settings.pairs`` chooses) and dissimilarity: the smallest difference of excess R
+    the paired comparison detects.
 
     The difference over the m prompts both models tested is a mean over prompts of each
     prompt's paired influence (docs/methods.md §2.9), so the planner takes the one-mean design
@@ -92,7 +83,7 @@ def pair_rows(scores: pd.DataFrame, settings: Settings) -> list[dict]:
     rows = []
     for dissimilarity, part in scores.groupby("dissimilarity", sort=True):
         tested = {model: tested_prompts(mine) for model, mine in part.groupby("model", sort=True)}
-        for a, b in itertools.combinations(sorted(tested), 2):
+        for a, b in settings.pairs.of(tested):
             units = shared_units(tested[a], tested[b])
             m = units.shape[1]
             se = float(paired_difference(units)[1]) if m > 1 else math.nan

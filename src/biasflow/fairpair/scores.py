@@ -46,7 +46,7 @@ from biasflow.fairpair.null import (
 from biasflow.fairpair.sampling import samples_sd
 from biasflow.fairpair.tokens import tokens
 from biasflow.hashing import named_rng
-from biasflow.intervals import t_interval
+from biasflow.intervals import NON_NEGATIVE, t_interval
 from biasflow.schema import choices
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
@@ -245,7 +245,7 @@ def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, settings:
                 "undefined one (nothing differs); both are left out of mean_F and counted in the summary",
                 model, name, len(F), infinite, undefined,
             )
-        mean_F, low, high = t_interval(finite, confidence)
+        mean_F, low, high = t_interval(finite, confidence, NON_NEGATIVE)  # F ≥ 0
         t, p = _welch(group)
         means = group["B"].mean(), group["V_pg"].mean(), group["V_gp"].mean()
         null = (math.nan,) * len(MODEL_NULL_COLUMNS)

@@ -32,6 +32,7 @@ from biasflow.fairpair.scores import (
 )
 from biasflow.fairpair.variance import variance_table
 from biasflow.generation import CachedGenerator
+from biasflow.model_pairs import SKIPPED, PairChoice
 from biasflow.models import Decoding, Request, spec_from_entry
 from biasflow.scorers import get_scorer, score_texts
 from biasflow.settings import StepSettings
@@ -166,15 +167,17 @@ def complete_pairs(sides: pd.DataFrame) -> pd.DataFrame:
 
 def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], rejection_paths: Mapping[str, str],
             settings: BootstrapSettings, comparison: ComparisonSettings, out: str, plot_out: str,
-            rejections_out: str | None, tables_page: str, comparisons_out: str, comparisons_plot: str,
-            variance_out: str, variance_plot: str) -> None:
+            rejections_out: str | None, tables_page: str, comparisons_out: str | None, comparisons_plot: str | None,
+            variance_out: str, variance_plot: str, pairs: PairChoice | None = None) -> None:
     """Per model and dissimilarity: mean F with its 95% CI, the permutation null's test, B and the V's, Welch's test.
 
     ``score_paths``, ``null_paths`` (each prompt's null draws) and ``rejection_paths`` map each
     model to its files; ``settings`` holds the bootstrap over prompts; ``tables_page`` is the
-    report's HTML page of the summary and the rejection rates. ``comparisons_out`` gets every
-    pair of models compared (docs/methods.md §2.9), with ``comparison``'s swaps, and
-    ``comparisons_plot`` the models ordered with the pairs the tests separate; ``variance_out``
+    report's HTML page of the summary and the rejection rates. ``comparisons_out`` gets the
+    ``pairs`` of models chosen (every pair by default, or each against a baseline:
+    :mod:`biasflow.model_pairs`) compared (docs/methods.md §2.9), with ``comparison``'s swaps,
+    and ``comparisons_plot`` the models ordered with the pairs the tests separate; with
+    ``pairs`` none both are None and nothing is compared; ``variance_out``
     and ``variance_plot`` where each model's excess R would move (§2.10). Without
     ``rejection_paths`` (sides made elsewhere, no perturbation step) there are no rejection
     rates: ``rejections_out`` is then None and the page leaves their section empty.
@@ -185,17 +188,25 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
     ])
     draws = pd.concat([read_table(path, NULL_DRAW_COLUMNS, "FairPair null draws").assign(model=model)
                        for model, path in null_paths.items()], ignore_index=True)
+    pairs = pairs or PairChoice.every()
+    pairs.check(score_paths, "the FairPair scores")
     table = summarise(scores, draws, settings)
     write_table(table, out)
-    comparisons = comparison_table(scores, comparison.null_draws, comparison.seed)
-    write_table(comparisons, comparisons_out)
+    comparisons = None
+    if comparisons_out and pairs.compares:
+        log.info("comparisons: %s", pairs.describe())
+        comparisons = comparison_table(scores, comparison.null_draws, comparison.seed, pairs=pairs)
+        write_table(comparisons, comparisons_out)
+    elif not pairs.compares:
+        log.info(SKIPPED)
     variance = variance_table(scores)
     write_table(variance, variance_out)
     per_model = _rejection_rates(rejection_paths)
     if rejections_out is not None:
         write_table(per_model, rejections_out)
     plot_summary(table, plot_out)
-    plot_comparisons(table, comparisons, comparisons_plot)
+    if comparisons is not None and comparisons_plot:
+        plot_comparisons(table, comparisons, comparisons_plot, against_baseline=pairs.against_baseline)
     plot_variance(variance, variance_plot)
     pages.write_tables(table, per_model, comparisons, variance, tables_page)
 
@@ -211,18 +222,21 @@ def _rejection_rates(rejection_paths: Mapping[str, str]) -> pd.DataFrame:
 
 
 def tables_from_sides(*, sides_paths: Mapping[str, str], settings: ScoreSettings, summary_settings: BootstrapSettings,
-                      comparison: ComparisonSettings, out_dir: str) -> None:
+                      comparison: ComparisonSettings, out_dir: str, pairs: PairChoice | None = None) -> None:
     """``biasflow fairpair-summary``: what the workflow's score and summary steps write, from sides a user brings.
 
     ``sides_paths`` maps each model to its table of both sides (the workflow's
     ``results/fairpair/pairs/<model>.parquet``, or one made elsewhere); each model gets its
     scores, null draws and differential n-grams (:func:`score`), then all of them the summary,
-    comparisons and variance with their figures and the tables page (:func:`summary`), under
-    the names of :mod:`biasflow.fairpair.outputs` relative to ``out_dir``. There is no
-    perturbation step, so no rejection rates.
+    comparisons of the ``pairs`` chosen (none: no comparison table or figure) and variance with
+    their figures and the tables page (:func:`summary`), under the names of
+    :mod:`biasflow.fairpair.outputs` relative to ``out_dir``. There is no perturbation step,
+    so no rejection rates. A baseline that names no model is refused before anything is written.
     """
     if not sides_paths:
         raise BiasflowError("no model's sides given: name at least one table of both sides.")
+    pairs = pairs or PairChoice.every()
+    pairs.check(sides_paths, "--sides (each file's stem)")
     files, final = from_sides(out_dir, sides_paths)
     for model, path in sides_paths.items():
         score(pairs_path=path, model=model, settings=settings, out=files[model]["scores"],
@@ -230,9 +244,10 @@ def tables_from_sides(*, sides_paths: Mapping[str, str], settings: ScoreSettings
     summary(score_paths={model: paths["scores"] for model, paths in files.items()},
             null_paths={model: paths["null"] for model, paths in files.items()}, rejection_paths={},
             settings=summary_settings, comparison=comparison, out=final["summary"], plot_out=final["plot"],
-            rejections_out=None, tables_page=final["tables_page"], comparisons_out=final["comparisons"],
-            comparisons_plot=final["comparisons_plot"], variance_out=final["variance"],
-            variance_plot=final["variance_plot"])
+            rejections_out=None, tables_page=final["tables_page"],
+            comparisons_out=final["comparisons"] if pairs.compares else None,
+            comparisons_plot=final["comparisons_plot"] if pairs.compares else None, variance_out=final["variance"],
+            variance_plot=final["variance_plot"], pairs=pairs)
 
 
 def score_user_sides(*, continuations_path: str, settings: ScoreSettings, summary_settings: BootstrapSettings,

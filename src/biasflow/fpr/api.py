@@ -93,5 +93,5 @@ def fpr_gaps(predictions: pd.DataFrame, **settings) -> pd.DataFrame:
     2  Hispanic             -0.10                -0.19                 0.00
     3     White             -0.12                -0.20                -0.02
     """
-    gap_settings = GapSettings.defaults(**settings)
+    gap_settings = GapSettings.for_call("fpr_gaps", **settings)
     return gap_table(checked_predictions(predictions, "predictions"), gap_settings)

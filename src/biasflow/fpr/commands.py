@@ -7,6 +7,7 @@ import re
 
 from biasflow.cli import example
 from biasflow.errors import BiasflowError
+from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import flag, subschema
 
 PREDICTIONS_HELP = "TSVs with y_true, y_pred, category, group, text, run_id (model: a column or the file name)"
@@ -26,8 +27,10 @@ def register(commands) -> None:
     gaps.add_argument("--predictions", nargs="+", required=True, help=PREDICTIONS_HELP)
     gaps.add_argument("--out", required=True, help="gap table (.csv, .tsv or .parquet)")
     _settings_flags(gaps)
-    gaps.add_argument("--comparisons", help="also every pair of systems compared, gap by gap and span by span "
-                      "(.csv, .tsv or .parquet; docs/methods.md section 3.8)")
+    gaps.add_argument("--comparisons", help="also pairs of systems compared, gap by gap and span by span: every "
+                      "pair, or with --baseline each system against it (.csv, .tsv or .parquet; docs/methods.md "
+                      "sections 3.8, 7)")
+    add_pair_flags(gaps)
     gaps.set_defaults(run=_gaps)
 
     summary = commands.add_parser(
@@ -36,7 +39,9 @@ def register(commands) -> None:
         "under the workflow's names (results/fpr/): per probe set its gaps, run accuracy and comparisons; over "
         "every probe set the gap spans with their null, net significance over models (raw, Holm and "
         "Benjamini-Hochberg), markedness (where the files hold unmarked sentences, group (unmarked)), where the "
-        "gaps would move (variance), their figures and the tables page (docs/methods.md section 3).",
+        "gaps would move (variance), their figures and the tables page (docs/methods.md section 3). With many "
+        "systems, --baseline compares each with one system only (n - 1 pairs, not n(n - 1)/2) and --pairs none "
+        "compares none (section 7).",
         **example("biasflow fpr-summary --probe-set race race_a.tsv race_b.tsv --probe-set age age_a.tsv age_b.tsv "
                   "--out-dir fpr/"),
     )
@@ -45,6 +50,7 @@ def register(commands) -> None:
                          "probe set (a span's null permutes within one probe set's templates)")
     summary.add_argument("--out-dir", required=True, help="folder for the tables and figures (created if missing)")
     _settings_flags(summary)
+    add_pair_flags(summary)
     summary.set_defaults(run=_summary)
 
 
@@ -67,13 +73,19 @@ def _settings(args):
 def _gaps(args) -> None:
     from biasflow.tables import check_not_inputs, check_output_path
 
+    pairs = PairChoice.from_args(args)
+    if args.comparisons and not pairs.compares:
+        raise BiasflowError("--comparisons asks for the comparison table and --pairs none for none; leave out one.")
+    if args.baseline is not None and not args.comparisons:
+        raise BiasflowError(f"--baseline {args.baseline} chooses the pairs of --comparisons; add --comparisons PATH.")
     outputs = {"--out": args.out, **({"--comparisons": args.comparisons} if args.comparisons else {})}
     for flag_name, path in outputs.items():
         check_output_path(path, flag_name)
     check_not_inputs(outputs, {"--predictions": args.predictions})
     from biasflow.fpr.steps import gaps
 
-    gaps(prediction_paths=args.predictions, settings=_settings(args), out=args.out, comparisons_out=args.comparisons)
+    gaps(prediction_paths=args.predictions, settings=_settings(args), out=args.out, comparisons_out=args.comparisons,
+         pairs=pairs)
 
 
 def _summary(args) -> None:
@@ -98,4 +110,5 @@ def _summary(args) -> None:
     check_not_inputs({"--out-dir": written}, given)
     from biasflow.fpr.steps import tables_from_predictions
 
-    tables_from_predictions(prediction_paths=probe_sets, settings=_settings(args), out_dir=args.out_dir)
+    tables_from_predictions(prediction_paths=probe_sets, settings=_settings(args), out_dir=args.out_dir,
+                            pairs=PairChoice.from_args(args))

@@ -20,7 +20,8 @@ from biasflow.schema import default
 from biasflow.verdicts import ALPHA, judged
 
 
-def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
+def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str,
+            config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
     """What ``biasflow compare --method fpr`` prints and writes: the pair's rows and its sentences.
 
     ``config`` (a validated config, or None for the schema's defaults) gives the bootstrap
@@ -34,7 +35,8 @@ def command(paths: Sequence[str], baseline: str, candidate: str, config: Mapping
     return rows, sentences(rows, min_effect)
 
 
-def compare(paths: Sequence[str], baseline: str, candidate: str, draws: int, swaps: int, seed: int) -> pd.DataFrame:
+def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, draws: int, swaps: int,
+            seed: int) -> pd.DataFrame:
     """The comparison rows of ``candidate`` against ``baseline``, adjusted over the pair's own tests."""
     if baseline == candidate:
         raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different systems.")

@@ -17,7 +17,8 @@ class and pair of systems:
   it is when the systems' template-level results are exchangeable; two-sided,
   (1 + #{|D*| ≥ |D|}) / (draws + 1);
 - ``p_holm``/``p_bh``: adjusted over every row of the same measure in the table (one probe
-  set: all pairs, attributes, groups and classes).
+  set: the pairs it holds, every pair or the baseline's (:mod:`biasflow.model_pairs`),
+  attributes, groups and classes).
 
 Only the templates both systems classified enter a pair. The template draws and the swaps
 come from streams keyed by the attribute's name, each system's run draws from one keyed by
@@ -26,17 +27,19 @@ its name and the attribute's, so adding a system moves no other pair's numbers.
 
 from __future__ import annotations
 
-import itertools
 import warnings
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from biasflow.bootstrap import ALL, cluster_weights
 from biasflow.fpr.predictions import UNMARKED
-from biasflow.fpr.rates import CLASSES, ZERO_WIDTH
+from biasflow.fpr.rates import CLASSES, RATE_SCALE
 from biasflow.fpr.resampling import class_counts, mean_gaps, stream
 from biasflow.hashing import named_rng
+from biasflow.intervals import is_rounding
+from biasflow.model_pairs import PairChoice, compared
 from biasflow.multiplicity import adjust
 
 FPR_COMPARISON_COLUMNS = [
@@ -50,12 +53,13 @@ TIE_TOL = 1e-12
 
 
 def comparison_table(preds: pd.DataFrame, draws: int, swaps: int, seed: int,
-                     pairs: list[tuple[str, str]] | None = None) -> pd.DataFrame:
-    """Every pair of systems in ``preds`` (one probe set) compared gap by gap and span by span (docs/methods.md §3.8).
+                     pairs: PairChoice | Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
+    """Pairs of systems in ``preds`` (one probe set) compared gap by gap and span by span (docs/methods.md §3.8).
 
     ``draws`` bootstrap draws (0: the intervals are NaN) and ``swaps`` swap draws (0: ``p`` is
-    NaN), seeded by ``seed`` and names; ``pairs`` limits the table to these (model_a,
-    model_b) pairs. Needs ``template_id``: without it the table is empty (the caller says so).
+    NaN), seeded by ``seed`` and names; ``pairs`` says which pairs (:func:`biasflow.model_pairs.compared`:
+    every pair by default, each system against a baseline, or given (model_a, model_b) pairs).
+    Needs ``template_id``: without it the table is empty (the caller says so).
     """
     marked = preds[preds["group"] != UNMARKED]
     rows = []
@@ -67,10 +71,8 @@ def comparison_table(preds: pd.DataFrame, draws: int, swaps: int, seed: int,
                                            [range(len(templates))], len(templates), draws, ALL)
         swap_draws = (named_rng(seed, "fpr-compare-swaps", str(category)).random((swaps, len(templates))) < 0.5
                       ).astype(float)
-        wanted = pairs if pairs is not None else itertools.combinations(sorted(systems), 2)
-        for a, b in wanted:
-            if a in systems and b in systems:
-                rows += _pair_rows(category, systems[a], systems[b], template_weights, swap_draws, groups)
+        for a, b in compared(pairs, systems):
+            rows += _pair_rows(category, systems[a], systems[b], template_weights, swap_draws, groups)
     return adjust(pd.DataFrame(rows, columns=FPR_COMPARISON_COLUMNS), FAMILY)
 
 
@@ -167,7 +169,7 @@ def _difference(difference: float, drawn: np.ndarray, swapped: np.ndarray) -> di
     low = high = np.nan
     if np.isfinite(drawn).any():
         low, high = np.nanpercentile(drawn, [2.5, 97.5])
-        if high - low <= ZERO_WIDTH:
+        if is_rounding(high - low, RATE_SCALE):
             low = high = np.nan
     observed, null = swapped[0], swapped[1:]
     null = null[np.isfinite(null)]

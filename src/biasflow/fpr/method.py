@@ -22,6 +22,7 @@ METHOD = Method(
     comparisons=lambda config: [outputs.per_probe(outputs.FOLDER, probe)["comparisons"]
                                 for probe in config["fpr"]["probes"]],
     variance=lambda config: [outputs.summary(outputs.FOLDER)["variance"]],
+    pages=lambda config: [outputs.summary(outputs.FOLDER)["tables_page"]],
     summary=summary,
     check="biasflow.fpr.checks:check",
     commands="biasflow.fpr.commands:register",

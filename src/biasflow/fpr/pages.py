@@ -7,9 +7,10 @@ import pandas as pd
 from biasflow.html_tables import Section, write_tables_page
 
 
-def write_tables(spans: pd.DataFrame, net: pd.DataFrame, markedness: pd.DataFrame, comparisons: pd.DataFrame,
+def write_tables(spans: pd.DataFrame, net: pd.DataFrame, markedness: pd.DataFrame, comparisons: pd.DataFrame | None,
                  variance: pd.DataFrame, path) -> None:
-    """The report's page of FPR-gap tables (docs/methods.md §3.3-3.5, §3.8, §3.9)."""
+    """The report's page of FPR-gap tables (docs/methods.md §3.3-3.5, §3.8, §3.9); ``comparisons`` None: no pairs
+    were compared (``comparisons.pairs`` none), and its section is left out."""
     write_tables_page(path, "Group FPR gaps on template probes", (
         "Sentiment classifiers built from each model label template sentences about identity groups; a group's "
         "FPR gap is its false-positive rate for the negative (or positive) class minus the mean over the groups of "

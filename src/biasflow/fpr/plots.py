@@ -55,12 +55,14 @@ def plot_markedness(markedness: pd.DataFrame, path: str | Path) -> None:
             empty="no template has an unmarked variant")
 
 
-def plot_comparisons(gaps: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path) -> None:
+def plot_comparisons(gaps: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, *,
+                     against_baseline: bool = False) -> None:
     """Per attribute and class: systems ordered by their gap span, and which pairs the paired tests separate.
 
     The span (largest mean gap less the smallest, docs/methods.md §3.4) has its null but no
     interval of its own, so the left panel shows the points; on the right every pair's
-    difference of spans, coloured where Holm's adjusted swap p is at most 0.05 (§3.8;
+    difference of spans (with ``against_baseline``, each system's against its baseline),
+    coloured where Holm's adjusted swap p is at most 0.05 (§3.8;
     :func:`biasflow.plotting.plot_separations`).
     """
     panels = []
@@ -72,7 +74,7 @@ def plot_comparisons(gaps: pd.DataFrame, comparisons: pd.DataFrame, path: str | 
             estimates = (column.max() - column.min()).rename("estimate").reset_index().assign(low=np.nan, high=np.nan)
             panels.append((f"{category}, {name} FPR gap span", estimates,
                            spans[(spans["category"] == category) & (spans["class"] == name)]))
-    plot_separations(panels, "gap span (left: groups treated more alike)", path)
+    plot_separations(panels, "gap span (left: groups treated more alike)", path, against_baseline=against_baseline)
 
 
 def plot_variance(variance: pd.DataFrame, path: str | Path) -> None:

@@ -11,7 +11,6 @@ over the templates both classified.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
@@ -29,7 +28,7 @@ from biasflow.power import PowerSettings, planned, proportions_mdd, proportions_
 class Settings(PowerSettings):
     """``power.alpha``, ``power.power`` and ``power.min_effect.fpr`` (an FPR difference)."""
 
-    keys = {"min_effect": "power.min_effect.fpr"}
+    keys = {**PowerSettings.keys, "min_effect": "power.min_effect.fpr"}
 
 
 def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFrame:
@@ -38,6 +37,7 @@ def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFra
     for probe, paths in sources.items():
         preds = read_predictions(list(paths))
         check_unique(preds)
+        settings.pairs.check(preds["model"].astype(str).unique(), f"the predictions of {probe}")
         rows += group_rows(preds, probe, settings) + pair_rows(preds, probe, settings)
     return planned(rows, "fpr", settings)
 
@@ -68,7 +68,8 @@ def group_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict
 
 
 def pair_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict]:
-    """Per pair of systems, category, class and group: the smallest difference of gaps the paired comparison detects.
+    """Per pair of systems (those ``settings.pairs`` chooses), category, class and group: the smallest difference of
+    gaps the paired comparison detects.
 
     Over the T templates both systems classified, A's gap less B's is, to first order, the
     mean over templates of d_t = ȳ_A,t − ȳ_B,t, each system's contribution of template t to
@@ -85,7 +86,7 @@ def pair_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict]
         _, groups, systems = category_systems(part, category, 0, 0)
         per_template = {model: {name: contributions(*counts).mean(axis=0) for name, counts in system.counts.items()}
                         for model, system in systems.items()}
-        for a, b in itertools.combinations(sorted(systems), 2):
+        for a, b in settings.pairs.of(systems):
             shared = systems[a].present & systems[b].present
             n = int(shared.sum())
             for name in CLASSES:

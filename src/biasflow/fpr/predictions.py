@@ -25,27 +25,32 @@ LABELS = ("negative", "neutral", "positive")
 UNMARKED = "(unmarked)"
 
 
-def read_predictions(paths: list[str]) -> pd.DataFrame:
-    """Read and validate prediction TSVs (one or more runs/models per file).
+def read_predictions(paths: list[str | pd.DataFrame]) -> pd.DataFrame:
+    """Read and validate prediction TSVs (one or more runs/models per file), or take DataFrames of the same columns.
 
     ``model`` is taken from the file stem when the column is absent, so a file per
-    model needs no redundant column. Labels are checked here, once, because a stray
-    label (say -1 for "unparsed") would silently count as "not class c" in every FPR.
+    model needs no redundant column; a DataFrame has no file name to give it, so it needs
+    the column. Labels are checked here, once, because a stray label (say -1 for
+    "unparsed") would silently count as "not class c" in every FPR.
     """
-    paths = [str(p) for p in paths]
-    if not paths:
+    if not len(paths):
         raise BiasflowError("no predictions files given; pass at least one predictions TSV.")
     seen: dict[Path, str] = {}
     for path in paths:
+        if isinstance(path, pd.DataFrame):
+            continue
         resolved = Path(path).resolve()
         if resolved in seen:
             raise BiasflowError(
                 f"predictions file {path} is given twice (also as {seen[resolved]}), which would count each of its "
                 "predictions twice; pass each file once."
             )
-        seen[resolved] = path
+        seen[resolved] = str(path)
     frames = []
     for path in paths:
+        if isinstance(path, pd.DataFrame):
+            frames.append(checked_predictions(path, "predictions given as a DataFrame"))
+            continue
         df = read_table(path, what="predictions file")
         if "model" not in df.columns:
             df = df.assign(model=Path(path).stem)

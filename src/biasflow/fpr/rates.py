@@ -23,9 +23,10 @@ log = logging.getLogger("biasflow")
 
 # The reference adds eps to numerator and denominator; kept so numbers match it exactly.
 EPS = 1e-10
-# An interval narrower than this holds only eps's own traces (an FPR of 0 is eps / n, which differs
-# between groups of different sizes), not a spread of the data: it has zero width (docs/methods.md §3.3).
-ZERO_WIDTH = 10 * EPS
+# Rates and gaps lie in [−1, 1], so rounding is told at that size (biasflow.intervals.is_rounding, 1e-9):
+# an interval that narrow holds only eps's own traces (an FPR of 0 is eps / n, which differs between
+# groups of different sizes), not a spread of the data, and is empty (docs/methods.md §3.3, §9).
+RATE_SCALE = 1.0
 # Class name -> label for the two one-vs-rest FPRs that are reported.
 CLASSES = {"negative": 0, "positive": 2}
 # A run's groups are compared within one model, run and category.

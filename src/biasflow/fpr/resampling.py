@@ -25,8 +25,9 @@ import pandas as pd
 
 from biasflow.bootstrap import ALL, cluster_weights
 from biasflow.fpr.predictions import UNMARKED
-from biasflow.fpr.rates import CLASSES, EPS, ZERO_WIDTH
+from biasflow.fpr.rates import CLASSES, EPS, RATE_SCALE
 from biasflow.hashing import named_rng
+from biasflow.intervals import is_rounding
 
 log = logging.getLogger("biasflow")
 
@@ -108,7 +109,7 @@ def bootstrap_gaps(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
             drawn = mean_gaps(np.einsum("bt,rtg->brg", template_weights, fp),
                                np.einsum("bt,rtg->brg", template_weights, counted), run_weights)
             low, high = np.nanpercentile(drawn, [2.5, 97.5], axis=0)
-            zero = high - low <= ZERO_WIDTH
+            zero = is_rounding(high - low, RATE_SCALE)
             flat.extend([model] * int(np.sum(zero)))
             bounds.append(np.where(zero, np.nan, [low, high]))
         rows.extend((model, category, g, bounds[0][0][i], bounds[0][1][i], bounds[1][0][i], bounds[1][1][i])

@@ -29,6 +29,7 @@ from biasflow.fpr.resampling import bootstrap_gaps, span_null
 from biasflow.fpr.tuning import ClassifierSettings, fine_tune, soft_prompt_train
 from biasflow.fpr.variance import variance_table
 from biasflow.generation import CachedGenerator
+from biasflow.model_pairs import SKIPPED, PairChoice
 from biasflow.models import Decoding, spec_from_entry
 from biasflow.settings import StepSettings
 from biasflow.tables import read_table, write_table
@@ -151,32 +152,57 @@ def classify(*, entry: dict, classifier: ClassifierSettings, probes: Mapping[str
 
 
 def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, accuracy_out: str | None = None,
-         plot_out: str | None = None, comparisons_out: str | None = None, comparisons_plot: str | None = None) -> None:
-    """FPR gaps with CIs per model and group, accuracy per run (runs below the floor flagged), every pair compared.
+         plot_out: str | None = None, comparisons_out: str | None = None, comparisons_plot: str | None = None,
+         pairs: PairChoice | None = None) -> None:
+    """FPR gaps with CIs per model and group, accuracy per run (runs below the floor flagged), pairs compared.
 
-    Repeated predictions are an error (they would weigh twice in an FPR). A model with a
-    single run still gets its point gaps, which mean what they say, but no interval
-    (docs/methods.md §3.3: the sd over runs needs two); one warning says so rather than an
-    error, since one run is a common first look and net significance already counts it 0.
+    ``pairs`` says which pairs of systems ``comparisons_out`` compares (every pair by default;
+    :mod:`biasflow.model_pairs`); with ``none`` nothing is compared or written there (the
+    rules then declare no ``comparisons_out`` or ``comparisons_plot``). Repeated predictions are
+    an error (they would weigh twice in an FPR). A model with a single run still gets its
+    point gaps, which mean what they say, but no interval (docs/methods.md §3.3: the sd over
+    runs needs two); one warning says so rather than an error, since one run is a common
+    first look and net significance already counts it 0.
     """
+    pairs = pairs or PairChoice.every()
+    preds = read_predictions(list(prediction_paths))
+    if comparisons_out:
+        checked_pairs(preds, pairs, f"the predictions {', '.join(map(str, prediction_paths))}")
+    elif not pairs.compares:
+        log.info(SKIPPED)
+    write_gaps(preds, settings, out=out, accuracy_out=accuracy_out, plot_out=plot_out,
+               comparisons_out=comparisons_out, comparisons_plot=comparisons_plot, pairs=pairs)
+
+
+def checked_pairs(preds: pd.DataFrame, pairs: PairChoice, what: str) -> None:
+    """Refuse a baseline that names none of the systems in ``preds`` (``what`` names the files), before any write."""
+    pairs.check(preds["model"].astype(str).unique(), what)
+
+
+def write_gaps(preds: pd.DataFrame, settings: GapSettings, *, out: str, accuracy_out: str | None,
+               plot_out: str | None, comparisons_out: str | None, comparisons_plot: str | None,
+               pairs: PairChoice) -> None:
+    """:func:`gaps` on predictions already read and checked."""
     check_floor(settings.accuracy_floor)
     quantile(settings.interval, settings.z, 2)
-    preds = read_predictions(list(prediction_paths))
     table = gap_table(preds, settings)
     accuracy = run_accuracy(preds, settings.accuracy_floor)
     for row in accuracy[accuracy["below_floor"]].itertuples(index=False):
         log.warning("%s run %s: accuracy %.2f is below the floor %.2f; its gaps mean little",
                     row.model, row.run_id, row.accuracy, settings.accuracy_floor)
+    comparisons = None
+    if comparisons_out and pairs.compares:
+        log.info("comparisons: %s", pairs.describe())
+        comparisons = comparison_table(preds, settings.bootstrap, settings.null_draws, settings.seed, pairs=pairs)
     write_table(table, out)
     if accuracy_out:
         write_table(accuracy, accuracy_out)
     if plot_out:
         plot_gaps(table, plot_out)
-    if comparisons_out:
-        comparisons = comparison_table(preds, settings.bootstrap, settings.null_draws, settings.seed)
+    if comparisons is not None:
         write_table(comparisons, comparisons_out)
         if comparisons_plot:
-            plot_comparisons(table, comparisons, comparisons_plot)
+            plot_comparisons(table, comparisons, comparisons_plot, against_baseline=pairs.against_baseline)
 
 
 def gap_table(preds: pd.DataFrame, settings: GapSettings) -> pd.DataFrame:
@@ -205,7 +231,8 @@ def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequ
     """Gap spans per probe set (and their mean) with their null, net significance over models, markedness, variance.
 
     ``gap_paths`` maps each probe set's name to its gap table, ``prediction_paths`` to its
-    predictions files, ``comparison_paths`` to its comparisons (shown on the report's page);
+    predictions files, ``comparison_paths`` to its comparisons (shown on the report's page;
+    empty where ``comparisons.pairs`` is none, and the page leaves their section out);
     ``variance_out`` and ``variance_plot`` get where each gap would move (docs/methods.md §3.9).
     """
     tables = [read_table(path, [*GAP_COLUMNS, "category"], "FPR gap table").assign(probe=probe)
@@ -225,35 +252,47 @@ def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequ
     variance = variance_table(by_probe)
     write_table(variance, variance_out)
     plot_variance(variance, variance_plot)
-    comparisons = pd.concat([read_table(path, FPR_COMPARISON_COLUMNS, "FPR comparisons").assign(probe=probe)
-                             for probe, path in comparison_paths.items()], ignore_index=True)
-    pages.write_tables(spans, net, marked, comparisons[["probe", *FPR_COMPARISON_COLUMNS]], variance, tables_page)
+    comparisons = None
+    if comparison_paths:
+        comparisons = pd.concat([read_table(path, FPR_COMPARISON_COLUMNS, "FPR comparisons").assign(probe=probe)
+                                 for probe, path in comparison_paths.items()], ignore_index=True)
+        comparisons = comparisons[["probe", *FPR_COMPARISON_COLUMNS]]
+    pages.write_tables(spans, net, marked, comparisons, variance, tables_page)
 
 
 def tables_from_predictions(*, prediction_paths: Mapping[str, Sequence[str]], settings: GapSettings,
-                            out_dir: str) -> None:
+                            out_dir: str, pairs: PairChoice | None = None) -> None:
     """Every table and figure the workflow's FPR steps write from predictions, by its names under ``out_dir``.
 
     ``prediction_paths`` maps each probe set's name to its prediction files (every model and
-    classifier of it). Each probe set gets its gaps, accuracy and comparisons (:func:`gaps`),
-    then all of them together the gap spans with their null, net significance, markedness,
-    variance and the tables page (:func:`summary`); the names are those of
-    :mod:`biasflow.fpr.outputs`, the ones ``results/fpr/`` holds.
+    classifier of it). Each probe set gets its gaps, accuracy and comparisons of the ``pairs``
+    chosen (:func:`gaps`; none with ``comparisons.pairs`` none), then all of them together the
+    gap spans with their null, net significance, markedness, variance and the tables page
+    (:func:`summary`); the names are those of :mod:`biasflow.fpr.outputs`, the ones
+    ``results/fpr/`` holds. Every probe set's predictions are read, and a baseline checked
+    against its systems, before anything is written.
     """
     if not prediction_paths:
         raise BiasflowError("no probe set given: name one with its prediction files.")
-    for probe, paths in prediction_paths.items():
+    pairs = pairs or PairChoice.every()
+    compares = pairs.compares
+    read = {probe: read_predictions(list(paths)) for probe, paths in prediction_paths.items()}
+    for probe, preds in read.items():
+        checked_pairs(preds, pairs, f"probe set {probe}")
+    if not compares:
+        log.info(SKIPPED)
+    for probe, preds in read.items():
         files = outputs.per_probe(out_dir, probe)
-        gaps(prediction_paths=paths, settings=settings, out=files["gaps"], accuracy_out=files["accuracy"],
-             plot_out=files["plot"], comparisons_out=files["comparisons"],
-             comparisons_plot=files["comparisons_plot"])
+        write_gaps(preds, settings, out=files["gaps"], accuracy_out=files["accuracy"], plot_out=files["plot"],
+                   comparisons_out=files["comparisons"] if compares else None,
+                   comparisons_plot=files["comparisons_plot"] if compares else None, pairs=pairs)
     per_probe = {probe: outputs.per_probe(out_dir, probe) for probe in prediction_paths}
     final = outputs.summary(out_dir)
     summary_settings = SummarySettings(interval=settings.interval, z=settings.z, null_draws=settings.null_draws,
                                        seed=settings.seed)
     summary(gap_paths={probe: files["gaps"] for probe, files in per_probe.items()},
             prediction_paths=prediction_paths,
-            comparison_paths={probe: files["comparisons"] for probe, files in per_probe.items()},
+            comparison_paths={probe: files["comparisons"] for probe, files in per_probe.items()} if compares else {},
             settings=summary_settings, spans_out=final["spans"], net_out=final["net"],
             markedness_out=final["markedness"], spans_plot=final["spans_plot"],
             markedness_plot=final["markedness_plot"], variance_out=final["variance"],

@@ -4,7 +4,9 @@ docs/methods.md §5.5. Every scored text that mentions its own subgroup gets one
 other subgroup (each mention replaced by that subgroup's word of the same form) and one
 neutral variant (a placeholder that names no group), by :class:`biasflow.identity.AxisLexicon`;
 the variants are scored by the same scorer through the same cache (key: the variant's text),
-so a rerun scores nothing twice. From them:
+so a rerun scores nothing twice. A text that names its group in a form that cannot be swapped
+grammatically gets one :data:`~biasflow.identity.UNSWAPPABLE` row instead (no score), so it
+is left out of what follows and counted. From them:
 
 - the scorer's bias per subgroup, C_g = mean over contents of (score with g's word − the mean
   over subgroups of the same content's scores), with a cluster-bootstrap interval over the
@@ -17,6 +19,7 @@ so a rerun scores nothing twice. From them:
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -24,8 +27,8 @@ import pandas as pd
 
 from biasflow.bootstrap import RAO_WU, cluster_weights
 from biasflow.hashing import named_rng
-from biasflow.identity import NEUTRAL, AxisLexicon
-from biasflow.intervals import estimate_interval, small_sample_factor
+from biasflow.identity import NEUTRAL, UNSWAPPABLE, AxisLexicon
+from biasflow.intervals import estimate_interval, small_sample_factor, without_rounding
 from biasflow.scorers.cache import score_texts
 from biasflow.scorers.table import ScoringSettings, scored_texts
 from biasflow.tables import CONTINUATION_KEY, require_columns
@@ -33,7 +36,8 @@ from biasflow.tables import CONTINUATION_KEY, require_columns
 log = logging.getLogger("biasflow")
 
 VARIANT_COLUMNS = [*CONTINUATION_KEY, "subgroup", "variant", "mentions", "variant_text", "score"]
-SCORER_BIAS_COLUMNS = ["subgroup", "scorer_bias", "scorer_bias_lo", "scorer_bias_hi", "n_contents", "n_clusters"]
+SCORER_BIAS_COLUMNS = ["subgroup", "scorer_bias", "scorer_bias_lo", "scorer_bias_hi", "n_contents", "n_excluded",
+                       "n_clusters"]
 # What C_g's bootstrap resamples: a prompt's cluster (a BOLD page, a HolisticBias or HONEST template; the
 # prompt itself where the data name none), per metric. Every continuation of a prompt lies in one.
 CONTENT_CLUSTER = ["metric", "group_key"]
@@ -49,7 +53,10 @@ def variant_table(table: pd.DataFrame, settings: ScoringSettings, lexicon: AxisL
     """Every variant of every row of ``table`` whose scored text mentions its own subgroup, scored.
 
     ``subgroups``: the axis's subgroups being compared; each row of one of them gets a variant
-    per other one and a neutral one. Rows of a subgroup the lexicon does not know get none.
+    per other one and a neutral one. Rows of a subgroup the lexicon does not know get none. A
+    row whose mention cannot be swapped grammatically (docs/methods.md §5.5) gets one row with
+    ``variant`` :data:`~biasflow.identity.UNSWAPPABLE`, its own text and no score; the log
+    counts them by reason.
     """
     require_columns(table, [*CONTINUATION_KEY, "subgroup"], "continuation table")
     texts = scored_texts(table, settings.score_text)
@@ -57,23 +64,40 @@ def variant_table(table: pd.DataFrame, settings: ScoringSettings, lexicon: AxisL
     if unknown:
         log.warning("identity lexicon, axis %s: no words for subgroup(s) %s; their continuations are not rescored.",
                     lexicon.axis, ", ".join(map(str, unknown)))
-    rows = []
+    rows, reasons = [], {}
     for key, subgroup, text in zip(table[CONTINUATION_KEY].itertuples(index=False, name=None), table["subgroup"],
                                    texts):
         targets = [g for g in subgroups if g != subgroup] + [NEUTRAL]
-        mentions, variants = lexicon.variants(text, subgroup, targets)
-        rows.extend((*key, subgroup, target, mentions, variant) for target, variant in variants.items())
+        found = lexicon.variants(text, subgroup, targets)
+        if found.unswappable:
+            rows.append((*key, subgroup, UNSWAPPABLE, found.mentions, text))
+            count, example = reasons.get(found.unswappable, (0, text))
+            reasons[found.unswappable] = (count + 1, example)
+        rows.extend((*key, subgroup, target, found.mentions, variant) for target, variant in found.texts.items())
     variants = pd.DataFrame(rows, columns=VARIANT_COLUMNS[:-1])
-    scorer = settings.build()
-    variants["score"] = score_texts(scorer, variants["variant_text"].tolist(),
-                                    Path(cache_dir) if cache_dir is not None else None)
+    swapped = (variants["variant"] != UNSWAPPABLE).to_numpy()
+    variants["score"] = np.nan
+    variants.loc[swapped, "score"] = score_texts(settings.build(), variants.loc[swapped, "variant_text"].tolist(),
+                                                 Path(cache_dir) if cache_dir is not None else None)
     mentioning = variants[CONTINUATION_KEY].drop_duplicates()
     log.info(
         "counterfactual rescoring, axis %s: %d of %d continuations mention their own subgroup; %d variants scored, "
         "so scoring cost x%.2f (%d subgroups + neutral per mentioning continuation).", lexicon.axis,
-        len(mentioning), len(table), len(variants), cost_multiplier(len(table), len(variants)), len(subgroups) - 1,
+        len(mentioning), len(table), swapped.sum(), cost_multiplier(len(table), int(swapped.sum())),
+        len(subgroups) - 1,
     )
+    if reasons:
+        log.warning(
+            "counterfactual rescoring, axis %s: %d of the mentioning continuations name their group in a form that "
+            "cannot be swapped grammatically; they get no variants and are left out of the scorer's bias "
+            "(n_excluded; docs/methods.md §5.5): %s.", lexicon.axis, sum(n for n, _ in reasons.values()),
+            "; ".join(f"{why}: {n}, e.g. {_excerpt(example)!r}" for why, (n, example) in sorted(reasons.items())),
+        )
     return variants[VARIANT_COLUMNS]
+
+
+def _excerpt(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def cost_multiplier(n_texts: int, n_variants: int) -> float:
@@ -82,12 +106,29 @@ def cost_multiplier(n_texts: int, n_variants: int) -> float:
 
 
 def neutral_scores(scores: pd.DataFrame, variants: pd.DataFrame) -> pd.DataFrame:
-    """``scores`` with each score replaced by its neutral variant's where the text names its own group."""
+    """``scores`` with each score replaced by its neutral variant's where the text names its own group.
+
+    A text that names its group in a form that cannot be swapped (an
+    :data:`~biasflow.identity.UNSWAPPABLE` row) has no neutral score: NaN.
+    """
     neutral = variants.loc[variants["variant"] == NEUTRAL, [*CONTINUATION_KEY, "score"]]
     merged = scores.merge(neutral.rename(columns={"score": "neutral"}), on=CONTINUATION_KEY, how="left",
                           validate="one_to_one")
     merged["score"] = merged["neutral"].fillna(merged["score"])
+    merged.loc[unswappable(merged, variants).to_numpy(), "score"] = np.nan
     return merged[scores.columns]
+
+
+def unswappable(table: pd.DataFrame, variants: pd.DataFrame) -> pd.Series:
+    """Whether each row of ``table`` (by the continuation key) names its group in a form that cannot be swapped."""
+    keys = variants.loc[variants["variant"] == UNSWAPPABLE, CONTINUATION_KEY].drop_duplicates().assign(_out=True)
+    return table[CONTINUATION_KEY].merge(keys, on=CONTINUATION_KEY, how="left")["_out"].fillna(False).astype(bool)
+
+
+def excluded_counts(variants: pd.DataFrame) -> dict[str, int]:
+    """Per subgroup, its continuations that name it in a form that cannot be swapped (left out of the contents)."""
+    out = variants.loc[variants["variant"] == UNSWAPPABLE].drop_duplicates(CONTINUATION_KEY)
+    return {str(group): int(n) for group, n in out.groupby("subgroup").size().items()}
 
 
 def content_scores(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
@@ -106,7 +147,8 @@ def content_scores(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[st
     return wide.reset_index().merge(clusters, on=CONTINUATION_KEY)[[*CONTENT_CLUSTER, *groups]]
 
 
-def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int, seed: int) -> pd.DataFrame:
+def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int, seed: int, *,
+                excluded: Mapping[str, int] | None = None) -> pd.DataFrame:
     """C_g per group with a 95% interval from a cluster bootstrap over the contents' prompts (docs/methods.md §5.5).
 
     C_g = mean over contents of (score carrying g's words − the mean over groups of that
@@ -119,9 +161,14 @@ def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int
     interval by definition; each model's own numbers are
     :func:`biasflow.cairo.scorer_bias.models_table`'s. An interval needs ``draws`` > 0 and
     :data:`MIN_CLUSTERS` clusters; else it is NaN (never of zero width), and the log says why.
+    ``excluded``: each group's continuations left out of ``contents`` because their words
+    could not be swapped grammatically (:func:`excluded_counts`; ``n_excluded``, 0 where none
+    are given).
     """
-    deviation = contents[groups].to_numpy(dtype=np.float64)
-    deviation = deviation - deviation.mean(axis=1, keepdims=True)
+    scores = contents[groups].to_numpy(dtype=np.float64)
+    # A content scored alike whatever group it names deviates by rounding at most: exactly 0 (§9).
+    deviation = without_rounding(scores - scores.mean(axis=1, keepdims=True),
+                                 np.abs(scores).max(axis=1, keepdims=True, initial=0.0))
     cluster = contents.groupby(CONTENT_CLUSTER, sort=True, dropna=False).ngroup().to_numpy()
     n_clusters = int(cluster.max()) + 1 if len(cluster) else 0
     sums = np.zeros((n_clusters, len(groups)))
@@ -139,7 +186,8 @@ def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int
         drawn = _cluster_draws(sums, sizes, draws, named_rng(seed, "scorer-bias", axis))
         low, high = estimate_interval(estimate, drawn, small_sample_factor(n_clusters - 1))
     return pd.DataFrame({"subgroup": groups, "scorer_bias": estimate, "scorer_bias_lo": low, "scorer_bias_hi": high,
-                         "n_contents": len(contents), "n_clusters": n_clusters})[SCORER_BIAS_COLUMNS]
+                         "n_contents": len(contents), "n_excluded": [(excluded or {}).get(g, 0) for g in groups],
+                         "n_clusters": n_clusters})[SCORER_BIAS_COLUMNS]
 
 
 def _cluster_draws(sums: np.ndarray, sizes: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:
