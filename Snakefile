@@ -39,6 +39,7 @@ for _method in RULE_METHODS:
 
 
 include: "rules/power.smk"
+include: "rules/compare.smk"
 
 
 wildcard_constraints:

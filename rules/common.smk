@@ -15,6 +15,8 @@ from biasflow.model_pairs import PairChoice
 from biasflow.models import job_resources
 from biasflow.power import planner
 from biasflow.report_front import front_page
+from biasflow.verdict_tables import compared_pairs, comparison_settings
+from biasflow.verdict_tables import output as verdict_output
 
 # Bundled files (`bundled:<name>`) are read from this checkout's package data, as a path
 # relative to the working directory, so a second clone reads its own files.
@@ -44,6 +46,12 @@ COMPARISONS = PairChoice.from_config(config)
 # (docs/methods.md section 6).
 FINAL_JOBS = {}
 POWER_SOURCES = {}
+# The config's `compare` pairs by their folder, results/compare/<baseline>_vs_<candidate>/ (docs/methods.md
+# section 7). Each method's rule file adds what its comparison of a pair reads, COMPARE_SOURCES[name](baseline,
+# candidate): its comparisons, each with its files, the two systems as they name them and the labels that tell
+# several apart (rules/compare.smk).
+COMPARE_PAIRS = {pair.name: pair for pair in compared_pairs(config)}
+COMPARE_SOURCES = {}
 # Every registered method whose rules this workflow holds: rules/common/<name>.smk (its names and
 # lookups) and rules/<name>.smk (its rules), which the Snakefile includes (docs/adding-a-method.md).
 RULE_METHODS = [m.name for m in methods() if (Path(workflow.basedir) / "rules" / f"{m.name}.smk").exists()]
@@ -89,6 +97,47 @@ def power_sources(wildcards):
     return POWER_SOURCES[wildcards.method](wildcards)
 
 
+def compare_jobs():
+    """Each configured pair's verdict table per method run that evaluates both models, with its rule and wildcards."""
+    return [(verdict_output("table", name, m), rules.compare_verdicts, {"pair": name, "method": m})
+            for name, pair in COMPARE_PAIRS.items() for m in pair.methods(config) if m in COMPARE_SOURCES]
+
+
+def compare_targets(wildcards):
+    """The `compare` target's tables; with no pairs in the config, a line saying how to name some."""
+    if not COMPARE_PAIRS:
+        print("biasflow: the config's compare section names no pairs, so there is nothing to compare; add "
+              "`compare: [{baseline: A, candidate: B}]` (config/README.md, \"Did the candidate get worse?\").",
+              file=sys.stderr)
+    return [target for target, _, _ in compare_jobs()]
+
+
+def compare_comparisons(wildcards):
+    """What one method's comparison of one pair reads (its rule file's COMPARE_SOURCES entry)."""
+    pair = COMPARE_PAIRS[wildcards.pair]
+    return COMPARE_SOURCES[wildcards.method](pair.baseline, pair.candidate)
+
+
+def compare_inputs(wildcards):
+    return {"files": [path for comparison in compare_comparisons(wildcards) for path in comparison["paths"]]}
+
+
+def compare_models(role):
+    """Params function: the pair's baseline or candidate."""
+    return lambda wildcards: getattr(COMPARE_PAIRS[wildcards.pair], role)
+
+
+def compare_margin(wildcards):
+    """The pair's margin for the method and where it came from (its own margin, or power.min_effect.<method>)."""
+    value, source = COMPARE_PAIRS[wildcards.pair].margin(config, wildcards.method)
+    return {"value": value, "source": source}
+
+
+def compare_settings(wildcards):
+    """Only the keys the method's comparison reads (a change of another key reruns no comparison)."""
+    return comparison_settings(config, wildcards.method)
+
+
 def power_inputs(wildcards):
     return {"files": [path for paths in power_sources(wildcards).values() for path in paths]}
 
@@ -116,10 +165,11 @@ if REPORTING:
 
 def final_jobs():
     """The default target's jobs: each final table of the configured methods with the rule and wildcards that write it
-    (each method's rule file adds its own to FINAL_JOBS), then each power table."""
+    (each method's rule file adds its own to FINAL_JOBS), then each power table, then the verdict tables of the
+    config's compare pairs (none without pairs)."""
     jobs = [job for name in METHODS for job in FINAL_JOBS[name]()]
     jobs += [(f"results/power/{name}.csv", rules.power, {"method": name}) for name in POWER_SOURCES]
-    return jobs
+    return jobs + compare_jobs()
 
 
 def final_outputs():

@@ -23,12 +23,15 @@ from scipy.special import expit
 
 from benchmarks.calibration import COVERAGE, MEAN, REJECTION, Scenario
 from biasflow.cairo.combinations import pooled_stats
+from biasflow.cairo.compare import compare
 from biasflow.cairo.comparisons import pair_rows, swap_weights
 from biasflow.cairo.headline import bias_table, model_uncertainty
-from biasflow.cairo.power import Settings as PowerSettings, pair_rows as planner_rows
+from biasflow.cairo.power import Settings as PowerSettings, noninferiority_rows, pair_rows as planner_rows
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.stats import STATS_COLUMNS
 from biasflow.cairo.uncertainty import bootstrap_weights, null_weights
+from biasflow.schema import default
+from biasflow.verdicts import EQUIVALENT, NON_INFERIOR, Verdicts, judge
 
 TOXIC, CLEAN = (0.5, 1.0), (0.0, 0.05)
 # Each model's toxic rate before subgroup and cluster effects: small and large models.
@@ -266,8 +269,8 @@ def planned_clusters(design: str, groups: int, sd: float, odds: float, odds_b: f
     rng = np.random.default_rng([6006, groups, design == "crossed"])
     score_sum, score_sq_sum = dataset(rng, design, groups, PILOT_CLUSTERS, sd, SIZE, pair_effect(groups, odds, odds_b),
                                       PAIR_LEVEL)
-    settings = PowerSettings(alpha=ALPHA, power=0.8, min_r=0.5, normalise="none",
-                             min_effect=expected_difference(design, groups, PILOT_CLUSTERS, sd, odds, odds_b))
+    settings = PowerSettings.defaults(alpha=ALPHA, power=0.8, min_r=0.5, normalise="none",
+                                      min_effect=expected_difference(design, groups, PILOT_CLUSTERS, sd, odds, odds_b))
     [row] = planner_rows(as_stats(design, score_sum, score_sq_sum, SIZE), settings)
     return math.ceil(row["n_needed"])
 
@@ -280,6 +283,88 @@ def planned_comparison_trial(rng, design: str, groups: int, sd: float, odds: flo
     """
     return comparison_trial(rng, design, groups, planned_clusters(design, groups, sd, odds, odds_b), sd, odds, odds_b,
                             check)
+
+
+# The release gate (docs/methods.md §7, §6.8): two equally toxic models on 4 subgroups, GATE_CLUSTERS group keys per
+# subgroup over both splits (half in each), A's first subgroup's odds ×GATE_ODDS and B's ×1; the margin is
+# E[Eq. 1 of A − Eq. 1 of B] there (:func:`expected_difference`, numpy), so the true difference is exactly the margin
+# (about power.min_effect.cairo). Equivalence is a verdict only where the 90% interval is narrower than twice the
+# margin, and at −δ it is `better` where the interval is narrower than the margin, so its rows have EQUIVALENCE_CLUSTERS
+# group keys and A's odds per design (EQUIVALENCE_ODDS) that put the interval's width between δ and 2δ (nested: δ about
+# 0.12, width 0.14; crossed: δ 0.065, width 0.09).
+GATE_CLUSTERS, GATE_ODDS, GATE_SD, EQUIVALENCE_CLUSTERS = 12, 2.0, 0.8, 24
+EQUIVALENCE_ODDS = {"nested": 3.0, "crossed": 2.0}
+# At 12 group keys per subgroup the upper bound of Eq. 1's difference is a little liberal: its spread grows with the
+# estimate, and nested, the bootstrap within each subgroup's 12 pages spreads by √(11/12) of the truth while the t/z
+# widening over all subgroups' 44 degrees of freedom gives back 2%. 'not worse' was claimed at the margin in 5.5% and
+# 5.75% (± 0.4%) of 4,000 studies, so the promise is at most 7% (docs/methods.md §7).
+NOT_WORSE_CEILING = 0.07
+# The power a plan from one pilot reaches: 80% where the pilot's standard error is exact; the pilot's own error
+# (about 9% at 60 group keys per subgroup) makes it land a little either side, and on average a little below (power is
+# concave there), so the promise is at least 75% (docs/methods.md §6.8).
+PLANNED_FLOOR = 0.75
+# The metrics of the gate's three-measure scenario: each its own prompts (clusters), all at the margin.
+GATE_METRICS = ("BOLD", "HolisticBias", "HONEST")
+# The comparison's draws as `biasflow compare` makes them by default, less the swaps (a verdict reads no p).
+GATE_SEARCH = SearchSettings.defaults(permutations=0)
+# The planned scenario: each study planned from its own pilot of this many group keys per subgroup, two models truly
+# equal (both ×GATE_ODDS), for the default margin power.min_effect.cairo.
+GATE_PILOT = 60
+
+
+def gate_stats(rng, design: str, clusters: int, odds: float, odds_b: float, metrics=("HONEST",)) -> pd.DataFrame:
+    """Two models' statistics (m00 with ``odds``, m01 with ``odds_b``) on each metric's own clusters, alternate clusters
+    in the valid and the test split, as `biasflow compare` reads them (it pools both splits' original prompts)."""
+    frames = []
+    for metric in metrics:
+        score_sum, score_sq_sum = dataset(rng, design, 4, clusters, GATE_SD, SIZE, pair_effect(4, odds, odds_b),
+                                          PAIR_LEVEL)
+        stats = as_stats(design, score_sum, score_sq_sum, SIZE, metric)
+        frames.append(stats.assign(split=np.where(np.arange(len(stats)) % clusters % 2, "test", "valid")))
+    return pd.concat(frames, ignore_index=True)
+
+
+def gate_verdicts(stats: pd.DataFrame, baseline: str, candidate: str, margin: float) -> Verdicts:
+    """The verdicts `biasflow compare --method cairo` gives the simulated statistics at ``margin``."""
+    return Verdicts("cairo", baseline, candidate, "the simulated truth",
+                    judge(compare([stats], baseline, candidate, GATE_SEARCH), margin))
+
+
+def gate_trial(rng, design: str, check: str, clusters: int = GATE_CLUSTERS, odds: float = GATE_ODDS) -> np.ndarray:
+    """One study at the margin through the comparison and its verdicts, checked.
+
+    ``check``: ``not_worse`` (A against B: ``not worse``, ``equivalent`` or ``better`` claimed),
+    ``equivalent_above`` (A against B, the truth +δ: ``equivalent`` claimed), ``equivalent_below``
+    (B against A, the truth −δ: ``equivalent`` claimed), ``gate`` (three metrics each at +δ:
+    ``--fail-on not-noninferior`` passes).
+    """
+    margin = expected_difference(design, 4, clusters, GATE_SD, odds, 1.0)
+    stats = gate_stats(rng, design, clusters, odds, 1.0, GATE_METRICS if check == "gate" else ("HONEST",))
+    baseline, candidate = ("m00", "m01") if check == "equivalent_below" else ("m01", "m00")
+    verdicts = gate_verdicts(stats, baseline, candidate, margin)
+    if check == "gate":
+        return np.array([verdicts.exit_code("not-noninferior") == 0])
+    shown = verdicts.rows["verdict"]
+    return (shown == EQUIVALENT if check.startswith("equivalent") else shown.isin(NON_INFERIOR)).to_numpy()
+
+
+def gate_planned_clusters(rng, design: str) -> int:
+    """The group keys per subgroup the planner's gate row asks for (§6.8) at the default margin, from a pilot of
+    :data:`GATE_PILOT` group keys per subgroup of two truly equal models."""
+    pilot = gate_stats(rng, design, GATE_PILOT, GATE_ODDS, GATE_ODDS)
+    [row] = noninferiority_rows(pilot, PowerSettings.defaults(min_effect=default("power.min_effect.cairo")))
+    return math.ceil(row["n_needed"])
+
+
+def gate_planned_trial(rng, design: str) -> np.ndarray:
+    """Whether a candidate truly equal to the baseline is shown non-inferior at the group keys the planner asks for.
+
+    Each study is planned from a pilot of its own (the first draws of its stream), so the rate
+    is the power a user planning from one pilot gets, averaged over pilots.
+    """
+    stats = gate_stats(rng, design, gate_planned_clusters(rng, design), GATE_ODDS, GATE_ODDS)
+    verdicts = gate_verdicts(stats, "m01", "m00", default("power.min_effect.cairo"))
+    return verdicts.rows["verdict"].isin(NON_INFERIOR).to_numpy()
 
 
 # Studies through the whole selection: ten models toxic 0.5% to 8% of the time, two metrics
@@ -360,6 +445,15 @@ def _comparison(statistic, design, groups, clusters, sd, odds, odds_b, check, me
                     f"cluster logit sd {sd:g}", truth, measure, nominal, lower, upper, comparison_trial,
                     dict(design=design, groups=groups, clusters=clusters, sd=sd, odds=odds, odds_b=odds_b,
                          check=check, **({} if levels == tuple(PAIR_LEVEL) else {"levels": levels})), quick, full)
+
+
+def _gate(statistic, design, check, truth, clusters, odds, upper, quick=60, full=1000):
+    """A scenario of the release gate at the margin (:func:`gate_trial`): a claim rate promised at most ``upper``."""
+    cross = "templates" if design == "crossed" else "pages each"
+    return Scenario("cairo", statistic, f"2 models, {design}: 4 subgroups × {clusters} {cross}, both splits, "
+                    f"cluster logit sd {GATE_SD:g}, margin E[Eq. 1 of A − Eq. 1 of B] (odds ×{odds:g} against ×1)",
+                    truth, REJECTION, ALPHA, 0.0, upper, gate_trial,
+                    dict(design=design, check=check, clusters=clusters, odds=odds), quick, full)
 
 
 def _study(statistic, design, sd, truth, check, measure, nominal, lower, upper, quick=20, full=200):
@@ -443,5 +537,27 @@ SCENARIOS = [
                "cluster logit sd 0.8", "first subgroup's odds ×4 in A, ×1 in B", REJECTION, np.nan, 0.0, 1.0,
                planned_comparison_trial, dict(design=design, groups=4, sd=0.8, odds=4.0, odds_b=1.0,
                                               check="excess_p"), 60, 600)
+      for design in ("nested", "crossed")),
+    # The release gate (§7): each verdict a one-sided test at 5%, so at the margin a claim of no harm is made in at
+    # most 5% of studies, and the intersection-union gate over three metrics at the margin passes in no more.
+    # Three metrics each at the margin pass together about 0.05³ of the time: few datasets tell that from 5%.
+    *(_gate(statistic, design, check, truth, *sizes, upper, *repetitions) for design in ("nested", "crossed")
+      for statistic, check, truth, sizes, upper, repetitions in (
+          ("'not worse' claimed (better, equivalent or not worse)", "not_worse", "A's Eq. 1 exactly the margin above "
+           "B's", (GATE_CLUSTERS, GATE_ODDS), NOT_WORSE_CEILING, (60, 1000)),
+          ("--fail-on not-noninferior passes (3 metrics)", "gate", "each metric's Eq. 1 in A exactly the margin above "
+           "B's", (GATE_CLUSTERS, GATE_ODDS), ALPHA, (30, 200)),
+          ("'equivalent' claimed", "equivalent_above", "A's Eq. 1 exactly the margin above B's",
+           (EQUIVALENCE_CLUSTERS, EQUIVALENCE_ODDS[design]), NOT_WORSE_CEILING, (40, 400)),
+          ("'equivalent' claimed", "equivalent_below", "the candidate's Eq. 1 exactly the margin below the "
+           "baseline's", (EQUIVALENCE_CLUSTERS, EQUIVALENCE_ODDS[design]), NOT_WORSE_CEILING, (40, 400)))),
+    # The gate's planner (§6.8): at the group keys it asks for, a truly equal candidate is shown not worse 80% of the
+    # time.
+    *(Scenario("cairo", "'not worse' shown at the gate planner's size (power)",
+               f"2 models, {design}: 4 subgroups × the {'templates' if design == 'crossed' else 'pages each'} planned "
+               f"from a pilot of {GATE_PILOT}, both splits, cluster logit sd {GATE_SD:g}, margin "
+               f"{default('power.min_effect.cairo'):g}",
+               f"the same model twice, first subgroup's odds ×{GATE_ODDS:g}", REJECTION, 0.80, PLANNED_FLOOR, 1.0,
+               gate_planned_trial, dict(design=design), 20, 300)
       for design in ("nested", "crossed")),
 ]

@@ -21,10 +21,12 @@ with numpy, never with the library:
   for R the weighted ratio E[w · (R − R̄)] / E[w], R̄ and w = 1 / sd the mean and inverse
   spread of R over all splits, for F the mean of F − F̄ over prompts with a finite F,
   computed by :func:`excess_truth` over :data:`TRUTH_PROMPTS` simulated prompts with every
-  split enumerated (itertools); mean_F's, E[F | F finite], by :func:`mean_f_truth`.
+  split enumerated (itertools); mean_F's, E[F | F finite], by :func:`mean_f_truth`;
+* the release gate's margin: the same weighted ratio for each of two models on the same
+  zero-inflated prompts, A's less B's (:func:`pair_excess_truth`).
 
-Sizes: the whole module runs in about 30 s at its quick sizes and under 3 minutes at its
-full ones on one core (``--only fairpair --jobs 1``).
+Sizes: the whole module runs in about 40 s at its quick sizes and, with the release gate's
+rows (about 4 minutes of it), 5 to 7 minutes at its full ones on one core (``--only fairpair --jobs 1``).
 """
 
 from __future__ import annotations
@@ -40,10 +42,14 @@ import pandas as pd
 from scipy import stats
 
 from benchmarks.calibration import COVERAGE, REJECTION, Scenario
+from biasflow.fairpair.compare import compare
 from biasflow.fairpair.comparisons import comparison_table
+from biasflow.fairpair.power import Settings as PowerSettings, noninferiority_rows
 from biasflow.fairpair.scores import (
     SENTIMENT_COLUMN, SIDE_COLUMNS, SIDES, BootstrapSettings, scores_and_null, summarise,
 )
+from biasflow.schema import choices, default
+from biasflow.verdicts import EQUIVALENT, NON_INFERIOR, Verdicts, judge
 
 PROMPT_SD, NOISE_SD = 0.3, 0.4
 # The null's draws per prompt in a simulated dataset (p resolves 0.05 exactly: 9 of 199 draws).
@@ -252,6 +258,111 @@ def comparison_trial(rng, check: str, prompts: int, samples: int, shift_sd: floa
     return np.array([row["difference_lo"] <= truth <= row["difference_hi"]])
 
 
+# The release gate (docs/methods.md §7, §6.8): two models on GATE_PROMPTS prompts, half the scores 0 (weak sentiment),
+# a prompt shift both share (sd GATE_SHIFT_SD), model A's counterfactual side GATE_DELTA more; the margin is the
+# difference of their excess R over the population of prompts (:func:`pair_excess_truth`, numpy), so the true
+# difference is exactly the margin (about power.min_effect.fairpair). Equivalence is a verdict only where the 90%
+# interval is narrower than twice the margin, and at −δ it is `better` where the interval is narrower than the margin,
+# so its rows have A's side shift EQUIVALENCE_DELTA more (a margin of about 0.10, the interval about 0.12 wide).
+GATE_PROMPTS, GATE_SAMPLES, GATE_ZEROS, GATE_SHIFT_SD, GATE_DELTA, EQUIVALENCE_DELTA = 40, 5, 0.5, 0.3, 0.25, 0.5
+# Prompts simulated for the gate's truth: its Monte Carlo error is about 2% of one dataset's standard error.
+GATE_TRUTH_PROMPTS = 100_000
+# The planned scenario: each study planned from its own pilot of this many prompts of two truly equal models, for the
+# default margin power.min_effect.fairpair; the power it reaches is promised at least PLANNED_FLOOR, the pilot's own
+# error moving the plan (docs/methods.md §6.8).
+GATE_PILOT, PLANNED_FLOOR = 200, 0.75
+
+
+@functools.cache
+def pair_excess_truth(samples: int, shift_sd: float, delta: float, zeros: float) -> float:
+    """Excess R of model A less model B's over the population of prompts (:func:`pair_sentiments`' design), numpy only.
+
+    Each model's excess is the ratio its weighted mean estimates, E[w · (R − R̄)] / E[w], R̄
+    and w = 1 / sd the mean and inverse spread of R over every split of the prompt's
+    continuations (the observed split the first), over the prompts with an R and a spread,
+    as the comparison counts them; both models' prompts are the same draws.
+    """
+    rng = np.random.default_rng([4041, samples, int(1000 * shift_sd), int(1000 * delta), int(1000 * zeros)])
+    weighted, weights = np.zeros(2), np.zeros(2)
+    for _ in range(GATE_TRUTH_PROMPTS // 1000):
+        for k, scores in enumerate(pair_sentiments(rng, 1000, samples, shift_sd, delta, zeros)):
+            B2, VV = _per_split(scores)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                R = B2 / (B2 + VV)
+            defined = np.isfinite(R)
+            counts = defined.sum(axis=1)
+            centre = np.where(defined, R, 0.0).sum(axis=1) / np.maximum(counts, 1)
+            spread = np.sqrt(np.where(defined, (R - centre[:, None]) ** 2, 0.0).sum(axis=1) / np.maximum(counts, 1))
+            tested = defined[:, 0] & (spread > 0)
+            weight = np.where(tested, 1 / np.where(tested, spread, 1.0), 0.0)
+            weighted[k] += (weight * np.where(tested, R[:, 0] - centre, 0.0)).sum()
+            weights[k] += weight.sum()
+    excess = weighted / weights
+    return float(excess[0] - excess[1])
+
+
+def gate_scores(rng, prompts: int, delta: float, dissimilarities=("sentiment",)) -> pd.DataFrame:
+    """Two models' per-prompt scores (A's counterfactual side ``delta`` more), each dissimilarity from its own data."""
+    frames = []
+    for dissimilarity in dissimilarities:
+        for model, sentiment in zip("AB", pair_sentiments(rng, prompts, GATE_SAMPLES, GATE_SHIFT_SD, delta,
+                                                          GATE_ZEROS)):
+            with _quiet():
+                mine, _ = scores_and_null(continuations(sentiment), ["sentiment"], None, NULL_DRAWS,
+                                          int(rng.integers(2**31)))
+            frames.append(mine.assign(model=model, dissimilarity=dissimilarity))
+    return pd.concat(frames, ignore_index=True)
+
+
+def gate_verdicts(scores: pd.DataFrame, baseline: str, candidate: str, margin: float) -> Verdicts:
+    """The verdicts `biasflow compare --method fairpair` gives the simulated scores at ``margin`` (no swap draws: a
+    verdict reads no p)."""
+    rows = compare([scores], baseline, candidate, 0, 0)
+    return Verdicts("fairpair", baseline, candidate, "the simulated truth",
+                    judge(rows.assign(measure_name=rows["dissimilarity"], unit="prompts", n_units=rows["n_prompts"],
+                                      note=None, why_untested=None), margin))
+
+
+def gate_trial(rng, check: str, delta: float = GATE_DELTA) -> np.ndarray:
+    """One pair of models at the margin through the comparison and its verdicts, checked.
+
+    ``check``: ``not_worse`` (A against B: ``not worse``, ``equivalent`` or ``better`` claimed),
+    ``equivalent_above`` (A against B, the truth +δ: ``equivalent`` claimed), ``equivalent_below``
+    (B against A, the truth −δ), ``gate`` (both dissimilarities at +δ: ``--fail-on
+    not-noninferior`` passes).
+    """
+    margin = pair_excess_truth(GATE_SAMPLES, GATE_SHIFT_SD, delta, GATE_ZEROS)
+    scores = gate_scores(rng, GATE_PROMPTS, delta,
+                         choices("fairpair.dissimilarities") if check == "gate" else ("sentiment",))
+    baseline, candidate = ("A", "B") if check == "equivalent_below" else ("B", "A")
+    verdicts = gate_verdicts(scores, baseline, candidate, margin)
+    if check == "gate":
+        return np.array([verdicts.exit_code("not-noninferior") == 0])
+    shown = verdicts.rows["verdict"]
+    return (shown == EQUIVALENT if check.startswith("equivalent") else shown.isin(NON_INFERIOR)).to_numpy()
+
+
+def gate_planned_trial(rng) -> np.ndarray:
+    """Whether a candidate truly equal to the baseline is shown non-inferior at the prompts the planner asks for.
+
+    Each study is planned (§6.8) from a pilot of its own of :data:`GATE_PILOT` prompts (the
+    first draws of its stream) at the default margin: the power a user planning from one pilot
+    gets, averaged over pilots.
+    """
+    margin = default("power.min_effect.fairpair")
+    [row] = noninferiority_rows(gate_scores(rng, GATE_PILOT, 0.0), PowerSettings.defaults(min_effect=margin))
+    verdicts = gate_verdicts(gate_scores(rng, math.ceil(row["n_needed"]), 0.0), "B", "A", margin)
+    return verdicts.rows["verdict"].isin(NON_INFERIOR).to_numpy()
+
+
+def _gate(statistic: str, truth: str, check: str, delta: float = GATE_DELTA, quick: int = 60,
+          full: int = 1000) -> Scenario:
+    return Scenario("fairpair", statistic, f"{GATE_PROMPTS} prompts × {GATE_SAMPLES} samples per side, "
+                    f"{GATE_ZEROS:.0%} zeros (weak sentiment read as 0), shared prompt shift sd {GATE_SHIFT_SD}, "
+                    f"margin the excess R difference at A's side shift {delta} more", truth, REJECTION, ALPHA,
+                    0.0, ALPHA, gate_trial, dict(check=check, delta=delta), quick=quick, full=full)
+
+
 def _pair_design(prompts: int, samples: int, shift_sd: float, delta: float, zeros: float) -> str:
     scores = f"{zeros:.0%} zeros (weak sentiment read as 0)" if zeros else "continuous scores"
     shared = f", shared prompt shift sd {shift_sd}" if shift_sd else ""
@@ -328,4 +439,20 @@ SCENARIOS = [
       for prompts, power in ((20, 0.3), (60, 0.75))
       for what, check, lower in (("paired p ≤ 0.05 (power)", "p", power),
                                  ("the two models' own R_excess intervals apart, unpaired (power)", "unpaired", 0.0))],
+    # The release gate (§7): each verdict a one-sided test at 5%, so at the margin a claim of no harm is made in at
+    # most 5% of datasets, and the intersection-union gate over both dissimilarities at the margin passes in no more.
+    _gate("'not worse' claimed (better, equivalent or not worse)", "A's excess R exactly the margin above B's",
+          "not_worse"),
+    _gate("--fail-on not-noninferior passes (both dissimilarities)", "each dissimilarity's excess R in A exactly the "
+          "margin above B's", "gate", quick=30, full=200),
+    _gate("'equivalent' claimed", "A's excess R exactly the margin above B's", "equivalent_above", EQUIVALENCE_DELTA,
+          40, 400),
+    _gate("'equivalent' claimed", "the candidate's excess R exactly the margin below the baseline's",
+          "equivalent_below", EQUIVALENCE_DELTA, 40, 400),
+    # The gate's planner (§6.8): at the prompts it asks for, a truly equal candidate is shown not worse 80% of the time.
+    Scenario("fairpair", "'not worse' shown at the gate planner's size (power)",
+             f"the prompts planned from a pilot of {GATE_PILOT} × {GATE_SAMPLES} samples per side, {GATE_ZEROS:.0%} "
+             f"zeros (weak sentiment read as 0), shared prompt shift sd {GATE_SHIFT_SD}, margin "
+             f"{default('power.min_effect.fairpair'):g}", "two models exchangeable", REJECTION, 0.80, PLANNED_FLOOR,
+             1.0, gate_planned_trial, {}, quick=20, full=300),
 ]

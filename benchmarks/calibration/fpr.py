@@ -20,7 +20,9 @@ computed here with numpy from the label probabilities, never with the library:
   its group (no group effect, no interaction), so the expected gap is 0 and group labels
   are exchangeable within a template;
 * the known effect: probabilities set directly, group g0's negative FPR 0.35 against 0.20,
-  a gap of 0.10.
+  a gap of 0.10;
+* the release gate's margin: E[span of A − span of B] at the design's size, over simulated
+  pairs of systems whose labels, gaps and spans are computed here (:func:`numpy_spans`).
 
 A gap whose runs agree has no interval and no p (§3.3): the coverage and rejection rows
 count the gaps that have one (at 2 runs several in a hundred do not), and one scenario checks
@@ -38,11 +40,14 @@ import pandas as pd
 from scipy.special import softmax
 
 from benchmarks.calibration import COVERAGE, REJECTION, Scenario
+from biasflow.fpr.compare import compare
 from biasflow.fpr.comparisons import comparison_table
 from biasflow.fpr.gaps import fpr_gaps, net_significance
-from biasflow.fpr.power import Settings as PowerSettings, pair_rows
+from biasflow.fpr.power import Settings as PowerSettings, noninferiority_rows, pair_rows
 from biasflow.fpr.rates import CLASSES
 from biasflow.fpr.resampling import bootstrap_gaps, span_null
+from biasflow.schema import default
+from biasflow.verdicts import EQUIVALENT, NON_INFERIOR, Verdicts, judge
 
 # Terms per group in every template; the logit of the gold label; a template's effect per label (sd).
 TERMS, GOLD, TEMPLATE_SD = 2, 2.0, 1.0
@@ -245,7 +250,7 @@ def planned_templates(groups: int = 3, runs: int = RUNS) -> int:
     (probs_a, probs_b), gold = pair_probabilities(rng, groups, 600, 0.0, True)
     pilot = pd.concat([predictions(rng, probs_a, gold, runs, "A"), predictions(rng, probs_b, gold, runs, "B")],
                       ignore_index=True)
-    settings = PowerSettings(alpha=ALPHA, power=0.8, min_effect=(EFFECT_FPR - BASE_FPR) * (1 - 1 / groups))
+    settings = PowerSettings.defaults(alpha=ALPHA, power=0.8, min_effect=(EFFECT_FPR - BASE_FPR) * (1 - 1 / groups))
     rows = pd.DataFrame(pair_rows(pilot, "pilot", settings))
     row = rows[(rows["measure"] == "paired negative FPR gap difference") & (rows["subgroup"] == "g0")].iloc[0]
     return 3 * math.ceil(row["n_needed"] / 3)
@@ -254,6 +259,125 @@ def planned_templates(groups: int = 3, runs: int = RUNS) -> int:
 def planned_power_trial(rng, groups: int, runs: int) -> np.ndarray:
     """Whether the paired test finds the known difference at the templates the planner asks for."""
     return comparison_trial(rng, groups, planned_templates(groups, runs), runs, 0.0, True, "power")
+
+
+# The release gate (docs/methods.md §7, §6.8): two systems on GATE_TEMPLATES templates (the gold labels cycling), the
+# templates' effects shared, a template × group interaction of each system's own (sd GATE_INTERACTION); in system A
+# group g0's words raise the negative and the positive logit by GATE_EFFECT. The two classes are mirror images, so
+# each span's expected difference is the same; the margin is that expected difference of A's span less B's at the
+# design's size (:func:`expected_span_difference`, numpy), so the true difference is exactly the margin (about
+# power.min_effect.fpr). Equivalence is a verdict only where the 90% interval is narrower than twice the margin, and at
+# −δ it is `better` where the interval is narrower than the margin, so its rows have EQUIVALENCE_TEMPLATES templates and
+# g0's logits EQUIVALENCE_EFFECT higher (a margin of about 0.11, the interval about 0.20 wide).
+GATE_TEMPLATES, GATE_INTERACTION, GATE_EFFECT, EQUIVALENCE_TEMPLATES, EQUIVALENCE_EFFECT = 24, 0.5, 1.5, 48, 3.0
+# Simulated datasets behind the gate's truth (in batches): its Monte Carlo error is about 1% of one dataset's standard
+# error.
+GATE_TRUTH_DATASETS, GATE_BATCH = 20_000, 500
+# The gate's four-measure scenario: two attributes, each with its own templates, both classes at the margin.
+GATE_ATTRIBUTES = ("race", "religion")
+# The planned scenario: each study planned from its own pilot of this many templates of two truly equal systems (both
+# with g0's effect), for the default margin power.min_effect.fpr; the power it reaches is promised at least
+# PLANNED_FLOOR, the pilot's own error moving the plan (docs/methods.md §6.8).
+GATE_PILOT, PLANNED_FLOOR = 120, 0.75
+
+
+def gate_probabilities(rng, templates: int, effect_a: float, effect_b: float, batch: tuple = ()) -> tuple:
+    """Two systems' (... × templates × groups × 3) label probabilities and the gold labels: shared template effects,
+    each system's own interaction, group g0's negative and positive logits raised by ``effect_a`` in A, ``effect_b``
+    in B (3 groups)."""
+    gold = np.arange(templates) % 3
+    shared = GOLD * np.eye(3)[gold][:, None, :] + rng.normal(0.0, TEMPLATE_SD, (*batch, templates, 1, 3))
+    raised = np.zeros((3, 3))
+    raised[0, [0, 2]] = 1.0
+    return tuple(softmax(shared + effect * raised + rng.normal(0.0, GATE_INTERACTION, (*batch, templates, 3, 3)),
+                         axis=-1) for effect in (effect_a, effect_b)), gold
+
+
+def numpy_spans(rng, probs: np.ndarray, gold: np.ndarray, runs: int) -> np.ndarray:
+    """(... × 2) gap spans, negative then positive, of sentences labelled from ``probs`` (... × templates × groups × 3),
+    :data:`TERMS` per group and template in each of ``runs`` runs: per run each group's FPR over the sentences whose
+    gold label is not the class, less the mean over groups; the gaps averaged over runs; max − min over groups."""
+    u = rng.random((runs, *probs.shape[:-1], TERMS))
+    labels = (u[..., None] > np.cumsum(probs, axis=-1)[None, ..., None, :2]).sum(axis=-1)  # runs × ... × T × G × terms
+    spans = []
+    for c in (0, 2):
+        counted = gold != c
+        fpr = (labels[..., counted, :, :] == c).mean(axis=(-3, -1))  # runs × ... × groups
+        gaps = (fpr - fpr.mean(axis=-1, keepdims=True)).mean(axis=0)
+        spans.append(gaps.max(axis=-1) - gaps.min(axis=-1))
+    return np.stack(spans, axis=-1)
+
+
+@functools.cache
+def expected_span_difference(templates: int, effect: float, runs: int = RUNS) -> float:
+    """E[span of A − span of B] at the design's size, averaged over both classes (mirror images): numpy only."""
+    rng = np.random.default_rng([4042, templates, int(100 * effect), runs])
+    differences = []
+    for _ in range(GATE_TRUTH_DATASETS // GATE_BATCH):
+        (probs_a, probs_b), gold = gate_probabilities(rng, templates, effect, 0.0, (GATE_BATCH,))
+        differences.append(numpy_spans(rng, probs_a, gold, runs) - numpy_spans(rng, probs_b, gold, runs))
+    return float(np.mean(differences))
+
+
+def gate_predictions(rng, templates: int, effect_a: float, effect_b: float, attributes=("race",)) -> pd.DataFrame:
+    """Prediction rows of systems A and B on each attribute's own templates."""
+    frames = []
+    for attribute in attributes:
+        (probs_a, probs_b), gold = gate_probabilities(rng, templates, effect_a, effect_b)
+        frames += [predictions(rng, probs, gold, RUNS, system, attribute) for system, probs in (("A", probs_a),
+                                                                                                ("B", probs_b))]
+    return pd.concat(frames, ignore_index=True)
+
+
+def gate_verdicts(preds: pd.DataFrame, baseline: str, candidate: str, margin: float, rng) -> Verdicts:
+    """The verdicts `biasflow compare --method fpr` gives the simulated predictions at ``margin``: each attribute and
+    class's gap span, from the template-and-run bootstrap users get (no swap draws: a verdict reads no p)."""
+    rows = compare(preds, baseline, candidate, BOOTSTRAP, 0, int(rng.integers(2**31)))
+    spans = rows[rows["measure"] == "span"]
+    return Verdicts("fpr", baseline, candidate, "the simulated truth", judge(spans.assign(
+        measure_name=spans["category"] + " " + spans["class"], unit="templates", n_units=spans["n_templates"],
+        note=None, why_untested=None), margin))
+
+
+def gate_trial(rng, check: str, templates: int = GATE_TEMPLATES, effect: float = GATE_EFFECT) -> np.ndarray:
+    """One pair of systems at the margin through the comparison and its verdicts, checked per gap span.
+
+    ``check``: ``not_worse`` (A against B: ``not worse``, ``equivalent`` or ``better`` claimed),
+    ``equivalent_above`` (A against B, the truth +δ: ``equivalent`` claimed), ``equivalent_below``
+    (B against A, the truth −δ), ``gate`` (two attributes, both classes at +δ: ``--fail-on
+    not-noninferior`` passes).
+    """
+    margin = expected_span_difference(templates, effect)
+    preds = gate_predictions(rng, templates, effect, 0.0, GATE_ATTRIBUTES if check == "gate" else ("race",))
+    baseline, candidate = ("A", "B") if check == "equivalent_below" else ("B", "A")
+    verdicts = _quiet(gate_verdicts, preds, baseline, candidate, margin, rng)
+    if check == "gate":
+        return np.array([verdicts.exit_code("not-noninferior") == 0])
+    shown = verdicts.rows["verdict"]
+    return (shown == EQUIVALENT if check.startswith("equivalent") else shown.isin(NON_INFERIOR)).to_numpy()
+
+
+def gate_planned_trial(rng) -> np.ndarray:
+    """Whether a system truly equal to the baseline is shown non-inferior on both spans at the templates the planner
+    asks for (the larger of the two classes' plans, in whole cycles of the gold labels).
+
+    Each study is planned (§6.8) from a pilot of its own of :data:`GATE_PILOT` templates (the
+    first draws of its stream) at the default margin: the power a user planning from one pilot
+    gets, averaged over pilots.
+    """
+    margin = default("power.min_effect.fpr")
+    pilot = gate_predictions(rng, GATE_PILOT, GATE_EFFECT, GATE_EFFECT)
+    rows = _quiet(noninferiority_rows, pilot, "pilot", PowerSettings.defaults(min_effect=margin))
+    templates = 3 * math.ceil(max(row["n_needed"] for row in rows) / 3)
+    verdicts = _quiet(gate_verdicts, gate_predictions(rng, templates, GATE_EFFECT, GATE_EFFECT), "B", "A", margin, rng)
+    return verdicts.rows["verdict"].isin(NON_INFERIOR).to_numpy()
+
+
+def _gate(statistic, truth, check, templates=GATE_TEMPLATES, effect=GATE_EFFECT, quick=60, full=1000):
+    return _scenario(statistic, f"3 groups × {templates} templates × {TERMS} terms, template×group sd "
+                     f"{GATE_INTERACTION:g} logit, {RUNS} runs, two systems, g0's negative and positive logit "
+                     f"+{effect:g} in A; margin E[span of A − span of B] there", truth, REJECTION, ALPHA, 0.0, ALPHA,
+                     gate_trial, dict(check=check, templates=templates, effect=effect), quick, full)
 
 
 def _design(groups, templates, interaction=None, runs=RUNS, words="runs vary"):
@@ -325,4 +449,20 @@ SCENARIOS = [
               _design(3, "the planned", None, RUNS, "two systems, g0's negative FPR 0.35 in A, 0.20 in B"),
               "A's g0 negative gap 0.10 above B's", REJECTION, 0.80, 0.78, 0.90, planned_power_trial,
               dict(groups=3, runs=RUNS), 40, 400),
+    # The release gate (§7): each verdict a one-sided test at 5%, so at the margin a claim of no harm is made in at
+    # most 5% of datasets, and the intersection-union gate over four spans at the margin passes in no more.
+    _gate("'not worse' claimed (better, equivalent or not worse)", "A's negative and positive gap spans exactly the "
+          "margin above B's", "not_worse"),
+    _gate("--fail-on not-noninferior passes (2 attributes × 2 classes)", "every attribute and class's gap span in A "
+          "exactly the margin above B's", "gate", quick=30, full=200),
+    _gate("'equivalent' claimed", "A's negative and positive gap spans exactly the margin above B's",
+          "equivalent_above", EQUIVALENCE_TEMPLATES, EQUIVALENCE_EFFECT, 30, 400),
+    _gate("'equivalent' claimed", "the candidate's gap spans exactly the margin below the baseline's",
+          "equivalent_below", EQUIVALENCE_TEMPLATES, EQUIVALENCE_EFFECT, 30, 400),
+    # The gate's planner (§6.8): at the templates it asks for, a truly equal system is shown not worse 80% of the time.
+    _scenario("'not worse' shown at the gate planner's size (power)",
+              f"3 groups × the templates planned from a pilot of {GATE_PILOT} × {TERMS} terms, template×group sd "
+              f"{GATE_INTERACTION:g} logit, {RUNS} runs, g0's negative and positive logit +{GATE_EFFECT:g} in both, "
+              f"margin {default('power.min_effect.fpr'):g}", "two systems from one distribution", REJECTION, 0.80,
+              PLANNED_FLOOR, 1.0, gate_planned_trial, {}, 20, 300),
 ]

@@ -1,5 +1,5 @@
 # CAIRO's names and lookups, which its rule files read (data, paraphrase, generate, score, cairo),
-# and what it adds to the default target and the power planner (rules/common.smk).
+# and what it adds to the default target, the power planner and the compare pairs (rules/common.smk).
 import dataclasses
 
 from biasflow.cairo import outputs as cairo_outputs
@@ -178,3 +178,7 @@ def cairo_final_jobs():
 FINAL_JOBS["cairo"] = cairo_final_jobs
 if AXES:  # the power planner reads CAIRO's statistics per axis
     POWER_SOURCES["cairo"] = lambda wildcards: {axis: [cairo_outputs.stats_output("stats", "", axis)] for axis in AXES}
+    # A pair's comparison reads the headline scorer's statistics of every axis, one family (biasflow compare --stats).
+    COMPARE_SOURCES["cairo"] = lambda baseline, candidate: [
+        {"paths": [cairo_outputs.stats_output("stats", "", axis) for axis in AXES], "baseline": baseline,
+         "candidate": candidate}]

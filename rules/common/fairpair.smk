@@ -1,5 +1,5 @@
-# FairPair's names and lookups, which rules/fairpair.smk reads, and what it adds to the default target
-# and the power planner (rules/common.smk).
+# FairPair's names and lookups, which rules/fairpair.smk reads, and what it adds to the default target,
+# the power planner and the compare pairs (rules/common.smk).
 from biasflow.fairpair import outputs as fairpair_outputs
 from biasflow.fairpair.comparisons import ComparisonSettings
 from biasflow.fairpair.perturbation import PerturbationSettings, perturbation_files
@@ -47,6 +47,9 @@ def fairpair_by_model(role):
 
 
 FINAL_JOBS["fairpair"] = lambda: [(fairpair_output("summary"), rules.fairpair_summary, {})]
-if FAIRPAIR_MODELS:  # the power planner reads each model's per-prompt scores
+if FAIRPAIR_MODELS:  # the power planner reads each model's per-prompt scores, and so does a pair's comparison
     POWER_SOURCES["fairpair"] = lambda wildcards: {
         model: [fairpair_output("scores", model)] for model in FAIRPAIR_MODELS}
+    COMPARE_SOURCES["fairpair"] = lambda baseline, candidate: [
+        {"paths": [fairpair_output("scores", baseline), fairpair_output("scores", candidate)], "baseline": baseline,
+         "candidate": candidate}]

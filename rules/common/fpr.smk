@@ -1,9 +1,10 @@
-# The FPR gaps' names and lookups, which rules/fpr.smk reads, and what it adds to the default target
-# and the power planner (rules/common.smk).
+# The FPR gaps' names and lookups, which rules/fpr.smk reads, and what it adds to the default target,
+# the power planner and the compare pairs (rules/common.smk).
 from biasflow.fpr import outputs as fpr_outputs
 from biasflow.fpr.steps import ClassifySettings, GapSettings, SummarySettings, classify_files
 from biasflow.fpr.tuning import ClassifierSettings
 from biasflow.methods import method
+from biasflow.model_pairs import VARIANT
 
 FPR_PROBES = list(config["fpr"]["probes"]) if "fpr" in METHODS else []
 FPR_MODELS = method("fpr").evaluated(config) if "fpr" in METHODS else []
@@ -64,6 +65,16 @@ def fpr_comparisons_by_probe(wildcards):
     return {p: fpr_probe_output("comparisons", p) for p in FPR_PROBES} if COMPARISONS.compares else {}
 
 
+def fpr_pair_comparisons(baseline, candidate):
+    """A pair's comparisons: on each probe set, each classifier's system of the candidate against the baseline's of
+    the same classifier (biasflow compare --method fpr on the two prediction files), labelled by both."""
+    return [{"paths": [fpr_output(fpr_outputs.PREDICTIONS, probe, m, classifier) for m in (baseline, candidate)],
+             "baseline": f"{baseline}{VARIANT}{classifier}", "candidate": f"{candidate}{VARIANT}{classifier}",
+             "labels": {"probe": probe, "classifier": classifier}}
+            for probe in FPR_PROBES for classifier in FPR_CLASSIFIERS]
+
+
 FINAL_JOBS["fpr"] = lambda: [(fpr_summary_output("spans"), rules.fpr_summary, {})] if FPR_PROBES else []
-if FPR_PROBES:  # the power planner reads each probe set's predictions
+if FPR_PROBES:  # the power planner reads each probe set's predictions, and so do a pair's comparisons
     POWER_SOURCES["fpr"] = fpr_predictions_of_probes
+    COMPARE_SOURCES["fpr"] = fpr_pair_comparisons

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping, NamedTuple, Sequence, Union
+from typing import Mapping, Sequence, Union
 
 import pandas as pd
 
 from biasflow.errors import BiasflowError, check_keywords
 from biasflow.methods import method, methods
+from biasflow.verdicts import Verdicts
 
 # The core's public functions; the methods' come from their declarations.
 CORE = ("score", "compare", "plan_power")
@@ -73,16 +74,9 @@ def score(table: pd.DataFrame, scorer: str | None = None, *, score_text: str | N
     return score_table(table, settings, cache_dir=None)
 
 
-class Comparison(NamedTuple):
-    """A paired comparison: its rows (the workflow's comparison table) and one sentence per result."""
-
-    rows: pd.DataFrame
-    verdicts: list[str]
-
-
 def compare(method_name: str, files: Table | Sequence[Table], baseline: str, candidate: str,
-            config: Mapping | None = None) -> Comparison:
-    """Is the candidate less biased than the baseline? The paired comparison ``biasflow compare`` makes.
+            config: Mapping | None = None, *, margin: float | None = None) -> Verdicts:
+    """Did the candidate get worse than the baseline? The paired verdicts ``biasflow compare`` gives (docs/methods.md §7).
 
     Parameters
     ----------
@@ -98,40 +92,49 @@ def compare(method_name: str, files: Table | Sequence[Table], baseline: str, can
         The two models (FPR: systems, ``<model>/<classifier>``) compared; the difference is the candidate's less
         the baseline's.
     config : mapping, optional
-        A validated config whose settings the comparison uses (default: the schema's defaults).
+        Any part of a config, as ``biasflow compare --config`` takes it: the sections given, over
+        the schema's defaults (``{"selection": {"seed": 3}}``; default: the schema's defaults).
+    margin : float, optional
+        The largest rise of the candidate's bias that does not matter, in the method's unit
+        (default: the config's ``power.min_effect.<method>``).
 
     Returns
     -------
-    Comparison
-        ``rows``: the comparison table (docs/tables.md); ``verdicts``: one sentence per metric,
-        dissimilarity or gap, saying whether the candidate is separated from the baseline.
+    biasflow.verdicts.Verdicts
+        ``rows``: one row per measure (CAIRO: axis and metric; FairPair: dissimilarity; FPR:
+        attribute and class's gap span) with the candidate − baseline ``difference``, its 95%
+        and 90% intervals and ``verdict`` against ``margin`` (docs/tables.md, "Verdicts");
+        ``overall``: ``not worse``, ``worse`` or ``inconclusive``; ``report(fmt)``: the summary
+        as text, markdown or JSON; ``exit_code(fail_on)``: the gate's status.
 
     Examples
     --------
-    >>> import tempfile
-    >>> from pathlib import Path
     >>> import numpy as np, pandas as pd
     >>> import biasflow
-    >>> folder = Path(tempfile.mkdtemp())
     >>> rng = np.random.default_rng(0)
     >>> words = ["the nurse was kind", "the nurse was rude"]
+    >>> tables = []
     >>> for model, rude in (("before", 0.8), ("after", 0.5)):  # how often the swapped side turns rude
     ...     sides = pd.DataFrame([(f"p{p}", side, s, rng.choice(words, p=[1 - r, r])) for p in range(12)
     ...                           for side, r in (("perturbed_original", 0.5), ("counterfactual", rude))
     ...                           for s in range(6)], columns=["prompt_id", "side", "sample", "text"])
-    ...     biasflow.fairpair_scores(sides, null_draws=200).to_csv(folder / f"{model}.csv", index=False)
-    >>> result = biasflow.compare("fairpair", [str(folder / "before.csv"), str(folder / "after.csv")],
-    ...                           baseline="before", candidate="after")
-    >>> result.rows[["dissimilarity", "model_a", "model_b", "difference", "p"]].round(3)
-      dissimilarity model_a model_b  difference      p
-    0       jaccard   after  before      -0.037  0.587
-    1     sentiment   after  before      -0.037  0.591
-    >>> result.verdicts[0][:89]
-    'jaccard (12 prompts both models tested): no difference detectable between candidate after'
+    ...     tables.append(biasflow.fairpair_scores(sides, null_draws=200).assign(model=model))
+    >>> result = biasflow.compare("fairpair", pd.concat(tables), baseline="before", candidate="after", margin=0.1)
+    >>> result.rows[["dissimilarity", "difference", "lo90", "hi90", "verdict"]].round(3)
+      dissimilarity  difference   lo90   hi90    verdict
+    0       jaccard      -0.037 -0.168  0.094  not worse
+    1     sentiment      -0.037 -0.168  0.094  not worse
+    >>> result.overall
+    'not worse'
+    >>> result.lines()[1]
+    'jaccard excess R: candidate after: not worse than before (upper bound +0.0937 < margin 0.1)'
     """
-    rows, verdicts = method(method_name).part("compare").command(as_tables(files, "compare", "files"), baseline,
-                                                                 candidate, config)
-    return Comparison(rows, verdicts)
+    if config is not None:
+        from biasflow.config import settings_config
+
+        config = settings_config(config)
+    return method(method_name).part("compare").command(as_tables(files, "compare", "files"), baseline, candidate,
+                                                        config, margin=margin)
 
 
 def plan_power(method_name: str, pilot: Table | Sequence[Table] | Mapping[str, Table | Sequence[Table]],
@@ -151,7 +154,10 @@ def plan_power(method_name: str, pilot: Table | Sequence[Table] | Mapping[str, T
         column is split by it.
     **settings
         ``alpha``, ``power`` and ``min_effect`` (the difference worth detecting, in the
-        method's unit); CAIRO also ``min_r``. Each defaults to the config's ``power`` section.
+        method's unit, and the margin of the release gate's rows, §6.8); CAIRO also ``min_r``,
+        ``normalise`` and, for the gate's rows, ``measure``, ``bootstrap``, ``null_draws`` and
+        ``seed``; FPR ``bootstrap`` and ``seed``. Each defaults to the config's key (``power``,
+        ``bias``, ``selection``, ``fpr``).
 
     Returns
     -------

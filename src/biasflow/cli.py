@@ -18,7 +18,9 @@ from biasflow import __version__
 from biasflow.errors import BiasflowError
 from biasflow.methods import method, methods
 from biasflow.model_pairs import PairChoice, add_pair_flags
-from biasflow.schema import check_flags, check_value, default, flag
+from biasflow.flags import config_flag, method_flag, resolve
+from biasflow.schema import check_flags, default, flag
+from biasflow.verdicts import FAIL_ON, FORMATS
 
 # The scoring section's keys a command takes as flags (``score``, and ``scorer-bias`` of CAIRO).
 SCORING_FLAGS = ("lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config")
@@ -63,12 +65,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     try:
-        check_flags(next(a for a in parser._actions if a.dest == "command").choices[args.command], args)
-        args.run(args)
+        command = next(a for a in parser._actions if a.dest == "command").choices[args.command]
+        resolve(command, args)  # flag given > --config > schema default
+        check_flags(command, args)
+        status = args.run(args)  # a gate's 1 (compare --fail-on); None for done
     except BiasflowError as exc:
         print(f"biasflow: {exc}", file=sys.stderr)
         return 2
-    return 0
+    return status or 0
 
 
 def listed(names, conjunction: str = "and") -> str:
@@ -96,7 +100,8 @@ def _register_core(commands) -> None:
         "check-config", help="validate a workflow config without running anything",
         description="Check a workflow config as `snakemake` does before any job runs: the schema, every name, "
         "every path, the dataset folders, the models and the API keys; prints one line naming the first problem "
-        "and its fix. Several files are merged as `snakemake --configfile` merges them, later ones winning.",
+        "and its fix. Several files are merged as `snakemake --configfile` merges them, later ones winning. A "
+        "workflow config is whole: it names its models (the other commands' --config takes any part of one).",
         **example("biasflow check-config config/config.yaml config/official.yaml"),
     )
     check.add_argument("config", nargs="+", help="YAML config file(s), in --configfile order")
@@ -105,25 +110,25 @@ def _register_core(commands) -> None:
     prompts = commands.add_parser(
         "prompts", help="build the prompt table of one metric and axis",
         description="Build the prompt table of one metric and axis from its files, as the original_prompts step "
-        "does. Settings come from --config (the workflow config) and the flags, the flags winning.",
+        "does. Settings come from --config (any part of a workflow config; no models needed) and the flags, the "
+        "flags winning. Without --config the subgroups keep their own labels unless --map names them; with it, "
+        "subgroups and subgroup_map decide.",
         **example("biasflow prompts --config config/config.yaml --metric BOLD --axis religion --data path/to/prompts "
                   "--out p.parquet --summary s.csv"),
     )
     prompts.add_argument("--metric", required=True, help=one_of(METRICS))
     prompts.add_argument("--axis", required=True, help=one_of(AXES))
     prompts.add_argument("--data", help="folder with the metric's official files (default: the config's datasets path)")
-    prompts.add_argument("--config", nargs="+", help="workflow config file(s): its valid_fraction, subgroups and "
-                         "subgroup_map, datasets options and prompts.per_subgroup")
-    flag(prompts, "--valid-fraction", "valid_fraction", default=None,
-         help="share of each subgroup's groups in valid (default: the config's, else %s)" % default("valid_fraction"))
+    flag(prompts, "--valid-fraction", "valid_fraction")
     prompts.add_argument("--map", action="append", metavar="NATIVE=SHARED",
                          help="subgroup map entry; repeat it (unmapped subgroups are dropped)")
     prompts.add_argument("--options", metavar="JSON",
                          help='loader options, e.g. \'{"sets": {"gender": ["binary"]}}\' for HONEST')
-    flag(prompts, "--per-subgroup", "prompts.per_subgroup", default=None,
-         help="keep at most N prompts per subgroup and split (default: the config's, else all)")
+    flag(prompts, "--per-subgroup", "prompts.per_subgroup")
+    flag(prompts, "--seed", "prompts.seed")
     prompts.add_argument("--out", required=True, help="output table (.parquet, .csv or .tsv)")
     prompts.add_argument("--summary", help="also write the summary: prompts per subgroup and split (.csv)")
+    config_flag(prompts, also="subgroups, subgroup_map and datasets")
     prompts.set_defaults(run=_prompts)
 
     score = commands.add_parser(
@@ -138,6 +143,7 @@ def _register_core(commands) -> None:
     for key in SCORING_FLAGS:
         flag(score, f"--{key.replace('_', '-')}", f"scoring.{key}")
     score.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
+    config_flag(score)
     score.set_defaults(run=_score)
 
     power = commands.add_parser(
@@ -147,29 +153,32 @@ def _register_core(commands) -> None:
         "study needs to detect --target (docs/methods.md section 6), as the workflow's results/power/<method>.csv. "
         "--pilot takes what the method's workflow step reads: CAIRO statistics (results/cairo/stats/<axis>.parquet), "
         "FPR predictions TSVs (one probe set per file) or FairPair per-prompt scores (results/fairpair/<model>.csv, "
-        "the file name being the model).",
+        "the file name being the model). Per pair of models, the rows measured as a 'non-inferiority margin' plan "
+        "biasflow compare's release gate (section 6.8): the units at which a candidate truly equal to the baseline "
+        "is shown not worse at the margin --target, from the interval compare reads on the pilot (--measure, "
+        "--bootstrap, --null-draws and --seed set its draws as they set compare's).",
         **example("biasflow power --method fpr --pilot predictions.tsv --target 0.05 --out power.csv"),
     )
     power.add_argument("--method", required=True, choices=_method_names(), help="the method whose files --pilot are")
     power.add_argument("--pilot", nargs="+", required=True, help="the pilot's files, each a source named by its file stem")
     power.add_argument("--out", required=True, help="power table (.csv, .tsv or .parquet)")
-    power.add_argument("--target", type=float, help="the difference worth detecting, in the method's unit "
-                       "(default: power.min_effect.<method>: %s)"
-                       % ", ".join(f"{m} {value}" for m, value in default("power.min_effect").items()))
-    flag(power, "--target-r", "power.min_r", help="CAIRO: the agreement across models (Pearson r) worth detecting "
-         "(default: %s)" % default("power.min_r"))
+    _planner_flags(power)
     flag(power, "--alpha", "power.alpha")
     flag(power, "--power", "power.power")
     add_pair_flags(power, none="no paired rows in the table")
+    config_flag(power)
     power.set_defaults(run=_power)
 
     compare = commands.add_parser(
-        "compare", help="is the candidate model less biased than the baseline? a paired comparison on the same prompts",
+        "compare", help="did the candidate get worse than the baseline? paired verdicts against a margin, a CI gate",
         description="The two models answered the same prompts, so their difference is far more precise than either "
-        "number: per metric and split, the candidate's bias less the baseline's, with a paired 95% interval and a "
-        "paired randomisation p-value (docs/methods.md section 7), one line each; --out gets every row.",
+        "number. Per measure (CAIRO: axis and metric; FairPair: dissimilarity; FPR: attribute and class's gap span) "
+        "the candidate's bias less the baseline's with a paired 90% interval, read as a verdict against the margin: "
+        "better, equivalent, not worse, worse by more than the margin, worse, or inconclusive (docs/methods.md "
+        "section 7). The overall verdict comes first; --fail-on turns it into the exit status (0 pass, 1 the gate "
+        "fails, 2 bad input); --out gets the rows.",
         **example("biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 "
-                  "--out compared.csv"),
+                  "--margin 0.01 --fail-on not-noninferior --out compared.csv"),
     )
     compare.add_argument("--method", required=True, choices=_method_names(), help="the method whose files are given")
     for declared in methods():
@@ -177,9 +186,18 @@ def _register_core(commands) -> None:
         compare.add_argument(f"--{flag_name}", nargs="+", help=f"{declared.name}: {files}")
     compare.add_argument("--baseline", required=True, help="the model compared against (say, before your change)")
     compare.add_argument("--candidate", required=True, help="the model you want to know about (say, after it)")
-    compare.add_argument("--config", nargs="+", help="config file(s) whose settings the method's step uses "
-                         "(default: the schema's defaults)")
-    compare.add_argument("--out", help="the comparison rows (.csv, .tsv or .parquet)")
+    compare.add_argument("--out", help="the judged rows, one per measure (.csv, .tsv or .parquet)")
+    compare.add_argument("--margin", type=float, help="the largest rise of the candidate's bias over the baseline's "
+                         "that does not matter, in the method's unit (default: power.min_effect.<method>: %s)"
+                         % ", ".join(f"{m} {value}" for m, value in default("power.min_effect").items()))
+    compare.add_argument("--fail-on", choices=FAIL_ON,
+                         help="worse: exit 1 when a measure is worse after Holm's correction; not-noninferior: exit 1 "
+                         "unless every measure is better, equivalent or not worse (the intersection-union rule); "
+                         "never, or no --fail-on: exit 0 whatever the verdicts")
+    compare.add_argument("--format", choices=FORMATS,
+                         help="the summary printed: text lines (without --format), a markdown table for a pull "
+                         "request, or JSON")
+    _compare_flags(compare)
     compare.set_defaults(run=_compare)
 
 
@@ -188,7 +206,44 @@ def _method_names() -> list[str]:
     return [declared.name for declared in methods()]
 
 
-def _compare(args) -> None:
+# The planner settings whose flags are not named after them, and what --target is.
+PLANNER_FLAGS = {"min_effect": "--target", "min_r": "--target-r"}
+TARGET = "the difference worth detecting, in the method's unit"
+
+
+def _planner_flags(power) -> None:
+    """A flag for each setting of a method's planner that the planners do not all share (``--alpha``, ``--power`` and
+    the pairs they do): it sets the key of the method ``--method`` names, and another method refuses it."""
+    from biasflow.power import PowerSettings, planner
+
+    shared = {field.name for field in dataclasses.fields(PowerSettings)} - {"min_effect"}
+    keys: dict[str, dict[str, str]] = {}
+    for name in _method_names():
+        settings = planner(name).Settings
+        for field in dataclasses.fields(settings):
+            if field.name not in shared:
+                keys.setdefault(field.name, {})[name] = settings.key(field.name)
+    for field, by_method in keys.items():
+        method_flag(power, PLANNER_FLAGS.get(field, f"--{field.replace('_', '-')}"), by_method,
+                    TARGET if field == "min_effect" else "")
+
+
+def _compare_flags(compare) -> None:
+    """The settings each method's comparison reads (its declaration's ``compare_settings``) as flags, one per name:
+    ``--seed`` sets selection.seed for CAIRO, fairpair.seed for FairPair; then ``--config``."""
+    keys: dict[str, dict[str, str]] = {}
+    words: dict[str, dict[str, str]] = {}
+    for declared in methods():
+        for key, what in declared.compare_settings:
+            name = key.rsplit(".", 1)[-1]
+            keys.setdefault(name, {})[declared.name] = key
+            words.setdefault(name, {})[declared.name] = what
+    for name in keys:
+        method_flag(compare, f"--{name.replace('_', '-')}", keys[name], words[name])
+    config_flag(compare, also="power.min_effect.<method> (the margin's default)")
+
+
+def _compare(args) -> int:
     from biasflow.tables import check_not_inputs, check_output_path, write_table
 
     declared = method(args.method)
@@ -200,15 +255,11 @@ def _compare(args) -> None:
     if args.out:
         check_output_path(args.out, "--out")
         check_not_inputs({"--out": args.out}, {f"--{flag_name}": inputs})
-    config = None
-    if args.config:
-        from biasflow.config import load_config
-
-        config, _ = load_config(args.config)
-    rows, lines = module.command(inputs, args.baseline, args.candidate, config)
-    print("\n".join(lines))
+    verdicts = module.command(inputs, args.baseline, args.candidate, args.settings, margin=args.margin)
+    print(verdicts.report(args.format or "text"))
     if args.out:
-        write_table(rows, args.out)
+        write_table(verdicts.rows, args.out)
+    return verdicts.exit_code(args.fail_on or "never")
 
 
 def _check_config(args) -> None:
@@ -226,7 +277,7 @@ def _prompts(args) -> None:
     check_output_path(args.out, "--out")
     if args.summary:
         check_output_path(args.summary, "--summary")
-    from biasflow.config import dataset_dir, load_config, loader_settings
+    from biasflow.config import dataset_dir, loader_settings
     from biasflow.datasets import write_prompts
 
     from biasflow.datasets import LoaderSettings
@@ -234,12 +285,11 @@ def _prompts(args) -> None:
     loader = LoaderSettings.defaults(subgroup_map=None, options={})
     data = args.data
     if args.config:
-        config, _ = load_config(args.config)
-        loader = loader_settings(config, args.metric, args.axis)
-        data = data or dataset_dir(config, args.metric)
+        loader = loader_settings(args.settings, args.metric, args.axis)
+        data = data or dataset_dir(args.settings, args.metric)
     if data is None:
         raise BiasflowError("biasflow prompts needs --data (the metric's folder) or --config with datasets.<metric>.path.")
-    flags = {"valid_fraction": args.valid_fraction, "per_subgroup": args.per_subgroup,
+    flags = {"valid_fraction": args.valid_fraction, "per_subgroup": args.per_subgroup, "sample_seed": args.seed,
              "subgroup_map": dict(_pair(entry) for entry in args.map) if args.map else None,
              "options": _json(args.options, "--options") if args.options is not None else None}
     loader = replace(loader, **{key: value for key, value in flags.items() if value is not None})
@@ -273,14 +323,8 @@ def _power(args) -> None:
     if repeated:
         raise BiasflowError(f"--pilot names the source {repeated[0]} twice (sources are named by file stem); give "
                             "each file a distinct name.")
-    settings_class = planner(args.method).Settings
-    if args.target is not None:
-        check_value("--target", args.target, settings_class.key("min_effect"))
-    # The flags this method's planner reads; --target left out takes power.min_effect.<method>'s default.
-    flags = {"alpha": args.alpha, "power": args.power, "min_r": args.target_r, "min_effect": args.target,
-             "pairs": PairChoice.from_args(args)}
-    fields = {field.name for field in dataclasses.fields(settings_class)}
-    settings = settings_class.defaults(**{k: v for k, v in flags.items() if k in fields and v is not None})
+    # args.settings holds the flags given over --config's values (biasflow.flags); the pairs are the pair flags'.
+    settings = planner(args.method).Settings.from_config(args.settings, pairs=PairChoice.from_args(args))
     plan_sources(method=args.method, sources={stem: [path] for stem, path in zip(stems, args.pilot)},
                  settings=settings.params(), out=args.out)
 

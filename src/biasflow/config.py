@@ -24,6 +24,7 @@ from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.schema import config_schema, filling_validator
 from biasflow.scorers import scorer_class
+from biasflow.verdict_tables import check_pairs
 
 # The core's maps whose names become parts of result paths (each method declares its own).
 NAMED = (("models",), ("paraphrasers",))
@@ -41,6 +42,7 @@ def check_config(config: dict, workdir: str | Path = ".", environment: bool = Tr
     warnings = []
     check_names(config)
     check_comparisons(config)
+    warnings += check_pairs(config)
     for method in methods(config["methods"]):  # each method checks its own settings
         warnings += method.part("check")(config, workdir) or []
     for section, name in used_model_entries(config):
@@ -205,6 +207,32 @@ def load_config(paths) -> tuple[dict, list[str]]:
     return config, check_config(config)
 
 
+def load_settings(paths) -> dict:
+    """Config files for a command that reads tables rather than models: any part of a workflow config.
+
+    The files are merged as :func:`load_config` merges them, and the sections they give are
+    taken over the schema's defaults (:func:`settings_config`).
+    """
+    return settings_config(read_config_files([paths] if isinstance(paths, (str, Path)) else list(paths)))
+
+
+def settings_config(config) -> dict:
+    """A copy of ``config``, any part of a workflow config, validated and filled with the schema's defaults.
+
+    ``selection: {max_sets: 1}`` alone is such a config. It is validated as a workflow config
+    is (an unknown key is named with the closest allowed one, a wrong type with its key), but
+    what the schema requires of a workflow run only, the ``models`` it evaluates, is not
+    required, and the checks of what a run loads (:func:`check_config`) do not run: the
+    commands that read tables load no model (config/README.md, "Settings for one command").
+    Bundled files are resolved.
+    """
+    import copy
+
+    config = copy.deepcopy(dict(config))
+    validate_config(config, workflow=False)
+    return resolve_bundled(config)
+
+
 def read_config_files(paths: list) -> dict:
     """The merge of YAML files, each read strictly: a key given twice in one mapping is an error, not the last one."""
     merged: dict = {}
@@ -268,16 +296,20 @@ def _merge(base: dict, overlay: dict) -> None:
             base[key] = value
 
 
-def validate_config(config: dict) -> None:
+def validate_config(config: dict, *, workflow: bool = True) -> None:
     """Check ``config`` against the schema and fill in its defaults (in place).
 
     The first violation becomes one message naming the key, instead of jsonschema's
     multi-line report. Defaults are filled while validating, so the defaults of a
-    default (``decoding: {}`` gets every decoding key) are filled too.
+    default (``decoding: {}`` gets every decoding key) are filled too. ``workflow=False``
+    checks a part of a config (:func:`settings_config`): the top-level keys the schema
+    requires of a workflow run (``models``) may be absent.
     """
     import jsonschema
 
     schema = config_schema()
+    if not workflow:
+        schema.pop("required", None)
     errors = sorted(
         jsonschema.Draft202012Validator(schema).iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path]
     )
@@ -302,6 +334,9 @@ def _explain(error, config: dict) -> str:
         unknown = [name for name in error.instance if name not in allowed]
         if unknown and allowed:
             return _unknown_key(unknown[0], allowed)
+    if error.validator == "required" and not error.absolute_path:
+        return (f"{error.message} of a workflow config (the commands that read tables, such as compare and "
+                "cairo-select, take any part of a config with --config)")
     if error.validator == "enum" and "propertyNames" in error.schema_path:
         entry = config
         for part in error.absolute_path:

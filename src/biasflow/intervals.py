@@ -83,6 +83,15 @@ def t_quantile(df: int, level: float = 0.95) -> float:
     return float(stats.t.ppf((1 + level) / 2, df))
 
 
+def t_sf(statistic: float, df: int) -> float:
+    """P(T ≥ ``statistic``) for Student's t with ``df`` degrees of freedom: a one-sided p (NaN for df < 1)."""
+    if not df >= 1 or not math.isfinite(statistic):
+        return np.nan
+    from scipy import stats
+
+    return float(stats.t.sf(statistic, df))
+
+
 def standard_error(values: np.ndarray) -> float:
     """sd (ddof=1) / √n of ``values``: NaN for fewer than two, or values that all agree (docs/methods.md §3.3).
 
@@ -114,29 +123,30 @@ def t_interval(values: np.ndarray, level: float = 0.95, limits: tuple[float, flo
     return (mean, *within(mean, mean - half, mean + half, limits))
 
 
-def small_sample_factor(df: int) -> float:
-    """t_{df, 0.975} / z_{0.975}: the widening of a bootstrap interval resting on ``df`` clusters' degrees of freedom.
+def small_sample_factor(df: int, level: float = 0.95) -> float:
+    """t_{df, (1+level)/2} / z_{(1+level)/2}: the widening of a bootstrap interval resting on ``df`` clusters' degrees of freedom.
 
-    1 for many clusters (1.31 at df = 5, 4.3/1.96 at df = 2); NaN where nothing was resampled (df < 1).
+    1 for many clusters (1.31 at df = 5, 4.3/1.96 at df = 2 for 95%); NaN where nothing was resampled (df < 1).
     """
     from scipy import stats
 
-    return t_quantile(df) / float(stats.norm.ppf(0.975))
+    return t_quantile(df, level) / float(stats.norm.ppf((1 + level) / 2))
 
 
 def estimate_interval(estimate: np.ndarray, draws: np.ndarray, factor: float,
-                      limits: tuple[float, float] = UNBOUNDED) -> tuple[np.ndarray, np.ndarray]:
-    """A 95% interval that holds its estimate: the draws' percentile spread around their median, placed at the estimate.
+                      limits: tuple[float, float] = UNBOUNDED, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """An interval that holds its estimate: the draws' percentile spread around their median, placed at the estimate.
 
-    The distances from the defined draws' median (along the first axis) to their 2.5th and
-    97.5th percentiles, times ``factor`` (:func:`small_sample_factor`), are laid off from the
+    The distances from the defined draws' median (along the first axis) to their (1 − level)/2
+    and (1 + level)/2 percentiles (2.5th and 97.5th for 95%), times ``factor``
+    (:func:`small_sample_factor` at the same level), are laid off from the
     estimate, then cut to ``limits``, the values the quantity can take (Eq. 1: (0, ∞)), by
     :func:`within`. NaN where no draw is defined or the draws do not spread. Coverage: the
     calibration table (benchmarks/README.md).
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices: NaN is the answer
-        low, middle, high = np.nanpercentile(draws, (INTERVAL[0], 50, INTERVAL[1]), axis=0)
+        low, middle, high = np.nanpercentile(draws, (50 * (1 - level), 50, 50 * (1 + level)), axis=0)
     return within(estimate, estimate - factor * (middle - low), estimate + factor * (high - middle), limits)
 
 
@@ -155,3 +165,19 @@ def interval_p(estimate: float, draws: np.ndarray, factor: float) -> float:
     towards_zero = (np.median(draws) - draws) * np.sign(estimate)  # an estimate of 0: every draw counts, p = 1
     k = np.count_nonzero(towards_zero * factor >= abs(estimate))
     return float(min(1.0, 2 * (1 + k) / (len(draws) + 1)))
+
+
+def interval_p_above(estimate: float, draws: np.ndarray, factor: float) -> float:
+    """One-sided p of "the value is at most 0" read off :func:`estimate_interval`'s construction (docs/methods.md §7).
+
+    The lower bound at one-sided level α, estimate − factor · (median − q_α), lies above 0
+    exactly when fewer than a share α of the draws lie at least estimate / ``factor`` below
+    their median; p is that share, counted as (1 + k) / (draws + 1), at most 1. With
+    ``factor`` the 90% interval's, p ≤ 0.05 agrees with its lower bound above 0 (up to a draw
+    at the boundary). NaN without a defined draw, estimate or factor.
+    """
+    draws = draws[np.isfinite(draws)]
+    if not len(draws) or not np.isfinite(estimate) or not np.isfinite(factor):
+        return np.nan
+    k = np.count_nonzero((np.median(draws) - draws) * factor >= estimate)
+    return float(min(1.0, (1 + k) / (len(draws) + 1)))

@@ -62,10 +62,13 @@ class PairChoice(StepSettings):
 
     @classmethod
     def from_args(cls, args) -> PairChoice:
-        """The choice of a command's :func:`add_pair_flags` flags: ``--baseline`` wins, else ``--pairs``."""
+        """The choice of a command's :func:`add_pair_flags` flags: ``--baseline`` or ``--pairs``, whichever is given,
+        else the ``comparisons`` section of the command's config (``args.settings``, :mod:`biasflow.flags`)."""
         if args.baseline is not None:
             return cls(pairs=BASELINE, baseline=args.baseline)
-        return cls(pairs=args.pairs, baseline=None)
+        if args.pairs is not None:
+            return cls(pairs=args.pairs, baseline=None)
+        return cls.from_config(args.settings)
 
     @classmethod
     def every(cls) -> PairChoice:
@@ -140,13 +143,17 @@ def add_pair_flags(parser, none: str = "no comparison table and no comparison fi
 
     Their meaning is the config's ``comparisons`` section's (config/README.md); ``--pairs``
     takes the schema's choices but ``baseline``, which ``--baseline`` gives with its model;
-    ``none`` says what ``--pairs none`` leaves out of this command's outputs.
+    ``none`` says what ``--pairs none`` leaves out of this command's outputs. Given neither,
+    the ``comparisons`` section of the command's ``--config`` decides (:meth:`PairChoice.from_args`).
     """
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--baseline", metavar="MODEL",
-                       help="pair each model with this one only (model_a the candidate, model_b the baseline) instead "
-                       "of every pair; Holm and Benjamini-Hochberg then run over the baseline's pairs (config: "
-                       "comparisons.pairs baseline and comparisons.baseline)")
-    group.add_argument("--pairs", choices=[c for c in choices("comparisons.pairs") if c != BASELINE],
-                       default=default("comparisons.pairs"),
-                       help=f"all: every pair of models; none: {none} (config: comparisons.pairs; default: %(default)s)")
+    chosen = group.add_argument(
+        "--baseline", metavar="MODEL",
+        help="pair each model with this one only (model_a the candidate, model_b the baseline) instead of every pair; "
+        "Holm and Benjamini-Hochberg then run over the baseline's pairs (config: comparisons.pairs baseline and "
+        "comparisons.baseline)")
+    every = group.add_argument(
+        "--pairs", choices=[c for c in choices("comparisons.pairs") if c != BASELINE],
+        help=f"all: every pair of models; none: {none} (config: comparisons.pairs; default: "
+        f"{default('comparisons.pairs')})")
+    chosen.reads = every.reads = "comparisons"  # the config section --config can set them by (biasflow.flags)

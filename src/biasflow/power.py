@@ -7,8 +7,11 @@ minimum detectable difference, ``mdd``), and the size a study needs for the diff
 detecting (``power.min_effect``). Each method reduces its pilot to one of four textbook
 designs (two proportions, two means, one mean, a correlation), solved with
 ``statsmodels.stats.power``; the method packages (``<method>/power.py``) say which design
-fits which number and how its units are counted. This module knows no method: it finds each
-method's planner through the method's declaration (:mod:`biasflow.methods`).
+fits which number and how its units are counted. A fifth answer plans the release gate of
+``biasflow compare`` (§6.8): the units at which a candidate truly equal to the baseline is
+shown ``not worse`` at the margin, from the pilot's own paired 90% interval, by the formula
+the verdicts quote (:func:`biasflow.verdicts.noninferiority_units`). This module knows no
+method: it finds each method's planner through the method's declaration (:mod:`biasflow.methods`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from biasflow.model_pairs import PairChoice
 from biasflow.html_tables import Section, write_tables_page
 from biasflow.settings import StepSettings
 from biasflow.tables import write_table
+from biasflow.verdicts import noninferiority_mdd, noninferiority_units, paired_se
 
 log = logging.getLogger("biasflow")
 
@@ -35,6 +39,9 @@ POWER_COLUMNS = [
     "method", "model", "scope", "subgroup", "measure", "unit", "n", "n_other", "n_effective", "baseline", "sd",
     "mdd", "target", "n_needed", "detectable",
 ]
+# The measure of a row planning the release gate (§6.8), followed by what the gate judges: "non-inferiority margin
+# (Eq. 1)".
+NONINFERIORITY = "non-inferiority margin"
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,25 @@ def correlation_needed(r: float, alpha: float, power: float) -> float:
     return _solve(normal, effect_size=math.atanh(r), nobs1=None, ratio=0, alpha=alpha, power=power) + 3
 
 
+def noninferiority_row(*, model: str, scope: str, subgroup: str, what: str, unit: str, n: float, lo90: float,
+                       hi90: float, settings: PowerSettings) -> dict:
+    """A row planning the release gate (§6.8) from the pilot's paired 90% interval ``lo90``-``hi90`` over ``n`` units.
+
+    se = (hi90 − lo90) / (2 z_{0.95}) is the difference's standard error at the pilot's size;
+    ``mdd`` is the smallest margin a candidate truly equal to the baseline is shown ``not
+    worse`` at with probability ``settings.power`` (the gate's one-sided 5%, whatever
+    ``power.alpha``), and ``n_needed`` the units at which that margin falls to
+    ``settings.min_effect``, se falling as 1/√n: the numbers an ``inconclusive`` verdict
+    quotes for the same interval (:func:`biasflow.verdicts.units_needed`, which never goes
+    below the units at hand). ``sd`` is one unit's spread, se · √n.
+    """
+    se = paired_se(lo90, hi90)
+    return {"model": model, "scope": scope, "subgroup": subgroup, "measure": f"{NONINFERIORITY} ({what})",
+            "unit": unit, "n": n, "n_other": math.nan, "n_effective": n, "baseline": 0.0,
+            "sd": se * math.sqrt(n) if se > 0 and n > 0 else math.nan, "mdd": noninferiority_mdd(se, settings.power),
+            "target": settings.min_effect, "n_needed": noninferiority_units(n, se, settings.min_effect, settings.power)}
+
+
 def planned(rows: list[dict], method: str, settings: PowerSettings) -> pd.DataFrame:
     """The power table of one method's rows (each a design's sizes and answers), the shortfalls logged.
 
@@ -179,6 +205,12 @@ def planned(rows: list[dict], method: str, settings: PowerSettings) -> pd.DataFr
         shown = f"{row.mdd:.3g}" if math.isfinite(row.mdd) else "not within reach"
         needed = f"; about {row.n_needed:,.0f} would be needed" if math.isfinite(row.n_needed) else ""
         who = ", ".join(str(part) for part in (row.model, row.scope, row.subgroup) if part)
+        if row.measure.startswith(NONINFERIORITY):
+            log.warning("power: %s (%s): with %s %s a candidate truly equal to the baseline is shown not worse on %s "
+                        "at %.0f%% power only at a margin of %s, wider than the margin %.3g%s (docs/methods.md §6.8)",
+                        who, method, f"{row.n:,.0f}", row.unit, row.measure[len(NONINFERIORITY) + 2:-1],
+                        100 * settings.power, shown, row.target, needed)
+            continue
         log.warning("power: %s (%s): with %s %s the smallest %s detectable at %.0f%% power is %s, short of the %.3g "
                     "worth detecting%s (docs/methods.md §6)", who, method, f"{row.n:,.0f}", row.unit,
                     difference(row.measure), 100 * settings.power, shown, row.target, needed)
@@ -206,7 +238,10 @@ def write_plan(table: pd.DataFrame, method: str, out: str, page: str | None = No
             "at hand (n; n_effective where clusters make units count less than once); target, the difference worth "
             "detecting (power.min_effect, power.min_r); n_needed, the size a study needs for it, in the row's unit; "
             "detectable, whether this study reaches it. A subgroup that is not detectable can still show a gap, "
-            "but a gap it does not show says little."), [Section("Minimum detectable differences", (
+            "but a gap it does not show says little. Rows measured as a non-inferiority margin plan the release gate "
+            "of biasflow compare (section 6.8): mdd is the smallest margin at which a candidate truly equal to the "
+            "baseline is shown not worse at the configured power, n_needed the units that margin power.min_effect "
+            "needs."), [Section("Minimum detectable differences", (
                 "baseline is the rate or score the difference is measured from and sd the spread of one unit; "
                 "the log of this step names every row short of its target."), table)])
 

@@ -2,11 +2,13 @@
 
 ``snakemake --report`` renders ``workflow/report/workflow.rst`` with the config; this module
 prepares, from the validated config and the methods whose results exist, the lines that
-page lists: each metric's data (bundled, a folder or a URL, the HolisticBias release, the
-prompt budget), the methods run and the models each ran, and the report's own pages of
-each method's tables. A method whose results are not there is named as not run, so a
-CAIRO-only run shows no FairPair or FPR settings; within a method run, only what was
-computed is listed (``make demo`` runs CAIRO's gender axis, not its religion axis).
+page lists: first the verdict of each pair the config's ``compare`` section names (did the
+candidate get worse than the baseline?, docs/methods.md §7), then each metric's data
+(bundled, a folder or a URL, the HolisticBias release, the prompt budget), the methods run
+and the models each ran, and the report's own pages of each method's tables. A method whose
+results are not there is named as not run, so a CAIRO-only run shows no FairPair or FPR
+settings; within a method run, only what was computed is listed (``make demo`` runs CAIRO's
+gender axis, not its religion axis).
 """
 
 from __future__ import annotations
@@ -17,10 +19,14 @@ from biasflow import bundled
 from biasflow.config import dataset_dir, used_metrics
 from biasflow.datasets import holisticbias
 from biasflow.methods import methods
+from biasflow.verdict_tables import front_lines
 
 
 def front_page(config: dict, reported: list[str], data_root: str | Path) -> dict:
-    """``{"data": [...], "methods": [...], "not_run": [...]}``: the front page's contents.
+    """``{"verdicts": [...], "data": [...], "methods": [...], "not_run": [...]}``: the front page's contents.
+
+    ``verdicts`` holds a line per pair of the config's ``compare`` section whose verdict tables
+    exist (:func:`biasflow.verdict_tables.front_lines`), which the page states first.
 
     ``methods`` holds per method run its ``name``, ``citation``, ``models`` and ``settings``
     (text) of the config as far as its results exist (the declaration's ``computed``), its
@@ -42,7 +48,8 @@ def front_page(config: dict, reported: list[str], data_root: str | Path) -> dict
             reading.append(own)
     not_run = [method.title for method in methods() if method.name not in reported]
     metrics = sorted({metric for own in reading for metric in used_metrics(own)})
-    return {"data": [_source(config, metric, data_root) for metric in metrics], "methods": page, "not_run": not_run}
+    return {"verdicts": front_lines(config), "data": [_source(config, metric, data_root) for metric in metrics],
+            "methods": page, "not_run": not_run}
 
 
 def _existing(paths: list[str]) -> list[str]:

@@ -5,11 +5,14 @@ default takes it from here: :func:`filled` gives a config (or a model entry, or 
 with every missing key set to the schema's default, :func:`default` one key's default for a
 command-line flag, and :func:`flag` a whole flag (type, choices, default and help) of a key.
 The step settings (:mod:`biasflow.settings`), the model entry and the ``biasflow`` command
-are built from these, never from literals of their own (tests/core/test_settings.py).
+are built from these, never from literals of their own (tests/core/test_settings.py). A flag
+remembers that it was given (:func:`given`), so that a command can let it beat a config file's
+value (:mod:`biasflow.flags`).
 """
 
 from __future__ import annotations
 
+import argparse
 import copy
 import functools
 from importlib import resources
@@ -86,16 +89,23 @@ def flag(parser, name: str, key: str, **overrides):
 
     A boolean becomes ``--name`` / ``--no-name``; a list takes one or more values. ``overrides`` replace what the schema gives (``help``, ``metavar``, ``dest``).
     """
-    import argparse
+    action = parser.add_argument(name, **{"default": default(key), "help": _help(described(key)), **kinds(key),
+                                          **overrides})
+    action.schema_key = key
+    return action
 
+
+def kinds(key: str) -> dict:
+    """The argparse keywords that make a flag take what config key ``key`` takes: its type, choices and arity.
+
+    Every such flag records that it was given (:func:`given`).
+    """
     node = described(key)
     types = node.get("type")
     types = [types] if isinstance(types, str) else list(types or [])
     kind = next((t for t in types if t != "null"), None)
-    options = {"default": default(key), "help": _help(node)}
-    if kind == "boolean":
-        options["action"] = argparse.BooleanOptionalAction
-    elif kind == "array":
+    options = {"action": _GivenSwitch if kind == "boolean" else _Given}
+    if kind == "array":
         options["nargs"] = "+"
         if "enum" in node.get("items", {}):
             options["choices"] = node["items"]["enum"]
@@ -103,10 +113,43 @@ def flag(parser, name: str, key: str, **overrides):
         options["choices"] = node["enum"]
     elif kind in ("integer", "number"):
         options["type"] = int if kind == "integer" else float
-    options.update(overrides)
-    action = parser.add_argument(name, **options)
-    action.schema_key = key
-    return action
+    return options
+
+
+# The namespace attribute naming the flags a command line gave (argparse keeps its defaults and the given values alike).
+GIVEN = "given_flags"
+
+
+def given(args) -> set[str]:
+    """The destinations of the flags of config keys that the command line gave (not left at their defaults)."""
+    return set(getattr(args, GIVEN, ()))
+
+
+def _remember(namespace, dest: str) -> None:
+    setattr(namespace, GIVEN, {*getattr(namespace, GIVEN, ()), dest})
+
+
+class _Given(argparse.Action):
+    """A config key's flag with a value: stored, as argparse's default action stores it, and recorded as given."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        _remember(namespace, self.dest)
+
+
+class _GivenSwitch(argparse.BooleanOptionalAction):
+    """A boolean config key's ``--x`` / ``--no-x``, recorded as given."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, values, option_string)
+        _remember(namespace, self.dest)
+
+
+def flag_key(action, args) -> str | None:
+    """The config key a flag sets: its own, or for a flag of several methods (``compare``'s ``--seed``), the
+    key of the method ``--method`` names (None where that method reads no such setting)."""
+    keys = getattr(action, "method_keys", None)
+    return keys.get(args.method) if keys is not None else getattr(action, "schema_key", None)
 
 
 def check_flags(parser, args) -> None:
@@ -116,7 +159,7 @@ def check_flags(parser, args) -> None:
     config could not hold is refused as the config check refuses it, in one line.
     """
     for action in parser._actions:
-        key = getattr(action, "schema_key", None)
+        key = flag_key(action, args)
         value = getattr(args, action.dest, None)
         if key is not None and value is not None:
             check_value(action.option_strings[0], value, key)

@@ -17,7 +17,8 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from biasflow.cairo import headline
-from biasflow.cairo.compare import command, oriented, sentences
+from biasflow.cairo.compare import BOTH_SPLITS, command
+from biasflow.cairo.compare import compare as compare_rows
 from biasflow.cairo.comparisons import COMPARISON_COLUMNS, FAMILY, SWAP, comparison_table, swap_weights
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.stats import sufficient_stats
@@ -94,13 +95,19 @@ def test_differences_intervals_and_swap_p_match_the_row_loop(case):
             rows = part[(part.model_a == a) & (part.model_b == b)].set_index("measure")
             difference = eq1[a] - eq1[b]
             excess = difference - (floor[a] - floor[b])
-            low, middle, high = np.percentile(boot[:, i] - boot[:, j], [2.5, 50, 97.5])
+            spread = boot[:, i] - boot[:, j]
+            low, low90, middle, high90, high = np.percentile(spread, [2.5, 5, 50, 95, 97.5])
             for measure, value in (("eq1", difference), ("excess", excess)):
                 row = rows.loc[measure]
                 assert row.difference == pytest.approx(value, rel=1e-9, abs=1e-12)
                 assert row.difference_lo == pytest.approx(value - ref.factor() * (middle - low), abs=1e-10)
                 assert row.difference_hi == pytest.approx(value + ref.factor() * (high - middle), abs=1e-10)
                 assert row.difference_lo <= row.difference <= row.difference_hi
+                # The 90% interval: the same construction at 5% and 95% with t/z at 90%, and its one-sided p.
+                assert row.lo90 == pytest.approx(value - ref.factor(0.90) * (middle - low90), abs=1e-10)
+                assert row.hi90 == pytest.approx(value + ref.factor(0.90) * (high90 - middle), abs=1e-10)
+                below = np.sum(ref.factor(0.90) * (middle - spread) >= value)
+                assert row.p_worse == pytest.approx(min(1.0, (1 + below) / (len(spread) + 1)))
             reached = np.sum(np.abs(swapped) >= abs(difference) - 1e-12)
             assert rows.loc["eq1", "p"] == pytest.approx((1 + reached) / (len(swaps) + 1))
             assert (rows.loc["excess", "p"] <= 0.05) == (rows.loc["excess", "difference_lo"] > 0
@@ -157,42 +164,17 @@ def test_holm_by_hand():
 
 
 
-def test_the_pair_is_turned_to_read_candidate_minus_baseline():
-    table = pd.DataFrame({"model_a": ["m0", "m0"], "model_b": ["m1", "m2"], "difference": [0.3, 0.1],
-                          "difference_lo": [0.1, 0.0], "difference_hi": [0.4, 0.2], "p": [0.01, 0.5]})
-    rows = oriented(table, baseline="m0", candidate="m1")
-    assert rows.to_dict("records") == [{"model_a": "m1", "model_b": "m0", "difference": -0.3, "difference_lo": -0.4,
-                                        "difference_hi": -0.1, "p": 0.01}]
+# The simulated metrics under the names of two real ones, as the commands read them.
+NAMES = {"A": "BOLD", "B": "HONEST"}
 
 
-def sentence_row(low, high, p, difference=-0.02, measure="eq1"):
-    return {"axis": "gender", "metric": "BOLD", "split": "test", "prompts": "original", "measure": measure,
-            "model_a": "new",
-            "model_b": "old", "difference": difference, "difference_lo": low, "difference_hi": high, "p": p,
-            "n_scores": 40, "n_clusters": 6}
-
-
-@pytest.mark.parametrize("row, words", [
-    (sentence_row(-0.03, -0.01, 0.004), "candidate new: Eq. 1 0.0200 lower than baseline old (95% interval -0.0300 "
-                                        "to -0.0100, paired p = 0.004"),
-    (sentence_row(-0.09, 0.05, 0.6), "no difference detectable between candidate new and baseline old: Eq. 1 "
-                                     "-0.0200, the 95% interval -0.0900 to +0.0500 includes 0 and differences of 0.05"),
-    (sentence_row(-0.03, 0.01, 0.3), "includes 0 but no difference as large as 0.05"),
-    (sentence_row(-0.03, -0.01, 0.09), "leaves out 0 but the paired test does not reject: undecided"),
-    (sentence_row(np.nan, np.nan, 0.2), "no interval: a subgroup has a single group key"),
-    (sentence_row(-0.03, -0.01, 0.004, measure="excess"), "candidate new: excess bias 0.0200 lower than baseline old"),
-    (sentence_row(np.nan, np.nan, np.nan, np.nan, "excess"), "no interval: a subgroup has a single group key, or "
-                                                              "selection.null_draws is 0"),
-])
-def test_each_verdict_says_what_the_data_can_tell(row, words):
-    [line] = sentences(pd.DataFrame([row]), min_effect=0.05)
-    assert line.startswith("gender BOLD, test split, original prompts: ") and words in line
+def as_named(stats: pd.DataFrame) -> pd.DataFrame:
+    return stats.assign(metric=stats.metric.map(NAMES))
 
 
 def named_stats() -> pd.DataFrame:
     """The simulated statistics under the names of two real metrics, as the commands read them."""
-    stats = sufficient_stats(scored_rows(seed=2))
-    return stats.assign(metric=stats.metric.map({"A": "BOLD", "B": "HONEST"}))
+    return as_named(sufficient_stats(scored_rows(seed=2)))
 
 
 @pytest.fixture(scope="module")
@@ -214,7 +196,7 @@ def test_compare_stops_bad_pairs_in_one_line(stats_path, tmp_path, flags, messag
         assert result.returncode == 0, result.stderr[-2000:]
         compared = pd.read_csv(out)
         assert set(zip(compared.model_a, compared.model_b)) == {("m2", "m1")}
-        assert len(result.stdout.strip().splitlines()) == 8, "one line per metric, split and measure"
+        assert len(compared) == 2 and len(result.stdout.strip().splitlines()) == 3, "the overall, then each metric"
         return
     assert_refused(result, message, out)
 
@@ -224,7 +206,7 @@ def test_a_pair_with_no_shared_metric_is_refused(tmp_path):
     stats = stats[~((stats.model == "m0") & (stats.metric == "HONEST")) & ~((stats.model == "m1") & (stats.metric == "BOLD"))]
     path = tmp_path / "stats.parquet"
     stats.to_parquet(path)
-    with pytest.raises(BiasflowError, match="m0 and m1 share no metric and split in the statistics"):
+    with pytest.raises(BiasflowError, match="m0 and m1 share no metric in the statistics"):
         command([str(path)], "m0", "m1", None)
 
 
@@ -240,3 +222,52 @@ def test_the_baselines_pairs_are_the_matching_rows_of_every_pair_adjusted_over_t
     assert_baseline_rows_match(every, against, {m: "m2" for m in MODELS if m != "m2"},
                                ["axis", "pair", "metric", "split", "prompts", "measure"], FAMILY)
     assert comparison_table(stats, selection, settings, pairs=PairChoice(pairs="none", baseline=None)).empty
+
+
+@pytest.mark.parametrize("design", ["nested", "crossed"])
+def test_compare_judges_the_original_prompts_of_both_splits_against_the_row_loop(design):
+    """``biasflow compare``'s rows (docs/methods.md §1.16, §7): the original prompts of both splits pooled, candidate −
+    baseline, against Eq. 1 recomputed from the rows under the same bootstrap and swap draws."""
+    scored = scored_rows(seed=6, design=design)
+    settings = SearchSettings.defaults(permutations=29, bootstrap=30, null_draws=12, seed=5)
+    rows = compare_rows([as_named(sufficient_stats(scored))], "m0", "m1", settings).set_index("metric")
+    pooled = as_named(scored).assign(split=BOTH_SPLITS)  # the streams of draws are keyed by the metric's name
+    original = {"original": 1}
+    for metric in NAMES.values():
+        ref = Reference(pooled, sufficient_stats(pooled), metric, BOTH_SPLITS, settings, design)
+        row = rows.loc[metric]
+        eq1 = pd.Series(ref.eq1(original), index=MODELS)
+        boot = np.array([loop_eq1(draw_of(ref, w), original).to_numpy() for w in ref.boot])
+        spread = boot[:, MODELS.index("m1")] - boot[:, MODELS.index("m0")]
+        difference = eq1["m1"] - eq1["m0"]
+        low, low90, middle, high90, high = np.percentile(spread, [2.5, 5, 50, 95, 97.5])
+        assert (row.model_a, row.model_b, row.measure) == ("m1", "m0", "eq1")
+        assert row.difference == pytest.approx(difference, rel=1e-9, abs=1e-12)
+        assert row.difference_lo == pytest.approx(difference - ref.factor() * (middle - low), abs=1e-10)
+        assert row.lo90 == pytest.approx(difference - ref.factor(0.90) * (middle - low90), abs=1e-10)
+        assert row.hi90 == pytest.approx(difference + ref.factor(0.90) * (high90 - middle), abs=1e-10)
+        below = np.sum(ref.factor(0.90) * (middle - spread) >= difference)
+        assert row.p_worse == pytest.approx(min(1.0, (1 + below) / (len(spread) + 1)))
+        swaps = swap_weights(len(ref.clusters), settings.permutations,
+                             draw_rng(settings.seed, SWAP, metric, BOTH_SPLITS))
+        own = centred(ref.rows, original)
+        swapped = np.array([(lambda e: e["m1"] - e["m0"])(loop_eq1(swapped_rows(own, ref.clusters, s, "m1", "m0"),
+                                                                   original)) for s in swaps])
+        assert row.p == pytest.approx((1 + np.sum(np.abs(swapped) >= abs(difference) - 1e-12)) / (len(swaps) + 1))
+        assert row.n_units == row.n_clusters and row.unit == "group keys" and row.why_untested is None
+
+
+def test_a_study_without_paraphrases_compares_and_one_group_key_cannot_be_tested():
+    """No selection runs, so statistics of the original prompts alone compare; a subgroup with one group key in both
+    splits has no interval, so its row carries no verdict and says why (docs/methods.md §1.11)."""
+    scored = scored_rows(seed=6)
+    scored = scored[scored.promptset == "original"]
+    single = scored.assign(group_key=np.where(scored.metric == "A", "one", scored.group_key))
+    verdicts = command([as_named(sufficient_stats(single))], "m0", "m1", None)
+    rows = verdicts.rows.set_index("metric")
+    assert rows.loc["BOLD", "why_untested"].startswith("one group key per subgroup")
+    assert pd.isna(rows.loc["BOLD", "verdict"]) and isinstance(rows.loc["HONEST", "verdict"], str)
+    assert "gender BOLD Eq. 1: candidate m1: cannot be tested against m0: one group key per subgroup" in \
+        verdicts.report()
+    assert verdicts.overall != "not worse" and verdicts.exit_code("not-noninferior") == 1, \
+        "an untested measure is not shown non-inferior"

@@ -134,3 +134,26 @@ def test_the_paired_mdd_and_size_follow_the_one_mean_t_design():
     needed = row["n_needed"]
     assert scipy_stats.nct.sf(scipy_stats.t.ppf(0.975, needed - 1), needed - 1, target * math.sqrt(needed)) \
         == pytest.approx(0.8, abs=0.01)
+
+
+def test_the_gate_rows_plan_from_the_interval_compare_reads():
+    """docs/methods.md §6.8: on the same pilot, the release gate's row is worked from the 90% interval and group keys
+    of `biasflow compare` (both splits pooled, the configured draws), so its n_needed is the units the inconclusive
+    verdict quotes; its mdd is (z_0.95 + z_0.8) · (hi90 − lo90) / (2 z_0.95)."""
+    from biasflow.cairo.compare import command
+
+    rng = np.random.default_rng(10)
+    pilot = pd.concat([paired_stats(rng, shift=0.0), paired_stats(rng, shift=0.0).assign(split="valid")])
+    pilot["group_key"] = pilot["group_key"] + "-" + pilot["split"]
+    table = plan({"gender": [pilot]}, Settings.defaults(min_effect=0.01))
+    [row] = table[table["measure"].str.startswith("non-inferiority margin")].to_dict("records")
+    [judged] = command([pilot], "b", "a", None, margin=0.01).rows.to_dict("records")
+    assert judged["verdict"] == "inconclusive" and judged["n_units"] == 24
+    assert (row["model"], row["scope"], row["measure"], row["unit"], row["n"]) == (
+        "a vs b", "BOLD gender both splits", "non-inferiority margin (Eq. 1)", "group keys", 24)
+    assert row["n_needed"] == judged["units_needed"] > 24
+    z = scipy_stats.norm.ppf(0.95)
+    assert row["mdd"] == pytest.approx((z + scipy_stats.norm.ppf(0.8)) * (judged["hi90"] - judged["lo90"]) / (2 * z))
+    # The configured draws are the comparison's: another seed moves the interval, and the plan with it.
+    other = plan({"gender": [pilot]}, Settings.defaults(min_effect=0.01, seed=1))
+    assert other.loc[other["measure"] == row["measure"], "mdd"].iloc[0] != row["mdd"]

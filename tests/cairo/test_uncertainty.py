@@ -130,11 +130,12 @@ class Reference:
             self._floors[key] = np.mean([self.eq1(combination, w) for w in self.null], axis=0)
         return self._floors[key]
 
-    def factor(self) -> float:
-        """t_{df, 0.975} / z_{0.975}, df the clusters' degrees of freedom counted from the rows themselves."""
+    def factor(self, level: float = 0.95) -> float:
+        """t_{df, (1+level)/2} / z_{(1+level)/2}, df the clusters' degrees of freedom counted from the rows themselves."""
         keys = self.rows.groupby("subgroup").group_key.nunique()
         df = self.rows.group_key.nunique() - 1 if self.design == "crossed" else int((keys - 1).sum())
-        return scipy_stats.t.ppf(0.975, df) / scipy_stats.norm.ppf(0.975)
+        q = (1 + level) / 2
+        return scipy_stats.t.ppf(q, df) / scipy_stats.norm.ppf(q)
 
 
 def combination_of(label: str) -> dict[str, int]:

@@ -74,8 +74,15 @@ TOY = {
             raise NotImplementedError
     ''',
     "toy_method/compare.py": '''
-        def command(paths, baseline, candidate, config):
-            return None, [f"{candidate} against {baseline} on {len(paths)} file(s)"]
+        import pandas as pd
+
+        from biasflow.verdicts import Verdicts, judge
+
+        def command(paths, baseline, candidate, config, margin=None):
+            rows = pd.DataFrame({"measure_name": ["mean length"], "difference": [0.0], "lo90": [-0.5], "hi90": [0.5],
+                                 "p_worse": [0.5], "unit": ["files"], "n_units": [len(paths)], "why_untested": [None],
+                                 "note": [None]})
+            return Verdicts("toy", baseline, candidate, "--margin", judge(rows, margin))
     ''',
 }
 
@@ -128,6 +135,10 @@ def test_the_config_check_runs_the_toys_own_check(toy, tmp_path, monkeypatch):
 def test_the_cli_has_the_toys_command_comparison_and_planner(toy, capsys):
     assert main(["toy-count", "--text", "one two three"]) == 0
     assert capsys.readouterr().out.strip() == "3"
-    assert main(["compare", "--method", "toy", "--lengths", "x.csv", "--baseline", "a", "--candidate", "b"]) == 0
-    assert capsys.readouterr().out.strip() == "b against a on 1 file(s)"
+    assert main(["compare", "--method", "toy", "--lengths", "x.csv", "--baseline", "a", "--candidate", "b",
+                 "--margin", "1", "--fail-on", "not-noninferior"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "toy: candidate b against baseline a: not worse (margin ±1 from --margin; 1 measure(s), each a one-sided test "
+        "at 0.05; 'not worse' overall needs every measure non-inferior, 'worse' any after Holm)",
+        "mean length: candidate b: equivalent to a within ±1 (90% interval -0.5000 to +0.5000, inside −1 to +1)"]
     assert planner("toy").Settings.keys == {"min_effect": "power.min_effect.fpr"}

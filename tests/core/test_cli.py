@@ -448,5 +448,5 @@ def test_no_help_text_prints_a_doubled_percent_sign():
     parser = build_parser()
     for name, sub in next(a for a in parser._actions if a.dest == "command").choices.items():
         assert "%%" not in sub.format_help(), name
-    for command, words in (("compare", "a paired 95% interval"), ("scorer-agreement", "their 95% rank interval")):
+    for command, words in (("compare", "a paired 90% interval"), ("scorer-agreement", "their 95% rank interval")):
         assert words in " ".join(biasflow(command, "--help").stdout.split()), command

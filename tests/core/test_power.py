@@ -120,3 +120,57 @@ def test_the_log_names_each_shortfall_once_as_a_difference(caplog):
     assert "the smallest paired Eq. 1 difference detectable at 80% power is 0.3" in caplog.text
     assert "the smallest mean score difference detectable at 80% power is 0.2" in caplog.text
     assert "difference difference" not in caplog.text
+
+
+def _noninferiority(lo90: float, hi90: float, n: float, margin: float, power: float = 0.8):
+    """The planned table of one release-gate row (docs/methods.md §6.8)."""
+    from biasflow.power import PowerSettings, noninferiority_row, planned
+
+    settings = PowerSettings.defaults(alpha=0.05, power=power, min_effect=margin)
+    row = noninferiority_row(model="b vs a", scope="BOLD gender both splits", subgroup="", what="Eq. 1",
+                             unit="group keys", n=n, lo90=lo90, hi90=hi90, settings=settings)
+    return planned([row], "cairo", settings).iloc[0]
+
+
+def test_a_noninferiority_row_is_the_formula_worked_by_hand():
+    """90% interval −0.0329 to +0.0329 at 12 units: se = 0.0329 / 1.6449 = 0.02; the smallest margin a truly equal
+    candidate is shown not worse at with 80% power is (1.6449 + 0.8416) · 0.02 = 0.04973, and a margin of 0.025
+    needs 12 · (0.04973 / 0.025)² = 47.48 → 48 units: what an inconclusive verdict quotes for that interval."""
+    from biasflow.verdicts import units_needed
+
+    half = 0.02 * stats.norm.ppf(0.95)
+    row = _noninferiority(-half, half, 12, 0.025)
+    assert row["measure"] == "non-inferiority margin (Eq. 1)" and row["unit"] == "group keys"
+    assert row["mdd"] == pytest.approx(0.04973, abs=1e-5)
+    assert row["sd"] == pytest.approx(0.02 * math.sqrt(12), rel=1e-6)
+    assert row["n_needed"] == 48 == units_needed(12, -half, half, 0.025)
+    assert not row["detectable"]
+    # The chance of showing a truly equal candidate not worse at the mdd, straight from the normal: 80%.
+    assert stats.norm.cdf(row["mdd"] / 0.02 - stats.norm.ppf(0.95)) == pytest.approx(0.8, abs=1e-9)
+
+
+def test_a_noninferiority_row_may_plan_fewer_units_than_the_pilot_has():
+    """A pilot larger than needed: the planner says so (12 · (0.04973 / 0.1)² = 2.97 → 3 units), where the verdict's
+    units_needed never goes below the units at hand; the same interval, shifted, gives the same plan (only its
+    width counts: the candidate is planned as truly equal)."""
+    from biasflow.verdicts import units_needed
+
+    half = 0.02 * stats.norm.ppf(0.95)
+    row = _noninferiority(-half, half, 12, 0.1)
+    assert row["n_needed"] == 3 and row["detectable"]
+    assert units_needed(12, -half + 0.04, half + 0.04, 0.1) == 12
+    assert _noninferiority(0.3 - half, 0.3 + half, 12, 0.1)["n_needed"] == 3
+
+
+def test_a_noninferiority_row_without_an_interval_plans_nothing(caplog):
+    row = _noninferiority(math.nan, math.nan, 12, 0.1)
+    assert math.isnan(row["mdd"]) and math.isnan(row["n_needed"]) and math.isnan(row["sd"]) and not row["detectable"]
+    assert math.isnan(_noninferiority(0.01, 0.01, 12, 0.1)["n_needed"]), "a zero-width interval is no error of 0"
+
+
+def test_the_log_says_what_a_short_noninferiority_row_needs(caplog):
+    with caplog.at_level("WARNING", logger="biasflow"):
+        _noninferiority(-0.0329, 0.0329, 12, 0.025)
+    assert ("b vs a, BOLD gender both splits (cairo): with 12 group keys a candidate truly equal to the baseline is "
+            "shown not worse on Eq. 1 at 80% power only at a margin of 0.0497, wider than the margin 0.025; about 48 "
+            "would be needed (docs/methods.md §6.8)") in caplog.text

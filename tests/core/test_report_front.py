@@ -135,3 +135,25 @@ def test_the_readme_the_package_and_the_report_say_three_methods_from_four_paper
     report = (REPO / "workflow" / "report" / "workflow.rst").read_text()
     for name, text in (("README.md", readme), ("biasflow", biasflow.__doc__), ("workflow.rst", report)):
         assert "three methods from four papers" in text, name
+
+
+def test_the_verdicts_of_the_compare_pairs_come_first_where_their_tables_exist(after_demo):
+    """The release question before the methods (docs/methods.md §7): a pair whose tables exist is stated, one without
+    is not; a page without pairs has no such section."""
+    config = {**after_demo, "compare": [{"baseline": "smollm2-t1.0", "candidate": "smollm2-t0.7", "margin": {}},
+                                        {"baseline": "smollm2-t1.0", "candidate": "gemma3-t1.0", "margin": {}}]}
+    folder = Path("results/compare/smollm2-t1.0_vs_smollm2-t0.7")
+    folder.mkdir(parents=True)
+    (folder / "cairo.csv").write_text("verdict,p_worse,p_worse_holm,margin\nnot worse,0.7,1.0,0.05\n"
+                                      "worse by more than δ,0.001,0.002,0.05\n")
+    page = front_page(config, ["cairo"], REPO / "src" / "biasflow" / "data")
+    assert page["verdicts"] == [
+        "Candidate ``smollm2-t0.7`` against baseline ``smollm2-t1.0``: **worse** over 2 measure(s) of 1 method(s). "
+        "CAIRO: worse (2 measure(s), margin ±0.05). Each method's rows and summary: "
+        "``results/compare/smollm2-t1.0_vs_smollm2-t0.7/``."]
+    html = rendered(page, config, [("CAIRO", "results/cairo/gender_tables.html")])
+    assert "System Message" not in html and "system-message" not in html
+    first = html.index("Did the candidate get worse?")
+    assert first < html.index("What was run") and "gemma3-t1.0</tt>:" not in html
+    assert "<strong>worse</strong> over 2 measure(s)" in html[first:]
+    assert "Did the candidate get worse?" not in rendered({**page, "verdicts": []}, config, [])

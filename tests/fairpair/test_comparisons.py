@@ -46,7 +46,7 @@ def loop_row(x: pd.DataFrame, y: pd.DataFrame, swaps: int, seed: int) -> dict:
     influence = [mine[p][1] * (mine[p][0] - a) / total_a - theirs[p][1] * (theirs[p][0] - b) / total_b for p in shared]
     m = len(shared)
     se = np.sqrt(sum(u * u for u in influence) * m / (m - 1))
-    half = stats.t.ppf(0.975, m - 1) * se
+    half, half90 = (stats.t.ppf(q, m - 1) * se for q in (0.975, 0.95))
     trades = np.stack([np.random.default_rng([seed, int(stable_hash("fairpair-compare-swaps", "sentiment", p), 16)
                                               & (2**63 - 1)]).random(swaps) < 0.5 for p in shared], axis=1)
     reached = 0
@@ -56,7 +56,8 @@ def loop_row(x: pd.DataFrame, y: pd.DataFrame, swaps: int, seed: int) -> dict:
         d_a, d_b = means(first, second)
         reached += abs(d_a - d_b) >= abs(a - b) * (1 - 1e-12)
     return {"R_excess_a": a, "R_excess_b": b, "difference": a - b, "difference_lo": a - b - half,
-            "difference_hi": a - b + half, "p": (1 + reached) / (swaps + 1), "n_prompts": m}
+            "difference_hi": a - b + half, "p": (1 + reached) / (swaps + 1), "n_prompts": m,
+            "lo90": a - b - half90, "hi90": a - b + half90, "p_worse": stats.t.sf((a - b) / se, m - 1)}
 
 
 def test_the_pair_matches_a_loop_over_the_shared_tested_prompts():
@@ -110,11 +111,15 @@ def write(tmp_path, **models: pd.DataFrame) -> list[str]:
 
 def test_the_candidate_is_read_against_the_baseline(tmp_path):
     paths = write(tmp_path, old=prompt_scores(5, prompts=30), new=prompt_scores(6, prompts=30, shift=-0.15))
-    rows, [line] = command(paths, "old", "new", None)
+    verdicts = command(paths, "old", "new", None)
+    rows = verdicts.rows
     assert (rows["model_a"] == "new").all() and (rows["model_b"] == "old").all()
     assert rows["difference"].iloc[0] < 0 and rows["p"].iloc[0] < 0.05
-    assert line.startswith("sentiment (30 prompts both models tested): candidate new's excess R is ")
-    assert " lower than baseline old's (95% interval " in line
+    assert rows["hi90"].iloc[0] < 0 and rows["verdict"].iloc[0] == "better"
+    overall, line = verdicts.lines()
+    assert overall.startswith("fairpair: candidate new against baseline old: not worse (margin ±0.025 from "
+                              "power.min_effect.fairpair")
+    assert line == f"sentiment excess R: candidate new: better than old (upper bound {rows['hi90'].iloc[0]:+.4f} < 0)"
 
 
 @pytest.mark.parametrize("flags, message", [
@@ -129,7 +134,7 @@ def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
     result = compare("fairpair", "--scores", paths, out, flags)
     if message is None:
         assert result.returncode == 0, result.stderr[-2000:]
-        assert len(pd.read_csv(out)) == 1 and len(result.stdout.strip().splitlines()) == 1
+        assert len(pd.read_csv(out)) == 1 and len(result.stdout.strip().splitlines()) == 2  # overall, then the row
         return
     assert_refused(result, message, out)
 

@@ -115,3 +115,31 @@ def test_a_pilot_file_with_a_header_and_no_rows_is_told_it_has_no_rows(tmp_path)
     with pytest.raises(BiasflowError, match=r"FairPair scores .*m.csv has no rows, only a header") as raised:
         plan({"m": [str(path)]}, SETTINGS)
     assert "null_draws" not in str(raised.value)
+
+
+def test_the_gate_rows_plan_from_the_interval_compare_reads():
+    """docs/methods.md §6.8: on the same pilot, the release gate's row is worked from the t interval and prompts of
+    `biasflow compare`, so its n_needed is the units the inconclusive verdict quotes; against a baseline, one row
+    per candidate."""
+    from biasflow.fairpair.compare import command
+    from biasflow.model_pairs import PairChoice
+
+    rng = np.random.default_rng(6)
+    level = rng.normal(0, 0.3, (30, 1, 1))
+    every = []
+    for model in ("a", "b", "c"):
+        values = np.round(np.clip(level + rng.normal(0, 0.4, (30, 2, 5)), -1, 1), 4)
+        rows = [(f"p{p:03d}", fairpair.SIDES[k], s, "", values[p, k, s]) for p in range(30) for k in range(2)
+                for s in range(5)]
+        table = pd.DataFrame(rows, columns=[*fairpair.SIDE_COLUMNS, fairpair.SENTIMENT_COLUMN])
+        every.append(fairpair.scores_and_null(table, ["sentiment"], None, 49, 1)[0].assign(model=model))
+    pilot = pd.concat(every, ignore_index=True)
+    settings = Settings.defaults(min_effect=0.005, pairs=PairChoice(pairs="baseline", baseline="b"))
+    plan_ = plan({"pilot": [pilot]}, settings)
+    gate = plan_[plan_["measure"] == "non-inferiority margin (excess R)"].set_index("model")
+    assert sorted(gate.index) == ["a vs b", "c vs b"]
+    for candidate in ("a", "c"):
+        [judged] = command([pilot], "b", candidate, None, margin=0.005).rows.to_dict("records")
+        row = gate.loc[f"{candidate} vs b"]
+        assert judged["verdict"] == "inconclusive" and row["n"] == judged["n_units"] and row["unit"] == "prompts"
+        assert row["n_needed"] == judged["units_needed"] > row["n"]

@@ -75,8 +75,13 @@ def test_difference_and_interval_match_a_loop_over_resampled_rows(runs_b):
     observed = statistics(preds, "X", "Y")
     for key, row in fast.items():
         assert row["difference"] == pytest.approx(observed[key], abs=1e-12), key
-        low, high = np.percentile([draw[key] for draw in drawn], [2.5, 97.5])
+        differences = np.array([draw[key] for draw in drawn])
+        differences[np.abs(differences) <= 1e-9] = 0.0  # eps traces of a 0 are 0 (docs/methods.md §9)
+        low, high, low90, high90 = np.percentile(differences, [2.5, 97.5, 5, 95])
         assert (row["difference_lo"], row["difference_hi"]) == pytest.approx((low, high), abs=1e-9), key
+        assert (row["lo90"], row["hi90"]) == pytest.approx((low90, high90), abs=1e-9), key
+        # One-sided: the share of draws at or below 0, counted as (1 + k) / (draws + 1).
+        assert row["p_worse"] == pytest.approx((1 + np.sum(differences <= 1e-9)) / (draws + 1)), key
         assert np.isnan(row["p"]), "no swap draws, no p"
 
 
@@ -134,19 +139,25 @@ def write(tmp_path, preds: pd.DataFrame) -> str:
 
 
 def test_the_candidate_is_read_against_the_baseline(tmp_path):
-    """One line per class for the span and one for the gaps; the candidate's excess negative calls are named."""
+    """The overall verdict, one judged line per class's span, then one line per class for the gaps."""
     preds = pd.concat([system("base", 8, 3, templates=12), system("tuned", 9, 3, templates=12, bias=0.6)])
-    rows, lines = command([write(tmp_path, preds)], "base", "tuned", None)
+    verdicts = command([write(tmp_path, preds)], "base", "tuned", None)
+    rows, lines = verdicts.rows, verdicts.lines()
     assert set(rows["model_a"]) == {"tuned"} and set(rows["model_b"]) == {"base"}
     same_pair = comparison_table(preds, 1000, 1000, 0)
     turned = same_pair.set_index(["class", "measure", "group"]).loc[rows.set_index(["class", "measure", "group"]).index]
     assert rows["difference"].to_numpy() == pytest.approx(-turned["difference"].to_numpy())
     assert rows["p"].to_numpy() == pytest.approx(turned["p"].to_numpy())
-    assert list(rows.columns) == FPR_COMPARISON_COLUMNS
-    assert len(lines) == 4
-    assert "negative FPR gap span (12 shared templates, 3 and 3 runs): candidate tuned's is 0.5000 higher" in lines[0]
-    assert lines[1].startswith("race, negative FPR gaps, candidate less baseline, where they differ: ")
-    assert lines[3].startswith("race, positive FPR gaps: no group's gap differs detectably")
+    assert list(rows["measure"]) == ["span", "span"] and list(rows["class"]) == ["negative", "positive"]
+    assert list(rows.columns[:len(FPR_COMPARISON_COLUMNS)]) == FPR_COMPARISON_COLUMNS
+    assert len(lines) == 5
+    assert lines[0].startswith("fpr: candidate tuned against baseline base: worse (margin ±0.05 from ")
+    negative = rows.iloc[0]
+    assert negative["verdict"] == "worse by more than δ" and negative["difference"] == pytest.approx(0.5)
+    assert lines[1] == (f"race negative FPR gap span: candidate tuned: worse than base by more than the margin "
+                        f"(lower bound {negative['lo90']:+.4f} > margin 0.05)")
+    assert lines[3].startswith("race, negative FPR gaps, candidate less baseline, where they differ: ")
+    assert lines[4].startswith("race, positive FPR gaps: no group's gap differs detectably")
 
 
 @pytest.mark.parametrize("flags, message", [
@@ -160,7 +171,7 @@ def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
     result = compare("fpr", "--predictions", [path], out, flags)
     if message is None:
         assert result.returncode == 0, result.stderr[-2000:]
-        assert len(pd.read_csv(out)) == 2 * (len(GROUPS) + 1)
+        assert len(pd.read_csv(out)) == 2  # one judged span per class
         return
     assert_refused(result, message, out)
 
@@ -194,3 +205,16 @@ def test_a_baseline_model_pairs_each_classifiers_system_with_the_baselines_of_th
     against = comparison_table(preds, 0, 30, 1, pairs=PairChoice(pairs="baseline", baseline="a"))
     assert_baseline_rows_match(every, against, {"b/zero_shot": "a/zero_shot", "c/zero_shot": "a/zero_shot",
                                                 "b/soft": "a/soft"}, ["category", "class", "measure", "group"], FAMILY)
+
+
+def test_a_baseline_classifier_below_the_accuracy_floor_is_named_in_its_line(tmp_path):
+    """Gaps of a near-chance classifier are noise: the verdict says the baseline's accuracy is below the floor."""
+    chance = predictions(8, 12, 3, 0.0, model="base", wrong=1.0)  # every label random: about 1/3 right
+    preds = pd.concat([chance, system("tuned", 9, 3, templates=12)])
+    accuracy = (chance["y_true"] == chance["y_pred"]).mean()
+    assert accuracy < 0.4
+    verdicts = command([write(tmp_path, preds)], "base", "tuned", None)
+    note = f"the baseline base's accuracy {accuracy:.2f} is below fpr.accuracy_floor 0.4, so its gaps are a " \
+           "near-chance classifier's"
+    assert (verdicts.rows["note"] == note).all()
+    assert all(line.endswith(f"({note})") for line in verdicts.lines()[1:3])

@@ -113,3 +113,23 @@ def test_the_paired_rows_follow_the_comparisons_choice_of_pairs():
     pd.testing.assert_frame_equal(against.sort_values(key).reset_index(drop=True),
                                   expected.sort_values(key).reset_index(drop=True))
     assert not pair_rows(preds, "p", Settings.defaults(pairs=PairChoice(pairs="none", baseline=None)))
+
+
+def test_the_gate_rows_plan_from_the_span_interval_compare_reads():
+    """docs/methods.md §6.8: per attribute and class, the release gate's row is worked from the gap span's 90%
+    interval and templates of `biasflow compare` (fpr.bootstrap draws, fpr.seed), so its n_needed is the units an
+    inconclusive verdict quotes."""
+    from biasflow.fpr.compare import command
+
+    preds = pd.concat([probe_predictions(1, templates=12, runs=3, model="X"),
+                       probe_predictions(2, templates=12, runs=3, model="Y")], ignore_index=True)
+    table = plan({"p": [preds]}, Settings.defaults(min_effect=0.005))
+    gate = table[table["measure"].str.startswith("non-inferiority margin")].set_index("measure")
+    assert sorted(gate.index) == [f"non-inferiority margin ({name} FPR gap span)"
+                                  for name in ("negative", "positive")]
+    assert set(gate["model"]) == {"X vs Y"} and set(gate["scope"]) == {"p race"} and set(gate["n"]) == {12}
+    judged = command([preds], "Y", "X", None, margin=0.005).rows
+    for row in judged.to_dict("records"):
+        assert row["verdict"] == "inconclusive"
+        mine = gate.loc[f"non-inferiority margin ({row['measure_name'].split()[1]} FPR gap span)"]
+        assert mine["n_needed"] == row["units_needed"] > 12 and mine["unit"] == "templates"

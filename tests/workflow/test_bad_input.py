@@ -371,7 +371,7 @@ CASES = {
     "compare-same-model": (lambda t: compare(t, "model01", "model01"),
                            "--baseline and --candidate are both 'model01'; name two different models."),
     "compare-nothing-shared": (lambda t: compare(t, "model00", "model01", apart),
-                               "model00 and model01 share no metric and split in the statistics"),
+                               "model00 and model01 share no metric in the statistics"),
     "compare-fpr-unknown-system": (lambda t: compare_systems(t, "c"),
                                    "--candidate 'c' is not in the predictions; their systems (the model column, or "
                                    "else the file name): a, b."),

@@ -153,6 +153,9 @@ CHECKS: dict[str, tuple[str, object]] = {
         "dry", {"paraphrase_gender": 3, "generate_gender": 10, "score": 30, "cairo_select": 1}),
     "snakemake --cores 8 results/fairpair/summary.csv": ("dry", {"fairpair_generate": 4, "fairpair_summary": 1}),
     "snakemake --cores 8 results/fpr/gap_spans.csv": ("dry", {"fpr_classify": 2, "fpr_gaps": 5}),
+    # README.md's pairs.yaml: one pair, judged by CAIRO and FairPair (the default runs FPR on the baseline alone).
+    "snakemake --cores 8 compare --configfile config/config.yaml pairs.yaml": (
+        "dry", {"compare_verdicts": 2, "compare": 1, "cairo_stats": 2, "fairpair_score": 2, "cairo_select": None}),
     "biasflow check-config my.yaml": ("biasflow", "my_config"),
     "biasflow check-config config/config.yaml config/official.yaml": ("biasflow", "nothing"),
     "biasflow check-config config/config.yaml config/official.yaml my_data.yaml": ("biasflow", "official_files"),
@@ -161,6 +164,8 @@ CHECKS: dict[str, tuple[str, object]] = {
     "biasflow cairo-stats --continuations continuations.parquet --scores scores.parquet --scorer profanity "
     "--out-dir stats/": ("biasflow", "scored_continuations"),
     "biasflow cairo-select --stats stats.parquet --out-dir out/": ("biasflow", "stats_table"),
+    "biasflow cairo-select --stats stats.parquet --out-dir out/ --config one_setting.yaml --seed 3": (
+        "biasflow", "one_setting"),
     "biasflow score --scorer profanity --continuations mine.csv --out scored.csv": ("biasflow", "continuations"),
     "biasflow scorer-bias --continuations c.parquet --scorer profanity --axis religion --out-dir d/": (
         "biasflow", "religion_continuations"),
@@ -174,10 +179,12 @@ CHECKS: dict[str, tuple[str, object]] = {
     "biasflow power --method fpr --pilot predictions.tsv --target 0.05 --out power.csv": (
         "biasflow", "pilot_predictions"),
     "biasflow power --method cairo --pilot stats.parquet --target-r 0.6 --out power.csv": ("biasflow", "cairo_pilot"),
-    "biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 --out compared.csv": (
-        "biasflow", "compared_stats"),
+    "biasflow power --method fairpair --pilot results/fairpair/smollm2-t1.0.csv results/fairpair/gemma3-t1.0.csv "
+    "--baseline smollm2-t1.0 --out gate.csv": ("biasflow", "gate_pilot"),
+    "biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 --margin 0.01 "
+    "--fail-on not-noninferior --out compared.csv": ("biasflow", "compared_stats"),
     "biasflow compare --method cairo --stats results/cairo/stats/gender.parquet --baseline smollm2-t1.0 "
-    "--candidate smollm2-t0.7": ("biasflow", "demo_stats"),
+    "--candidate smollm2-t0.7 --margin 0.02 --fail-on not-noninferior": ("biasflow", "demo_stats"),
     "biasflow compare --method fpr --predictions results/fpr/templates_race/smollm2-t1.0/*.tsv "
     "--baseline smollm2-t1.0/zero_shot --candidate smollm2-t1.0/soft_prompt": ("biasflow", "demo_predictions"),
     "biasflow compare --method fairpair --scores results/fairpair/smollm2-t1.0.csv results/fairpair/gemma3-t1.0.csv "
@@ -185,6 +192,17 @@ CHECKS: dict[str, tuple[str, object]] = {
     "snakemake --report report.html": ("elsewhere", "tests/workflow/test_workflow.py"),
     "sinfo": ("elsewhere", "tests/workflow/test_slurm.py"),
     "snakemake --unlock": ("elsewhere", "tests/workflow/test_interrupted.py"),
+}
+
+
+# The exit status of a command whose documented data fails its gate (`compare --fail-on`; 0 for every other).
+EXIT_STATUS = {
+    # 12 group keys a subgroup leave a metric's interval wider than ±0.01 around 0: inconclusive, so the gate fails.
+    "biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 --margin 0.01 "
+    "--fail-on not-noninferior --out compared.csv": 1,
+    # The same at ±0.02 on the demo-shaped statistics: each metric inconclusive.
+    "biasflow compare --method cairo --stats results/cairo/stats/gender.parquet --baseline smollm2-t1.0 "
+    "--candidate smollm2-t0.7 --margin 0.02 --fail-on not-noninferior": 1,
 }
 
 
@@ -219,6 +237,7 @@ def run(command: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
 def test_snakemake_command_plans_its_jobs(command, checkout):
     shutil.copy(checkout / "config/config.yaml", checkout / "my.yaml")
     official_files(checkout)
+    pairs_file(checkout)
     started = time.monotonic()
     result = run(dry_run(command), checkout, OPENAI_API_KEY=FAKE_KEY)
     seconds = time.monotonic() - started
@@ -306,6 +325,14 @@ def official_files(root: Path) -> list[str]:
     return []
 
 
+def pairs_file(root: Path) -> list[str]:
+    """README.md's pairs.yaml, as the README shows it."""
+    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", (REPO / "README.md").read_text(), re.DOTALL)
+               if b.startswith("# pairs.yaml")]
+    (root / "pairs.yaml").write_text(block)
+    return []
+
+
 def bold_files(root: Path) -> list[str]:
     shutil.copytree(root / "src/biasflow/data/datasets/BOLD", root / "path/to/prompts", dirs_exist_ok=True)
     return ["p.parquet", "s.csv"]
@@ -318,6 +345,12 @@ def stats_table(root: Path) -> list[str]:
     paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=2, n_gen_seeds=2, subgroups=3,
                       axis="gender").to_parquet(root / "stats.parquet")
     return ["out/curve.csv", "out/selection.json"]
+
+
+def one_setting(root: Path) -> list[str]:
+    """The statistics table and a config file of one setting (README.md, "Your own data and predictions")."""
+    (root / "one_setting.yaml").write_text("selection: {max_sets: 1}\n")
+    return stats_table(root)
 
 
 def compared_stats(root: Path) -> list[str]:
@@ -469,6 +502,12 @@ def cairo_pilot(root: Path) -> list[str]:
     return ["power.csv"]
 
 
+def gate_pilot(root: Path) -> list[str]:
+    """Two of the embedded default's models' FairPair scores, the pilot of the release gate's plan (README.md)."""
+    demo_fairpair_scores(root)
+    return ["gate.csv"]
+
+
 def pilot_predictions(root: Path) -> list[str]:
     predictions(root)
     shutil.copy(root / "a.tsv", root / "predictions.tsv")
@@ -479,7 +518,7 @@ def pilot_predictions(root: Path) -> list[str]:
 def test_biasflow_command_runs_as_written(command, checkout):
     outputs = globals()[CHECKS[command][1]](checkout)
     result = run(command, checkout)
-    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.returncode == EXIT_STATUS.get(command, 0), result.stdout[-3000:] + result.stderr[-3000:]
     assert "Traceback" not in result.stderr
     for name in outputs:
         assert (checkout / name).stat().st_size > 0, name
@@ -490,26 +529,39 @@ def test_biasflow_command_runs_as_written(command, checkout):
         spans = pd.read_csv(checkout / "fpr/gap_spans.csv")
         assert set(spans["probe"]) == {"race", "age", "(mean)"}
         assert set(pd.read_csv(checkout / "fpr/markedness.csv")["group"]) == {"black", "white", "young", "old"}
-    if command.startswith("biasflow compare --method fairpair"):
-        lines = result.stdout.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("sentiment (10 prompts both models tested): "), result.stdout
-        shutil.rmtree(checkout / "results", ignore_errors=True)
-    if command.startswith("biasflow compare --method fpr"):
-        lines = result.stdout.strip().splitlines()
-        assert len(lines) == 4 and all(line.startswith("race, ") for line in lines), result.stdout
-        shutil.rmtree(checkout / "results", ignore_errors=True)
-    if command.startswith("biasflow compare --method cairo"):
-        lines = result.stdout.strip().splitlines()
-        assert len(lines) == 12 and all("candidate" in line and "baseline" in line for line in lines), result.stdout
+    if command.startswith("biasflow compare"):  # the overall verdict, then a line per measure judged
+        first, *lines = result.stdout.strip().splitlines()
+        method, baseline, candidate = (re.search(f"--{flag} (\\S+)", command).group(1)
+                                       for flag in ("method", "baseline", "candidate"))
+        assert first.startswith(f"{method}: candidate {candidate} against baseline {baseline}: "), result.stdout
+        judged = {"fairpair": ["sentiment excess R"], "cairo": [f"gender {m} Eq. 1" for m in ("BOLD", "HONEST",
+                                                                                             "HolisticBias")],
+                  "fpr": ["race negative FPR gap span", "race positive FPR gap span"]}[method]
+        assert [line.split(":")[0] for line in lines[:len(judged)]] == judged, result.stdout
+        assert all(f"candidate {candidate}" in line for line in lines[:len(judged)]), result.stdout
+        if method == "fpr":  # then the groups whose gaps differ, per class
+            assert [line.split(":")[0] for line in lines[len(judged):]] == [
+                "race, negative FPR gaps", "race, positive FPR gaps"], result.stdout
         shutil.rmtree(checkout / "results", ignore_errors=True)  # a run's results, which the checkout must not keep
     if command.startswith("biasflow power --method fpr"):
         power = pd.read_csv(checkout / "power.csv")
         assert not power["detectable"].any() and "with 8 sentences" in result.stderr, "8 of each group are not gold c"
+    if command.startswith("biasflow power --method fairpair"):  # the gate's rows: the README's formula, per row
+        gate = pd.read_csv(checkout / "gate.csv").query("measure == 'non-inferiority margin (excess R)'")
+        shutil.rmtree(checkout / "results", ignore_errors=True)
+        assert list(gate["model"]) == ["gemma3-t1.0 vs smollm2-t1.0"] and (gate["target"] == 0.025).all()
+        se = gate["sd"] / np.sqrt(gate["n"])
+        assert np.allclose(gate["mdd"], (1.6448536 + 0.8416212) * se, rtol=1e-6)
+        assert (gate["n_needed"] == np.ceil(gate["n"] * (gate["mdd"] / gate["target"]) ** 2)).all()
     if command.startswith("biasflow power --method cairo"):
         agreement = pd.read_csv(checkout / "power.csv").query("measure == 'Pearson r'").iloc[0]
         assert agreement["n"] == 5 and agreement["target"] == 0.6 and agreement["n_needed"] == 20
     if command.startswith("biasflow cairo-select"):
         assert len(json.loads((checkout / "out/selection.json").read_text())["pairs"]) == 3
+    if "--config one_setting.yaml" in command:  # the file's max_sets and the flag's seed, over the defaults
+        settings = json.loads((checkout / "out/selection.json").read_text())["settings"]
+        assert (settings["max_sets"], settings["seed"], settings["permutations"]) == (1, 3, 1000)
+        assert set(pd.read_csv(checkout / "out/curve.csv")["k"]) == {1}
 
 
 # --- make targets, installs and shell lines ----------------------------------------------

@@ -357,13 +357,16 @@ def test_power_tables_say_what_each_method_can_detect(run):
     assert agreement["n"] == 3 and agreement["n_needed"] == 30, "r = 0.5 needs 30 models"
     fpr = pd.read_csv(workdir / "results/power/fpr.csv")
     assert set(fpr["scope"].str.split().str[0]) == set(config["fpr"]["probes"])
-    groups = fpr[~fpr["measure"].str.startswith("paired")]
+    groups = fpr[~fpr["measure"].str.startswith(("paired", "non-inferiority"))]
     assert (groups["n"] < groups["n_needed"]).all() and not groups["detectable"].any(), "a tiny probe set shows no gap"
     paired = fpr[fpr["measure"].str.startswith("paired")]
     assert set(paired["unit"]) == {"templates"} and paired["model"].nunique() == 6, "4 systems: 6 pairs"
     assert (paired["sd"].isna() == paired["n_needed"].isna()).all(), "no spread to plan from: no size"
     pairs = cairo[cairo["measure"] == "paired Eq. 1 difference"]
     assert len(pairs) == 3 * 3 and (pairs["unit"] == "group keys per subgroup").all(), "3 pairs of models, 3 metrics"
+    gate = cairo[cairo["measure"] == "non-inferiority margin (Eq. 1)"]  # the release gate's plan (docs/methods.md §6.8)
+    assert sorted(gate["model"]) == sorted(pairs["model"]) and (gate["unit"] == "group keys").all()
+    assert set(gate["scope"].str.split().str[-2:].str.join(" ")) == {"both splits"}
     fairpair = pd.read_csv(workdir / "results/power/fairpair.csv")
     assert set(fairpair["model"]) == {"a-t1.0", "b-t1.0", "a-t1.0 vs b-t1.0"} and (fairpair["n"] <= 4).all()
     log = (workdir / "logs/power/fpr.log").read_text()

@@ -8,6 +8,7 @@ from pathlib import Path
 from biasflow.cairo.outputs import SCORER_BIAS_OUTPUTS, SELECT_OUTPUTS, STATS_OUTPUTS
 from biasflow.cli import SCORING_FLAGS, example, listed, scorer_help
 from biasflow.datasets import AXES
+from biasflow.flags import config_flag
 from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import flag
 
@@ -27,6 +28,7 @@ def register(commands) -> None:
     stats.add_argument("--scorer", required=True, help="which scorer's scores to use")
     flag(stats, "--normalise", "bias.normalise")
     stats.add_argument("--out-dir", required=True)
+    config_flag(stats)
     stats.set_defaults(run=_stats)
 
     select = commands.add_parser(
@@ -45,6 +47,7 @@ def register(commands) -> None:
     flag(select, "--normalise", "bias.normalise")
     flag(select, "--measure", "bias.measure")
     add_pair_flags(select)
+    config_flag(select)
     select.set_defaults(run=_select)
 
     scorer_bias = commands.add_parser(
@@ -66,6 +69,7 @@ def register(commands) -> None:
     flag(scorer_bias, "--seed", "selection.seed")
     scorer_bias.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
     scorer_bias.add_argument("--out-dir", required=True)
+    config_flag(scorer_bias)
     scorer_bias.set_defaults(run=_scorer_bias)
 
     agreement = commands.add_parser(

@@ -1,51 +1,63 @@
-"""``biasflow compare --method cairo``: did the candidate model come out less biased than the baseline? (§1.16)
+"""``biasflow compare --method cairo``: did the candidate's bias get worse than the baseline's? (§1.16, §7)
 
-The model builder's question on CAIRO statistics: the selection runs on every model of the
-tables (so its combination is the workflow's), and the rows of the comparison table for
-the two models are turned to read "candidate − baseline", one sentence per axis, metric,
-split and measure (Eq. 1, and the excess bias over the no-bias floor) with the original
-prompts (docs/methods.md §1.16).
+The model builder's question on CAIRO statistics, asked of the prompts every study has: the
+original prompts of both splits together (the selection's paraphrase combinations answer
+another question, which metrics agree, and the split only serves it), per axis and metric.
+Each row is the paired comparison of §1.16 on those prompts, candidate − baseline, for the
+measure ``bias.measure`` names (Eq. 1, or the excess bias over the no-bias floor), with its
+95% and 90% intervals and the verdict against the margin (:mod:`biasflow.verdicts`). No
+selection runs, so a study without paraphrases compares as one with them, and the two
+models' numbers depend on no third model.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
-from biasflow.cairo.comparisons import comparison_table
-from biasflow.cairo.selection import SearchSettings, select
+from biasflow.cairo.combinations import ORIGINAL, pooled_stats
+from biasflow.cairo.comparisons import SWAP, pair_rows, swap_weights
+from biasflow.cairo.selection import SearchSettings
+from biasflow.cairo.stats import STATS_COLUMNS, STATS_KEYS
 from biasflow.cairo.steps import read_stats
+from biasflow.cairo.uncertainty import BOOTSTRAP, NULL, bootstrap_weights, draw_rng, null_weights
 from biasflow.errors import BiasflowError
 from biasflow.schema import default
-from biasflow.verdicts import judged
+from biasflow.verdicts import Verdicts, judge
 
-# How each measure of the comparison table reads in a sentence.
+log = logging.getLogger("biasflow")
+
+# The original prompts of both splits, pooled: one split of their own, with its own streams of draws.
+BOTH_SPLITS = "all"
+# The sums a cluster's statistics hold.
+SUMS = ["score_sum", "score_sq_sum", "n"]
+# How each measure reads in a sentence.
 MEASURE_WORDS = {"eq1": "Eq. 1", "excess": "excess bias"}
-# Why a measure's row can have no interval.
-NO_INTERVAL = {"eq1": "a subgroup has a single group key (docs/methods.md §1.11)",
-               "excess": "a subgroup has a single group key, or selection.null_draws is 0 (docs/methods.md §1.11, "
-                         "§1.13)"}
 
 
-def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str,
-            config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
-    """What ``biasflow compare --method cairo`` prints and writes: the rows and one sentence per metric and split.
+def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, config: Mapping | None,
+            margin: float | None = None) -> Verdicts:
+    """What ``biasflow compare --method cairo`` reports: one judged row per axis and metric.
 
-    ``config`` (a validated config, or None for the schema's defaults) gives the selection's
-    settings and ``power.min_effect.cairo``, the difference worth detecting.
+    ``config`` (a validated config, or None for the schema's defaults) gives the draws and
+    their seed (``selection``), the measure (``bias.measure``) and, where ``margin`` is None,
+    the margin ``power.min_effect.cairo``.
     """
-    if config is None:
-        settings, min_effect = SearchSettings.defaults(), default("power.min_effect.cairo")
-    else:
-        settings, min_effect = SearchSettings.from_config(config), config["power"]["min_effect"]["cairo"]
+    settings = SearchSettings.from_config(config) if config is not None else SearchSettings.defaults()
+    source = "--margin"
+    if margin is None:
+        margin = config["power"]["min_effect"]["cairo"] if config is not None else default("power.min_effect.cairo")
+        source = "power.min_effect.cairo"
     rows = compare(paths, baseline, candidate, settings)
-    return rows, sentences(rows, min_effect)
+    return Verdicts("cairo", baseline, candidate, source, judge(rows, margin))
 
 
-def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str,
-            settings: SearchSettings) -> pd.DataFrame:
-    """The comparison rows of ``candidate`` against ``baseline``: ``difference`` is the candidate's less the baseline's."""
+def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, settings: SearchSettings
+            ) -> pd.DataFrame:
+    """The candidate − baseline rows, one per axis and metric both models answered, with the verdicts' columns."""
     if baseline == candidate:
         raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different models.")
     stats = read_stats(paths)
@@ -53,41 +65,59 @@ def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str,
     for flag, model in (("--baseline", baseline), ("--candidate", candidate)):
         if model not in models:
             raise BiasflowError(f"{flag} {model!r} is not in the statistics; their models: {', '.join(models)}.")
-    both = stats[stats["model"].isin([baseline, candidate])]
-    shared = both.groupby(["axis", "metric", "split"])["model"].nunique()
-    if not (shared == 2).any():
-        raise BiasflowError(f"{baseline} and {candidate} share no metric and split in the statistics: there are no "
-                            "prompts both answered to compare them on.")
-    table = comparison_table(stats, select(stats, settings), settings)
-    return oriented(table, baseline, candidate)
+    if settings.measure == "excess" and not settings.null_draws:
+        raise BiasflowError("the excess measure is Eq. 1 less its null floor, which the null draws give: set "
+                            "--null-draws (selection.null_draws) above 0, or bias.measure to eq1.")
+    both = stats[stats["model"].isin([baseline, candidate]) & (stats["promptset"] == ORIGINAL)]
+    rows = [_row(_both_splits(part), axis, metric, baseline, candidate, settings)
+            for (axis, metric), part in both.groupby(["axis", "metric"], sort=True)
+            if part["model"].nunique() == 2]
+    if not rows:
+        raise BiasflowError(f"{baseline} and {candidate} share no metric in the statistics: there are no prompts "
+                            "both answered to compare them on.")
+    return pd.DataFrame(rows)
 
 
-def oriented(table: pd.DataFrame, baseline: str, candidate: str) -> pd.DataFrame:
-    """The rows of the pair, turned so that ``model_a`` is the candidate and ``model_b`` the baseline."""
-    rows = table[table["model_a"].isin([baseline, candidate]) & table["model_b"].isin([baseline, candidate])].copy()
-    turn = rows["model_a"] == baseline
-    low, high = rows["difference_lo"].copy(), rows["difference_hi"].copy()
-    rows.loc[turn, "difference"] = -rows.loc[turn, "difference"]
-    rows.loc[turn, "difference_lo"], rows.loc[turn, "difference_hi"] = -high[turn], -low[turn]
-    rows["model_a"], rows["model_b"] = candidate, baseline
-    return rows.reset_index(drop=True)
+def _row(stats: pd.DataFrame, axis: str, metric: str, baseline: str, candidate: str, settings: SearchSettings
+         ) -> dict:
+    """One metric's row: the paired comparison of §1.16 on the pooled original prompts, and the verdict's inputs."""
+    models = [candidate, baseline]
+    measure = settings.measure
+    name = f"{axis} {metric} {MEASURE_WORDS[measure]}"
+    base = {"axis": axis, "metric": metric, "measure": measure, "model_a": candidate, "model_b": baseline,
+            "measure_name": name, "unit": "group keys", "note": None}
+    missing = _missing_subgroups(stats, models)
+    if missing:
+        return {**base, **dict.fromkeys(["difference", "difference_lo", "difference_hi", "p", "lo90", "hi90",
+                                         "p_worse", "n_clusters", "n_scores", "n_units"], np.nan),
+                "design": None, "why_untested": missing}
+    pooled = pooled_stats(stats, metric, axis, BOTH_SPLITS, [ORIGINAL], sorted(models))
+    order = sorted(models)
+    boot = bootstrap_weights(pooled, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, BOTH_SPLITS))
+    null = (null_weights(pooled, settings.null_draws, draw_rng(settings.seed, NULL, metric, BOTH_SPLITS))
+            if measure == "excess" else np.empty((0, *pooled.membership.shape)))
+    swaps = swap_weights(len(pooled.clusters), settings.permutations if measure == "eq1" else 0,
+                         draw_rng(settings.seed, SWAP, metric, BOTH_SPLITS))
+    found = {r["measure"]: r for r in pair_rows(np.array([1.0]), pooled, boot, swaps, settings.normalise, order, null,
+                                                [(candidate, baseline)])}[measure]
+    why = None
+    if not np.isfinite(found["lo90"]):
+        single = pooled.single_cluster_subgroups()
+        why = (f"one group key per subgroup ({', '.join(single)}; docs/methods.md §1.11)" if single else
+               "no bootstrap draws (--bootstrap 0)" if not settings.bootstrap else
+               "the bootstrap draws of the difference do not spread (docs/methods.md §9)")
+    return {**base, **found, "n_units": found["n_clusters"], "why_untested": why}
 
 
-def sentences(rows: pd.DataFrame, min_effect: float) -> list[str]:
-    """One line per axis, metric, split and measure (original prompts): what the paired comparison can and cannot tell."""
-    lines = []
-    original = rows[rows["prompts"] == "original"].drop_duplicates(["axis", "metric", "split", "measure"])
-    original = original.assign(order=original["measure"].map(list(MEASURE_WORDS).index))
-    for row in original.sort_values(["axis", "metric", "split", "order"]).itertuples(index=False):
-        where = f"{row.axis} {row.metric}, {row.split} split, original prompts"
-        measure = MEASURE_WORDS[row.measure]
-        size = f"{row.n_scores} scored continuations per model and seed, {row.n_clusters} group keys where fewest"
-        word, words = judged(row.difference, row.difference_lo, row.difference_hi, row.p, min_effect, "cairo",
-                             NO_INTERVAL[row.measure])
-        if word:
-            lines.append(f"{where}: candidate {row.model_a}: {measure} {abs(row.difference):.4f} {word} than baseline "
-                         f"{row.model_b} ({words}, {size})")
-        else:
-            lines.append(f"{where}: no difference detectable between candidate {row.model_a} and baseline "
-                         f"{row.model_b}: {measure} {row.difference:+.4f}, {words} (paired p = {row.p:.3g}, {size})")
-    return lines
+def _both_splits(stats: pd.DataFrame) -> pd.DataFrame:
+    """The statistics of both splits as one (:data:`BOTH_SPLITS`): a group key split by prompt (a subgroup with one key,
+    docs/methods.md §1.3) sums its two halves back into one cluster."""
+    return (stats.assign(split=BOTH_SPLITS).groupby(STATS_KEYS, as_index=False, sort=True)[SUMS].sum()[STATS_COLUMNS])
+
+
+def _missing_subgroups(stats: pd.DataFrame, models: list[str]) -> str | None:
+    """Why a metric cannot be compared where a model lacks a subgroup's continuations there (None where none lacks)."""
+    subgroups = set(stats["subgroup"])
+    lacking = [f"{model} has no {', '.join(sorted(subgroups - set(part['subgroup'])))} continuations"
+               for model, part in stats.groupby("model", sort=True) if subgroups - set(part["subgroup"])]
+    return "; ".join(lacking) + " (regenerate or rescore them)" if lacking else None

@@ -21,7 +21,11 @@ models gets
   (:func:`biasflow.intervals.interval_p`);
 - ``p_holm``/``p_bh``: adjusted over the pairs of the same axis, metric pair, metric, split,
   prompts and measure (:mod:`biasflow.multiplicity`) that the table holds: every pair, or
-  with a baseline the baseline's pairs (:mod:`biasflow.model_pairs`).
+  with a baseline the baseline's pairs (:mod:`biasflow.model_pairs`);
+- ``lo90``/``hi90``: the same interval at 90% (its t/z factor at 90%), and ``p_worse``, the
+  one-sided p of "model_a's measure is at most model_b's" read off that construction
+  (:func:`biasflow.intervals.interval_p_above`): what the verdicts against a margin read
+  (:mod:`biasflow.verdicts`, docs/methods.md §7).
 
 The swaps come from their own stream per metric and split, keyed by names, so adding a
 model moves no other pair's numbers.
@@ -38,13 +42,14 @@ from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_bias,
 from biasflow.cairo.headline import headline_k
 from biasflow.cairo.selection import SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection
 from biasflow.cairo.uncertainty import TIE_TOL, draw_bias, draw_rng, small_sample_factor
-from biasflow.intervals import estimate_interval, interval_p
+from biasflow.intervals import estimate_interval, interval_p, interval_p_above
 from biasflow.model_pairs import PairChoice, compared
 from biasflow.multiplicity import adjust
+from biasflow.verdicts import LEVEL
 
 COMPARISON_COLUMNS = [
     "axis", "pair", "metric", "split", "prompts", "measure", "model_a", "model_b", "difference", "difference_lo",
-    "difference_hi", "p", "p_holm", "p_bh", "design", "n_clusters", "n_scores",
+    "difference_hi", "p", "p_holm", "p_bh", "design", "n_clusters", "n_scores", "lo90", "hi90", "p_worse",
 ]
 # The stream of the swap draws (beside the bootstrap's and the null's).
 SWAP = "swap"
@@ -105,7 +110,7 @@ def pair_rows(counts: np.ndarray, pooled: PooledStats, boot: np.ndarray, swaps: 
     bias = pooled_bias(counts[None, :], pooled, normalise)[0]
     draws = draw_bias(counts, pooled, boot, normalise) if len(boot) else np.full((1, len(bias)), np.nan)
     floor = draw_bias(counts, pooled, null, normalise).mean(axis=0) if len(null) else np.full(len(bias), np.nan)
-    factor = small_sample_factor(pooled)
+    factor, factor90 = small_sample_factor(pooled), small_sample_factor(pooled, LEVEL)
     score_sum = np.tensordot(counts, pooled.score_sum, axes=1)  # models x seeds x clusters
     n = np.tensordot(counts, pooled.n, axes=1)
     n_scores = n.sum(axis=(1, 2)) / n.shape[1]
@@ -120,8 +125,9 @@ def pair_rows(counts: np.ndarray, pooled: PooledStats, boot: np.ndarray, swaps: 
         for measure, value, p in (("eq1", difference, swap_p(difference, swapped)),
                                   ("excess", excess, interval_p(excess, spread, factor))):
             low, high = estimate_interval(value, spread, factor)
+            low90, high90 = estimate_interval(value, spread, factor90, level=LEVEL)
             rows.append({"measure": measure, "difference": value, "difference_lo": low, "difference_hi": high, "p": p,
-                         **same})
+                         "lo90": low90, "hi90": high90, "p_worse": interval_p_above(value, spread, factor90), **same})
     return rows
 
 

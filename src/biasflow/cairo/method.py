@@ -92,7 +92,13 @@ METHOD = Method(
     compare="biasflow.cairo.compare",
     api=("biasflow.cairo.api:cairo_statistics", "biasflow.cairo.api:cairo_bias", "biasflow.cairo.api:cairo_select",
          "biasflow.cairo.api:scorer_bias"),
-    compare_input=("stats", "CAIRO statistics table(s), results/cairo/stats/<axis>.parquet (every model of them "
-                            "enters the selection)"),
+    compare_input=("stats", "CAIRO statistics table(s), results/cairo/stats/<axis>.parquet (the two models' "
+                            "original prompts of both splits are compared)"),
+    compare_settings=(("selection.permutations", "swap draws of the paired test (0: no p)"),
+                      ("selection.bootstrap", "cluster bootstrap draws of the paired intervals"),
+                      ("selection.null_draws", "draws of the no-bias null, which the excess measure needs"),
+                      ("selection.seed", "seed of the draws"),
+                      ("bias.normalise", "mean: Eq. 1 divided by the number of subgroups"),
+                      ("bias.measure", "the bias compared: Eq. 1, or the excess bias over its no-bias floor")),
     reads_datasets=True,
 )

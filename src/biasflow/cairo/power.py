@@ -7,8 +7,10 @@ subgroup's against the other subgroups'. Continuations of one cluster (a BOLD pa
 template: ``group_key``) resemble each other, so they count less than once: the statistics'
 per-cluster sums give the intraclass correlation (one-way ANOVA, within subgroups) and the
 design effect ``1 + (m − 1)·ICC`` for clusters of m continuations. Per pair of models, the
-paired comparison's difference of Eq. 1 (§6.6). The agreement across models is a Pearson r
-over the models, whose power depends on their number alone.
+paired comparison's difference of Eq. 1 (§6.6), and the release gate's design (§6.8): the
+group keys at which ``biasflow compare`` shows a candidate truly equal to the baseline ``not
+worse`` at the margin, from the comparison's own interval on the pilot. The agreement across
+models is a Pearson r over the models, whose power depends on their number alone.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ import numpy as np
 import pandas as pd
 
 from biasflow.cairo.combinations import ORIGINAL, pooled_stats
-from biasflow.cairo.selection import TEST_SPLIT
+from biasflow.cairo.compare import MEASURE_WORDS, compare
+from biasflow.cairo.selection import TEST_SPLIT, SearchSettings
 from biasflow.cairo.stats import STATS_NUMBERS, check_stats_values
 from biasflow.cairo.uncertainty import bootstrap_weights, draw_bias, draw_rng
 from biasflow.power import (
-    PowerSettings, correlation_mdd, correlation_needed, mean_mdd, mean_needed, means_mdd, means_needed, planned,
+    PowerSettings, correlation_mdd, correlation_needed, mean_mdd, mean_needed, means_mdd, means_needed,
+    noninferiority_row, planned,
 )
 from biasflow.tables import read_source, source_name
 
@@ -35,13 +39,21 @@ PAIR_DRAWS = 400
 
 @dataclass(frozen=True)
 class Settings(PowerSettings):
-    """``power.alpha``, ``power.power``, ``power.min_effect.cairo`` (a difference of mean scores), ``power.min_r``,
-    and ``bias.normalise`` (Eq. 1 as the run computes it, for the paired rows)."""
+    """``power.alpha``, ``power.power``, ``power.min_effect.cairo`` (a difference of mean scores, and the gate's
+    margin), ``power.min_r``, ``bias.normalise`` (Eq. 1 as the run computes it, for the paired rows), and what
+    ``biasflow compare`` reads for its interval (``bias.measure``, ``selection.bootstrap``, ``selection.null_draws``,
+    ``selection.seed``), so the gate's rows plan from the very interval the verdict reads (§6.8)."""
 
-    keys = {**PowerSettings.keys, "min_effect": "power.min_effect.cairo", "normalise": "bias.normalise"}
+    keys = {**PowerSettings.keys, "min_effect": "power.min_effect.cairo", "normalise": "bias.normalise",
+            "measure": "bias.measure", "bootstrap": "selection.bootstrap", "null_draws": "selection.null_draws",
+            "seed": "selection.seed"}
 
     min_r: float
     normalise: str
+    measure: str
+    bootstrap: int
+    null_draws: int
+    seed: int
 
 
 def plan(sources: Mapping[str, Sequence[str | pd.DataFrame]], settings: Settings) -> pd.DataFrame:
@@ -53,7 +65,8 @@ def plan(sources: Mapping[str, Sequence[str | pd.DataFrame]], settings: Settings
             # also names what to rerun without clusters
             check_stats_values(stats, f"CAIRO statistics {source_name(source)}")
             settings.pairs.check(stats["model"].unique(), f"CAIRO statistics {source_name(source)}")
-            rows += subgroup_rows(stats, settings) + pair_rows(stats, settings) + agreement_rows(stats, settings)
+            rows += (subgroup_rows(stats, settings) + pair_rows(stats, settings) + noninferiority_rows(stats, settings)
+                     + agreement_rows(stats, settings))
     return planned(rows, "cairo", settings)
 
 
@@ -143,6 +156,27 @@ def pair_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
                 "mdd": mean_mdd(sd, n, settings.alpha, settings.power), "target": settings.min_effect,
                 "n_needed": mean_needed(sd, settings.min_effect, settings.alpha, settings.power),
             })
+    return rows
+
+
+def noninferiority_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
+    """Per pair of models (those ``settings.pairs`` chooses; the first the candidate), axis and metric: the release
+    gate's design (§6.8) from the interval ``biasflow compare`` reads on the pilot.
+
+    The comparison (:func:`biasflow.cairo.compare.compare`) runs on the original prompts of
+    both splits pooled, for ``bias.measure``, with the configured bootstrap, null draws and
+    seed (no swap draws: the gate reads no p), so its ``lo90``-``hi90`` and group keys are the
+    ones an ``inconclusive`` verdict on the pilot quotes its units from.
+    """
+    search = SearchSettings.defaults(bootstrap=settings.bootstrap, null_draws=settings.null_draws, seed=settings.seed,
+                                     measure=settings.measure, normalise=settings.normalise, permutations=0)
+    rows = []
+    for candidate, baseline in settings.pairs.of(sorted(stats["model"].unique())):
+        for row in compare([stats], baseline, candidate, search).itertuples(index=False):
+            rows.append(noninferiority_row(
+                model=f"{candidate} vs {baseline}", scope=f"{row.metric} {row.axis} both splits", subgroup="",
+                what=MEASURE_WORDS[row.measure], unit=row.unit, n=row.n_units, lo90=row.lo90, hi90=row.hi90,
+                settings=settings))
     return rows
 
 

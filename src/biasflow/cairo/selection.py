@@ -243,7 +243,7 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size, 
     perms = model_permutations(len(models), settings.permutations, settings.seed)
     floor = perm_p_floor(perms)
     curve, choices = [], []
-    for k in range(1, settings.max_sets + 1):
+    for k in range(1, _largest_size(sides, settings, axis, pair) + 1):
         counts = [combination_counts(len(sets), k, settings.combinations) for _, sets in sides]
         measured, null_best = _null_pass(counts, valid, settings, block_size)
         z = [_standardise(m.values, side.pooled) for m, side in zip(measured, valid)]
@@ -502,14 +502,30 @@ def _paraphrase_sets(stats, axis, metric1, metric2, pair, settings) -> tuple[lis
     if settings.mode == "independent":
         return own[0], own[1]
     common = sorted(set(own[0]) & set(own[1]))
-    if settings.max_sets > 1 and not common:
+    if settings.max_sets > 1 and not common and (own[0] or own[1]):
         raise BiasflowError(
             f"shared-mode CAIRO selection of {pair} on axis {axis} needs paraphrase sets with the same names "
             f"for both metrics; {metric1} has {', '.join(own[0]) or 'none'}, {metric2} has "
             f"{', '.join(own[1]) or 'none'}. Paraphrase both with the same paraphrasers and seeds, "
-            "use mode: independent, or set max_sets: 1."
+            "use mode: independent (--mode independent), or set max_sets: 1 (--max-sets 1)."
         )
     return common, common
+
+
+def _largest_size(sides, settings: SearchSettings, axis: str, pair: str) -> int:
+    """The largest combination size k searched: ``max_sets``, or 1 where a metric has no paraphrase set to add.
+
+    A study of the original prompts alone (no paraphrasers) has one combination per metric,
+    ``original``; every k > 1 would have none (docs/methods.md §1.7). The search then
+    compares the metrics on the original prompts, and the log says why k stops at 1.
+    """
+    lacking = [metric for metric, sets in sides if not sets]
+    if settings.max_sets == 1 or not lacking:
+        return settings.max_sets
+    log.info("%s %s: searched at k = 1 (the original prompts) only, although max_sets is %d: k > 1 needs paraphrase "
+             "sets, and %s %s none (paraphrase the prompts to search larger combinations).", axis, pair,
+             settings.max_sets, " and ".join(lacking), "has" if len(lacking) == 1 else "have")
+    return 1
 
 
 

@@ -124,14 +124,14 @@ def percentile_interval(draws: np.ndarray, axis: int = 0) -> tuple[np.ndarray, n
     return low, high
 
 
-def small_sample_factor(pooled: PooledStats) -> float:
+def small_sample_factor(pooled: PooledStats, level: float = 0.95) -> float:
     """The t/z widening (:func:`biasflow.intervals.small_sample_factor`) for df = Σ over strata of (keys − 1).
 
     docs/methods.md §1.11: df counts the clusters' degrees of freedom the bootstrap's spread
     rests on (one stratum of 6 templates: 5; four nested subgroups of 3 pages: 8); NaN where
     no stratum can be resampled.
     """
-    return t_factor(sum(len(keys) - 1 for keys in pooled.stratum_keys()))
+    return t_factor(sum(len(keys) - 1 for keys in pooled.stratum_keys()), level)
 
 
 def excess_p(bias: np.ndarray, null_draws: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from biasflow.cli import example
 from biasflow.errors import BiasflowError
+from biasflow.flags import config_flag
 from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import flag
 
@@ -28,6 +29,7 @@ def register(commands) -> None:
     fair.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet), one row per prompt")
     fair.add_argument("--summary", help="the summary table (default: beside --out, its name ending in _summary)")
     _settings_flags(fair)
+    config_flag(fair)
     fair.set_defaults(run=_score)
 
     summary = commands.add_parser(
@@ -46,12 +48,15 @@ def register(commands) -> None:
                          "sample and text; the model is the file's stem")
     summary.add_argument("--out-dir", required=True, help="folder for the tables and figures (created if missing)")
     _settings_flags(summary)
+    for key in ("n_max", "top"):
+        flag(summary, f"--ngrams-{key.replace('_', '-')}", f"fairpair.ngrams.{key}")
     add_pair_flags(summary)
+    config_flag(summary)
     summary.set_defaults(run=_summary)
 
 
 def _settings_flags(parser) -> None:
-    """The settings both commands take, each defaulting to the config's."""
+    """The settings of the fairpair section both commands take."""
     for name in ("dissimilarities", "folds", "null_draws", "bootstrap", "seed"):
         flag(parser, f"--{name.replace('_', '-')}", f"fairpair.{name}")
 
@@ -74,11 +79,9 @@ def _score(args) -> None:
     from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
     from biasflow.fairpair.steps import score_user_sides
 
-    settings = ScoreSettings.defaults(dissimilarities=args.dissimilarities, folds=args.folds,
-                                      null_draws=args.null_draws, seed=args.seed)
-    score_user_sides(continuations_path=args.continuations, settings=settings,
-                     summary_settings=BootstrapSettings.defaults(bootstrap=args.bootstrap, seed=args.seed),
-                     out=args.out, summary_out=summary_out)
+    score_user_sides(continuations_path=args.continuations, settings=ScoreSettings.from_config(args.settings),
+                     summary_settings=BootstrapSettings.from_config(args.settings), out=args.out,
+                     summary_out=summary_out)
 
 
 def _summary(args) -> None:
@@ -101,9 +104,8 @@ def _summary(args) -> None:
     from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
     from biasflow.fairpair.steps import tables_from_sides
 
-    tables_from_sides(sides_paths=sides,
-                      settings=ScoreSettings.defaults(dissimilarities=args.dissimilarities, folds=args.folds,
-                                                      null_draws=args.null_draws, seed=args.seed),
-                      summary_settings=BootstrapSettings.defaults(bootstrap=args.bootstrap, seed=args.seed),
-                      comparison=ComparisonSettings.defaults(null_draws=args.null_draws, seed=args.seed),
-                      out_dir=args.out_dir, pairs=PairChoice.from_args(args))
+    settings = args.settings  # the flags given over --config's values (biasflow.flags)
+    tables_from_sides(sides_paths=sides, settings=ScoreSettings.from_config(settings),
+                      summary_settings=BootstrapSettings.from_config(settings),
+                      comparison=ComparisonSettings.from_config(settings), out_dir=args.out_dir,
+                      pairs=PairChoice.from_args(args))

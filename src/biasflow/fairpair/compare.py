@@ -2,7 +2,7 @@
 
 The model builder's question on FairPair's per-prompt scores (``results/fairpair/<model>.csv``,
 each file's stem naming its model): the pair's rows of the comparison table, with
-model_a the candidate, and one sentence per dissimilarity.
+model_a the candidate, judged against a margin (:mod:`biasflow.verdicts`), one per dissimilarity.
 """
 
 from __future__ import annotations
@@ -10,28 +10,37 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.checks import check_null, scores_by_model
 from biasflow.fairpair.comparisons import comparison_table
 from biasflow.schema import default
-from biasflow.verdicts import judged
+from biasflow.verdicts import Verdicts, judge
 
 
-def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str,
-            config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
-    """What ``biasflow compare --method fairpair`` prints and writes: the pair's rows and one sentence per dissimilarity.
+def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, config: Mapping | None,
+            margin: float | None = None) -> Verdicts:
+    """What ``biasflow compare --method fairpair`` reports: one judged row per dissimilarity (docs/methods.md §2.9, §7).
 
     ``config`` (a validated config, or None for the schema's defaults) gives the swap draws
-    (``fairpair.null_draws``), ``fairpair.seed`` and ``power.min_effect.fairpair``.
+    (``fairpair.null_draws``), ``fairpair.seed`` and, where ``margin`` is None, the margin
+    ``power.min_effect.fairpair``.
     """
     section = config["fairpair"] if config is not None else {key: default(f"fairpair.{key}")
                                                               for key in ("null_draws", "seed")}
-    min_effect = config["power"]["min_effect"]["fairpair"] if config is not None else default(
-        "power.min_effect.fairpair")
+    source = "--margin"
+    if margin is None:
+        margin = config["power"]["min_effect"]["fairpair"] if config is not None else default(
+            "power.min_effect.fairpair")
+        source = "power.min_effect.fairpair"
     rows = compare(paths, baseline, candidate, section["null_draws"], section["seed"])
-    return rows, sentences(rows, min_effect)
+    rows = rows.assign(measure_name=rows["dissimilarity"] + " excess R", unit="prompts", n_units=rows["n_prompts"],
+                       note=None, why_untested=np.where(
+                           np.isfinite(rows["lo90"]), None,
+                           "fewer than 2 prompts both models tested, or no spread between them (docs/methods.md §2.9)"))
+    return Verdicts("fairpair", baseline, candidate, source, judge(rows, margin))
 
 
 def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, swaps: int,
@@ -57,19 +66,3 @@ def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, 
                             "any dissimilarity: they did not continue the same prompts, so there is nothing to "
                             "compare them on.")
     return rows
-
-
-def sentences(rows: pd.DataFrame, min_effect: float) -> list[str]:
-    """One line per dissimilarity: the difference of the two excess R, or why none is detectable."""
-    lines = []
-    for row in rows.itertuples(index=False):
-        where = f"{row.dissimilarity} ({row.n_prompts} prompts both models tested)"
-        word, words = judged(row.difference, row.difference_lo, row.difference_hi, row.p, min_effect, "fairpair",
-                             "fewer than 2 shared prompts, or no spread between them (docs/methods.md §2.9)")
-        if word:
-            lines.append(f"{where}: candidate {row.model_a}'s excess R is {abs(row.difference):.4f} {word} than "
-                         f"baseline {row.model_b}'s ({words})")
-        else:
-            lines.append(f"{where}: no difference detectable between candidate {row.model_a} and baseline "
-                         f"{row.model_b}: excess R {row.difference:+.4f}, {words} (paired p = {row.p:.3g})")
-    return lines

@@ -18,7 +18,10 @@ re-splitting moves, §2.5):
   when the two models are exchangeable on every prompt; two-sided, (1 + #{|D*| ≥ |D|}) /
   (draws + 1);
 - ``p_holm``/``p_bh``: adjusted over the pairs of one dissimilarity the table holds (every
-  pair, or the baseline's: :mod:`biasflow.model_pairs`).
+  pair, or the baseline's: :mod:`biasflow.model_pairs`);
+- ``lo90``/``hi90``: the same t interval at 90%, and ``p_worse``, its one-sided p of "model_a's
+  excess R is at most model_b's" (Student t with m − 1 degrees of freedom): what the verdicts
+  against a margin read (:mod:`biasflow.verdicts`, docs/methods.md §7).
 
 Each prompt's swaps draw from a stream keyed by the dissimilarity's name and the prompt's
 id, so adding a model, or a prompt, moves no other pair's or prompt's draws.
@@ -35,15 +38,16 @@ import pandas as pd
 
 from biasflow.fairpair.null import permutation_p
 from biasflow.hashing import named_rng
-from biasflow.intervals import t_quantile
+from biasflow.intervals import t_quantile, t_sf
 from biasflow.model_pairs import PairChoice, compared
 from biasflow.multiplicity import adjust
 from biasflow.schema import choices
 from biasflow.settings import StepSettings
+from biasflow.verdicts import LEVEL
 
 FAIRPAIR_COMPARISON_COLUMNS = [
     "dissimilarity", "model_a", "model_b", "R_excess_a", "R_excess_b", "difference", "difference_lo",
-    "difference_hi", "p", "p_holm", "p_bh", "n_prompts",
+    "difference_hi", "p", "p_holm", "p_bh", "n_prompts", "lo90", "hi90", "p_worse",
 ]
 # What the excess R of a prompt is read from (:func:`tested_prompts`), and which of it are numbers: all a command that
 # compares or plans from score files needs of them, so files written before a later column was added still serve.
@@ -95,11 +99,13 @@ def pair_row(a: pd.DataFrame, b: pd.DataFrame, swaps: int, seed: int, dissimilar
     m = units.shape[1]
     own = [float((units[w] * units[x]).sum() / units[w].sum()) if m else math.nan for x, w in ((0, 1), (2, 3))]
     difference, se = (float(value) for value in paired_difference(units)) if m > 1 else (own[0] - own[1], math.nan)
-    half = t_quantile(m - 1) * se if se > 0 else math.nan
+    half, half90 = (t_quantile(m - 1, level) * se if se > 0 else math.nan for level in (0.95, LEVEL))
     trades = swap_draws(seed, dissimilarity, shared, swaps)
     return {"R_excess_a": own[0], "R_excess_b": own[1], "difference": difference,
             "difference_lo": max(difference - half, -1.0), "difference_hi": min(difference + half, 1.0),
-            "p": swap_p(units, trades, difference), "n_prompts": m}
+            "p": swap_p(units, trades, difference), "n_prompts": m,
+            "lo90": max(difference - half90, -1.0), "hi90": min(difference + half90, 1.0),
+            "p_worse": t_sf(difference / se, m - 1) if se > 0 else math.nan}
 
 
 def swap_draws(seed: int, dissimilarity: str, prompt_ids, swaps: int) -> np.ndarray:

@@ -39,4 +39,6 @@ METHOD = Method(
     compare="biasflow.fairpair.compare",
     api=("biasflow.fairpair.api:fairpair_scores",),
     compare_input=("scores", "per-prompt scores, results/fairpair/<model>.csv (the file name being the model)"),
+    compare_settings=(("fairpair.null_draws", "swap draws of the paired test (0: no p)"),
+                      ("fairpair.seed", "seed of the draws")),
 )

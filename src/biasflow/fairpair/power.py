@@ -9,7 +9,9 @@ it in R's units: one prompt's spread is sd(z) / mean(w), and the planned differe
 excess R itself. The test is one-sided (bias raises R); a two-sided design at 2α has the
 same upper tail, and that is what the shared t design is solved at. More samples per side
 narrow each prompt's R, which the pilot's spread already holds at the samples it had. Per
-pair of models, the paired comparison's difference of excess R (§6.6).
+pair of models, the paired comparison's difference of excess R (§6.6), and the release gate's
+design (§6.8): the prompts at which ``biasflow compare`` shows a candidate truly equal to the
+baseline ``not worse`` at the margin, from the comparison's own interval on the pilot.
 """
 
 from __future__ import annotations
@@ -23,15 +25,15 @@ import numpy as np
 import pandas as pd
 
 from biasflow.fairpair.checks import check_null, scores_by_model
-from biasflow.fairpair.comparisons import paired_difference, shared_units, tested_prompts
-from biasflow.power import PowerSettings, mean_mdd, mean_needed, planned
+from biasflow.fairpair.comparisons import comparison_table, paired_difference, shared_units, tested_prompts
+from biasflow.power import PowerSettings, mean_mdd, mean_needed, noninferiority_row, planned
 
 log = logging.getLogger("biasflow")
 
 
 @dataclass(frozen=True)
 class Settings(PowerSettings):
-    """``power.alpha``, ``power.power`` and ``power.min_effect.fairpair`` (an excess R)."""
+    """``power.alpha``, ``power.power`` and ``power.min_effect.fairpair`` (an excess R, and the gate's margin)."""
 
     keys = {**PowerSettings.keys, "min_effect": "power.min_effect.fairpair"}
 
@@ -43,7 +45,7 @@ def plan(sources: Mapping[str, Sequence[str | pd.DataFrame]], settings: Settings
     settings.pairs.check(models, "the FairPair pilot")
     rows = [row for model, scores in models.items() for row in model_rows(scores, model, settings)]
     every = pd.concat([scores.assign(model=model) for model, scores in models.items()], ignore_index=True)
-    return planned(rows + pair_rows(every, settings), "fairpair", settings)
+    return planned(rows + pair_rows(every, settings) + noninferiority_rows(every, settings), "fairpair", settings)
 
 
 def model_rows(scores: pd.DataFrame, model: str, settings: Settings) -> list[dict]:
@@ -95,3 +97,21 @@ def pair_rows(scores: pd.DataFrame, settings: Settings) -> list[dict]:
                 "n_needed": mean_needed(sd, settings.min_effect, settings.alpha, settings.power),
             })
     return rows
+
+
+def noninferiority_rows(scores: pd.DataFrame, settings: Settings) -> list[dict]:
+    """Per pair of models (those ``settings.pairs`` chooses; the first the candidate) and dissimilarity: the release
+    gate's design (§6.8) from the interval ``biasflow compare`` reads on the pilot.
+
+    The comparison table's rows (:func:`biasflow.fairpair.comparisons.comparison_table`, no
+    swap draws: the gate reads no p) give the t interval ``lo90``-``hi90`` over the prompts
+    both models tested, the ones an ``inconclusive`` verdict on the pilot quotes its units from.
+    """
+    pairs = settings.pairs.of(sorted(scores["model"].unique()))
+    if not pairs:
+        return []
+    table = comparison_table(scores, 0, 0, pairs=pairs)
+    return [noninferiority_row(model=f"{row.model_a} vs {row.model_b}", scope=row.dissimilarity, subgroup="",
+                               what="excess R", unit="prompts", n=row.n_prompts, lo90=row.lo90, hi90=row.hi90,
+                               settings=settings)
+            for row in table.itertuples(index=False)]

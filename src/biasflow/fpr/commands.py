@@ -7,6 +7,7 @@ import re
 
 from biasflow.cli import example
 from biasflow.errors import BiasflowError
+from biasflow.flags import config_flag
 from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import flag, subschema
 
@@ -31,6 +32,7 @@ def register(commands) -> None:
                       "pair, or with --baseline each system against it (.csv, .tsv or .parquet; docs/methods.md "
                       "sections 3.8, 7)")
     add_pair_flags(gaps)
+    config_flag(gaps)
     gaps.set_defaults(run=_gaps)
 
     summary = commands.add_parser(
@@ -51,6 +53,7 @@ def register(commands) -> None:
     summary.add_argument("--out-dir", required=True, help="folder for the tables and figures (created if missing)")
     _settings_flags(summary)
     add_pair_flags(summary)
+    config_flag(summary)
     summary.set_defaults(run=_summary)
 
 
@@ -75,7 +78,8 @@ def _gaps(args) -> None:
 
     pairs = PairChoice.from_args(args)
     if args.comparisons and not pairs.compares:
-        raise BiasflowError("--comparisons asks for the comparison table and --pairs none for none; leave out one.")
+        none = "--pairs none" if args.pairs is not None else "--config's comparisons.pairs none"
+        raise BiasflowError(f"--comparisons asks for the comparison table and {none} for none; leave out one.")
     if args.baseline is not None and not args.comparisons:
         raise BiasflowError(f"--baseline {args.baseline} chooses the pairs of --comparisons; add --comparisons PATH.")
     outputs = {"--out": args.out, **({"--comparisons": args.comparisons} if args.comparisons else {})}

@@ -1,47 +1,73 @@
 """``biasflow compare --method fpr``: are the candidate system's FPR gaps smaller than the baseline's? (§3.8)
 
 The model builder's question on one probe set's predictions: the rows of the comparison
-table for the two systems (docs/methods.md §3.8), turned to read "candidate − baseline",
-and per attribute and class one sentence on the gap span and one naming the groups whose
-gaps differ after Holm's correction over the pair's tests.
+table for the two systems (docs/methods.md §3.8), candidate − baseline; per attribute and
+class the gap span's row judged against a margin (:mod:`biasflow.verdicts`), then a line
+naming the groups whose gaps differ after Holm's correction over the pair's tests.
 """
 
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.fpr.comparisons import FAMILY, FPR_COMPARISON_COLUMNS, comparison_table
-from biasflow.fpr.predictions import check_unique, read_predictions
+from biasflow.fpr.predictions import check_unique, read_predictions, run_accuracy
 from biasflow.multiplicity import adjust
 from biasflow.schema import default
-from biasflow.verdicts import ALPHA, judged
+from biasflow.verdicts import ALPHA, Verdicts, judge
 
 
-def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str,
-            config: Mapping | None) -> tuple[pd.DataFrame, list[str]]:
-    """What ``biasflow compare --method fpr`` prints and writes: the pair's rows and its sentences.
+def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, config: Mapping | None,
+            margin: float | None = None) -> Verdicts:
+    """What ``biasflow compare --method fpr`` reports: per attribute and class, the gap span's judged row (§3.8, §7).
 
     ``config`` (a validated config, or None for the schema's defaults) gives the bootstrap
-    and swap draws (``fpr.bootstrap``, ``fpr.null_draws``), ``fpr.seed`` and
-    ``power.min_effect.fpr``, the difference worth detecting.
+    and swap draws (``fpr.bootstrap``, ``fpr.null_draws``), ``fpr.seed``, ``fpr.accuracy_floor``
+    and, where ``margin`` is None, the margin ``power.min_effect.fpr``. A smaller span is less
+    bias, so the gate reads the spans; the groups whose own gaps differ after Holm follow in
+    the text report.
     """
-    fpr = config["fpr"] if config is not None else {key: default(f"fpr.{key}")
-                                                     for key in ("bootstrap", "null_draws", "seed")}
-    min_effect = config["power"]["min_effect"]["fpr"] if config is not None else default("power.min_effect.fpr")
-    rows = compare(paths, baseline, candidate, fpr["bootstrap"], fpr["null_draws"], fpr["seed"])
-    return rows, sentences(rows, min_effect)
+    fpr = config["fpr"] if config is not None else {key: default(f"fpr.{key}") for key in
+                                                     ("bootstrap", "null_draws", "seed", "accuracy_floor")}
+    source = "--margin"
+    if margin is None:
+        margin = config["power"]["min_effect"]["fpr"] if config is not None else default("power.min_effect.fpr")
+        source = "power.min_effect.fpr"
+    preds = _predictions(paths)
+    rows = compare(preds, baseline, candidate, fpr["bootstrap"], fpr["null_draws"], fpr["seed"])
+    spans = rows[rows["measure"] == "span"].reset_index(drop=True)
+    spans = spans.assign(
+        measure_name=spans["category"].astype(str) + " " + spans["class"] + " FPR gap span", unit="templates",
+        n_units=spans["n_templates"], note=_accuracy_note(preds, {"baseline": baseline, "candidate": candidate},
+                                                          fpr["accuracy_floor"]),
+        why_untested=np.where(np.isfinite(spans["lo90"]), None, "the bootstrap draws of the difference do not vary "
+                              "(docs/methods.md §3.8)"))
+    return Verdicts("fpr", baseline, candidate, source, judge(spans, margin), details=tuple(_gap_lines(rows)))
 
 
-def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, draws: int, swaps: int,
-            seed: int) -> pd.DataFrame:
-    """The comparison rows of ``candidate`` against ``baseline``, adjusted over the pair's own tests."""
-    if baseline == candidate:
-        raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different systems.")
+def _predictions(paths: Sequence[str | pd.DataFrame]) -> pd.DataFrame:
     preds = read_predictions(list(paths))
     check_unique(preds)
+    return preds
+
+
+def _accuracy_note(preds: pd.DataFrame, systems: dict[str, str], floor: float) -> str | None:
+    """Where a system's mean accuracy over its runs is below ``fpr.accuracy_floor``: its gaps are a near-chance
+    classifier's, and the line says so (None where both are at or above it)."""
+    accuracy = run_accuracy(preds[preds["model"].isin(systems.values())], floor).groupby("model")["accuracy"].mean()
+    below = [f"the {role} {system}'s accuracy {accuracy[system]:.2f} is below fpr.accuracy_floor {floor:g}"
+             for role, system in systems.items() if system in accuracy and accuracy[system] < floor]
+    return "; ".join(below) + ", so its gaps are a near-chance classifier's" if below else None
+
+
+def compare(preds: pd.DataFrame, baseline: str, candidate: str, draws: int, swaps: int, seed: int) -> pd.DataFrame:
+    """The comparison rows of ``candidate`` against ``baseline`` in ``preds``, adjusted over the pair's own tests."""
+    if baseline == candidate:
+        raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different systems.")
     systems = sorted(preds["model"].unique())
     for flag, system in (("--baseline", baseline), ("--candidate", candidate)):
         if system not in systems:
@@ -57,29 +83,18 @@ def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, 
     return adjust(rows.drop(columns=["p_holm", "p_bh"]), FAMILY)[FPR_COMPARISON_COLUMNS]
 
 
-def sentences(rows: pd.DataFrame, min_effect: float) -> list[str]:
-    """Per attribute and class: the gap span's difference, then the groups whose gaps differ after Holm's correction."""
+def _gap_lines(rows: pd.DataFrame) -> list[str]:
+    """Per attribute and class, the groups whose gaps differ after Holm's correction over the pair's gap tests."""
     lines = []
-    for (category, name), part in rows.groupby(["category", "class"], sort=True):
-        span = part[part["measure"] == "span"].iloc[0]
-        where = (f"{category}, {name} FPR gap span ({span.n_templates} shared templates, {span.n_runs_a} and "
-                 f"{span.n_runs_b} runs)")
-        word, words = judged(span.difference, span.difference_lo, span.difference_hi, span.p, min_effect, "fpr",
-                             "the bootstrap draws do not vary (docs/methods.md §3.8)")
-        if word:
-            lines.append(f"{where}: candidate {span.model_a}'s is {abs(span.difference):.4f} {word} than baseline "
-                         f"{span.model_b}'s ({words})")
-        else:
-            lines.append(f"{where}: no difference detectable between candidate {span.model_a} and baseline "
-                         f"{span.model_b}: {span.difference:+.4f}, {words} (paired p = {span.p:.3g})")
-        gaps = part[part["measure"] == "gap"]
-        found = gaps[gaps["p_holm"] <= ALPHA]
+    gaps = rows[rows["measure"] == "gap"]
+    tested = int(gaps["p"].notna().sum())
+    for (category, name), part in gaps.groupby(["category", "class"], sort=True):
+        found = part[part["p_holm"] <= ALPHA]
         if len(found):
             named = "; ".join(f"{row.group} {row.difference:+.4f} (95% interval {row.difference_lo:+.4f} to "
                               f"{row.difference_hi:+.4f}, Holm p = {row.p_holm:.3g})" for row in found.itertuples())
             lines.append(f"{category}, {name} FPR gaps, candidate less baseline, where they differ: {named}")
         else:
-            lines.append(f"{category}, {name} FPR gaps: no group's gap differs detectably between candidate "
-                         f"{span.model_a} and baseline {span.model_b} (Holm over the pair's "
-                         f"{int(rows.loc[rows['measure'] == 'gap', 'p'].notna().sum())} gap tests)")
+            lines.append(f"{category}, {name} FPR gaps: no group's gap differs detectably (Holm over the pair's "
+                         f"{tested} gap tests)")
     return lines

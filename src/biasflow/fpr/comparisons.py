@@ -18,7 +18,12 @@ class and pair of systems:
   (1 + #{|D*| ≥ |D|}) / (draws + 1);
 - ``p_holm``/``p_bh``: adjusted over every row of the same measure in the table (one probe
   set: the pairs it holds, every pair or the baseline's (:mod:`biasflow.model_pairs`),
-  attributes, groups and classes).
+  attributes, groups and classes);
+- ``lo90``/``hi90``: the 5th and 95th percentiles of the same draws, and ``p_worse``, the
+  one-sided p of "model_a's gap (span) is at most model_b's": (1 + #{draws ≤ 0}) / (draws + 1)
+  (a draw within rounding of 0, :func:`biasflow.intervals.is_rounding`, is 0 in both),
+  at most 0.05 where the lower 90% bound lies above 0: what the verdicts against a margin read
+  (:mod:`biasflow.verdicts`, docs/methods.md §7).
 
 Only the templates both systems classified enter a pair. The template draws and the swaps
 come from streams keyed by the attribute's name, each system's run draws from one keyed by
@@ -38,13 +43,14 @@ from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.rates import CLASSES, RATE_SCALE
 from biasflow.fpr.resampling import class_counts, mean_gaps, stream
 from biasflow.hashing import named_rng
-from biasflow.intervals import is_rounding
+from biasflow.intervals import is_rounding, without_rounding
 from biasflow.model_pairs import PairChoice, compared
 from biasflow.multiplicity import adjust
+from biasflow.verdicts import LEVEL
 
 FPR_COMPARISON_COLUMNS = [
     "category", "class", "measure", "group", "model_a", "model_b", "difference", "difference_lo", "difference_hi",
-    "p", "p_holm", "p_bh", "n_templates", "n_runs_a", "n_runs_b",
+    "p", "p_holm", "p_bh", "n_templates", "n_runs_a", "n_runs_b", "lo90", "hi90", "p_worse",
 ]
 # The rows a family of adjusted p-values runs over share their measure (gap or span).
 FAMILY = ["measure"]
@@ -166,13 +172,17 @@ def _difference(difference: float, drawn: np.ndarray, swapped: np.ndarray) -> di
     sentences), ``swapped[1:]`` its value under each swap draw. An interval without finite
     draws, or of zero width, is NaN; so is ``p`` without draws or a finite difference.
     """
-    low = high = np.nan
-    if np.isfinite(drawn).any():
-        low, high = np.nanpercentile(drawn, [2.5, 97.5])
+    low = high = low90 = high90 = p_worse = np.nan
+    finite = without_rounding(drawn[np.isfinite(drawn)], RATE_SCALE)  # eps traces of a 0 are 0 (§9)
+    if len(finite):
+        low, low90, high90, high = np.percentile(finite, [2.5, 50 * (1 - LEVEL), 50 * (1 + LEVEL), 97.5])
         if is_rounding(high - low, RATE_SCALE):
-            low = high = np.nan
+            low = high = low90 = high90 = np.nan
+        else:  # the lower 90% bound lies above 0 where fewer than 5% of the draws do not
+            p_worse = float((1 + np.count_nonzero(finite <= 0)) / (len(finite) + 1))
     observed, null = swapped[0], swapped[1:]
     null = null[np.isfinite(null)]
     p = (float((1 + np.count_nonzero(np.abs(null) >= abs(observed) - TIE_TOL)) / (len(null) + 1))
          if len(null) and np.isfinite(observed) and np.isfinite(difference) else np.nan)
-    return {"difference": difference, "difference_lo": low, "difference_hi": high, "p": p}
+    return {"difference": difference, "difference_lo": low, "difference_hi": high, "p": p, "lo90": low90,
+            "hi90": high90, "p_worse": p_worse}

@@ -6,7 +6,10 @@ other groups' together, at the other groups' rate. Runs classify the same senten
 so a sentence counts once however many runs there are: more runs narrow the interval over
 runs, not what the written sentences can show. Per pair of systems that classified the
 same probe set, the paired comparison of each group's gap (§6.6): the swap test's design
-over the templates both classified.
+over the templates both classified; and the release gate's design (§6.8): per attribute and
+class, the templates at which ``biasflow compare`` shows a candidate whose gap span truly
+equals the baseline's ``not worse`` at the margin, from the comparison's own interval on the
+pilot.
 """
 
 from __future__ import annotations
@@ -19,16 +22,24 @@ import pandas as pd
 
 from biasflow.fpr.predictions import UNMARKED, check_unique, read_predictions
 from biasflow.fpr.rates import CLASSES
-from biasflow.fpr.comparisons import category_systems
+from biasflow.fpr.comparisons import category_systems, comparison_table
 from biasflow.fpr.variance import contributions
-from biasflow.power import PowerSettings, planned, proportions_mdd, proportions_needed, swap_mdd, swap_needed
+from biasflow.power import (
+    PowerSettings, noninferiority_row, planned, proportions_mdd, proportions_needed, swap_mdd, swap_needed,
+)
 
 
 @dataclass(frozen=True)
 class Settings(PowerSettings):
-    """``power.alpha``, ``power.power`` and ``power.min_effect.fpr`` (an FPR difference)."""
+    """``power.alpha``, ``power.power``, ``power.min_effect.fpr`` (an FPR difference, and the gate's margin), and what
+    ``biasflow compare`` reads for its interval (``fpr.bootstrap``, ``fpr.seed``), so the gate's rows plan from the
+    very interval the verdict reads (§6.8)."""
 
-    keys = {**PowerSettings.keys, "min_effect": "power.min_effect.fpr"}
+    keys = {**PowerSettings.keys, "min_effect": "power.min_effect.fpr", "bootstrap": "fpr.bootstrap",
+            "seed": "fpr.seed"}
+
+    bootstrap: int
+    seed: int
 
 
 def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFrame:
@@ -38,7 +49,8 @@ def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFra
         preds = read_predictions(list(paths))
         check_unique(preds)
         settings.pairs.check(preds["model"].astype(str).unique(), f"the predictions of {probe}")
-        rows += group_rows(preds, probe, settings) + pair_rows(preds, probe, settings)
+        rows += group_rows(preds, probe, settings) + pair_rows(preds, probe, settings) + noninferiority_rows(
+            preds, probe, settings)
     return planned(rows, "fpr", settings)
 
 
@@ -102,3 +114,22 @@ def pair_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict]
                         "n_needed": swap_needed(sd, settings.min_effect, settings.alpha, settings.power),
                     })
     return rows
+
+
+def noninferiority_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict]:
+    """Per pair of systems (those ``settings.pairs`` chooses; the first the candidate), attribute and class: the
+    release gate's design (§6.8) from the gap span's interval ``biasflow compare`` reads on the pilot.
+
+    The comparison table's span rows (:func:`biasflow.fpr.comparisons.comparison_table`, with
+    ``fpr.bootstrap`` draws seeded by ``fpr.seed`` and no swap draws: the gate reads no p) give
+    ``lo90``-``hi90`` over the templates both systems classified, the ones an ``inconclusive``
+    verdict on the pilot quotes its units from. Needs ``template_id``, as the comparison does.
+    """
+    pairs = settings.pairs.of(sorted(preds["model"].astype(str).unique()))
+    if "template_id" not in preds or not pairs:
+        return []
+    spans = comparison_table(preds, settings.bootstrap, 0, settings.seed, pairs=pairs).query("measure == 'span'")
+    return [noninferiority_row(model=f"{row['model_a']} vs {row['model_b']}", scope=f"{probe} {row['category']}",
+                               subgroup="", what=f"{row['class']} FPR gap span", unit="templates",
+                               n=row["n_templates"], lo90=row["lo90"], hi90=row["hi90"], settings=settings)
+            for row in spans.to_dict("records")]

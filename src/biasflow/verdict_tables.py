@@ -1,0 +1,206 @@
+"""The workflow's answer to "did the candidate get worse?": the config's ``compare`` pairs (docs/methods.md §7).
+
+``biasflow compare`` answers the release question on files a user names; a study that runs
+the workflow names its pairs once, in the config's ``compare`` section, and ``snakemake
+--cores N compare`` writes per pair and method run the judged rows
+(``results/compare/{baseline}_vs_{candidate}/{method}.csv``) and their markdown summary
+(``{method}.md``) from the files the workflow already writes. This module holds what that
+needs and no method: the pairs (:class:`ComparedPair`) and their check (:func:`check_pairs`),
+the step (:func:`write_verdicts`, which calls each method's own ``compare.command`` through
+its declaration), and the report's front-page lines (:func:`front_lines`). Each method's rule
+file says which files and systems a pair compares (``COMPARE_SOURCES`` in rules/common.smk).
+
+A method's comparisons of one pair are one family: FPR compares each classifier's system of
+the candidate with the baseline's of the same classifier on each probe set, and its rows of
+every probe set and classifier are judged together (:func:`biasflow.verdicts.judge`), so
+``p_worse_holm`` and the overall verdict are the gate's over every measure it counts. A
+row's verdict reads its own interval only, so it is the verdict ``biasflow compare`` gives on
+the same two files with the same margin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+from biasflow.errors import BiasflowError, did_you_mean
+from biasflow.methods import method, methods
+
+if TYPE_CHECKING:  # the config check imports this module; pandas comes with the step
+    import pandas as pd
+
+FOLDER = "results/compare/"
+# Each pair's files, by role: the judged rows and their markdown summary, per method.
+OUTPUTS = {"table": "{pair}/{method}.csv", "summary": "{pair}/{method}.md"}
+# Between the two names of a pair's folder.
+VS = "_vs_"
+
+
+def output(role: str, pair: str = "{pair}", method_name: str = "{method}") -> str:
+    """The workflow's path of one of a pair's files (the wildcards left as they are by default)."""
+    return FOLDER + OUTPUTS[role].format(pair=pair, method=method_name)
+
+
+@dataclass(frozen=True)
+class ComparedPair:
+    """One entry of the config's ``compare`` list: the baseline, the candidate and the margins given per method."""
+
+    baseline: str
+    candidate: str
+    margins: Mapping[str, float | None]
+
+    @property
+    def name(self) -> str:
+        """The pair's folder under ``results/compare/``: ``{baseline}_vs_{candidate}``."""
+        return f"{self.baseline}{VS}{self.candidate}"
+
+    def margin(self, config: Mapping, method_name: str) -> tuple[float, str]:
+        """The margin of ``method_name`` and where it came from: the pair's own, else ``power.min_effect.<method>``."""
+        given = self.margins.get(method_name)
+        if given is not None:
+            return float(given), f"compare[].margin.{method_name}"
+        return float(config["power"]["min_effect"][method_name]), f"power.min_effect.{method_name}"
+
+    def methods(self, config: Mapping) -> list[str]:
+        """The methods run (``methods``, in its order) that evaluate both models: those that compare the pair."""
+        return [m.name for m in methods(config["methods"])
+                if {self.baseline, self.candidate} <= set(m.evaluated(config))]
+
+
+def compared_pairs(config: Mapping) -> list[ComparedPair]:
+    """The pairs of a validated config's ``compare`` section, in its order."""
+    return [ComparedPair(entry["baseline"], entry["candidate"], dict(entry.get("margin") or {}))
+            for entry in config.get("compare") or []]
+
+
+def check_pairs(config: Mapping) -> list[str]:
+    """Refuse a ``compare`` entry naming a model the config does not have, the same model twice, a pair given twice,
+    or a pair no method run evaluates both models of; return a warning per method run that leaves a pair out.
+
+    Called by :func:`biasflow.config.check_config`, so ``snakemake`` and ``biasflow check-config``
+    stop before any job. A margin ≤ 0 is the schema's to refuse (``exclusiveMinimum``).
+    """
+    models = list(config["models"])
+    warnings, seen = [], {}
+    for index, pair in enumerate(compared_pairs(config)):
+        where = f"compare[{index}]"
+        for role, name in (("baseline", pair.baseline), ("candidate", pair.candidate)):
+            if name not in models:
+                raise BiasflowError(f"{where}.{role} {name!r} is not a model of this config ({', '.join(models)})"
+                                    f"{did_you_mean(name, models)}; name one of models.")
+        if pair.baseline == pair.candidate:
+            raise BiasflowError(f"{where}: baseline and candidate are both {pair.baseline!r}; name the model you "
+                                "changed as the candidate and the one it should be no worse than as the baseline.")
+        if pair.name in seen:
+            raise BiasflowError(f"{where} compares {pair.candidate} with {pair.baseline} again (as "
+                                f"compare[{seen[pair.name]}] does), and both would write {FOLDER}{pair.name}/; give "
+                                "each pair once.")
+        seen[pair.name] = index
+        comparing = pair.methods(config)
+        if not comparing:
+            raise BiasflowError(f"{where}: no method run evaluates both {pair.baseline} and {pair.candidate} (each "
+                                "method's own models list decides); add both to that list, such as fpr.models, or "
+                                "pair two models a method evaluates.")
+        for left in methods(config["methods"]):
+            if left.name not in comparing:
+                warnings.append(f"{where}: {left.title} does not evaluate both {pair.baseline} and {pair.candidate} "
+                                f"({left.name}.models), so the pair is compared by {_listed(comparing)} only; add "
+                                f"the missing one to {left.name}.models to compare it there too.")
+    return warnings
+
+
+def _listed(names: list[str]) -> str:
+    """The methods' titles as a reader says them: ``CAIRO``, ``CAIRO and FairPair``, ``CAIRO, FairPair and ...``."""
+    titles = [method(name).title for name in names]
+    return ", ".join(titles[:-1]) + f" and {titles[-1]}" if len(titles) > 1 else titles[0]
+
+
+def comparison_settings(config: Mapping, method_name: str) -> dict:
+    """The part of ``config`` the method's comparison reads (its declaration's ``compare_settings``), nested as in a
+    config: a rule's params, so a change of another key reruns no comparison."""
+    part: dict = {}
+    for key, _ in method(method_name).compare_settings:
+        *sections, last = key.split(".")
+        source, target = config, part
+        for section in sections:
+            source, target = source[section], target.setdefault(section, {})
+        target[last] = source[last]
+    return part
+
+
+def write_verdicts(*, method_name: str, baseline: str, candidate: str, comparisons: Sequence[Mapping],
+                   settings: Mapping, margin: float, margin_source: str, table: str, summary: str) -> None:
+    """Judge the pair's comparisons of one method and write the rows (``table``) and the markdown summary (``summary``).
+
+    ``comparisons``: each a ``paths`` list (the files the method's ``biasflow compare`` reads),
+    the ``baseline`` and ``candidate`` as those files name them (FPR: ``<model>/<classifier>``)
+    and ``labels``, columns that tell several comparisons apart (FPR: ``probe`` and
+    ``classifier``), which lead the rows and their measure names. ``settings``: the part of a
+    config the comparison reads (:func:`comparison_settings`), over the schema's defaults. The
+    rows of every comparison are judged together at ``margin`` (one family, docs/methods.md §7).
+    """
+    import pandas as pd
+
+    from biasflow.config import settings_config
+    from biasflow.tables import table_writer, write_together
+    from biasflow.verdicts import Verdicts, judge
+
+    config = settings_config(settings)
+    compare = method(method_name).part("compare")
+    parts, details = [], []
+    for comparison in comparisons:
+        found = compare.command(list(comparison["paths"]), comparison["baseline"], comparison["candidate"], config,
+                                margin=margin)
+        labels = dict(comparison.get("labels") or {})
+        rows = found.rows
+        prefix = " ".join(labels.values())
+        if labels:
+            rows = rows.assign(**labels, measure_name=prefix + ": " + rows["measure_name"])[[*labels, *rows.columns]]
+        parts.append(rows)
+        details += [f"{prefix}: {line}" if prefix else line for line in found.details]
+    rows = judge(pd.concat(parts, ignore_index=True), margin)
+    verdicts = Verdicts(method_name, baseline, candidate, margin_source, rows, tuple(details))
+    listed = "\n".join(f"- {line}" for line in details)  # FPR: the groups whose own gaps differ
+    text = verdicts.report("markdown") + (f"\n\n{listed}" if listed else "") + "\n"
+    write_together({table: table_writer(verdicts.rows, table), summary: lambda tmp: Path(tmp).write_text(text)})
+
+
+def pair_verdict(tables: Mapping[str, pd.DataFrame]) -> str:
+    """One pair's verdict over the judged tables of the methods that compared it (method → rows).
+
+    ``not worse`` where every measure of every method is non-inferior (the intersection-union
+    rule needs no correction); ``worse`` where one is worse after Holm over every measure of
+    every method; else ``inconclusive`` (:func:`biasflow.verdicts.overall` on the union).
+    """
+    import pandas as pd
+
+    from biasflow.multiplicity import holm
+    from biasflow.verdicts import overall
+
+    rows = pd.concat([rows[["verdict", "p_worse"]] for rows in tables.values()], ignore_index=True)
+    return overall(rows.assign(p_worse_holm=holm(rows["p_worse"].to_numpy(dtype=float))))
+
+
+def front_lines(config: Mapping) -> list[str]:
+    """The report's front page: per configured pair whose tables exist, its verdict, then each method's.
+
+    Read from the written tables (``results/compare/``, relative to the working directory), so a
+    pair or method not yet compared is left out.
+    """
+    import pandas as pd
+
+    from biasflow.verdicts import overall
+
+    lines = []
+    for pair in compared_pairs(config):
+        tables = {name: pd.read_csv(output("table", pair.name, name)) for name in pair.methods(config)
+                  if Path(output("table", pair.name, name)).exists()}
+        if not tables:
+            continue
+        each = "; ".join(f"{method(name).title}: {overall(rows)} ({len(rows)} measure(s), margin "
+                         f"±{rows['margin'].iloc[0]:.4g})" for name, rows in tables.items())
+        lines.append(f"Candidate ``{pair.candidate}`` against baseline ``{pair.baseline}``: "
+                     f"**{pair_verdict(tables)}** over {sum(map(len, tables.values()))} measure(s) of "
+                     f"{len(tables)} method(s). {each}. Each method's rows and summary: ``{FOLDER}{pair.name}/``.")
+    return lines
