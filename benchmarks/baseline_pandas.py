@@ -30,8 +30,18 @@ import pandas as pd
 from scipy import stats as sps
 
 BASELINE_COLUMNS = [
-    "axis", "pair", "k", "best_r", "best_p", "perm_p", "best_rho", "mean_r", "test_r",
-    "n_combinations", "n_skipped", "selection",
+    "axis",
+    "pair",
+    "k",
+    "best_r",
+    "best_p",
+    "perm_p",
+    "best_rho",
+    "mean_r",
+    "test_r",
+    "n_combinations",
+    "n_skipped",
+    "selection",
 ]
 
 
@@ -143,7 +153,7 @@ def _selection_label(mode: str, metrics: tuple[str, str], winner: tuple | None) 
         return None
     if mode == "shared":
         return combination_label(winner[0])
-    return " | ".join(f"{metric}={combination_label(c)}" for metric, c in zip(metrics, winner))
+    return " | ".join(f"{metric}={combination_label(c)}" for metric, c in zip(metrics, winner, strict=True))
 
 
 def baseline_select(
@@ -174,7 +184,8 @@ def baseline_select(
         models = sorted(axis_stats["model"].unique())
         rng = np.random.default_rng(seed)
         perms = list(rng.permuted(np.tile(np.arange(len(models)), (permutations, 1)), axis=1))
-        by_cell = {key: frame for key, frame in axis_stats.groupby(["metric", "split"], sort=True)}
+        # iter(): a GroupBy's `keys` attribute would make dict() take it for a mapping.
+        by_cell = dict(iter(axis_stats.groupby(["metric", "split"], sort=True)))
         sets = paraphrase_sets(axis_stats)
         axis_pairs = pairs if pairs is not None else list(itertools.combinations(metrics, 2))
         for k in range(1, max_sets + 1):
@@ -189,7 +200,8 @@ def baseline_select(
                 else:
                     candidates = [
                         ((c1, c2), valid[m1][i], valid[m2][j])
-                        for i, c1 in enumerate(combos) for j, c2 in enumerate(combos)
+                        for i, c1 in enumerate(combos)
+                        for j, c2 in enumerate(combos)
                     ]
                 best_r, best_p, winner, skipped, mean_r = _best(candidates, times)
                 perm_p = np.nan
@@ -205,9 +217,20 @@ def baseline_select(
                     test_r = float(sps.pearsonr(test_x, test_y)[0])
                 pair = f"{m1}~{m2}"
                 winners[(axis, pair, k)] = None if winner is None else {m1: winner[0], m2: winner[1]}
-                rows.append(dict(
-                    axis=axis, pair=pair, k=k, best_r=best_r, best_p=best_p, perm_p=float(perm_p),
-                    best_rho=best_rho, mean_r=mean_r, test_r=test_r, n_combinations=len(candidates),
-                    n_skipped=skipped, selection=_selection_label(mode, (m1, m2), winner),
-                ))
+                rows.append(
+                    dict(
+                        axis=axis,
+                        pair=pair,
+                        k=k,
+                        best_r=best_r,
+                        best_p=best_p,
+                        perm_p=float(perm_p),
+                        best_rho=best_rho,
+                        mean_r=mean_r,
+                        test_r=test_r,
+                        n_combinations=len(candidates),
+                        n_skipped=skipped,
+                        selection=_selection_label(mode, (m1, m2), winner),
+                    )
+                )
     return pd.DataFrame(rows, columns=BASELINE_COLUMNS), {"winners": winners, "times": times}

@@ -56,11 +56,18 @@ def cairo(quick: bool) -> dict:
     from biasflow.cairo.selection import SearchSettings, select
     from biasflow.cairo.variance import variance_table
 
-    stats = paper_sized_stats(n_models=MODELS, n_paraphrasers=1 if quick else 3,
-                              seeds_per_paraphraser=2 if quick else 5)
-    settings = SearchSettings.defaults(mode="shared", combinations="multisets", max_sets=2 if quick else 6,
-                                       permutations=50 if quick else 1000, bootstrap=50 if quick else 1000,
-                                       null_draws=20 if quick else 200, seed=0)
+    stats = paper_sized_stats(
+        n_models=MODELS, n_paraphrasers=1 if quick else 3, seeds_per_paraphraser=2 if quick else 5
+    )
+    settings = SearchSettings.defaults(
+        mode="shared",
+        combinations="multisets",
+        max_sets=2 if quick else 6,
+        permutations=50 if quick else 1000,
+        bootstrap=50 if quick else 1000,
+        null_draws=20 if quick else 200,
+        seed=0,
+    )
 
     def step():
         selection = select(stats, settings)
@@ -70,9 +77,15 @@ def cairo(quick: bool) -> dict:
     baseline, selection = timed(step)
     seconds, table = timed(comparison_table, stats, selection, settings)
     variance, _ = timed(variance_table, stats, settings.bootstrap, settings.seed, "none")
-    return {"method": "CAIRO", "size": f"{len(stats):,} statistics rows, {MODELS} models",
-            "baseline": "selection and headline table", "baseline_s": baseline, "comparisons_s": seconds,
-            "variance_s": variance, "rows": len(table)}
+    return {
+        "method": "CAIRO",
+        "size": f"{len(stats):,} statistics rows, {MODELS} models",
+        "baseline": "selection and headline table",
+        "baseline_s": baseline,
+        "comparisons_s": seconds,
+        "variance_s": variance,
+        "rows": len(table),
+    }
 
 
 def fpr(quick: bool) -> dict:
@@ -91,9 +104,15 @@ def fpr(quick: bool) -> dict:
     baseline, _ = timed(step)
     seconds, table = timed(comparison_table, preds, draws, draws, 0)
     variance, _ = timed(variance_table, {"probe": preds})
-    return {"method": "FPR gaps", "size": f"{len(preds):,} predictions, {MODELS} systems",
-            "baseline": "gaps with their template bootstrap", "baseline_s": baseline, "comparisons_s": seconds,
-            "variance_s": variance, "rows": len(table)}
+    return {
+        "method": "FPR gaps",
+        "size": f"{len(preds):,} predictions, {MODELS} systems",
+        "baseline": "gaps with their template bootstrap",
+        "baseline_s": baseline,
+        "comparisons_s": seconds,
+        "variance_s": variance,
+        "rows": len(table),
+    }
 
 
 def fpr_predictions(systems: int, templates: int, groups: int, runs: int, seed: int = 0) -> list[pd.DataFrame]:
@@ -101,15 +120,25 @@ def fpr_predictions(systems: int, templates: int, groups: int, runs: int, seed: 
     rng = np.random.default_rng(seed)
     frames = []
     for m in range(systems):
-        r, t, g, k = (a.ravel() for a in np.meshgrid(range(runs), range(templates), range(groups), range(2),
-                                                     indexing="ij"))
+        r, t, g, k = (
+            a.ravel() for a in np.meshgrid(range(runs), range(templates), range(groups), range(2), indexing="ij")
+        )
         gold = t % 3
         wrong = rng.random(len(t)) < 0.25
-        frames.append(pd.DataFrame({"y_true": gold, "y_pred": np.where(wrong, (gold + 1 + (k % 2)) % 3, gold),
-                                    "category": "race", "group": np.char.add("g", g.astype(str)),
-                                    "text": [f"template {a} term {b} of group {c}" for a, b, c in zip(t, k, g)],
-                                    "model": f"system{m:03d}", "run_id": np.char.add("r", r.astype(str)),
-                                    "template_id": np.char.add("t", t.astype(str))}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "y_true": gold,
+                    "y_pred": np.where(wrong, (gold + 1 + (k % 2)) % 3, gold),
+                    "category": "race",
+                    "group": np.char.add("g", g.astype(str)),
+                    "text": [f"template {a} term {b} of group {c}" for a, b, c in zip(t, k, g, strict=True)],
+                    "model": f"system{m:03d}",
+                    "run_id": np.char.add("r", r.astype(str)),
+                    "template_id": np.char.add("t", t.astype(str)),
+                }
+            )
+        )
     return frames
 
 
@@ -121,16 +150,25 @@ def fairpair(quick: bool) -> dict:
     prompts, draws, bootstrap = (20, 100, 100) if quick else (60, 1000, 2000)
     scores, nulls = fairpair_scores(MODELS, prompts, draws)
     scores = pd.concat(scores, ignore_index=True)
-    baseline, _ = timed(summarise, scores, pd.concat(nulls, ignore_index=True),
-                        BootstrapSettings(bootstrap=bootstrap, seed=0))
+    baseline, _ = timed(
+        summarise, scores, pd.concat(nulls, ignore_index=True), BootstrapSettings(bootstrap=bootstrap, seed=0)
+    )
     seconds, table = timed(comparison_table, scores, draws, 0)
     variance, _ = timed(variance_table, scores)
-    return {"method": "FairPair", "size": f"{prompts} prompts, {MODELS} models",
-            "baseline": "summary with its bootstrap", "baseline_s": baseline, "comparisons_s": seconds,
-            "variance_s": variance, "rows": len(table)}
+    return {
+        "method": "FairPair",
+        "size": f"{prompts} prompts, {MODELS} models",
+        "baseline": "summary with its bootstrap",
+        "baseline_s": baseline,
+        "comparisons_s": seconds,
+        "variance_s": variance,
+        "rows": len(table),
+    }
 
 
-def fairpair_scores(models: int, prompts: int, draws: int, seed: int = 1) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
+def fairpair_scores(
+    models: int, prompts: int, draws: int, seed: int = 1
+) -> tuple[list[pd.DataFrame], list[pd.DataFrame]]:
     """Per model, per-prompt scores as the score step writes them, and each prompt's ``draws`` null draws of F."""
     from biasflow.fairpair.null import NULL_DRAW_COLUMNS
     from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS
@@ -142,13 +180,31 @@ def fairpair_scores(models: int, prompts: int, draws: int, seed: int = 1) -> tup
         F = rng.gamma(2.0, 0.6, prompts)
         null_F = rng.gamma(2.0, 0.5, (draws, prompts))
         R, null_R = F / (1 + F), null_F / (1 + null_F)
-        table = pd.DataFrame({column: 1.0 for column in PROMPT_SCORE_COLUMNS}, index=range(prompts))
-        scores.append(table.assign(prompt_id=ids, dissimilarity="sentiment", F=F, R=R, p_perm=0.5,
-                                   F_null_mean=null_F.mean(axis=0), R_null_mean=null_R.mean(axis=0),
-                                   R_null_sd=np.vstack([null_R, R]).std(axis=0), model=f"model{m:03d}"))
-        nulls.append(pd.DataFrame({"prompt_id": np.tile(ids, draws), "dissimilarity": "sentiment",
-                                   "draw": np.repeat(np.arange(draws), prompts), "F": null_F.ravel(),
-                                   "model": f"model{m:03d}"})[[*NULL_DRAW_COLUMNS, "model"]])
+        table = pd.DataFrame(dict.fromkeys(PROMPT_SCORE_COLUMNS, 1.0), index=range(prompts))
+        scores.append(
+            table.assign(
+                prompt_id=ids,
+                dissimilarity="sentiment",
+                F=F,
+                R=R,
+                p_perm=0.5,
+                F_null_mean=null_F.mean(axis=0),
+                R_null_mean=null_R.mean(axis=0),
+                R_null_sd=np.vstack([null_R, R]).std(axis=0),
+                model=f"model{m:03d}",
+            )
+        )
+        nulls.append(
+            pd.DataFrame(
+                {
+                    "prompt_id": np.tile(ids, draws),
+                    "dissimilarity": "sentiment",
+                    "draw": np.repeat(np.arange(draws), prompts),
+                    "F": null_F.ravel(),
+                    "model": f"model{m:03d}",
+                }
+            )[[*NULL_DRAW_COLUMNS, "model"]]
+        )
     return scores, nulls
 
 
@@ -195,12 +251,25 @@ def fpr_leaderboard(n: int, quick: bool, folder: Path) -> list[dict]:
     rows = []
     for name in WARM:
         out = folder / name
-        seconds, cpu = clocked(tables_from_predictions, prediction_paths={"race": paths}, settings=settings,
-                               out_dir=str(out), pairs=choice(name, "system000"))
+        seconds, cpu = clocked(
+            tables_from_predictions,
+            prediction_paths={"race": paths},
+            settings=settings,
+            out_dir=str(out),
+            pairs=choice(name, "system000"),
+        )
         compared = out / "race_comparisons.csv"
-        rows.append({"method": "FPR gaps (fpr-summary)", "models": n, "pairs": name, "seconds": seconds, "cpu_s": cpu,
-                     "rows": len(pd.read_csv(compared)) if compared.exists() else 0,
-                     "size": f"{templates} templates x {groups} groups x 2 terms, {runs} runs, {draws} draws"})
+        rows.append(
+            {
+                "method": "FPR gaps (fpr-summary)",
+                "models": n,
+                "pairs": name,
+                "seconds": seconds,
+                "cpu_s": cpu,
+                "rows": len(pd.read_csv(compared)) if compared.exists() else 0,
+                "size": f"{templates} templates x {groups} groups x 2 terms, {runs} runs, {draws} draws",
+            }
+        )
     return rows
 
 
@@ -217,7 +286,7 @@ def fairpair_leaderboard(n: int, quick: bool, folder: Path) -> list[dict]:
     prompts, draws, bootstrap = (10, 50, 50) if quick else (60, 1000, 2000)
     scores, nulls = fairpair_scores(n, prompts, draws)
     score_paths, null_paths = {}, {}
-    for table, null in zip(scores, nulls):
+    for table, null in zip(scores, nulls, strict=True):
         model = table["model"].iloc[0]
         score_paths[model], null_paths[model] = str(folder / f"{model}.csv"), str(folder / f"{model}_null.parquet")
         table.drop(columns="model").to_csv(score_paths[model], index=False)
@@ -226,20 +295,39 @@ def fairpair_leaderboard(n: int, quick: bool, folder: Path) -> list[dict]:
     for name in WARM:
         out = folder / name
         out.mkdir()
-        files = {role: str(out / f"{role}.{'png' if role.endswith('plot') else 'html' if role == 'page' else 'csv'}")
-                 for role in ("summary", "plot", "comparisons", "comparisons_plot", "variance", "variance_plot", "page")}
+        files = {
+            role: str(out / f"{role}.{'png' if role.endswith('plot') else 'html' if role == 'page' else 'csv'}")
+            for role in ("summary", "plot", "comparisons", "comparisons_plot", "variance", "variance_plot", "page")
+        }
         compares = name not in ("none", "warm")
-        seconds, cpu = clocked(summary, score_paths=score_paths, null_paths=null_paths, rejection_paths={},
-                               settings=BootstrapSettings(bootstrap=bootstrap, seed=0),
-                               comparison=ComparisonSettings(null_draws=draws, seed=0), out=files["summary"],
-                               plot_out=files["plot"], rejections_out=None, tables_page=files["page"],
-                               comparisons_out=files["comparisons"] if compares else None,
-                               comparisons_plot=files["comparisons_plot"] if compares else None,
-                               variance_out=files["variance"], variance_plot=files["variance_plot"],
-                               pairs=choice(name, "model000"))
-        rows.append({"method": "FairPair (summary step)", "models": n, "pairs": name, "seconds": seconds, "cpu_s": cpu,
-                     "rows": len(pd.read_csv(files["comparisons"])) if compares else 0,
-                     "size": f"{prompts} prompts, {draws} null draws, {bootstrap} bootstrap"})
+        seconds, cpu = clocked(
+            summary,
+            score_paths=score_paths,
+            null_paths=null_paths,
+            rejection_paths={},
+            settings=BootstrapSettings(bootstrap=bootstrap, seed=0),
+            comparison=ComparisonSettings(null_draws=draws, seed=0),
+            out=files["summary"],
+            plot_out=files["plot"],
+            rejections_out=None,
+            tables_page=files["page"],
+            comparisons_out=files["comparisons"] if compares else None,
+            comparisons_plot=files["comparisons_plot"] if compares else None,
+            variance_out=files["variance"],
+            variance_plot=files["variance_plot"],
+            pairs=choice(name, "model000"),
+        )
+        rows.append(
+            {
+                "method": "FairPair (summary step)",
+                "models": n,
+                "pairs": name,
+                "seconds": seconds,
+                "cpu_s": cpu,
+                "rows": len(pd.read_csv(files["comparisons"])) if compares else 0,
+                "size": f"{prompts} prompts, {draws} null draws, {bootstrap} bootstrap",
+            }
+        )
     return rows
 
 
@@ -254,23 +342,49 @@ def cairo_leaderboard(n: int, quick: bool, folder: Path) -> list[dict]:
     from biasflow.cairo.selection import SearchSettings
     from biasflow.cairo.steps import select_to_directory
 
-    stats = paper_sized_stats(n_models=n, metrics=("BOLD", "HONEST"), n_paraphrasers=1, seeds_per_paraphraser=2,
-                              n_gen_seeds=2, clusters=3 if quick else 6)
+    stats = paper_sized_stats(
+        n_models=n,
+        metrics=("BOLD", "HONEST"),
+        n_paraphrasers=1,
+        seeds_per_paraphraser=2,
+        n_gen_seeds=2,
+        clusters=3 if quick else 6,
+    )
     path = folder / "stats.parquet"
     stats.to_parquet(path)
     draws = (20, 20, 5) if quick else (200, 200, 50)
-    settings = SearchSettings.defaults(mode="shared", combinations="multisets", max_sets=2, permutations=draws[0],
-                                       bootstrap=draws[1], null_draws=draws[2], seed=0)
+    settings = SearchSettings.defaults(
+        mode="shared",
+        combinations="multisets",
+        max_sets=2,
+        permutations=draws[0],
+        bootstrap=draws[1],
+        null_draws=draws[2],
+        seed=0,
+    )
     models = sorted(stats["model"].unique())
     rows = []
     for name in WARM:
         out = folder / name
-        seconds, cpu = clocked(select_to_directory, stats_paths=[str(path)], settings=settings, out_dir=str(out),
-                               pairs=choice(name, models[0]))
+        seconds, cpu = clocked(
+            select_to_directory,
+            stats_paths=[str(path)],
+            settings=settings,
+            out_dir=str(out),
+            pairs=choice(name, models[0]),
+        )
         compared = out / "comparisons.csv"
-        rows.append({"method": "CAIRO (cairo-select)", "models": n, "pairs": name, "seconds": seconds, "cpu_s": cpu,
-                     "rows": len(pd.read_csv(compared)) if compared.exists() else 0,
-                     "size": f"{len(stats):,} statistics rows, {draws[0]} permutations, {draws[1]} bootstrap"})
+        rows.append(
+            {
+                "method": "CAIRO (cairo-select)",
+                "models": n,
+                "pairs": name,
+                "seconds": seconds,
+                "cpu_s": cpu,
+                "rows": len(pd.read_csv(compared)) if compared.exists() else 0,
+                "size": f"{len(stats):,} statistics rows, {draws[0]} permutations, {draws[1]} bootstrap",
+            }
+        )
     return rows
 
 
@@ -286,24 +400,45 @@ def figure_leaderboard(n: int, quick: bool, folder: Path) -> list[dict]:
     estimates = pd.DataFrame({"model": names, "estimate": estimate, "low": estimate - 0.3, "high": estimate + 0.3})
     a, b = np.triu_indices(n, 1)
     difference = estimate[a] - estimate[b]
-    pairs = pd.DataFrame({"model_a": np.array(names)[a], "model_b": np.array(names)[b], "difference": difference,
-                          "difference_lo": difference - 0.4, "difference_hi": difference + 0.4,
-                          "p_holm": np.where(np.abs(difference) > 0.4, 0.001, 0.6)})
-    against = pairs[pairs["model_a"] == names[0]].assign(model_a=lambda t: t["model_b"], model_b=names[0],
-                                                          difference=lambda t: -t["difference"])
+    pairs = pd.DataFrame(
+        {
+            "model_a": np.array(names)[a],
+            "model_b": np.array(names)[b],
+            "difference": difference,
+            "difference_lo": difference - 0.4,
+            "difference_hi": difference + 0.4,
+            "p_holm": np.where(np.abs(difference) > 0.4, 0.001, 0.6),
+        }
+    )
+    against = pairs[pairs["model_a"] == names[0]].assign(
+        model_a=lambda t: t["model_b"], model_b=names[0], difference=lambda t: -t["difference"]
+    )
     views = {"all": (pairs, False), "all, matrix view": (pairs, False), "baseline": (against, True)}
     rows = []
     for name, (shown, baseline) in views.items():
         limit = plotting.MATRIX_MAX
         plotting.MATRIX_MAX = n if name.endswith("matrix view") else limit
         try:
-            seconds, cpu = clocked(plotting.plot_separations, panels=[("negative", estimates, shown),
-                                                                      ("positive", estimates, shown)],
-                                   xlabel="gap span", path=folder / f"{len(rows)}.png", against_baseline=baseline)
+            seconds, cpu = clocked(
+                plotting.plot_separations,
+                panels=[("negative", estimates, shown), ("positive", estimates, shown)],
+                xlabel="gap span",
+                path=folder / f"{len(rows)}.png",
+                against_baseline=baseline,
+            )
         finally:
             plotting.MATRIX_MAX = limit
-        rows.append({"method": "comparison figure", "models": n, "pairs": name, "seconds": seconds, "cpu_s": cpu,
-                     "rows": len(shown), "size": "two panels"})
+        rows.append(
+            {
+                "method": "comparison figure",
+                "models": n,
+                "pairs": name,
+                "seconds": seconds,
+                "cpu_s": cpu,
+                "rows": len(shown),
+                "size": "two panels",
+            }
+        )
     return rows
 
 
@@ -315,8 +450,12 @@ def leaderboard(sizes, methods, quick: bool) -> list[dict]:
     """
     import tempfile
 
-    runs = {"fpr": fpr_leaderboard, "fairpair": fairpair_leaderboard, "cairo": cairo_leaderboard,
-            "figure": figure_leaderboard}
+    runs = {
+        "fpr": fpr_leaderboard,
+        "fairpair": fairpair_leaderboard,
+        "cairo": cairo_leaderboard,
+        "figure": figure_leaderboard,
+    }
     rows = []
     for method in methods:
         with tempfile.TemporaryDirectory() as folder:
@@ -328,30 +467,42 @@ def leaderboard(sizes, methods, quick: bool) -> list[dict]:
             reference = next(row["cpu_s"] for row in measured if row["pairs"] in ("none", "all"))
             for row in measured:
                 row["ratio"] = row["cpu_s"] / reference
-                print(f"{row['method']}, {n} models, pairs {row['pairs']}: {row['seconds']:.1f} s, CPU "
-                      f"{row['cpu_s']:.1f} s", flush=True)
+                print(
+                    f"{row['method']}, {n} models, pairs {row['pairs']}: {row['seconds']:.1f} s, CPU "
+                    f"{row['cpu_s']:.1f} s",
+                    flush=True,
+                )
             rows += measured
     return rows
 
 
 def leaderboard_table(rows: list[dict]) -> str:
-    lines = ["| method | models | pairs | pairs compared | rows | wall s | CPU s | ratio (CPU) |",
-             "|---|---:|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| method | models | pairs | pairs compared | rows | wall s | CPU s | ratio (CPU) |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
         n = row["models"]
         compared = n - 1 if row["pairs"] == "baseline" else 0 if row["pairs"] == "none" else n * (n - 1) // 2
-        lines.append(f"| {row['method']} | {n} | {row['pairs']} | {compared:,} | {row['rows']:,} | "
-                     f"{row['seconds']:.1f} | {row['cpu_s']:.1f} | {row['ratio']:.2f} |")
+        lines.append(
+            f"| {row['method']} | {n} | {row['pairs']} | {compared:,} | {row['rows']:,} | "
+            f"{row['seconds']:.1f} | {row['cpu_s']:.1f} | {row['ratio']:.2f} |"
+        )
     return "\n".join(lines)
 
 
 def markdown_table(rows: list[dict]) -> str:
-    lines = ["| method | size | baseline: the step's own work | baseline | comparisons (45 pairs) | ratio | rows "
-             "| variance split |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| method | size | baseline: the step's own work | baseline | comparisons (45 pairs) | ratio | rows "
+        "| variance split |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
-        lines.append(f"| {row['method']} | {row['size']} | {row['baseline']} | {row['baseline_s']:.1f} s | "
-                     f"{row['comparisons_s']:.1f} s | {row['comparisons_s'] / row['baseline_s']:.2f} | "
-                     f"{row['rows']:,} | {row['variance_s']:.1f} s |")
+        lines.append(
+            f"| {row['method']} | {row['size']} | {row['baseline']} | {row['baseline_s']:.1f} s | "
+            f"{row['comparisons_s']:.1f} s | {row['comparisons_s'] / row['baseline_s']:.2f} | "
+            f"{row['rows']:,} | {row['variance_s']:.1f} s |"
+        )
     return "\n".join(lines)
 
 
@@ -359,11 +510,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, seconds")
     parser.add_argument("--json", type=Path, help="write the rows here")
-    parser.add_argument("--leaderboard", nargs="+", choices=["fpr", "fairpair", "cairo", "figure"],
-                        help="instead: these methods' steps at --sizes models, with every pair, against a baseline "
-                        "and with none (figure: the comparison figure alone, against the matrix view)")
-    parser.add_argument("--sizes", nargs="+", type=int, help=f"models per leaderboard run (default: {SIZES}; "
-                        f"--quick: {QUICK_SIZES})")
+    parser.add_argument(
+        "--leaderboard",
+        nargs="+",
+        choices=["fpr", "fairpair", "cairo", "figure"],
+        help="instead: these methods' steps at --sizes models, with every pair, against a baseline "
+        "and with none (figure: the comparison figure alone, against the matrix view)",
+    )
+    parser.add_argument(
+        "--sizes", nargs="+", type=int, help=f"models per leaderboard run (default: {SIZES}; --quick: {QUICK_SIZES})"
+    )
     args = parser.parse_args(argv)
     if args.leaderboard:
         rows = leaderboard(args.sizes or (QUICK_SIZES if args.quick else SIZES), args.leaderboard, args.quick)

@@ -30,9 +30,9 @@ import multiprocessing
 import resource
 import sys
 import time
-from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -84,8 +84,13 @@ def _measure(job: str, stats: pd.DataFrame, case: Case, combinations: str, pool_
         from biasflow.cairo.selection import SearchSettings, select
 
         settings = SearchSettings.defaults(
-            mode=case.mode, combinations=combinations, max_sets=case.max_sets,
-            permutations=case.permutations, seed=0, bootstrap=0, null_draws=0,
+            mode=case.mode,
+            combinations=combinations,
+            max_sets=case.max_sets,
+            permutations=case.permutations,
+            seed=0,
+            bootstrap=0,
+            null_draws=0,
         )
         runs = []
         for _ in range(repeat):
@@ -99,8 +104,12 @@ def _measure(job: str, stats: pd.DataFrame, case: Case, combinations: str, pool_
     start = time.perf_counter()
     if job == "baseline":
         curve, extras = baseline_select(
-            stats, mode=case.mode, combinations=combinations, max_sets=case.baseline_max_sets,
-            permutations=case.baseline_permutations, seed=0,
+            stats,
+            mode=case.mode,
+            combinations=combinations,
+            max_sets=case.baseline_max_sets,
+            permutations=case.baseline_permutations,
+            seed=0,
         )
         result["curve"], result["times"], result["winners"] = curve, extras["times"], extras["winners"]
     else:
@@ -171,8 +180,12 @@ def compare_curves(engine: pd.DataFrame, baseline: pd.DataFrame, max_k: int, per
         )
     for column in COMPARED_FLOATS + (["perm_p"] if perm_p else []):
         np.testing.assert_allclose(
-            ours[column].to_numpy(float), theirs[column].to_numpy(float), rtol=1e-7, atol=1e-10,
-            err_msg=f"{column} differs from the baseline", equal_nan=True,
+            ours[column].to_numpy(float),
+            theirs[column].to_numpy(float),
+            rtol=1e-7,
+            atol=1e-10,
+            err_msg=f"{column} differs from the baseline",
+            equal_nan=True,
         )
     return len(ours)
 
@@ -186,7 +199,7 @@ def compare_choices(choices: pd.DataFrame, winners: dict, max_k: int) -> int:
     ours: dict = {}
     chosen = choices[choices["k"] <= max_k]
     for (axis, pair, k, metric), rows in chosen.groupby(["axis", "pair", "k", "metric"], sort=True):
-        pairs = zip(rows["promptset"], rows["multiplicity"])
+        pairs = zip(rows["promptset"], rows["multiplicity"], strict=True)
         sets = tuple(sorted(name for name, mult in pairs for _ in range(int(mult))))
         ours.setdefault((axis, pair, int(k)), {})[metric] = sets
     theirs = {key: {m: tuple(sorted(c)) for m, c in w.items()} for key, w in winners.items() if w is not None}
@@ -204,8 +217,12 @@ def run_case(case: Case, stats_kwargs: dict, combinations: str, pool_sample: int
     stats = stats[stats["metric"].isin(case.metrics)].reset_index(drop=True)
     engine = _spawned("engine", stats, case, combinations, pool_sample, repeat)
     baseline = _spawned("baseline", stats, case, combinations, pool_sample)
-    compared = compare_curves(engine["curve"], baseline["curve"], case.baseline_max_sets,
-                              perm_p=case.baseline_permutations == case.permutations)
+    compared = compare_curves(
+        engine["curve"],
+        baseline["curve"],
+        case.baseline_max_sets,
+        perm_p=case.baseline_permutations == case.permutations,
+    )
     compare_choices(engine["choices"], baseline["winners"], case.baseline_max_sets)
 
     times: PhaseTimes = baseline["times"]
@@ -283,15 +300,26 @@ def markdown_table(rows: list[dict]) -> str:
 def build_cases(args: argparse.Namespace, metrics: tuple[str, ...]) -> dict[str, Case]:
     return {
         "a": Case(
-            name="a", mode="shared", metrics=metrics, max_sets=args.max_sets, permutations=args.permutations,
-            baseline_max_sets=args.baseline_max_sets_a, baseline_permutations=args.baseline_permutations,
-            target_seconds=30.0, target_gib=None,
+            name="a",
+            mode="shared",
+            metrics=metrics,
+            max_sets=args.max_sets,
+            permutations=args.permutations,
+            baseline_max_sets=args.baseline_max_sets_a,
+            baseline_permutations=args.baseline_permutations,
+            target_seconds=30.0,
+            target_gib=None,
         ),
         "b": Case(
-            name="b", mode="independent", metrics=metrics[:2], max_sets=args.max_sets,
-            permutations=args.independent_permutations, baseline_max_sets=args.baseline_max_sets_b,
+            name="b",
+            mode="independent",
+            metrics=metrics[:2],
+            max_sets=args.max_sets,
+            permutations=args.independent_permutations,
+            baseline_max_sets=args.baseline_max_sets_b,
             baseline_permutations=min(args.baseline_permutations, args.independent_permutations),
-            target_seconds=60.0, target_gib=4.0,
+            target_seconds=60.0,
+            target_gib=4.0,
         ),
     }
 
@@ -299,27 +327,49 @@ def build_cases(args: argparse.Namespace, metrics: tuple[str, ...]) -> dict[str,
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", nargs="+", choices=["a", "b"], default=["a", "b"])
-    parser.add_argument("--quick", action="store_true",
-                        help="6 paraphrase sets, k <= 4, B = 20, baseline in full: finishes in seconds")
+    parser.add_argument(
+        "--quick", action="store_true", help="6 paraphrase sets, k <= 4, B = 20, baseline in full: finishes in seconds"
+    )
     parser.add_argument("--combinations", choices=["multisets", "subsets"], default="multisets")
     parser.add_argument("--models", type=int, default=10)
     parser.add_argument("--paraphrasers", type=int, default=3)
     parser.add_argument("--seeds-per-paraphraser", type=int, default=5)
     parser.add_argument("--max-sets", type=int, default=6, help="largest k (default 6)")
     parser.add_argument("--permutations", type=int, default=1000, help="B for case a (default 1000)")
-    parser.add_argument("--independent-permutations", type=int, default=0,
-                        help="B for case b (default 0: the target is for the search itself)")
-    parser.add_argument("--baseline-max-sets-a", type=int, default=6,
-                        help="largest k the baseline runs in case a (default 6: all of it)")
-    parser.add_argument("--baseline-max-sets-b", type=int, default=3,
-                        help="largest k the baseline runs in case b (default 3; the rest is extrapolated)")
-    parser.add_argument("--baseline-permutations", type=int, default=2,
-                        help="permutations the baseline runs to time its permutation loop (default 2)")
-    parser.add_argument("--pool-sample", type=int, default=300,
-                        help="combinations drawn from the full run to time the baseline's pooling when it "
-                             "does not run every k (default 300)")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="engine runs per case; the fastest is reported (default 3)")
+    parser.add_argument(
+        "--independent-permutations",
+        type=int,
+        default=0,
+        help="B for case b (default 0: the target is for the search itself)",
+    )
+    parser.add_argument(
+        "--baseline-max-sets-a",
+        type=int,
+        default=6,
+        help="largest k the baseline runs in case a (default 6: all of it)",
+    )
+    parser.add_argument(
+        "--baseline-max-sets-b",
+        type=int,
+        default=3,
+        help="largest k the baseline runs in case b (default 3; the rest is extrapolated)",
+    )
+    parser.add_argument(
+        "--baseline-permutations",
+        type=int,
+        default=2,
+        help="permutations the baseline runs to time its permutation loop (default 2)",
+    )
+    parser.add_argument(
+        "--pool-sample",
+        type=int,
+        default=300,
+        help="combinations drawn from the full run to time the baseline's pooling when it "
+        "does not run every k (default 300)",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="engine runs per case; the fastest is reported (default 3)"
+    )
     parser.add_argument("--json", help="also write the report rows to this JSON file")
     args = parser.parse_args(argv)
     if args.quick:
@@ -333,7 +383,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     stats_kwargs = dict(
-        n_models=args.models, n_paraphrasers=args.paraphrasers, seeds_per_paraphraser=args.seeds_per_paraphraser,
+        n_models=args.models,
+        n_paraphrasers=args.paraphrasers,
+        seeds_per_paraphraser=args.seeds_per_paraphraser,
     )
     metrics = ("BOLD", "HolisticBias", "HONEST")
     cases = build_cases(args, metrics)

@@ -22,14 +22,15 @@ engine's (asserted). docs/methods.md §1.11-1.13.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import multiprocessing
 import resource
 import sys
 import time
-from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -57,8 +58,13 @@ def _engine(stats: pd.DataFrame, settings: dict) -> dict:
     selection = select(stats, search)
     table = headline.bias_table(stats, selection, search)
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "peak_rss": _peak_rss_bytes(), "rss_before": rss_before,
-            "curve": selection.curve, "table": table}
+    return {
+        "seconds": seconds,
+        "peak_rss": _peak_rss_bytes(),
+        "rss_before": rss_before,
+        "curve": selection.curve,
+        "table": table,
+    }
 
 
 def _spawned(function, *args) -> dict:
@@ -66,14 +72,18 @@ def _spawned(function, *args) -> dict:
         return pool.submit(function, *args).result()
 
 
-def relabelled(cell: pd.DataFrame, clusters: list[tuple[str, str]], subgroups: list[str], weights: np.ndarray
-               ) -> pd.DataFrame:
+def relabelled(
+    cell: pd.DataFrame, clusters: list[tuple[str, str]], subgroups: list[str], weights: np.ndarray
+) -> pd.DataFrame:
     """A metric's statistics under one draw: every cluster's rows weighted and given the subgroup the draw gives it."""
-    drawn = [(clusters[c][0], clusters[c][1], subgroups[g], weights[g, c]) for g, c in zip(*np.nonzero(weights))]
+    drawn = [
+        (clusters[c][0], clusters[c][1], subgroups[g], weights[g, c]) for g, c in zip(*np.nonzero(weights), strict=True)
+    ]
     mapping = pd.DataFrame(drawn, columns=["subgroup", "group_key", "drawn_subgroup", "weight"])
     rows = cell.merge(mapping, on=["subgroup", "group_key"])
-    return rows.assign(subgroup=rows["drawn_subgroup"], score_sum=rows["score_sum"] * rows["weight"],
-                       n=rows["n"] * rows["weight"])
+    return rows.assign(
+        subgroup=rows["drawn_subgroup"], score_sum=rows["score_sum"] * rows["weight"], n=rows["n"] * rows["weight"]
+    )
 
 
 def _per_draw_costs(stats: pd.DataFrame, draws: int, combos: int, seed: int, check) -> dict:
@@ -91,23 +101,32 @@ def _per_draw_costs(stats: pd.DataFrame, draws: int, combos: int, seed: int, che
     sample = [every[i] for i in rng.choice(len(every), size=min(combos, len(every)), replace=False)]
     pooled = pooled_stats(stats, metric, cell["axis"].iloc[0], "valid", ["original", *sets], models)
     costs = {}
-    for kind, weights in (("null", null_weights(pooled, draws, rng)), ("bootstrap", bootstrap_weights(pooled, draws, rng))):
+    for kind, weights in (
+        ("null", null_weights(pooled, draws, rng)),
+        ("bootstrap", bootstrap_weights(pooled, draws, rng)),
+    ):
         start = time.perf_counter()
-        biases = [[pooled_bias(relabelled(cell, pooled.clusters, pooled.subgroups, w), c).reindex(models).to_numpy()
-                   for c in sample] for w in weights]
+        biases = [
+            [
+                pooled_bias(relabelled(cell, pooled.clusters, pooled.subgroups, w), c).reindex(models).to_numpy()
+                for c in sample
+            ]
+            for w in weights
+        ]
         costs[kind] = (time.perf_counter() - start) / (draws * len(sample))
         counts = np.array([[c.count(name) for name in ["original", *sets]] for c in sample], dtype=np.float64)
         check(np.array([engine_bias(counts, pooled, "none", w) for w in weights]), np.array(biases))
     vectors = [b for draw in biases for b in draw]
     start = time.perf_counter()
-    for x, y in zip(vectors, vectors[1:]):
+    for x, y in itertools.pairwise(vectors):
         sps.pearsonr(x, y)
     costs["pearsonr"] = (time.perf_counter() - start) / max(1, len(vectors) - 1)
     return costs
 
 
-def full_units(stats: pd.DataFrame, max_sets: int, permutations: int, bootstrap: int, null_draws: int,
-               measure: str) -> dict:
+def full_units(
+    stats: pd.DataFrame, max_sets: int, permutations: int, bootstrap: int, null_draws: int, measure: str
+) -> dict:
     """Units of work of each kind the whole run needs, counted as the per-draw loop would do them."""
     metrics = stats["metric"].nunique()
     pairs = math.comb(metrics, 2)
@@ -119,18 +138,29 @@ def full_units(stats: pd.DataFrame, max_sets: int, permutations: int, bootstrap:
     return {
         "null": passes * 2 * searched * null_draws + headline * null_draws + pairs * max_sets * 2 * 2 * null_draws,
         "bootstrap": pairs * max_sets * 2 * 2 * bootstrap + headline * bootstrap,
-        # the search under every null draw; perm_p and excess_perm_p; the r intervals on both splits and test_excess_perm_p
-        "pearsonr": searched * null_draws + 2 * searched * permutations + pairs * max_sets * (2 * bootstrap + permutations),
+        # the search under every null draw; perm_p, excess_perm_p; the r intervals on both splits, test_excess_perm_p
+        "pearsonr": searched * null_draws
+        + 2 * searched * permutations
+        + pairs * max_sets * (2 * bootstrap + permutations),
     }
 
 
 def run(args: argparse.Namespace) -> list[dict]:
-    stats = paper_sized_stats(n_models=args.models, n_paraphrasers=args.paraphrasers,
-                              seeds_per_paraphraser=args.seeds_per_paraphraser, clusters=args.clusters)
-    before = paper_sized_stats(n_models=args.models, n_paraphrasers=args.paraphrasers,
-                               seeds_per_paraphraser=args.seeds_per_paraphraser, clusters=1)
-    common = dict(mode="shared", combinations="multisets", max_sets=args.max_sets, permutations=args.permutations,
-                  seed=0)
+    stats = paper_sized_stats(
+        n_models=args.models,
+        n_paraphrasers=args.paraphrasers,
+        seeds_per_paraphraser=args.seeds_per_paraphraser,
+        clusters=args.clusters,
+    )
+    before = paper_sized_stats(
+        n_models=args.models,
+        n_paraphrasers=args.paraphrasers,
+        seeds_per_paraphraser=args.seeds_per_paraphraser,
+        clusters=1,
+    )
+    common = dict(
+        mode="shared", combinations="multisets", max_sets=args.max_sets, permutations=args.permutations, seed=0
+    )
     search_only = _spawned(_engine, before, {**common, "bootstrap": 0, "null_draws": 0})
 
     def check(engine: np.ndarray, loop: np.ndarray) -> None:
@@ -143,17 +173,28 @@ def run(args: argparse.Namespace) -> list[dict]:
         engine = _spawned(_engine, stats, settings)
         units = full_units(stats, args.max_sets, args.permutations, args.bootstrap, args.null_draws, measure)
         baseline = sum(costs[kind] * units[kind] for kind in units)
-        rows.append({
-            "measure": measure, "permutations": args.permutations, "bootstrap": args.bootstrap,
-            "null_draws": args.null_draws, "stats_rows": len(stats),
-            "stats_mib": stats.memory_usage(deep=True).sum() / 2**20,
-            "stats_rows_before": len(before), "stats_mib_before": before.memory_usage(deep=True).sum() / 2**20,
-            "engine_seconds": engine["seconds"], "engine_peak_rss_mib": engine["peak_rss"] / 2**20,
-            "search_only_seconds": search_only["seconds"], "search_only_peak_rss_mib": search_only["peak_rss"] / 2**20,
-            "baseline_per_unit_seconds": costs, "baseline_units": units, "baseline_seconds": baseline,
-            "speedup": baseline / engine["seconds"], "target_seconds": TARGET_SECONDS,
-            "target_met": engine["seconds"] < TARGET_SECONDS,
-        })
+        rows.append(
+            {
+                "measure": measure,
+                "permutations": args.permutations,
+                "bootstrap": args.bootstrap,
+                "null_draws": args.null_draws,
+                "stats_rows": len(stats),
+                "stats_mib": stats.memory_usage(deep=True).sum() / 2**20,
+                "stats_rows_before": len(before),
+                "stats_mib_before": before.memory_usage(deep=True).sum() / 2**20,
+                "engine_seconds": engine["seconds"],
+                "engine_peak_rss_mib": engine["peak_rss"] / 2**20,
+                "search_only_seconds": search_only["seconds"],
+                "search_only_peak_rss_mib": search_only["peak_rss"] / 2**20,
+                "baseline_per_unit_seconds": costs,
+                "baseline_units": units,
+                "baseline_seconds": baseline,
+                "speedup": baseline / engine["seconds"],
+                "target_seconds": TARGET_SECONDS,
+                "target_met": engine["seconds"] < TARGET_SECONDS,
+            }
+        )
     return rows
 
 

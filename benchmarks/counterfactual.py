@@ -11,11 +11,10 @@ continuations, then the variants, with ``profanity``, without the cache. The bas
 the run without counterfactual rescoring, side by side on the same texts: the multiplier is
 texts scored with it over texts scored without, and the time ratio the same for seconds.
 
-The projection for the official datasets (``config/paper.yaml``: its axes, metrics and
-unified subgroups) is 1 + s × G (G − 1 other subgroups and the neutral placeholder) per metric and axis, with G the axis's subgroups and
-s the share of continuations that name their own subgroup, measured here per metric on the
-demo's gender axis and assumed alike on the other axes (the demo has no religion or race
-run): an assumption, marked as such in the table.
+The projection for the official datasets (``config/paper.yaml``: its axes, metrics and unified subgroups) is 1 + s × G
+(G − 1 other subgroups and the neutral placeholder) per metric and axis, with G the axis's subgroups and s the share of
+continuations that name their own subgroup, measured here per metric on the demo's gender axis and assumed alike on the
+other axes (the demo has no religion or race run): an assumption, marked as such in the table.
 """
 
 from __future__ import annotations
@@ -58,9 +57,20 @@ def measure(results: Path) -> list[dict]:
         variants_s = time.perf_counter() - start
         mentioning = len(variants.drop_duplicates(["prompt_id", "seed", "sample"]))
         scored = int((variants["variant"] != UNSWAPPABLE).sum())  # an unswappable continuation is not rescored
-        rows.append({"model": model, "metric": metric, "axis": axis, "subgroups": len(groups), "texts": len(table),
-                     "mentioning": mentioning, "variants": scored, "raw_s": raw_s, "variants_s": variants_s,
-                     "multiplier": cost_multiplier(len(table), scored)})
+        rows.append(
+            {
+                "model": model,
+                "metric": metric,
+                "axis": axis,
+                "subgroups": len(groups),
+                "texts": len(table),
+                "mentioning": mentioning,
+                "variants": scored,
+                "raw_s": raw_s,
+                "variants_s": variants_s,
+                "multiplier": cost_multiplier(len(table), scored),
+            }
+        )
     return rows
 
 
@@ -73,30 +83,49 @@ def projection(rows: list[dict], paper: dict) -> list[dict]:
         groups = len({label for mapping in paper["subgroup_map"][axis].values() for label in mapping.values()})
         for metric in metrics:
             if metric in share:
-                out.append({"axis": axis, "metric": metric, "subgroups": groups, "share": share[metric],
-                            "multiplier": 1 + share[metric] * groups, "assumed": axis != "gender"})
+                out.append(
+                    {
+                        "axis": axis,
+                        "metric": metric,
+                        "subgroups": groups,
+                        "share": share[metric],
+                        "multiplier": 1 + share[metric] * groups,
+                        "assumed": axis != "gender",
+                    }
+                )
     return out
 
 
 def markdown_tables(result: dict) -> str:
     measured = pd.DataFrame(result["measured"])
     per_metric = measured.groupby("metric")[["texts", "mentioning", "variants", "raw_s", "variants_s"]].sum()
-    lines = ["| metric (demo, gender) | continuations | name their subgroup | variants | texts scored | seconds |",
-             "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| metric (demo, gender) | continuations | name their subgroup | variants | texts scored | seconds |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for metric, row in per_metric.iterrows():
-        lines.append(f"| {metric} | {int(row.texts):,} | {int(row.mentioning):,} ({row.mentioning / row.texts:.0%}) | "
-                     f"{int(row.variants):,} | ×{cost_multiplier(row.texts, row.variants):.2f} | "
-                     f"×{(row.raw_s + row.variants_s) / row.raw_s:.2f} |")
+        lines.append(
+            f"| {metric} | {int(row.texts):,} | {int(row.mentioning):,} ({row.mentioning / row.texts:.0%}) | "
+            f"{int(row.variants):,} | ×{cost_multiplier(row.texts, row.variants):.2f} | "
+            f"×{(row.raw_s + row.variants_s) / row.raw_s:.2f} |"
+        )
     total = per_metric.sum()
-    lines.append(f"| all | {int(total.texts):,} | {int(total.mentioning):,} ({total.mentioning / total.texts:.0%}) | "
-                 f"{int(total.variants):,} | ×{cost_multiplier(total.texts, total.variants):.2f} | "
-                 f"×{(total.raw_s + total.variants_s) / total.raw_s:.2f} |")
-    lines += ["", "| official run (config/paper.yaml) | subgroups | share naming their subgroup | texts scored |",
-              "|---|---:|---:|---:|"]
+    lines.append(
+        f"| all | {int(total.texts):,} | {int(total.mentioning):,} ({total.mentioning / total.texts:.0%}) | "
+        f"{int(total.variants):,} | ×{cost_multiplier(total.texts, total.variants):.2f} | "
+        f"×{(total.raw_s + total.variants_s) / total.raw_s:.2f} |"
+    )
+    lines += [
+        "",
+        "| official run (config/paper.yaml) | subgroups | share naming their subgroup | texts scored |",
+        "|---|---:|---:|---:|",
+    ]
     for row in result["projection"]:
         note = " (share assumed from gender)" if row["assumed"] else ""
-        lines.append(f"| {row['axis']} · {row['metric']} | {row['subgroups']} | {row['share']:.0%}{note} | "
-                     f"×{row['multiplier']:.2f} |")
+        lines.append(
+            f"| {row['axis']} · {row['metric']} | {row['subgroups']} | {row['share']:.0%}{note} | "
+            f"×{row['multiplier']:.2f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -106,8 +135,10 @@ def main(argv=None) -> int:
     parser.add_argument("--json", type=Path, help="write the measurements here")
     args = parser.parse_args(argv)
     measured = measure(args.results)
-    result = {"measured": measured, "projection": projection(measured, yaml.safe_load((REPO / "config/paper.yaml")
-                                                                                      .read_text()))}
+    result = {
+        "measured": measured,
+        "projection": projection(measured, yaml.safe_load((REPO / "config/paper.yaml").read_text())),
+    }
     print(markdown_tables(result))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -1,9 +1,10 @@
-"""What ``dtype: auto`` picks on this CPU and why, with the CPU's roofline for the embedded Gemma.
+r"""What ``dtype: auto`` picks on this CPU and why, with the CPU's roofline for the embedded Gemma.
 
 Usage (from the repository root, after ``make demo``, whose weights it reads)::
 
     .venv/bin/python -m benchmarks.cpu_dtype
-    ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 .venv/bin/python -m benchmarks.cpu_dtype
+    ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 \
+        .venv/bin/python -m benchmarks.cpu_dtype
 
 The second line caps PyTorch's kernels (ATen's, oneDNN's and MKL's) at AVX2, as on a CPU
 without AVX512-BF16 or AMX, so bfloat16 runs emulated: the record shows whether it really
@@ -33,15 +34,19 @@ def run(cache_dir: str, batch: int = 32) -> dict:
     dtype, why = resolve_dtype("auto", "cpu")
     bf16, fp32 = measure_gflops(torch)
     # One timed product where a dtype is emulated: a 2048 × 2048 product then takes most of a minute.
-    peak = {name: peak_flops(name, repeats=6 if rate >= 10 else 1)
-            for name, rate in (("float32", fp32), ("bfloat16", bf16))}
+    peak = {
+        name: peak_flops(name, repeats=6 if rate >= 10 else 1) for name, rate in (("float32", fp32), ("bfloat16", bf16))
+    }
     memory = bandwidth()
     params = parameters(MODELS["Gemma 3 270M"], cache_dir)
     return {
-        "dtype": dtype, "why": why, "capability": torch.backends.cpu.get_cpu_capability(),
+        "dtype": dtype,
+        "why": why,
+        "capability": torch.backends.cpu.get_cpu_capability(),
         "capped": {key: os.environ[key] for key in CAP if key in os.environ},
         "gemm_gflops": {"bfloat16": bf16, "float32": fp32},
-        "peak_gflops": {name: value / 1e9 for name, value in peak.items()}, "bandwidth_gbs": memory / 1e9,
+        "peak_gflops": {name: value / 1e9 for name, value in peak.items()},
+        "bandwidth_gbs": memory / 1e9,
         "gemma_roofline": {name: roofline(params, name, batch, peak[name], memory) for name in peak},
     }
 

@@ -27,8 +27,10 @@ from pathlib import Path
 # follows the bar's last frame on the same line.
 STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) ")
 LOADED = re.compile(r"loaded in ([\d.]+) s")
-GENERATED = re.compile(r"(\d+) new tokens for \d+ requests in ([\d.]+) s \(prefill ([\d.]+) s, decode ([\d.]+) s, "
-                       r"sampling ([\d.]+) s\)")
+GENERATED = re.compile(
+    r"(\d+) new tokens for \d+ requests in ([\d.]+) s \(prefill ([\d.]+) s, decode ([\d.]+) s, "
+    r"sampling ([\d.]+) s\)"
+)
 PHASES = ("start_s", "load_s", "prefill_s", "decode_s", "sampling_s", "generation_other_s", "rest_s")
 
 
@@ -43,10 +45,18 @@ def job(log: Path, benchmark: Path | None) -> dict | None:
     load = sum(float(s) for s in LOADED.findall(text))
     calls = [tuple(float(x) for x in call) for call in GENERATED.findall(text)]
     tokens, generating, prefill, decode, sampling = (sum(call[i] for call in calls) for i in range(5))
-    return {"wall_s": wall, "end": stamps[-1].timestamp(), "start_s": max(0.0, wall - span), "load_s": load,
-            "prefill_s": prefill, "decode_s": decode, "sampling_s": sampling,
-            "generation_other_s": generating - prefill - decode - sampling,
-            "rest_s": max(0.0, span - load - generating), "new_tokens": int(tokens)}
+    return {
+        "wall_s": wall,
+        "end": stamps[-1].timestamp(),
+        "start_s": max(0.0, wall - span),
+        "load_s": load,
+        "prefill_s": prefill,
+        "decode_s": decode,
+        "sampling_s": sampling,
+        "generation_other_s": generating - prefill - decode - sampling,
+        "rest_s": max(0.0, span - load - generating),
+        "new_tokens": int(tokens),
+    }
 
 
 def profile(workdir: Path, elapsed: float) -> dict:
@@ -61,7 +71,7 @@ def profile(workdir: Path, elapsed: float) -> dict:
         intervals.append((found["end"] - found["wall_s"], found["end"]))
         model_job = parts[0] in ("generate", "paraphrase")
         name = f"{parts[0]} {parts[1]}" if model_job else parts[0]
-        group = groups.setdefault(name, {"jobs": 0, "wall_s": 0.0, **{p: 0.0 for p in PHASES}, "new_tokens": 0})
+        group = groups.setdefault(name, {"jobs": 0, "wall_s": 0.0, **dict.fromkeys(PHASES, 0.0), "new_tokens": 0})
         group["jobs"] += 1
         for key in ("wall_s", *PHASES, "new_tokens"):
             group[key] += found[key]
@@ -79,11 +89,17 @@ def _union(intervals: list[tuple[float, float]]) -> float:
 
 
 def markdown_table(numbers: dict) -> str:
-    lines = ["| jobs | n | wall s | start and writing | imports and load | prefill | decode | sampling | generation, "
-             "other | rest | new tokens |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| jobs | n | wall s | start and writing | imports and load | prefill | decode | sampling | generation, "
+        "other | rest | new tokens |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for name, g in sorted(numbers["jobs"].items(), key=lambda item: -item[1]["wall_s"]):
-        lines.append(f"| {name} | {g['jobs']} | {g['wall_s']:.1f} | " + " | ".join(f"{g[p]:.1f}" for p in PHASES)
-                     + f" | {g['new_tokens']:,} |")
+        lines.append(
+            f"| {name} | {g['jobs']} | {g['wall_s']:.1f} | "
+            + " | ".join(f"{g[p]:.1f}" for p in PHASES)
+            + f" | {g['new_tokens']:,} |"
+        )
     lines.append(f"| Snakemake itself | | {numbers['snakemake_s']:.1f} | | | | | | | | |")
     return "\n".join(lines)
 

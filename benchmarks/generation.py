@@ -42,12 +42,24 @@ def prompts(n: int) -> list[str]:
     from biasflow.datasets import load_prompts
 
     data = REPO / "src" / "biasflow" / "data" / "datasets"
-    texts = [*load_prompts("BOLD", "gender", data / "BOLD")["text"], *load_prompts("HONEST", "gender", data / "HONEST")["text"]]
+    texts = [
+        *load_prompts("BOLD", "gender", data / "BOLD")["text"],
+        *load_prompts("HONEST", "gender", data / "HONEST")["text"],
+    ]
     return [texts[i % len(texts)] for i in range(n)]
 
 
-def measure(backend: str, device: str, model: str, n: int, max_new_tokens: int, batch_size: int, dtype: str,
-            cache_dir: str, decoding: dict | None = None) -> dict:
+def measure(
+    backend: str,
+    device: str,
+    model: str,
+    n: int,
+    max_new_tokens: int,
+    batch_size: int,
+    dtype: str,
+    cache_dir: str,
+    decoding: dict | None = None,
+) -> dict:
     """Load one backend, warm it up, and time one call of ``n`` requests (``decoding``: settings besides the
     length, e.g. temperature and top_p; plain sampling by default)."""
     from biasflow.models import load_backend
@@ -55,10 +67,23 @@ def measure(backend: str, device: str, model: str, n: int, max_new_tokens: int, 
 
     decoding = Decoding.from_params({**(decoding or {}), "max_new_tokens": max_new_tokens})
     options = dict(VLLM_ENGINE) if backend == "vllm" else {}
-    spec = ModelSpec(name="bench", backend=backend, model=model, decoding=decoding, chat=False,
-                     trust_remote_code=False, batch_size=batch_size, dtype=dtype, options=options)
+    spec = ModelSpec(
+        name="bench",
+        backend=backend,
+        model=model,
+        decoding=decoding,
+        chat=False,
+        trust_remote_code=False,
+        batch_size=batch_size,
+        dtype=dtype,
+        options=options,
+    )
     start = time.perf_counter()
-    engine = TransformersBackend(spec, cache_dir, device=device) if backend == "transformers" else load_backend(spec, cache_dir)
+    engine = (
+        TransformersBackend(spec, cache_dir, device=device)
+        if backend == "transformers"
+        else load_backend(spec, cache_dir)
+    )
     load_s = time.perf_counter() - start
     requests = [Request(text, seed=0, sample=i) for i, text in enumerate(prompts(n))]
     engine.generate(requests[: min(8, n)])
@@ -66,9 +91,19 @@ def measure(backend: str, device: str, model: str, n: int, max_new_tokens: int, 
     generations = engine.generate(requests)
     seconds = time.perf_counter() - start
     tokens = sum(g.n_tokens for g in generations)
-    return {"backend": backend, "device": device, "model": model, "dtype": dtype, "requests": n,
-            "batch_size": batch_size, "max_new_tokens": max_new_tokens, "new_tokens": tokens, "seconds": seconds,
-            "tokens_per_s": tokens / seconds, "load_s": load_s}
+    return {
+        "backend": backend,
+        "device": device,
+        "model": model,
+        "dtype": dtype,
+        "requests": n,
+        "batch_size": batch_size,
+        "max_new_tokens": max_new_tokens,
+        "new_tokens": tokens,
+        "seconds": seconds,
+        "tokens_per_s": tokens / seconds,
+        "load_s": load_s,
+    }
 
 
 def projection_hours(tokens_per_s: float, max_new_tokens: int) -> float:
@@ -81,8 +116,11 @@ def main(argv=None) -> None:
     parser.add_argument("--backends", nargs="+", default=["transformers"], choices=["transformers", "vllm"])
     parser.add_argument("--devices", nargs="+", default=["cpu"], help="transformers: cpu and/or cuda")
     parser.add_argument("--model", default=DEFAULT_MODEL, help="a model spec (default: the default's SmolLM2)")
-    parser.add_argument("--architecture", help="instead of --model: a random-weight model of this shape "
-                        "(gpt2-124m, pythia-410m, pythia-1b; benchmarks/models.py)")
+    parser.add_argument(
+        "--architecture",
+        help="instead of --model: a random-weight model of this shape "
+        "(gpt2-124m, pythia-410m, pythia-1b; benchmarks/models.py)",
+    )
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--requests", type=int, default=256)
     parser.add_argument("--max-new-tokens", type=int, default=25)
@@ -99,43 +137,79 @@ def main(argv=None) -> None:
     if args.architecture:
         from benchmarks.models import random_lm
 
-        model = str(random_lm(Path(tempfile.gettempdir()) / f"biasflow-bench-{args.architecture}-{args.dtype}",
-                              args.architecture, args.dtype))
+        model = str(
+            random_lm(
+                Path(tempfile.gettempdir()) / f"biasflow-bench-{args.architecture}-{args.dtype}",
+                args.architecture,
+                args.dtype,
+            )
+        )
     else:
         model = materialise(resolve_source(args.model, args.cache_dir), args.cache_dir).location
     results = []
     for backend in args.backends:
         if backend == "vllm" and args.vllm_python:
-            command = [args.vllm_python, "-m", "benchmarks.generation", "--backends", "vllm", "--json",
-                       "--model", model, "--dtype", args.dtype, "--requests", str(args.requests),
-                       "--max-new-tokens", str(args.max_new_tokens), "--cache-dir", args.cache_dir]
+            command = [
+                args.vllm_python,
+                "-m",
+                "benchmarks.generation",
+                "--backends",
+                "vllm",
+                "--json",
+                "--model",
+                model,
+                "--dtype",
+                args.dtype,
+                "--requests",
+                str(args.requests),
+                "--max-new-tokens",
+                str(args.max_new_tokens),
+                "--cache-dir",
+                args.cache_dir,
+            ]
             done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True)
             [line] = [line for line in done.stdout.splitlines() if line.startswith(JSON_MARK)]
-            results += json.loads(line[len(JSON_MARK):])
+            results += json.loads(line[len(JSON_MARK) :])
             continue
         devices = args.devices if backend == "transformers" else ["cpu"]
         for device in devices:
-            results.append(measure(backend, device, model, args.requests, args.max_new_tokens, args.batch_size,
-                                   args.dtype, args.cache_dir))
+            results.append(
+                measure(
+                    backend,
+                    device,
+                    model,
+                    args.requests,
+                    args.max_new_tokens,
+                    args.batch_size,
+                    args.dtype,
+                    args.cache_dir,
+                )
+            )
     if args.json:
         print(JSON_MARK + json.dumps(results), flush=True)
         return
     print(markdown_table(results))
-    print(f"model: {model}; {args.requests} requests of at most {args.max_new_tokens} new tokens; ratio against "
-          f"the first row; paper h: hours for the paper's gender run ({PAPER_CONTINUATIONS:,} continuations)")
+    print(
+        f"model: {model}; {args.requests} requests of at most {args.max_new_tokens} new tokens; ratio against "
+        f"the first row; paper h: hours for the paper's gender run ({PAPER_CONTINUATIONS:,} continuations)"
+    )
 
 
 def markdown_table(results: list[dict]) -> str:
     """The measurements as benchmarks/README.md shows them, the ratio against the first row."""
-    header = ("| backend | device | dtype | requests | batch | new tokens | seconds | tokens/s | ratio | start s "
-              "| paper gender run, h |")
+    header = (
+        "| backend | device | dtype | requests | batch | new tokens | seconds | tokens/s | ratio | start s "
+        "| paper gender run, h |"
+    )
     lines = [header, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     base = results[0]["tokens_per_s"]
     for r in results:
         hours = projection_hours(r["tokens_per_s"], r["max_new_tokens"])
-        lines.append(f"| {r['backend']} | {r['device']} | {r['dtype']} | {r['requests']:,} | {r['batch_size']} "
-                     f"| {r['new_tokens']:,} | {r['seconds']:.1f} | {r['tokens_per_s']:,.1f} "
-                     f"| {r['tokens_per_s'] / base:.2f} | {r['load_s']:.1f} | {hours:,.0f} |")
+        lines.append(
+            f"| {r['backend']} | {r['device']} | {r['dtype']} | {r['requests']:,} | {r['batch_size']} "
+            f"| {r['new_tokens']:,} | {r['seconds']:.1f} | {r['tokens_per_s']:,.1f} "
+            f"| {r['tokens_per_s'] / base:.2f} | {r['load_s']:.1f} | {hours:,.0f} |"
+        )
     return "\n".join(lines)
 
 

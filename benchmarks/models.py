@@ -16,15 +16,33 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from tiny_models import CORPUS, build_tiny_detoxify  # noqa: E402
+from tiny_models import CORPUS, build_tiny_detoxify
 
 # name -> (transformers model_type, dimensions); the shapes of the paper's models (CAIRO §6).
 ARCHITECTURES = {
     "gpt2-124m": ("gpt2", {"n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024, "vocab_size": 50257}),
-    "pythia-410m": ("gpt_neox", {"hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16,
-                                 "intermediate_size": 4096, "max_position_embeddings": 2048, "vocab_size": 50304}),
-    "pythia-1b": ("gpt_neox", {"hidden_size": 2048, "num_hidden_layers": 16, "num_attention_heads": 8,
-                               "intermediate_size": 8192, "max_position_embeddings": 2048, "vocab_size": 50304}),
+    "pythia-410m": (
+        "gpt_neox",
+        {
+            "hidden_size": 1024,
+            "num_hidden_layers": 24,
+            "num_attention_heads": 16,
+            "intermediate_size": 4096,
+            "max_position_embeddings": 2048,
+            "vocab_size": 50304,
+        },
+    ),
+    "pythia-1b": (
+        "gpt_neox",
+        {
+            "hidden_size": 2048,
+            "num_hidden_layers": 16,
+            "num_attention_heads": 8,
+            "intermediate_size": 8192,
+            "max_position_embeddings": 2048,
+            "vocab_size": 50304,
+        },
+    ),
 }
 # Detoxify's unbiased checkpoint is a RoBERTa-base classifier.
 ROBERTA_BASE = {"hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072}

@@ -21,17 +21,16 @@ and at most, and the busiest by name.
 say how each is written. ``tests/core/test_readme_numbers.py`` fails when a README and
 ``numbers.json`` disagree.
 
-The groups, in order (each later one uses the clone's environment and cached weights):
-``demo`` (``make demo``, a rerun of its main job with ``results/`` deleted, ``make report``, and what
-``dtype: auto`` picked with the CPU's roofline), ``demo_avx2`` (the same in a fresh clone of its own,
-with PyTorch's kernels capped at AVX2, so bfloat16 is emulated as on most laptops),
-``roofline`` (the embedded models in float32 and bfloat16 against the machine's roofline), ``counterfactual``, ``fairpair``, ``fpr``, ``official`` (the official overlay's gender run on official-size
-files in the official formats, made up by ``benchmarks/scale.py``: this machine cannot
-download the real ones), ``plan`` (the paper's dry run), ``weights`` (GGUF conversion
-against later loads), ``scoring``, ``scale``,
-``selection``, ``uncertainty`` (CAIRO's bootstrap and null at the paper's size), ``calibration``
-(every interval and test of the three methods and the scorer-bias step, by simulation), ``vllm`` (``make test-vllm``, then the generation benchmark against vLLM's
-CPU build), ``slurm`` (``make test-slurm``, as root).
+The groups, in order (each later one uses the clone's environment and cached weights): ``demo`` (``make demo``, a rerun
+of its main job with ``results/`` deleted, ``make report``, and what ``dtype: auto`` picked with the CPU's roofline),
+``demo_avx2`` (the same in a fresh clone of its own, with PyTorch's kernels capped at AVX2, so bfloat16 is emulated as
+on most laptops), ``roofline`` (the embedded models in float32 and bfloat16 against the machine's roofline),
+``counterfactual``, ``fairpair``, ``fpr``, ``official`` (the official overlay's gender run on official-size files in the
+official formats, made up by ``benchmarks/scale.py``: this machine cannot download the real ones), ``plan`` (the paper's
+dry run), ``weights`` (GGUF conversion against later loads), ``scoring``, ``scale``, ``selection``, ``uncertainty``
+(CAIRO's bootstrap and null at the paper's size), ``calibration`` (every interval and test of the three methods and the
+scorer-bias step, by simulation), ``vllm`` (``make test-vllm``, then the generation benchmark against vLLM's CPU build),
+``slurm`` (``make test-slurm``, as root).
 """
 
 from __future__ import annotations
@@ -60,8 +59,24 @@ from benchmarks.generation import JSON_MARK, PAPER_CONTINUATIONS, projection_hou
 REPO = Path(__file__).resolve().parent.parent
 NUMBERS = REPO / "benchmarks" / "numbers.json"
 DOCUMENTS = ("README.md", "benchmarks/README.md")
-GROUPS = ("demo", "demo_avx2", "roofline", "counterfactual", "fairpair", "fpr", "official", "plan", "weights", "scoring", "scale", "selection",
-          "uncertainty", "calibration", "vllm", "slurm")
+GROUPS = (
+    "demo",
+    "demo_avx2",
+    "roofline",
+    "counterfactual",
+    "fairpair",
+    "fpr",
+    "official",
+    "plan",
+    "weights",
+    "scoring",
+    "scale",
+    "selection",
+    "uncertainty",
+    "calibration",
+    "vllm",
+    "slurm",
+)
 MAIN_JOB = "snakemake --cores 2 results/cairo/gender.csv"
 
 
@@ -79,8 +94,8 @@ def _cpu_ticks() -> dict[int, tuple[int, str, int]]:
             text = (entry / "stat").read_text()
         except OSError:
             continue
-        name = text[text.index("(") + 1: text.rindex(")")]
-        fields = text[text.rindex(")") + 2:].split()
+        name = text[text.index("(") + 1 : text.rindex(")")]
+        fields = text[text.rindex(")") + 2 :].split()
         out[int(entry.name)] = (int(fields[1]), name, int(fields[11]) + int(fields[12]))
     return out
 
@@ -98,11 +113,13 @@ def _descendants(processes: dict[int, tuple[int, str, int]], root: int) -> set[i
 
 
 class OtherProcesses(threading.Thread):
-    """Samples the CPU that processes outside this script's process tree use, every ``interval`` s."""
+    """Samples the CPU that processes outside ``root``'s process tree (this script's by default) use, every
+    ``interval`` s."""
 
-    def __init__(self, interval: float = 5.0):
+    def __init__(self, interval: float = 5.0, root: int | None = None):
         super().__init__(daemon=True)
         self.interval = interval
+        self.root = os.getpid() if root is None else root
         self.samples: list[float] = []
         self.by_name: dict[str, float] = {}
         self._done = threading.Event()
@@ -112,20 +129,27 @@ class OtherProcesses(threading.Thread):
         before, then = _cpu_ticks(), time.monotonic()
         while not self._done.wait(self.interval):
             now, when = _cpu_ticks(), time.monotonic()
-            ours = _descendants(now, os.getpid())
-            used = 0.0
-            for pid, (_, name, ticks) in now.items():
-                if pid in ours or pid not in before or before[pid][1] != name:
-                    continue
-                cores = (ticks - before[pid][2]) / tick / (when - then)
-                used += cores
-                self.by_name[name] = self.by_name.get(name, 0.0) + cores * (when - then)
-            self.samples.append(used)
+            self.record(before, now, when - then, tick)
             before, then = now, when
 
-    def stop(self, seconds: float) -> dict:
-        self._done.set()
-        self.join()
+    def record(
+        self, before: dict[int, tuple[int, str, int]], now: dict[int, tuple[int, str, int]], seconds: float, tick: float
+    ) -> None:
+        """One sample: the cores used over ``seconds`` between two snapshots (``_cpu_ticks``, ``tick`` clock
+        ticks a second) by processes outside the tree; one new since ``before``, or a pid reused under
+        another name, has no earlier count and is left out."""
+        ours = _descendants(now, self.root)
+        used = 0.0
+        for pid, (_, name, ticks) in now.items():
+            if pid in ours or pid not in before or before[pid][1] != name:
+                continue
+            cores = (ticks - before[pid][2]) / tick / seconds
+            used += cores
+            self.by_name[name] = self.by_name.get(name, 0.0) + cores * seconds
+        self.samples.append(used)
+
+    def summary(self, seconds: float) -> dict:
+        """The cores used outside on average and at most, and the busiest names' mean use over ``seconds``."""
         busiest = sorted(self.by_name.items(), key=lambda item: -item[1])
         return {
             "mean_cores": sum(self.samples) / len(self.samples) if self.samples else 0.0,
@@ -134,15 +158,32 @@ class OtherProcesses(threading.Thread):
             "busiest": {name: used / seconds for name, used in busiest if used / seconds > 0.01},
         }
 
+    def stop(self, seconds: float) -> dict:
+        self._done.set()
+        self.join()
+        return self.summary(seconds)
+
 
 def machine() -> dict:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
-    memory = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                  if line.startswith("MemTotal"))
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    memory = next(
+        int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
+    )
     gpu = shutil.which("nvidia-smi") is not None
-    return {"cores": os.cpu_count(), "cpu": cpu, "memory_gib": round(memory / 2**20), "gpu": gpu,
-            "python": platform.python_version()}
+    return {
+        "cores": os.cpu_count(),
+        "cpu": cpu,
+        "memory_gib": round(memory / 2**20),
+        "gpu": gpu,
+        "python": platform.python_version(),
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -167,16 +208,25 @@ class Clone:
         subprocess.run(["git", "pull", "-q", "--ff-only", str(REPO), "HEAD"], cwd=self.path, check=True)
 
     def commit(self) -> str:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=self.path, check=True,
-                              capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=self.path, check=True, capture_output=True, text=True
+        ).stdout.strip()
 
     def run(self, command: str, env: dict | None = None) -> tuple[float, str]:
         """Run ``command`` as a user types it (with .venv/bin first on PATH); seconds and its output."""
         print(f"[readme_numbers] $ {command}", file=sys.stderr, flush=True)
         environment = {**os.environ, "PATH": f"{self.path / '.venv/bin'}:{os.environ['PATH']}", **(env or {})}
         start = time.perf_counter()
-        done = subprocess.run(command, check=False, shell=True, cwd=self.path, env=environment, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        done = subprocess.run(
+            command,
+            check=False,
+            shell=True,
+            cwd=self.path,
+            env=environment,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         seconds = time.perf_counter() - start
         log = self.path / "readme-numbers.log"
         with log.open("a") as handle:
@@ -197,8 +247,10 @@ class Clone:
     def require(self, *paths: str) -> None:
         missing = [p for p in paths if not (self.path / p).exists()]
         if missing:
-            raise SystemExit(f"readme_numbers: {self.path} lacks {', '.join(missing)}; measure the demo group "
-                             "first (in the same --clone).")
+            raise SystemExit(
+                f"readme_numbers: {self.path} lacks {', '.join(missing)}; measure the demo group "
+                "first (in the same --clone)."
+            )
 
 
 # ---------------------------------------------------------------------------------------
@@ -217,11 +269,21 @@ def measure_demo(clone: Clone, env: dict | None = None) -> dict:
     shutil.rmtree(clone.path / "results")
     shutil.rmtree(clone.path / "logs", ignore_errors=True)
     rerun, _ = clone.run(MAIN_JOB, env)
-    computed = sum(int(n) for log in (clone.path / "logs").rglob("*.log")
-                   for n in re.findall(r"rows from cache, (\d+) to compute", log.read_text()))
+    computed = sum(
+        int(n)
+        for log in (clone.path / "logs").rglob("*.log")
+        for n in re.findall(r"rows from cache, (\d+) to compute", log.read_text())
+    )
     report, _ = clone.run("make report", env)
-    return {"setup_s": setup, "main_s": main, "rerun_s": rerun, "rerun_rows_computed": computed, "report_s": report,
-            "profile": where, "cpu": cpu}
+    return {
+        "setup_s": setup,
+        "main_s": main,
+        "rerun_s": rerun,
+        "rerun_rows_computed": computed,
+        "report_s": report,
+        "profile": where,
+        "cpu": cpu,
+    }
 
 
 def measure_demo_avx2(clone: Clone) -> dict:
@@ -251,9 +313,13 @@ def measure_fairpair(clone: Clone) -> dict:
     seconds, _ = clone.run("snakemake --cores 2 results/fairpair/summary.csv")
     config = clone.config()
     fairpair = config["fairpair"]
-    return {"seconds": seconds, "occupations": len(fairpair["occupations"]), "samples": fairpair["samples"],
-            "max_new_tokens": fairpair["decoding"]["max_new_tokens"],
-            "systems": len(fairpair.get("models") or config["models"])}
+    return {
+        "seconds": seconds,
+        "occupations": len(fairpair["occupations"]),
+        "samples": fairpair["samples"],
+        "max_new_tokens": fairpair["decoding"]["max_new_tokens"],
+        "systems": len(fairpair.get("models") or config["models"]),
+    }
 
 
 def measure_fpr(clone: Clone) -> dict:
@@ -262,9 +328,14 @@ def measure_fpr(clone: Clone) -> dict:
     fpr = clone.config()["fpr"]
     accuracy = pd.concat([pd.read_csv(clone.path / f"results/fpr/{probe}_accuracy.csv") for probe in fpr["probes"]])
     accuracy["classifier"] = accuracy["model"].str.split("/").str[-1]
-    by_classifier = {name: {"mean": float(group["accuracy"].mean()), "min": float(group["accuracy"].min()),
-                            "max": float(group["accuracy"].max())}
-                     for name, group in accuracy.groupby("classifier")}
+    by_classifier = {
+        name: {
+            "mean": float(group["accuracy"].mean()),
+            "min": float(group["accuracy"].min()),
+            "max": float(group["accuracy"].max()),
+        }
+        for name, group in accuracy.groupby("classifier")
+    }
     return {"seconds": seconds, "probes": len(fpr["probes"]), "runs": fpr["runs"], "accuracy": by_classifier}
 
 
@@ -278,8 +349,9 @@ def synthesise_honest(directory: Path, bundled: Path, templates: int = 15, ident
     forms = [f"[I] {word()} {word()} [M]" for _ in range(templates)]
     for category in ("female", "male"):
         for identity in (f"the {word()}" for _ in range(identities)):
-            rows += [f"{raw.replace('[I]', identity)}.\t{raw}\t{identity}\tsingular\t{category}\toccupation"
-                     for raw in forms]
+            rows += [
+                f"{raw.replace('[I]', identity)}.\t{raw}\t{identity}\tsingular\t{category}\toccupation" for raw in forms
+            ]
     (directory / "binary").mkdir(parents=True)
     (directory / "binary/en_template.tsv").write_text("\n".join(rows) + "\n")
     shutil.copytree(bundled / "queer_nonqueer", directory / "queer_nonqueer")
@@ -292,7 +364,9 @@ def official_files(directory: Path, clone: Clone) -> dict:
     synthesise_bold(directory / "BOLD")
     bold = directory / "BOLD/gender_prompt.json"
     pages = json.loads(bold.read_text())
-    bold.write_text(json.dumps(dict(zip(["American_actresses", "American_actors"], pages.values())), indent=1))
+    bold.write_text(
+        json.dumps(dict(zip(["American_actresses", "American_actors"], pages.values(), strict=True)), indent=1)
+    )
     synthesise_holisticbias(directory / "HolisticBias")
     descriptors_file = directory / "HolisticBias/descriptors.json"
     descriptors = json.loads(descriptors_file.read_text())
@@ -318,10 +392,17 @@ def measure_official(clone: Clone) -> dict:
     (work / "official-local.yaml").write_text(yaml.safe_dump(overlay))
     shutil.rmtree(clone.path / "results", ignore_errors=True)
     seconds, _ = clone.run(f"{MAIN_JOB} --configfile config/config.yaml {work / 'official-local.yaml'}")
-    original = sum(len(pd.read_parquet(path)) for path in (clone.path / "results/prompts/original").glob("*/gender.parquet"))
+    original = sum(
+        len(pd.read_parquet(path)) for path in (clone.path / "results/prompts/original").glob("*/gender.parquet")
+    )
     config = clone.config()
-    return {"seconds": seconds, "per_subgroup": overlay["prompts"]["per_subgroup"], "original_prompts": original,
-            "paraphrase_seeds": len(config["paraphrase"]["seeds"]), "systems": len(config["models"])}
+    return {
+        "seconds": seconds,
+        "per_subgroup": overlay["prompts"]["per_subgroup"],
+        "original_prompts": original,
+        "paraphrase_seeds": len(config["paraphrase"]["seeds"]),
+        "systems": len(config["models"]),
+    }
 
 
 def measure_plan(clone: Clone) -> dict:
@@ -375,11 +456,13 @@ def measure_calibration(clone: Clone) -> dict:
 def measure_vllm(clone: Clone) -> dict:
     clone.require(".venv/bin/python", ".cache/biasflow/weights")
     suite, _ = clone.run("make test-vllm")
-    command = (".venv/bin/python -m benchmarks.generation --backends transformers vllm "
-               "--vllm-python .venv-vllm/bin/python --json")
+    command = (
+        ".venv/bin/python -m benchmarks.generation --backends transformers vllm "
+        "--vllm-python .venv-vllm/bin/python --json"
+    )
     seconds, output = clone.run(command)
     [line] = [line for line in output.splitlines() if line.startswith(JSON_MARK)]
-    return {"suite_s": suite, "seconds": seconds, "results": json.loads(line[len(JSON_MARK):])}
+    return {"suite_s": suite, "seconds": seconds, "results": json.loads(line[len(JSON_MARK) :])}
 
 
 def measure_slurm(clone: Clone) -> dict:
@@ -397,12 +480,19 @@ def measure(groups: list[str], clone: Clone) -> dict:
         watcher = OtherProcesses()
         watcher.start()
         start = time.perf_counter()
-        started = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        started = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         result = MEASURE[group](clone)
         wall = time.perf_counter() - start
         others = watcher.stop(wall)
-        numbers[group] = {**result, "wall_s": wall, "when": started, "commit": clone.commit(), "machine": machine(),
-                          "fresh_clone": clone.new, "other_processes": others}
+        numbers[group] = {
+            **result,
+            "wall_s": wall,
+            "when": started,
+            "commit": clone.commit(),
+            "machine": machine(),
+            "fresh_clone": clone.new,
+            "other_processes": others,
+        }
         NUMBERS.write_text(json.dumps(numbers, indent=1, sort_keys=True) + "\n")
         print(f"[readme_numbers] {group}: recorded in {NUMBERS}", file=sys.stderr, flush=True)
     return numbers
@@ -426,12 +516,17 @@ def conditions(group: dict) -> str:
     """When, where and alongside what a group was measured."""
     others = group["other_processes"]
     cpu = group["machine"]
-    load = ("nothing else running" if others["mean_cores"] < 0.1 else
-            f"other processes using {others['mean_cores']:.1f} of the cores on average "
-            f"({', '.join(list(others['busiest'])[:3])})")
+    load = (
+        "nothing else running"
+        if others["mean_cores"] < 0.1
+        else f"other processes using {others['mean_cores']:.1f} of the cores on average "
+        f"({', '.join(list(others['busiest'])[:3])})"
+    )
     clone = f"a fresh clone of {group['commit']}" if group["fresh_clone"] else f"the same clone, at {group['commit']}"
-    return (f"{group['when'][:10]}, {clone}, {cpu['cores']} cores "
-            f"({cpu['cpu']}), {'a GPU' if cpu['gpu'] else 'no GPU'}, {load}")
+    return (
+        f"{group['when'][:10]}, {clone}, {cpu['cores']} cores "
+        f"({cpu['cpu']}), {'a GPU' if cpu['gpu'] else 'no GPU'}, {load}"
+    )
 
 
 def accuracy_range(group: dict, classifier: str) -> str:
@@ -465,6 +560,7 @@ def _gflops(value: float) -> str:
 
 def _demo_fields(group: str) -> dict:
     """The values of one demo group: its times, and what ``dtype: auto`` picked on its CPU with the roofline."""
+
     def cpu(n: dict) -> dict:
         return n[group]["cpu"]
 
@@ -473,24 +569,33 @@ def _demo_fields(group: str) -> dict:
         "total": lambda n: duration(n[group]["setup_s"] + n[group]["main_s"]),
         "setup": lambda n: duration(n[group]["setup_s"]),
         "main": lambda n: duration(n[group]["main_s"]),
-        "rerun": lambda n: duration(n[group]["rerun_s"]) + (
-            " and loaded no model" if n[group]["rerun_rows_computed"] == 0
-            else f" and computed {n[group]['rerun_rows_computed']} rows"),
+        "rerun": lambda n: (
+            duration(n[group]["rerun_s"])
+            + (
+                " and loaded no model"
+                if n[group]["rerun_rows_computed"] == 0
+                else f" and computed {n[group]['rerun_rows_computed']} rows"
+            )
+        ),
         "report": lambda n: duration(n[group]["report_s"]),
         "dtype": lambda n: f"{cpu(n)['dtype']} ({cpu(n)['why']})",
         "roofline": lambda n: (
             f"{_gflops(cpu(n)['peak_gflops']['float32'])} GFLOP/s in float32 and "
-            f"{_gflops(cpu(n)['peak_gflops']['bfloat16'])} in bfloat16 at {cpu(n)['capability']}, {cpu(n)['bandwidth_gbs']:.1f} GB/s; Gemma 3 270M at batch 32: "
-            f"{cpu(n)['gemma_roofline'][cpu(n)['dtype']]:,.0f} tokens/s in {cpu(n)['dtype']}"),
+            f"{_gflops(cpu(n)['peak_gflops']['bfloat16'])} in bfloat16 at {cpu(n)['capability']}, "
+            f"{cpu(n)['bandwidth_gbs']:.1f} GB/s; Gemma 3 270M at batch 32: "
+            f"{cpu(n)['gemma_roofline'][cpu(n)['dtype']]:,.0f} tokens/s in {cpu(n)['dtype']}"
+        ),
     }
 
 
 FIELDS = {
     "all.wall": lambda n: about_minutes(sum(group["wall_s"] for group in n.values())),
     **{f"{g}.{key}": field for g in ("demo", "demo_avx2") for key, field in _demo_fields(g).items()},
-    "fairpair.setup": lambda n: (f"{n['fairpair']['occupations']} occupations, {n['fairpair']['samples']} samples "
-                                 f"per side, {n['fairpair']['max_new_tokens']} new tokens, "
-                                 f"{n['fairpair']['systems']} systems"),
+    "fairpair.setup": lambda n: (
+        f"{n['fairpair']['occupations']} occupations, {n['fairpair']['samples']} samples "
+        f"per side, {n['fairpair']['max_new_tokens']} new tokens, "
+        f"{n['fairpair']['systems']} systems"
+    ),
     "fairpair.seconds": lambda n: duration(n["fairpair"]["seconds"]),
     "fairpair.conditions": lambda n: conditions(n["fairpair"]),
     "fpr.setup": lambda n: f"{n['fpr']['probes']} probe sets",
@@ -499,9 +604,11 @@ FIELDS = {
     "fpr.zero_shot": lambda n: f"{n['fpr']['accuracy']['zero_shot']['mean']:.2f}",
     "fpr.soft_prompt": lambda n: accuracy_range(n["fpr"], "soft_prompt"),
     "fpr.conditions": lambda n: conditions(n["fpr"]),
-    "official.setup": lambda n: (f"{n['official']['original_prompts']} original prompts, "
-                                 f"{n['official']['paraphrase_seeds']} paraphrase seeds, "
-                                 f"{n['official']['systems']} systems"),
+    "official.setup": lambda n: (
+        f"{n['official']['original_prompts']} original prompts, "
+        f"{n['official']['paraphrase_seeds']} paraphrase seeds, "
+        f"{n['official']['systems']} systems"
+    ),
     "official.seconds": lambda n: duration(n["official"]["seconds"]),
     "official.conditions": lambda n: conditions(n["official"]),
     "plan.seconds": lambda n: f"{n['plan']['seconds']:.0f} s",
@@ -517,26 +624,37 @@ FIELDS = {
     "vllm.conditions": lambda n: conditions(n["vllm"]),
     "vllm.ratio": lambda n: "{:.2f}×".format(
         _rate(n["vllm"]["results"], "tokens_per_s", backend="vllm")
-        / _rate(n["vllm"]["results"], "tokens_per_s", backend="transformers")),
+        / _rate(n["vllm"]["results"], "tokens_per_s", backend="transformers")
+    ),
     "vllm.start": lambda n: duration(_rate(n["vllm"]["results"], "load_s", backend="vllm")),
     "scoring.detoxify_cpu_hours": lambda n: "about {:,.0f} hours".format(
-        PAPER_CONTINUATIONS / _rate(n["scoring"]["results"], "texts_per_s", scorer="detoxify-unbiased") / 3600),
+        PAPER_CONTINUATIONS / _rate(n["scoring"]["results"], "texts_per_s", scorer="detoxify-unbiased") / 3600
+    ),
     "vllm.break_even": lambda n: "{:,.0f}".format(round(_break_even(n["vllm"]["results"]), -3)),
     "cpu.paper_hours": lambda n: "about {:,.0f} hours of generation and {:,.0f} of scoring".format(
         projection_hours(_rate(n["vllm"]["results"], "tokens_per_s", backend="transformers"), 25),
-        PAPER_CONTINUATIONS / _rate(n["scoring"]["results"], "texts_per_s", scorer="detoxify-unbiased") / 3600),
+        PAPER_CONTINUATIONS / _rate(n["scoring"]["results"], "texts_per_s", scorer="detoxify-unbiased") / 3600,
+    ),
     "scale.hb_all": lambda n: f"{_scale(n, 'all 13 axes, one process')['seconds']:.1f} s",
     "scale.hb_all_peak": lambda n: f"{_scale(n, 'all 13 axes, one process')['peak_mib']:.0f} MiB",
     "scale.body_type_peak": lambda n: f"{_scale(n, 'body_type')['peak_mib']:.0f} MiB",
     "scale.workflow_axes": lambda n: "{:.1f} s".format(
-        max(r["ours"]["seconds"] for r in n["scale"]["rows"] if r.get("workflow_axis"))),
-    "scale.load_all": lambda n: "{:.1f}–{:.1f} s".format(*sorted(
-        _scale(n, f"ShardCache.load, all keys, shards of {size}")["seconds"] for size in ("256", "4,096"))),
-    "scale.load_ratio": lambda n: "{:.1f}".format(max(
-        _scale(n, f"ShardCache.load, all keys, shards of {size}")["seconds"]
-        / _scale(n, "baseline: pd.read_parquet, one file")["seconds"] for size in ("256", "4,096"))),
+        max(r["ours"]["seconds"] for r in n["scale"]["rows"] if r.get("workflow_axis"))
+    ),
+    "scale.load_all": lambda n: "{:.1f}–{:.1f} s".format(
+        *sorted(_scale(n, f"ShardCache.load, all keys, shards of {size}")["seconds"] for size in ("256", "4,096"))
+    ),
+    "scale.load_ratio": lambda n: "{:.1f}".format(
+        max(
+            _scale(n, f"ShardCache.load, all keys, shards of {size}")["seconds"]
+            / _scale(n, "baseline: pd.read_parquet, one file")["seconds"]
+            for size in ("256", "4,096")
+        )
+    ),
     "scale.load_1pct": lambda n: f"{_scale(n, 'ShardCache.load, 1% of keys, shards of 256')['seconds']:.2f} s",
-    "scale.load_off": lambda n: f"{_scale(n, 'ShardCache.load, all keys, shards of 256, compaction off')['seconds']:.1f} s",
+    "scale.load_off": lambda n: (
+        f"{_scale(n, 'ShardCache.load, all keys, shards of 256, compaction off')['seconds']:.1f} s"
+    ),
     "scale.write_256": lambda n: f"{_scale(n, 'write 1,000,000 rows, shards of 256')['seconds']:.1f} s",
     "scale.write_off": lambda n: f"{_scale(n, 'write 1,000,000 rows, shards of 256, compaction off')['seconds']:.1f} s",
     "weights.conditions": lambda n: conditions(n["weights"]),
@@ -548,8 +666,10 @@ FIELDS = {
     "counterfactual.conditions": lambda n: conditions(n["counterfactual"]),
     "roofline.conditions": lambda n: conditions(n["roofline"]),
     "roofline.peak": lambda n: "{:,.0f} GFLOP/s in float32, {:,.0f} in bfloat16, {:,.1f} GB/s".format(
-        n["roofline"]["peak"]["flops"]["float32"] / 1e9, n["roofline"]["peak"]["flops"]["bfloat16"] / 1e9,
-        n["roofline"]["peak"]["bandwidth"] / 1e9),
+        n["roofline"]["peak"]["flops"]["float32"] / 1e9,
+        n["roofline"]["peak"]["flops"]["bfloat16"] / 1e9,
+        n["roofline"]["peak"]["bandwidth"] / 1e9,
+    ),
     "roofline.gemma": lambda n: _bfloat16_ratio(n, "Gemma 3 270M"),
     "roofline.smollm": lambda n: _bfloat16_ratio(n, "SmolLM2-135M"),
 }
@@ -557,8 +677,11 @@ FIELDS = {
 
 def _bfloat16_ratio(n: dict, name: str) -> str:
     """bfloat16's rate over float32's for one model, both by plain sampling, e.g. "2.31×"."""
-    rate = {r["dtype"]: r["tokens_per_s"] for r in n["roofline"]["rows"] if r["name"] == name
-            and r["decoding"] == "sampling"}
+    rate = {
+        r["dtype"]: r["tokens_per_s"]
+        for r in n["roofline"]["rows"]
+        if r["name"] == name and r["decoding"] == "sampling"
+    }
     return f"{rate['bfloat16'] / rate['float32']:.2f}×"
 
 
@@ -625,10 +748,19 @@ def _table_roofline(n: dict) -> str:
     return markdown_table(n["roofline"])
 
 
-TABLES = {"generation": _table_generation, "roofline": _table_roofline, "demo_profile": _table_demo_profile("demo"),
-          "demo_avx2_profile": _table_demo_profile("demo_avx2"), "scoring": _table_scoring, "scale": _table_scale,
-          "selection": _table_selection, "uncertainty": _table_uncertainty, "calibration": _table_calibration,
-          "counterfactual": _table_counterfactual, "weights": _table_weights}
+TABLES = {
+    "generation": _table_generation,
+    "roofline": _table_roofline,
+    "demo_profile": _table_demo_profile("demo"),
+    "demo_avx2_profile": _table_demo_profile("demo_avx2"),
+    "scoring": _table_scoring,
+    "scale": _table_scale,
+    "selection": _table_selection,
+    "uncertainty": _table_uncertainty,
+    "calibration": _table_calibration,
+    "counterfactual": _table_counterfactual,
+    "weights": _table_weights,
+}
 
 VALUE = re.compile(r"<!-- n:([\w.]+) -->(.*?)<!-- /n -->", re.DOTALL)
 TABLE = re.compile(r"<!-- table:([\w.]+) -->\n(.*?)<!-- /table -->", re.DOTALL)
@@ -636,6 +768,7 @@ TABLE = re.compile(r"<!-- table:([\w.]+) -->\n(.*?)<!-- /table -->", re.DOTALL)
 
 def render_text(text: str, numbers: dict) -> str:
     """``text`` with every marked value and table written from ``numbers``."""
+
     def value(match: re.Match) -> str:
         key = match.group(1)
         if key not in FIELDS:
@@ -663,8 +796,11 @@ def render(check: bool) -> int:
             if not check:
                 path.write_text(rendered)
     if check and stale:
-        print(f"readme_numbers: {', '.join(stale)} differ from benchmarks/numbers.json; run "
-              "`.venv/bin/python -m benchmarks.readme_numbers render`.", file=sys.stderr)
+        print(
+            f"readme_numbers: {', '.join(stale)} differ from benchmarks/numbers.json; run "
+            "`.venv/bin/python -m benchmarks.readme_numbers render`.",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -674,8 +810,9 @@ def main(argv=None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     measuring = commands.add_parser("measure", help="run the groups in a fresh clone; update numbers.json")
     measuring.add_argument("--only", nargs="+", choices=GROUPS, default=list(GROUPS), help="these groups, in order")
-    measuring.add_argument("--clone", type=Path,
-                           help="a clone where earlier groups ran, or where to make one (default: a new folder)")
+    measuring.add_argument(
+        "--clone", type=Path, help="a clone where earlier groups ran, or where to make one (default: a new folder)"
+    )
     rendering = commands.add_parser("render", help="write numbers.json into the READMEs")
     rendering.add_argument("--check", action="store_true", help="only report READMEs that differ")
     args = parser.parse_args(argv)

@@ -91,27 +91,35 @@ def run(requests: int, batch_size: int, max_new_tokens: int, cache_dir: str) -> 
     for name, model in MODELS.items():
         params = parameters(model, cache_dir)
         for dtype, label, decoding in VARIANTS:
-            result = measure("transformers", "cpu", model, requests, max_new_tokens, batch_size, dtype, cache_dir,
-                             decoding)
-            result.update(name=name, params=params, decoding=label,
-                          roofline=roofline(params, dtype, batch_size, peak["flops"][dtype], peak["bandwidth"]),
-                          float32_roofline=roofline(params, "float32", batch_size, peak["flops"]["float32"],
-                                                    peak["bandwidth"]))
+            result = measure(
+                "transformers", "cpu", model, requests, max_new_tokens, batch_size, dtype, cache_dir, decoding
+            )
+            result.update(
+                name=name,
+                params=params,
+                decoding=label,
+                roofline=roofline(params, dtype, batch_size, peak["flops"][dtype], peak["bandwidth"]),
+                float32_roofline=roofline(params, "float32", batch_size, peak["flops"]["float32"], peak["bandwidth"]),
+            )
             rows.append(result)
     return {"peak": peak, "rows": rows}
 
 
 def markdown_table(numbers: dict) -> str:
-    lines = ["| model | parameters | dtype | decoding | requests | batch | new tokens | seconds | tokens/s | ratio | "
-             "roofline tokens/s | share of roofline | share of float32's |",
-             "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| model | parameters | dtype | decoding | requests | batch | new tokens | seconds | tokens/s | ratio | "
+        "roofline tokens/s | share of roofline | share of float32's |",
+        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     base = {}
     for r in numbers["rows"]:
         base.setdefault(r["name"], r["tokens_per_s"])
-        lines.append(f"| {r['name']} | {r['params'] / 1e6:,.0f}M | {r['dtype']} | {r['decoding']} | {r['requests']:,} | "
-                     f"{r['batch_size']} | {r['new_tokens']:,} | {r['seconds']:.1f} | {r['tokens_per_s']:,.1f} | "
-                     f"{r['tokens_per_s'] / base[r['name']]:.2f} | {r['roofline']:,.0f} | "
-                     f"{r['tokens_per_s'] / r['roofline']:.0%} | {r['tokens_per_s'] / r['float32_roofline']:.0%} |")
+        lines.append(
+            f"| {r['name']} | {r['params'] / 1e6:,.0f}M | {r['dtype']} | {r['decoding']} | {r['requests']:,} | "
+            f"{r['batch_size']} | {r['new_tokens']:,} | {r['seconds']:.1f} | {r['tokens_per_s']:,.1f} | "
+            f"{r['tokens_per_s'] / base[r['name']]:.2f} | {r['roofline']:,.0f} | "
+            f"{r['tokens_per_s'] / r['roofline']:.0%} | {r['tokens_per_s'] / r['float32_roofline']:.0%} |"
+        )
     return "\n".join(lines)
 
 
@@ -131,8 +139,10 @@ def main(argv=None) -> None:
         Path(args.json).write_text(json.dumps(numbers, indent=1))
     peak = numbers["peak"]
     print(markdown_table(numbers))
-    print(f"peak: {peak['flops']['float32'] / 1e9:,.0f} GFLOP/s float32, {peak['flops']['bfloat16'] / 1e9:,.0f} "
-          f"bfloat16; memory: {peak['bandwidth'] / 1e9:,.1f} GB/s")
+    print(
+        f"peak: {peak['flops']['float32'] / 1e9:,.0f} GFLOP/s float32, {peak['flops']['bfloat16'] / 1e9:,.0f} "
+        f"bfloat16; memory: {peak['bandwidth'] / 1e9:,.1f} GB/s"
+    )
 
 
 if __name__ == "__main__":

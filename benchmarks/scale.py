@@ -78,8 +78,11 @@ HB_TEMPLATES = 26
 HB_MUST_BE_NOUN = 4
 # The workflow's axis names of the dataset axes it reads (the others keep their own).
 WORKFLOW_AXES = {
-    ("BOLD", "gender"): "gender", ("BOLD", "religious_ideology"): "religion", ("BOLD", "race"): "race",
-    ("HolisticBias", "gender_and_sex"): "gender", ("HolisticBias", "religion"): "religion",
+    ("BOLD", "gender"): "gender",
+    ("BOLD", "religious_ideology"): "religion",
+    ("BOLD", "race"): "race",
+    ("HolisticBias", "gender_and_sex"): "gender",
+    ("HolisticBias", "religion"): "religion",
     ("HolisticBias", "race_ethnicity"): "race",
 }
 SYLLABLES = ("ba", "de", "ki", "lo", "mu", "ra", "si", "to", "ve", "zo", "an", "el", "or", "un", "ip", "ne")
@@ -119,7 +122,7 @@ def synthesise_bold(directory: Path, sizes: dict[str, tuple[int, int]] = BOLD_SI
         subgroups = [f"{word(capital=True)}_{word()}" for _ in range(n_subgroups)]
         counts = [n_prompts // n_subgroups + (i < n_prompts % n_subgroups) for i in range(n_subgroups)]
         data = {}
-        for subgroup, count in zip(subgroups, counts):
+        for subgroup, count in zip(subgroups, counts, strict=True):
             pages, page_size = {}, 0
             while count:
                 page_size = page_size % 5 + 1
@@ -181,8 +184,10 @@ def synthesise_holisticbias(
         template = f"{word(capital=True)} {word()} {field} {word()}."
         template_specs[template] = {"must_be_noun": True} if i < must_be_noun else {}
     for name, obj in [
-        ("descriptors.json", descriptors), ("nouns.json", nouns),
-        ("sentence_templates.json", template_specs), ("standalone_noun_phrases.json", standalone),
+        ("descriptors.json", descriptors),
+        ("nouns.json", nouns),
+        ("sentence_templates.json", template_specs),
+        ("standalone_noun_phrases.json", standalone),
     ]:
         (directory / name).write_text(json.dumps(obj, indent=1), encoding="utf-8")
 
@@ -220,8 +225,11 @@ def floor_holisticbias(directory: Path, hb_axis: str) -> int:
         plural = entry.get("plural_noun_phrase", singular)
         if "{noun}" in singular:
             phrases += [
-                (singular.replace("{article}", "an" if s[0] in "aeiou" else "a").replace("{noun}", s),
-                 plural.replace("{article} ", "").replace("{noun}", p), True)
+                (
+                    singular.replace("{article}", "an" if s[0] in "aeiou" else "a").replace("{noun}", s),
+                    plural.replace("{article} ", "").replace("{noun}", p),
+                    True,
+                )
                 for _, s, p in flat
             ]
         else:
@@ -297,7 +305,7 @@ def _job(name: str, kw: dict) -> dict:
         start = time.perf_counter()
         cache = ShardCache(kw["directory"]) if kw["compaction"] else ShardCache(kw["directory"], compact_at=None)
         for offset in range(0, len(rows), kw["shard"]):
-            cache.add(rows.iloc[offset:offset + kw["shard"]])
+            cache.add(rows.iloc[offset : offset + kw["shard"]])
         seconds = time.perf_counter() - start
         result["rows"] = len(rows)
         result["shards"] = len(list(Path(kw["directory"]).glob("*.parquet")))
@@ -349,13 +357,26 @@ def measure_prompts(workdir: Path, bold_sizes: dict, hb_sizes: dict, hb_kwargs: 
         kw = {"metric": metric, "data_dir": str(data_dir), "axes": axes, "out_dir": str(out_dir)}
         ours, floor = spawned("prompts", **kw), spawned("floor", **kw)
         if ours["rows"] != floor["rows"]:
-            raise AssertionError(f"{metric} {axes}: {ours['rows']} rows in the table, {floor['rows']} built by the floor")
+            raise AssertionError(
+                f"{metric} {axes}: {ours['rows']} rows in the table, {floor['rows']} built by the floor"
+            )
         what = axes[0] if len(axes) == 1 else f"all {len(axes)} axes, one process"
-        rows.append({"part": "prompts", "metric": metric, "what": what, "ours": ours, "baseline": floor,
-                     "baseline_name": "json.load + plain-Python strings",
-                     "workflow_axis": WORKFLOW_AXES.get((metric, axes[0])) if len(axes) == 1 else None})
-        print(f"  {metric} {what}: {ours['rows']:,} rows, {ours['seconds']:.2f} s (floor {floor['seconds']:.2f} s), "
-              f"peak {ours['peak_mib']:.0f} MiB", file=sys.stderr)
+        rows.append(
+            {
+                "part": "prompts",
+                "metric": metric,
+                "what": what,
+                "ours": ours,
+                "baseline": floor,
+                "baseline_name": "json.load + plain-Python strings",
+                "workflow_axis": WORKFLOW_AXES.get((metric, axes[0])) if len(axes) == 1 else None,
+            }
+        )
+        print(
+            f"  {metric} {what}: {ours['rows']:,} rows, {ours['seconds']:.2f} s (floor {floor['seconds']:.2f} s), "
+            f"peak {ours['peak_mib']:.0f} MiB",
+            file=sys.stderr,
+        )
     return rows
 
 
@@ -371,11 +392,13 @@ def synthetic_rows(entries: int, seed: int = 0):
     words = vocabulary.take(pa.array(rng.integers(0, len(vocabulary), entries * 20)))
     lists = pa.ListArray.from_arrays(pa.array(np.arange(0, entries * 20 + 1, 20, dtype=np.int32)), words)
     keys = [f"{k:016x}" for k in rng.choice(2**62, size=entries, replace=False)]
-    return pa.table({
-        "key": pa.array(keys, pa.large_string()),
-        "text": pc.binary_join(lists, " ").cast(pa.large_string()),
-        "n_tokens": pa.array(rng.integers(1, 26, entries), pa.int64()),
-    })
+    return pa.table(
+        {
+            "key": pa.array(keys, pa.large_string()),
+            "text": pc.binary_join(lists, " ").cast(pa.large_string()),
+            "n_tokens": pa.array(rng.integers(1, 26, entries), pa.int64()),
+        }
+    )
 
 
 def make_cache_inputs(workdir: str, entries: int, score_shard: int) -> dict:
@@ -400,7 +423,7 @@ def make_cache_inputs(workdir: str, entries: int, score_shard: int) -> dict:
     pq.write_table(scores, workdir / "scores-one-file.parquet")
     frame, writer = scores.to_pandas(), ShardCache(workdir / "scores" / "counting")
     for offset in range(0, entries, score_shard):
-        writer.add(frame.iloc[offset:offset + score_shard])
+        writer.add(frame.iloc[offset : offset + score_shard])
     return {"bytes_one_file": (workdir / "one-file.parquet").stat().st_size}
 
 
@@ -419,15 +442,32 @@ def measure_cache(workdir: Path, entries: int, shard_sizes: list[int], score_sha
         rows.append({"part": "cache", "what": f"write {entries:,} rows, {label}", "ours": write})
         for every, share in [(1, "all keys"), (100, "1% of keys")]:
             load = spawned("cache_load", directory=str(directory), keys=str(keys), every=every)
-            rows.append({"part": "cache", "what": f"ShardCache.load, {share}, {label}", "ours": load,
-                         "baseline": baseline, "baseline_name": baseline_name})
-        print(f"  cache {label}: written in {write['seconds']:.1f} s to {write['shards']} shards, "
-              f"loaded in {rows[-2]['ours']['seconds']:.2f} s", file=sys.stderr)
+            rows.append(
+                {
+                    "part": "cache",
+                    "what": f"ShardCache.load, {share}, {label}",
+                    "ours": load,
+                    "baseline": baseline,
+                    "baseline_name": baseline_name,
+                }
+            )
+        print(
+            f"  cache {label}: written in {write['seconds']:.1f} s to {write['shards']} shards, "
+            f"loaded in {rows[-2]['ours']['seconds']:.2f} s",
+            file=sys.stderr,
+        )
         shutil.rmtree(directory)
     read = spawned("score_read", directory=str(workdir / "scores" / "counting"))
     score_baseline = spawned("read_one", path=str(workdir / "scores-one-file.parquet"))
-    rows.append({"part": "cache", "what": f"scorer read_cache, shards of {score_shard:,}", "ours": read,
-                 "baseline": score_baseline, "baseline_name": f"pd.read_parquet, one file of the {entries:,} scores"})
+    rows.append(
+        {
+            "part": "cache",
+            "what": f"scorer read_cache, shards of {score_shard:,}",
+            "ours": read,
+            "baseline": score_baseline,
+            "baseline_name": f"pd.read_parquet, one file of the {entries:,} scores",
+        }
+    )
     rows.append({"part": "cache", "what": "baseline: pd.read_parquet, one file", "ours": baseline})
     return rows
 
@@ -446,9 +486,10 @@ def markdown_table(rows: list[dict]) -> str:
         lines.append(
             f"| {row['part']} | {what} | {ours['rows']:,} | {ours.get('shards', '')} | {ours['seconds']:.2f} | "
             f"{base['seconds']:.2f} | {ratio} | {ours['peak_mib']:.0f} | {ours['imports_mib']:.0f} | "
-            f"{base['peak_mib']:.0f} |" if base else
-            f"| {row['part']} | {what} | {ours['rows']:,} | {ours.get('shards', '')} | {ours['seconds']:.2f} | | | "
-            f"{ours['peak_mib']:.0f} | {ours['imports_mib']:.0f} | |"
+            f"{base['peak_mib']:.0f} |"
+            if base
+            else f"| {row['part']} | {what} | {ours['rows']:,} | {ours.get('shards', '')} | "
+            f"{ours['seconds']:.2f} | | | {ours['peak_mib']:.0f} | {ours['imports_mib']:.0f} | |"
         )
     return "\n".join(lines)
 
@@ -457,8 +498,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", nargs="+", choices=["prompts", "cache"], default=["prompts", "cache"])
     parser.add_argument("--entries", type=int, default=1_000_000, help="cache entries (default 1,000,000)")
-    parser.add_argument("--shard-sizes", type=int, nargs="+", default=[256, 4096],
-                        help="rows per generation-cache shard; the first is also run with compaction off")
+    parser.add_argument(
+        "--shard-sizes",
+        type=int,
+        nargs="+",
+        default=[256, 4096],
+        help="rows per generation-cache shard; the first is also run with compaction off",
+    )
     parser.add_argument("--score-shard", type=int, default=10_000, help="rows per scorer-cache shard (one job's)")
     parser.add_argument("--quick", action="store_true", help="a tenth of the datasets, 50,000 entries: seconds")
     parser.add_argument("--workdir", help="where to synthesise (default: a temporary folder, removed at the end)")

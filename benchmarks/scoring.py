@@ -60,8 +60,14 @@ def measure(name: str, device: str, batch: list[str], workdir: Path, lexicon: st
     start = time.perf_counter()
     scorer.score(batch)
     seconds = time.perf_counter() - start
-    return {"scorer": name, "device": device, "texts": len(batch), "batch_size": scorer.batch_size,
-            "seconds": seconds, "texts_per_s": len(batch) / seconds}
+    return {
+        "scorer": name,
+        "device": device,
+        "texts": len(batch),
+        "batch_size": scorer.batch_size,
+        "seconds": seconds,
+        "texts_per_s": len(batch) / seconds,
+    }
 
 
 def main(argv=None) -> None:
@@ -89,12 +95,16 @@ def main(argv=None) -> None:
 
 def markdown_table(results: list[dict]) -> str:
     """The measurements as benchmarks/README.md shows them."""
-    lines = ["| scorer | device | texts | batch | seconds | texts/s | paper gender run, h |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| scorer | device | texts | batch | seconds | texts/s | paper gender run, h |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
         hours = PAPER_CONTINUATIONS / r["texts_per_s"] / 3600
-        lines.append(f"| {r['scorer']} | {r['device']} | {r['texts']:,} | {r['batch_size']:,} | {r['seconds']:.2f} "
-                     f"| {r['texts_per_s']:,.1f} | {hours:,.1f} |")
+        lines.append(
+            f"| {r['scorer']} | {r['device']} | {r['texts']:,} | {r['batch_size']:,} | {r['seconds']:.2f} "
+            f"| {r['texts_per_s']:,.1f} | {hours:,.1f} |"
+        )
     return "\n".join(lines)
 
 

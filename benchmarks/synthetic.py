@@ -37,9 +37,7 @@ BETA_CONCENTRATION = 6.0
 
 def prompt_sets(n_paraphrasers: int, seeds_per_paraphraser: int) -> list[str]:
     """``original`` followed by the ``<paraphraser>-s<seed>`` sets, in generation order."""
-    return ["original"] + [
-        f"para{p}-s{s}" for p in range(n_paraphrasers) for s in range(seeds_per_paraphraser)
-    ]
+    return ["original"] + [f"para{p}-s{s}" for p in range(n_paraphrasers) for s in range(seeds_per_paraphraser)]
 
 
 def paper_sized_stats(
@@ -140,11 +138,23 @@ def toxicity_study(rng, rates, effect, sets=("p0",), shapes=SHAPES) -> pd.DataFr
     ):
         cells = _cells(len(rates), clusters)
         score_sum, score_sq_sum = cluster_sums(rng, rates, effect, clusters, size)
-        frames.append(pd.DataFrame({
-            "model": cells["model"], "metric": metric, "axis": "religion", "split": split, "promptset": promptset,
-            "seed": 0, "subgroup": cells["subgroup"], "group_key": cells["group_key"],
-            "score_sum": score_sum, "score_sq_sum": score_sq_sum, "n": size,
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "model": cells["model"],
+                    "metric": metric,
+                    "axis": "religion",
+                    "split": split,
+                    "promptset": promptset,
+                    "seed": 0,
+                    "subgroup": cells["subgroup"],
+                    "group_key": cells["group_key"],
+                    "score_sum": score_sum,
+                    "score_sq_sum": score_sq_sum,
+                    "n": size,
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)[STATS_COLUMNS]
 
 
@@ -153,8 +163,9 @@ def cluster_sums(rng, rates, effect, clusters, size, repetitions=()) -> tuple[np
     cells = _cells(len(rates), clusters)
     shape = (*repetitions, len(cells["m"]))
     toxic = rng.binomial(size, np.clip(rates[cells["m"]] * effect[cells["m"], cells["g"]], 0, 1), size=shape)
-    scores = np.where(np.arange(size) < toxic[..., None], rng.uniform(*TOXIC, (*shape, size)),
-                      rng.uniform(*CLEAN, (*shape, size)))
+    scores = np.where(
+        np.arange(size) < toxic[..., None], rng.uniform(*TOXIC, (*shape, size)), rng.uniform(*CLEAN, (*shape, size))
+    )
     return scores.sum(axis=-1), (scores**2).sum(axis=-1)
 
 
@@ -162,5 +173,10 @@ def cluster_sums(rng, rates, effect, clusters, size, repetitions=()) -> tuple[np
 def _cells(models: int, clusters: int) -> dict:
     """Model, subgroup and cluster of every row, as indices and as names."""
     m, g, c = np.array(list(itertools.product(range(models), range(len(GROUPS)), range(clusters)))).T
-    return {"m": m, "g": g, "model": [f"m{i:02d}" for i in m], "subgroup": np.array(GROUPS)[g],
-            "group_key": [f"{GROUPS[a]}-{b}" for a, b in zip(g, c)]}
+    return {
+        "m": m,
+        "g": g,
+        "model": [f"m{i:02d}" for i in m],
+        "subgroup": np.array(GROUPS)[g],
+        "group_key": [f"{GROUPS[a]}-{b}" for a, b in zip(g, c, strict=True)],
+    }

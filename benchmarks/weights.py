@@ -47,8 +47,10 @@ def measure(spec: str) -> dict:
 
 def markdown_table(results: list[dict]) -> str:
     lines = ["| model | conversion s | later load s | ratio |", "|---|---:|---:|---:|"]
-    lines += [f"| `{r['model']}` | {r['convert_s']:.1f} | {r['load_s']:.2f} | {r['convert_s'] / r['load_s']:.0f} |"
-              for r in results]
+    lines += [
+        f"| `{r['model']}` | {r['convert_s']:.1f} | {r['load_s']:.2f} | {r['convert_s'] / r['load_s']:.0f} |"
+        for r in results
+    ]
     return "\n".join(lines)
 
 

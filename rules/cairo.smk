@@ -15,24 +15,31 @@ rule cairo_stats:
         stats=cairo_outputs.stats_output("stats"),
         bias=cairo_outputs.stats_output("bias"),
         plot=report(cairo_outputs.stats_output("plot"), caption="../workflow/report/bias.rst", category="CAIRO"),
-    params:
-        settings=stats_params,
-    resources:
-        mem_mb=stats_memory,
-    conda:
-        "../environment.yml"
     log:
         "logs/cairo/{run}stats_{axis}.log",
+    conda:
+        "../environment.yml"
+    resources:
+        mem_mb=stats_memory,
+    params:
+        settings=stats_params,
     script:
         "../workflow/scripts/cairo_stats.py"
 
 
 rule cairo_select:
-    localrule: True
     input:
         stats=cairo_outputs.stats_output("stats"),
         prompts="results/prompts/summary.csv",
     output:
+        **when_compared(
+            comparisons=cairo_outputs.select_output("comparisons"),
+            comparisons_plot=report(
+                cairo_outputs.select_output("comparisons_plot"),
+                caption="../workflow/report/comparisons.rst",
+                category="CAIRO",
+            ),
+        ),
         table=cairo_outputs.select_output("table"),
         curve=cairo_outputs.select_output("curve"),
         variance=cairo_outputs.select_output("variance"),
@@ -50,25 +57,20 @@ rule cairo_select:
             cairo_outputs.select_output("shares_plot"), caption="../workflow/report/shares.rst", category="CAIRO"
         ),
         tables_page=report(
-            cairo_outputs.select_output("tables_page"), caption="../workflow/report/cairo_tables.rst",
+            cairo_outputs.select_output("tables_page"),
+            caption="../workflow/report/cairo_tables.rst",
             category="CAIRO",
         ),
-        **when_compared(
-            comparisons=cairo_outputs.select_output("comparisons"),
-            comparisons_plot=report(
-                cairo_outputs.select_output("comparisons_plot"), caption="../workflow/report/comparisons.rst",
-                category="CAIRO",
-            ),
-        ),
-    params:
-        settings=settings_params(SearchSettings),
-        pairs=COMPARISONS.params(),
-    conda:
-        "../environment.yml"
     log:
         "logs/cairo/{run}select_{axis}.log",
     benchmark:
         "benchmarks/out/cairo_select/{run}{axis}.tsv"
+    localrule: True
+    conda:
+        "../environment.yml"
+    params:
+        settings=settings_params(SearchSettings),
+        pairs=COMPARISONS.params(),
     script:
         "../workflow/scripts/cairo_select.py"
 
@@ -80,30 +82,31 @@ rule scorer_bias:
         scorer="results/scorer_bias/{scorer}/{axis}_scorer.csv",
         models="results/scorer_bias/{scorer}/{axis}_models.csv",
         plot=report(
-            "results/scorer_bias/{scorer}/{axis}_scorer.png", caption="../workflow/report/scorer_bias.rst",
+            "results/scorer_bias/{scorer}/{axis}_scorer.png",
+            caption="../workflow/report/scorer_bias.rst",
             category="Scorer bias",
         ),
-    params:
-        settings=settings_params(ScorerBiasSettings),
-    conda:
-        "../environment.yml"
     log:
         "logs/scorer_bias/{scorer}/{axis}.log",
+    conda:
+        "../environment.yml"
+    params:
+        settings=settings_params(ScorerBiasSettings),
     script:
         "../workflow/scripts/scorer_bias.py"
 
 
 rule scorer_agreement:
-    localrule: True
     input:
         tables=lambda wildcards: list(headline_tables(wildcards).values()),
     output:
         table=cairo_outputs.agreement_output(),
-    params:
-        tables=headline_tables,
-    conda:
-        "../environment.yml"
     log:
         "logs/cairo/scorers/agreement_{axis}.log",
+    localrule: True
+    conda:
+        "../environment.yml"
+    params:
+        tables=headline_tables,
     script:
         "../workflow/scripts/scorer_agreement.py"

@@ -99,16 +99,22 @@ def power_sources(wildcards):
 
 def compare_jobs():
     """Each configured pair's verdict table per method run that evaluates both models, with its rule and wildcards."""
-    return [(verdict_output("table", name, m), rules.compare_verdicts, {"pair": name, "method": m})
-            for name, pair in COMPARE_PAIRS.items() for m in pair.methods(config) if m in COMPARE_SOURCES]
+    return [
+        (verdict_output("table", name, m), rules.compare_verdicts, {"pair": name, "method": m})
+        for name, pair in COMPARE_PAIRS.items()
+        for m in pair.methods(config)
+        if m in COMPARE_SOURCES
+    ]
 
 
 def compare_targets(wildcards):
     """The `compare` target's tables; with no pairs in the config, a line saying how to name some."""
     if not COMPARE_PAIRS:
-        print("biasflow: the config's compare section names no pairs, so there is nothing to compare; add "
-              "`compare: [{baseline: A, candidate: B}]` (config/README.md, \"Did the candidate get worse?\").",
-              file=sys.stderr)
+        print(
+            "biasflow: the config's compare section names no pairs, so there is nothing to compare; add "
+            '`compare: [{baseline: A, candidate: B}]` (config/README.md, "Did the candidate get worse?").',
+            file=sys.stderr,
+        )
     return [target for target, _, _ in compare_jobs()]
 
 

@@ -7,30 +7,30 @@ COMPARE_METHODS = [name for name in METHODS if name in COMPARE_SOURCES]
 
 
 rule compare_verdicts:
-    localrule: True
     input:
         unpack(compare_inputs),
     output:
         table=verdict_output("table"),
         summary=verdict_output("summary"),
+    log:
+        "logs/compare/{pair}/{method}.log",
+    wildcard_constraints:
+        pair=alternatives(list(COMPARE_PAIRS)),
+        method=alternatives(COMPARE_METHODS),
+    localrule: True
+    conda:
+        "../environment.yml"
     params:
         baseline=compare_models("baseline"),
         candidate=compare_models("candidate"),
         comparisons=compare_comparisons,
         settings=compare_settings,
         margin=compare_margin,
-    wildcard_constraints:
-        pair=alternatives(list(COMPARE_PAIRS)),
-        method=alternatives(COMPARE_METHODS),
-    conda:
-        "../environment.yml"
-    log:
-        "logs/compare/{pair}/{method}.log",
     script:
         "../workflow/scripts/compare.py"
 
 
 rule compare:
-    localrule: True
     input:
         compare_targets,
+    localrule: True

@@ -3,17 +3,17 @@
 
 
 rule fairpair_prompts:
-    localrule: True
     input:
         files=fairpair_prompt_files,
     output:
         prompts=fairpair_output("prompts"),
-    params:
-        settings=settings_params(PromptSettings),
-    conda:
-        "../environment.yml"
     log:
         "logs/fairpair/prompts.log",
+    localrule: True
+    conda:
+        "../environment.yml"
+    params:
+        settings=settings_params(PromptSettings),
     script:
         "../workflow/scripts/fairpair_prompts.py"
 
@@ -23,21 +23,21 @@ rule fairpair_generate:
         prompts=fairpair_output("prompts"),
     output:
         continuations=fairpair_output("continuations"),
-    params:
-        model=model_entry("models"),
-        settings=settings_params(SamplingSettings),
-        cache_dir=config["cache_dir"],
+    log:
+        "logs/fairpair/generate/{model}.log",
+    benchmark:
+        "benchmarks/out/fairpair_generate/{model}.tsv"
+    conda:
+        "../environment.yml"
     threads: model_resource("models", "threads")
     resources:
         mem_mb=model_resource("models", "mem_mb"),
         gpu=model_resource("models", "gpu"),
         api=model_resource("models", "api"),
-    conda:
-        "../environment.yml"
-    log:
-        "logs/fairpair/generate/{model}.log",
-    benchmark:
-        "benchmarks/out/fairpair_generate/{model}.tsv"
+    params:
+        model=model_entry("models"),
+        settings=settings_params(SamplingSettings),
+        cache_dir=config["cache_dir"],
     script:
         "../workflow/scripts/fairpair_generate.py"
 
@@ -50,53 +50,56 @@ rule fairpair_pairs:
     output:
         pairs=fairpair_output("pairs"),
         rejections=fairpair_output("pair_rejections"),
-    params:
-        settings=settings_params(PerturbationSettings),
-        perturber=perturber_entry,
-        cache_dir=config["cache_dir"],
+    log:
+        "logs/fairpair/pairs/{model}.log",
+    conda:
+        "../environment.yml"
     threads: perturbation_resource("threads")
     resources:
         mem_mb=perturbation_resource("mem_mb"),
         gpu=perturbation_resource("gpu"),
         api=perturbation_resource("api"),
-    conda:
-        "../environment.yml"
-    log:
-        "logs/fairpair/pairs/{model}.log",
+    params:
+        settings=settings_params(PerturbationSettings),
+        perturber=perturber_entry,
+        cache_dir=config["cache_dir"],
     script:
         "../workflow/scripts/fairpair_pairs.py"
 
 
 rule fairpair_score:
-    localrule: True
     input:
         pairs=fairpair_output("pairs"),
     output:
         scores=fairpair_output("scores"),
         null=fairpair_output("null"),
         ngrams=fairpair_output("ngrams"),
-        ngrams_plot=report(
-            fairpair_output("ngrams_plot"), caption="../workflow/report/ngrams.rst", category="FairPair"
-        ),
+        ngrams_plot=report(fairpair_output("ngrams_plot"), caption="../workflow/report/ngrams.rst", category="FairPair"),
+    log:
+        "logs/fairpair/score/{model}.log",
+    localrule: True
+    conda:
+        "../environment.yml"
     params:
         settings=settings_params(ScoreSettings),
         # The table's columns: scores written before a column was added are scored again, not read and refused.
         columns=PROMPT_SCORE_COLUMNS,
-    conda:
-        "../environment.yml"
-    log:
-        "logs/fairpair/score/{model}.log",
     script:
         "../workflow/scripts/fairpair_score.py"
 
 
 rule fairpair_summary:
-    localrule: True
     input:
         scores=expand(fairpair_output("scores"), model=FAIRPAIR_MODELS),
         null=expand(fairpair_output("null"), model=FAIRPAIR_MODELS),
         rejections=expand(fairpair_output("pair_rejections"), model=FAIRPAIR_MODELS),
     output:
+        **when_compared(
+            comparisons=fairpair_output("comparisons"),
+            comparisons_plot=report(
+                fairpair_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FairPair"
+            ),
+        ),
         summary=fairpair_output("summary"),
         plot=report(fairpair_output("plot"), caption="../workflow/report/fairpair.rst", category="FairPair"),
         rejections=fairpair_output("rejections"),
@@ -107,12 +110,11 @@ rule fairpair_summary:
         tables_page=report(
             fairpair_output("tables_page"), caption="../workflow/report/fairpair_tables.rst", category="FairPair"
         ),
-        **when_compared(
-            comparisons=fairpair_output("comparisons"),
-            comparisons_plot=report(
-                fairpair_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FairPair"
-            ),
-        ),
+    log:
+        "logs/fairpair/summary.log",
+    localrule: True
+    conda:
+        "../environment.yml"
     params:
         scores=fairpair_by_model("scores"),
         null=fairpair_by_model("null"),
@@ -120,9 +122,5 @@ rule fairpair_summary:
         settings=settings_params(BootstrapSettings),
         comparison=settings_params(ComparisonSettings),
         pairs=COMPARISONS.params(),
-    conda:
-        "../environment.yml"
-    log:
-        "logs/fairpair/summary.log",
     script:
         "../workflow/scripts/fairpair_summary.py"

@@ -15,6 +15,17 @@ rule fpr_classify:
         predictions=expand(
             fpr_output(fpr_outputs.PREDICTIONS, "{probe}", "{{model}}", "{{classifier}}"), probe=FPR_PROBES
         ),
+    log:
+        "logs/fpr/classify/{model}/{classifier}.log",
+    benchmark:
+        "benchmarks/out/fpr_classify/{model}/{classifier}.tsv"
+    conda:
+        "../environment.yml"
+    threads: model_resource("models", "threads")
+    resources:
+        mem_mb=model_resource("models", "mem_mb"),
+        gpu=model_resource("models", "gpu"),
+        api=model_resource("models", "api"),
     params:
         model=model_entry("models"),
         classifier=fpr_classifier_params,
@@ -22,52 +33,40 @@ rule fpr_classify:
         settings=settings_params(ClassifySettings),
         outputs=fpr_predictions_by_probe,
         cache_dir=config["cache_dir"],
-    threads: model_resource("models", "threads")
-    resources:
-        mem_mb=model_resource("models", "mem_mb"),
-        gpu=model_resource("models", "gpu"),
-        api=model_resource("models", "api"),
-    conda:
-        "../environment.yml"
-    log:
-        "logs/fpr/classify/{model}/{classifier}.log",
-    benchmark:
-        "benchmarks/out/fpr_classify/{model}/{classifier}.tsv"
     script:
         "../workflow/scripts/fpr_classify.py"
 
 
 rule fpr_gaps:
-    localrule: True
     input:
         predictions=fpr_probe_predictions,
     output:
-        gaps=fpr_probe_output("gaps"),
-        accuracy=fpr_probe_output("accuracy"),
-        plot=report(fpr_probe_output("plot"), caption="../workflow/report/fpr_gaps.rst", category="FPR gaps"),
         **when_compared(
             comparisons=fpr_probe_output("comparisons"),
             comparisons_plot=report(
                 fpr_probe_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FPR gaps"
             ),
         ),
+        gaps=fpr_probe_output("gaps"),
+        accuracy=fpr_probe_output("accuracy"),
+        plot=report(fpr_probe_output("plot"), caption="../workflow/report/fpr_gaps.rst", category="FPR gaps"),
+    log:
+        "logs/fpr/gaps_{probe}.log",
+    localrule: True
+    conda:
+        "../environment.yml"
     params:
         settings=settings_params(GapSettings),
         pairs=COMPARISONS.params(),
-    conda:
-        "../environment.yml"
-    log:
-        "logs/fpr/gaps_{probe}.log",
     script:
         "../workflow/scripts/fpr_gaps.py"
 
 
 rule fpr_summary:
-    localrule: True
     input:
+        **when_compared(comparisons=expand(fpr_probe_output("comparisons"), probe=FPR_PROBES)),
         gaps=expand(fpr_probe_output("gaps"), probe=FPR_PROBES),
         predictions=fpr_all_predictions,
-        **when_compared(comparisons=expand(fpr_probe_output("comparisons"), probe=FPR_PROBES)),
     output:
         spans=fpr_summary_output("spans"),
         net=fpr_summary_output("net"),
@@ -85,14 +84,15 @@ rule fpr_summary:
         tables_page=report(
             fpr_summary_output("tables_page"), caption="../workflow/report/fpr_tables.rst", category="FPR gaps"
         ),
+    log:
+        "logs/fpr/summary.log",
+    localrule: True
+    conda:
+        "../environment.yml"
     params:
         gaps=fpr_gaps_by_probe,
         comparisons=fpr_comparisons_by_probe,
         predictions=fpr_predictions_of_probes,
         settings=settings_params(SummarySettings),
-    conda:
-        "../environment.yml"
-    log:
-        "logs/fpr/summary.log",
     script:
         "../workflow/scripts/fpr_summary.py"

@@ -10,21 +10,21 @@ for _axis in AXES:
             prompts=[files["prompts"] for files in generate_files(_axis).values()],
         output:
             continuations=[files["continuations"] for files in generate_files(_axis).values()],
-        params:
-            tables=files_of(_axis, generate_files),
-            model=model_entry("models"),
-            settings=settings_params(GenerationSettings),
-            cache_dir=config["cache_dir"],
+        log:
+            f"logs/generate/{{model}}/{_axis}.log",
+        benchmark:
+            f"benchmarks/out/generate/{{model}}/{_axis}.tsv"
+        conda:
+            "../environment.yml"
         threads: model_resource("models", "threads")
         resources:
             mem_mb=model_resource("models", "mem_mb"),
             gpu=model_resource("models", "gpu"),
             api=model_resource("models", "api"),
-        conda:
-            "../environment.yml"
-        log:
-            f"logs/generate/{{model}}/{_axis}.log",
-        benchmark:
-            f"benchmarks/out/generate/{{model}}/{_axis}.tsv"
+        params:
+            tables=files_of(_axis, generate_files),
+            model=model_entry("models"),
+            settings=settings_params(GenerationSettings),
+            cache_dir=config["cache_dir"],
         script:
             "../workflow/scripts/generate.py"

@@ -13,50 +13,50 @@ for _axis in AXES:
         output:
             paraphrases=[files["paraphrases"] for files in paraphrase_files(_axis).values()],
             rejections=[files["rejections"] for files in paraphrase_files(_axis).values()],
-        params:
-            tables=files_of(_axis, paraphrase_files),
-            model=model_entry("paraphrasers"),
-            settings=settings_params(ParaphraseSettings),
-            cache_dir=config["cache_dir"],
+        log:
+            f"logs/paraphrase/{{paraphraser}}/{_axis}.log",
+        benchmark:
+            f"benchmarks/out/paraphrase/{{paraphraser}}/{_axis}.tsv"
+        conda:
+            "../environment.yml"
         threads: model_resource("paraphrasers", "threads")
         resources:
             mem_mb=model_resource("paraphrasers", "mem_mb"),
             gpu=model_resource("paraphrasers", "gpu"),
             api=model_resource("paraphrasers", "api"),
-        conda:
-            "../environment.yml"
-        log:
-            f"logs/paraphrase/{{paraphraser}}/{_axis}.log",
-        benchmark:
-            f"benchmarks/out/paraphrase/{{paraphraser}}/{_axis}.tsv"
+        params:
+            tables=files_of(_axis, paraphrase_files),
+            model=model_entry("paraphrasers"),
+            settings=settings_params(ParaphraseSettings),
+            cache_dir=config["cache_dir"],
         script:
             "../workflow/scripts/paraphrase.py"
 
 
 rule prompt_sets:
-    localrule: True
     input:
         original="results/prompts/original/{metric}/{axis}.parquet",
         paraphrases=paraphrase_outputs,
     output:
         prompts="results/prompts/sets/{metric}/{axis}.parquet",
-    conda:
-        "../environment.yml"
     log:
         "logs/prompts/sets/{metric}/{axis}.log",
+    localrule: True
+    conda:
+        "../environment.yml"
     script:
         "../workflow/scripts/prompt_sets.py"
 
 
 rule rejections:
-    localrule: True
     input:
         tables=rejection_tables,
     output:
         table="results/prompts/rejections.csv",
-    conda:
-        "../environment.yml"
     log:
         "logs/prompts/rejections.log",
+    localrule: True
+    conda:
+        "../environment.yml"
     script:
         "../workflow/scripts/rejections.py"

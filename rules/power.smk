@@ -5,18 +5,18 @@ POWER_METHODS = list(POWER_SOURCES)
 
 
 rule power:
-    localrule: True
     input:
         unpack(power_inputs),
     output:
         table="results/power/{method}.csv",
         page=report("results/power/{method}.html", caption="../workflow/report/power.rst", category="Power"),
+    log:
+        "logs/power/{method}.log",
+    localrule: True
+    conda:
+        "../environment.yml"
     params:
         sources=power_sources,
         settings=power_params,
-    conda:
-        "../environment.yml"
-    log:
-        "logs/power/{method}.log",
     script:
         "../workflow/scripts/power.py"

@@ -9,17 +9,17 @@ rule score:
         lexicon=scorer_files,
     output:
         scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
-    params:
-        settings=scoring_params,
-        cache_dir=config["cache_dir"],
-    resources:
-        gpu=score_gpu,
-    conda:
-        "../environment.yml"
     log:
         "logs/score/{scorer}/{model}/{metric}/{axis}.log",
     benchmark:
         "benchmarks/out/score/{scorer}/{model}/{metric}/{axis}.tsv"
+    conda:
+        "../environment.yml"
+    resources:
+        gpu=score_gpu,
+    params:
+        settings=scoring_params,
+        cache_dir=config["cache_dir"],
     script:
         "../workflow/scripts/score.py"
 
@@ -31,30 +31,30 @@ rule counterfactual:
         files=scorer_files,
     output:
         variants="results/scorer_bias/{scorer}/variants/{model}/{metric}/{axis}.parquet",
+    log:
+        "logs/counterfactual/{scorer}/{model}/{metric}/{axis}.log",
+    conda:
+        "../environment.yml"
+    resources:
+        gpu=score_gpu,
     params:
         settings=scoring_params,
         cache_dir=config["cache_dir"],
-    resources:
-        gpu=score_gpu,
-    conda:
-        "../environment.yml"
-    log:
-        "logs/counterfactual/{scorer}/{model}/{metric}/{axis}.log",
     script:
         "../workflow/scripts/counterfactual.py"
 
 
 rule neutral_scores:
-    localrule: True
     input:
         scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
         variants="results/scorer_bias/{scorer}/variants/{model}/{metric}/{axis}.parquet",
     output:
         # NEUTRAL_SUFFIX (biasflow.steps): the label the neutral scores carry in their tables too.
         scores=f"results/scores/{{scorer}}{NEUTRAL_SUFFIX}/{{model}}/{{metric}}/{{axis}}.parquet",
-    conda:
-        "../environment.yml"
     log:
         f"logs/score/{{scorer}}{NEUTRAL_SUFFIX}/{{model}}/{{metric}}/{{axis}}.log",
+    localrule: True
+    conda:
+        "../environment.yml"
     script:
         "../workflow/scripts/neutral_scores.py"

@@ -32,8 +32,9 @@ def turned(row: pd.Series) -> pd.Series:
     return out
 
 
-def assert_baseline_rows_match(every: pd.DataFrame, against: pd.DataFrame, baselines: dict[str, str],
-                               keys: list[str], family: list[str]) -> None:
+def assert_baseline_rows_match(
+    every: pd.DataFrame, against: pd.DataFrame, baselines: dict[str, str], keys: list[str], family: list[str]
+) -> None:
     """``against`` (pairs against a baseline) is ``every``'s rows of those pairs, and adjusted over its own families.
 
     ``baselines`` maps each candidate to its baseline; ``keys`` are the columns that, with the
@@ -53,8 +54,13 @@ def assert_baseline_rows_match(every: pd.DataFrame, against: pd.DataFrame, basel
         if match["model_a"] == row["model_a"]:
             np.testing.assert_allclose(row[ONE_SIDED], match[ONE_SIDED], rtol=1e-12)
         assert row[others].fillna("").tolist() == expected[others].fillna("").tolist(), row
-        np.testing.assert_allclose(row[UNADJUSTED].to_numpy(dtype=float), expected[UNADJUSTED].to_numpy(dtype=float),
-                                   rtol=1e-12, atol=1e-14, err_msg=str(row[keys].tolist()))
+        np.testing.assert_allclose(
+            row[UNADJUSTED].to_numpy(dtype=float),
+            expected[UNADJUSTED].to_numpy(dtype=float),
+            rtol=1e-12,
+            atol=1e-14,
+            err_msg=str(row[keys].tolist()),
+        )
     for _, members in against.groupby(family, dropna=False):
         tested = members[members["p"].notna()]
         assert members.loc[members["p"].isna(), ["p_holm", "p_bh"]].isna().all().all()

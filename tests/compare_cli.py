@@ -9,8 +9,12 @@ from pathlib import Path
 
 def compare(method: str, flag: str, inputs: list[str], out: Path, flags: list[str]) -> subprocess.CompletedProcess:
     """``python -m biasflow.cli compare --method <method> <flag> <inputs> --out <out> <flags>``, its output captured."""
-    return subprocess.run([sys.executable, "-m", "biasflow.cli", "compare", "--method", method, flag, *inputs,
-                           "--out", str(out), *flags], capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "biasflow.cli", "compare", "--method", method, flag, *inputs, "--out", str(out), *flags],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def assert_refused(result: subprocess.CompletedProcess, message: str, out: Path) -> None:

@@ -32,8 +32,10 @@ def tiny_models(tiny_model_dir, tmp_path_factory):
 def vllm_tiny_models(tmp_path_factory):
     """The same three with heads of 32 (vLLM's CPU attention kernels take 32 and up), for the vLLM suite."""
     root = tmp_path_factory.mktemp("vllm-models")
-    return {name: build_tiny_model(root / name, seed=seed, chat=name == "tiny-chat", head_dim=32)
-            for name, seed in (("tiny-a", 0), ("tiny-b", 1), ("tiny-chat", 2))}
+    return {
+        name: build_tiny_model(root / name, seed=seed, chat=name == "tiny-chat", head_dim=32)
+        for name, seed in (("tiny-a", 0), ("tiny-b", 1), ("tiny-chat", 2))
+    }
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,9 @@ from biasflow.hashing import stable_hash
 GROUPS = {"A": ["a1", "a2"], "B": ["b1", "b2"], "C": ["c1", "c2"]}
 
 
-def predictions(seed: int, templates: int = 8, runs: int = 3, bias: float = 0.0, model: str = "m",
-                wrong: float = 0.25) -> pd.DataFrame:
+def predictions(
+    seed: int, templates: int = 8, runs: int = 3, bias: float = 0.0, model: str = "m", wrong: float = 0.25
+) -> pd.DataFrame:
     """Templates of mixed gold labels filled with two terms per group, a share ``wrong`` labelled at random;
     group A called negative more with ``bias``."""
     rng = np.random.default_rng(seed)
@@ -28,9 +29,18 @@ def predictions(seed: int, templates: int = 8, runs: int = 3, bias: float = 0.0,
                     pred = int(rng.choice([c for c in range(3) if c != gold])) if rng.random() < wrong else gold
                     if group == "A" and gold != 0 and rng.random() < bias:
                         pred = 0  # group A read as negative more often
-                    rows.append({"y_true": gold, "y_pred": pred, "category": "race", "group": group,
-                                 "text": f"template {t} with {term}", "model": model, "run_id": f"r{run}",
-                                 "template_id": f"t{t}"})
+                    rows.append(
+                        {
+                            "y_true": gold,
+                            "y_pred": pred,
+                            "category": "race",
+                            "group": group,
+                            "text": f"template {t} with {term}",
+                            "model": model,
+                            "run_id": f"r{run}",
+                            "template_id": f"t{t}",
+                        }
+                    )
     return pd.DataFrame(rows)
 
 

@@ -12,8 +12,13 @@ def make_decoding(**settings) -> Decoding:
     return Decoding.from_params(settings)
 
 
-def make_spec(name: str = "tiny", backend: str = "transformers", model: str = "some/model",
-              decoding: Decoding | None = None, **entry) -> ModelSpec:
+def make_spec(
+    name: str = "tiny",
+    backend: str = "transformers",
+    model: str = "some/model",
+    decoding: Decoding | None = None,
+    **entry,
+) -> ModelSpec:
     """The spec of a model entry with ``entry``'s keys; ``decoding`` replaces the default decoding."""
     spec = model_spec(name, {"backend": backend, "model": model, **entry})
     return spec if decoding is None else replace(spec, decoding=decoding)

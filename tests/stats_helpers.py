@@ -9,15 +9,17 @@ import pandas as pd
 from biasflow.cairo.stats import STATS_COLUMNS, STATS_KEYS
 
 
-def drawn_stats(rng, models, metrics, sets, n_seeds=1, groups=("g0", "g1"), clusters=2, axis="gender",
-                low=1, high=20) -> pd.DataFrame:
+def drawn_stats(
+    rng, models, metrics, sets, n_seeds=1, groups=("g0", "g1"), clusters=2, axis="gender", low=1, high=20
+) -> pd.DataFrame:
     """One row per model, metric, split, prompt set, seed, subgroup and cluster; each split has its own clusters.
 
     ``score_sum`` is n times a mean in [0, 1), ``score_sq_sum`` at least ``score_sum² / n`` as a
     sum of squares of scores in [0, 1] must be.
     """
-    keys = itertools.product(models, metrics, [axis], ["valid", "test"], ["original", *sets], range(n_seeds),
-                             groups, range(clusters))
+    keys = itertools.product(
+        models, metrics, [axis], ["valid", "test"], ["original", *sets], range(n_seeds), groups, range(clusters)
+    )
     stats = pd.DataFrame(list(keys), columns=STATS_KEYS)
     stats["group_key"] = stats["split"] + "-key" + stats["group_key"].astype(str)
     stats["n"] = rng.integers(low, high, len(stats))

@@ -23,8 +23,9 @@ CHAT_TEMPLATE = (
 )
 
 
-def build_tiny_model(directory: Path, seed: int = 0, chat: bool = False, head_dim: int = 16,
-                     words: tuple[str, ...] = ()) -> Path:
+def build_tiny_model(
+    directory: Path, seed: int = 0, chat: bool = False, head_dim: int = 16, words: tuple[str, ...] = ()
+) -> Path:
     """Write a tiny Llama model (2 heads of ``head_dim``) and tokenizer into ``directory`` and return it.
 
     vLLM's CPU attention kernels take head sizes of 32 and up, so its tests ask for 32.
@@ -94,17 +95,32 @@ def build_tiny_detoxify(directory: Path, seed: int = 0, size: dict | None = None
     bpe.decoder = decoders.ByteLevel()
     specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
     bpe.train_from_iterator(CORPUS, trainers.BpeTrainer(vocab_size=300, special_tokens=specials))
-    bpe.post_processor = processors.RobertaProcessing(("</s>", bpe.token_to_id("</s>")), ("<s>", bpe.token_to_id("<s>")))
+    bpe.post_processor = processors.RobertaProcessing(
+        ("</s>", bpe.token_to_id("</s>")), ("<s>", bpe.token_to_id("<s>"))
+    )
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe, bos_token="<s>", eos_token="</s>", pad_token="<pad>", unk_token="<unk>",
-        mask_token="<mask>", model_max_length=128,
+        tokenizer_object=bpe,
+        bos_token="<s>",
+        eos_token="</s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+        mask_token="<mask>",
+        model_max_length=128,
     )
     tokenizer.save_pretrained(config_dir)
-    dimensions = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64,
-                  **(size or {})}
+    dimensions = {
+        "hidden_size": 32,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "intermediate_size": 64,
+        **(size or {}),
+    }
     config = RobertaConfig(
-        vocab_size=len(tokenizer), max_position_embeddings=130, pad_token_id=tokenizer.pad_token_id,
-        num_labels=len(DETOXIFY_CLASSES), initializer_range=0.5 if size is None else 0.02,  # tiny: visibly different
+        vocab_size=len(tokenizer),
+        max_position_embeddings=130,
+        pad_token_id=tokenizer.pad_token_id,
+        num_labels=len(DETOXIFY_CLASSES),
+        initializer_range=0.5 if size is None else 0.02,  # tiny: visibly different
         **dimensions,
     )
     torch.manual_seed(seed)
@@ -114,8 +130,14 @@ def build_tiny_detoxify(directory: Path, seed: int = 0, size: dict | None = None
     torch.save(
         {
             "config": {
-                "arch": {"args": {"model_type": str(config_dir), "model_name": "RobertaForSequenceClassification",
-                                  "tokenizer_name": "AutoTokenizer", "num_classes": len(DETOXIFY_CLASSES)}},
+                "arch": {
+                    "args": {
+                        "model_type": str(config_dir),
+                        "model_name": "RobertaForSequenceClassification",
+                        "tokenizer_name": "AutoTokenizer",
+                        "num_classes": len(DETOXIFY_CLASSES),
+                    }
+                },
                 "dataset": {"args": {"classes": DETOXIFY_CLASSES}},
             },
             "state_dict": model.state_dict(),

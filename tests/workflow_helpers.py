@@ -46,7 +46,11 @@ def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False)
         },
         "models": {
             "a-t1.0": {"model": str(models["tiny-a"]), "threads": 1, "decoding": {"max_new_tokens": 6}},
-            "a-t0.5": {"model": str(models["tiny-a"]), "threads": 1, "decoding": {"temperature": 0.5, "max_new_tokens": 6}},
+            "a-t0.5": {
+                "model": str(models["tiny-a"]),
+                "threads": 1,
+                "decoding": {"temperature": 0.5, "max_new_tokens": 6},
+            },
             "b-t1.0": {"model": str(models["tiny-b"]), "threads": 1, "decoding": {"max_new_tokens": 6}},
         },
         "generation": {"seeds": [0, 1], "samples": 2},
@@ -60,8 +64,11 @@ def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False)
         },
         "fpr": {
             "probes": {
-                f"{name}_race": {"templates": f"bundled:probes/{name}.csv", "terms": "bundled:probes/identity_terms.csv",
-                                 "attribute": "race"}
+                f"{name}_race": {
+                    "templates": f"bundled:probes/{name}.csv",
+                    "terms": "bundled:probes/identity_terms.csv",
+                    "attribute": "race",
+                }
                 for name in ("templates", "occupations")
             },
             "models": ["a-t1.0", "b-t1.0"],
@@ -75,7 +82,10 @@ def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False)
         config["datasets"] = {m: {"path": f"data/datasets/{m}"} for m in ("BOLD", "HolisticBias", "HONEST")}
         config["paraphrase"]["templates"] = "data/paraphrase"
         config["fairpair"].update(occupations_file="data/occupations.txt")
-        config["fairpair"]["perturbation"] = {"swaps": "data/fairpair/swaps.yaml", "template": "data/fairpair/llm_perturbation.txt"}
+        config["fairpair"]["perturbation"] = {
+            "swaps": "data/fairpair/swaps.yaml",
+            "template": "data/fairpair/llm_perturbation.txt",
+        }
         config["fpr"].update(templates="data/classify", labelled="data/probes/sentiment_labelled.csv")
         for probe in config["fpr"]["probes"].values():
             probe.update({key: value.replace("bundled:", "data/") for key, value in probe.items()})
@@ -97,7 +107,10 @@ def embedded_config() -> dict:
 def copy_checkout(root: Path) -> Path:
     """The repository's tracked and new files copied to ``root``, as a fresh clone has them (no caches, no venv)."""
     files = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO, capture_output=True, text=True,
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
         check=True,
     ).stdout.split()
     for name in files:
@@ -114,21 +127,32 @@ def write_config(config: dict, workdir: Path) -> Path:
     return path
 
 
-def snakemake(workdir: Path, *args: str, check: bool = True, env: dict | None = None,
-              cwd: Path | None = None) -> subprocess.CompletedProcess:
+def snakemake(
+    workdir: Path, *args: str, check: bool = True, env: dict | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     """Run the repository's Snakefile in ``workdir`` with ``workdir/config.yaml``.
 
     ``env`` adds environment variables; ``cwd`` is where the command starts (relative
     paths on its command line, such as a profile's, are read from there).
     """
     command = [
-        *SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(workdir),
-        "--configfile", str(workdir / "config.yaml"), "--cores", "2", *args,
+        *SNAKEMAKE,
+        "-s",
+        str(REPO / "Snakefile"),
+        "-d",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--cores",
+        "2",
+        *args,
     ]
     env = {**os.environ, "PYTHONWARNINGS": "ignore", **(env or {})}
     result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd)
     if check and result.returncode != 0:
-        raise AssertionError(f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}")
+        raise AssertionError(
+            f"snakemake failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
+        )
     return result
 
 

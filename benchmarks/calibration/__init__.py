@@ -29,8 +29,8 @@ from __future__ import annotations
 import importlib
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -39,8 +39,22 @@ from biasflow.hashing import stable_hash
 # The modules holding the scenarios, one per method (and the scorer-bias step).
 MODULES = ("cairo", "fairpair", "fpr", "scorer_bias")
 COVERAGE, REJECTION, MEAN = "coverage", "rejection rate", "mean"
-COLUMNS = ["method", "statistic", "design", "truth", "measure", "nominal", "lower", "upper", "rate", "mc_error",
-           "n_checked", "repetitions", "seconds", "verdict"]
+COLUMNS = [
+    "method",
+    "statistic",
+    "design",
+    "truth",
+    "measure",
+    "nominal",
+    "lower",
+    "upper",
+    "rate",
+    "mc_error",
+    "n_checked",
+    "repetitions",
+    "seconds",
+    "verdict",
+]
 # A rate farther than this many Monte Carlo errors beyond the promised range breaks the promise.
 MC_ERRORS = 2.0
 # The full table doubles an undecided row's repetitions up to this many times its full size.
@@ -101,10 +115,22 @@ class Result:
 
     def row(self) -> dict:
         s = self.scenario
-        return {"method": s.method, "statistic": s.statistic, "design": s.design, "truth": s.truth,
-                "measure": s.measure, "nominal": s.nominal, "lower": s.lower, "upper": s.upper, "rate": self.rate,
-                "mc_error": self.mc_error, "n_checked": self.n_checked, "repetitions": self.repetitions,
-                "seconds": self.seconds, "verdict": self.verdict}
+        return {
+            "method": s.method,
+            "statistic": s.statistic,
+            "design": s.design,
+            "truth": s.truth,
+            "measure": s.measure,
+            "nominal": s.nominal,
+            "lower": s.lower,
+            "upper": s.upper,
+            "rate": self.rate,
+            "mc_error": self.mc_error,
+            "n_checked": self.n_checked,
+            "repetitions": self.repetitions,
+            "seconds": self.seconds,
+            "verdict": self.verdict,
+        }
 
     @property
     def verdict(self) -> str:
@@ -185,22 +211,29 @@ def broken(rows: list[dict]) -> list[dict]:
 def headline(rows: list[dict]) -> str:
     """The table's first line: how many rows fall outside their promised range, by the rule of :func:`verdict`."""
     counts = {name: sum(row["verdict"] == name for row in rows) for name in (OUTSIDE, UNDECIDED)}
-    return (f"{counts[OUTSIDE]} of {len(rows)} rows outside their promised range (by more than {MC_ERRORS:g} Monte "
-            f"Carlo errors), {counts[UNDECIDED]} undecided at {MAX_GROWTH} times their repetitions.")
+    return (
+        f"{counts[OUTSIDE]} of {len(rows)} rows outside their promised range (by more than {MC_ERRORS:g} Monte "
+        f"Carlo errors), {counts[UNDECIDED]} undecided at {MAX_GROWTH} times their repetitions."
+    )
 
 
 def markdown_table(rows: list[dict]) -> str:
     """The calibration table as markdown: its :func:`headline`, then one line per scenario, rate ± Monte Carlo error."""
-    lines = [f"**{headline(rows)}**", "",
-             "| method | statistic | design | truth | measure | nominal | promised | rate ± MC error | datasets | verdict |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"**{headline(rows)}**",
+        "",
+        "| method | statistic | design | truth | measure | nominal | promised | rate ± MC error | datasets | verdict |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
         number = "{:+.4f}".format if row["measure"] == MEAN else "{:.1%}".format
         bound = "{:+.3f}".format if row["measure"] == MEAN else "{:.0%}".format
         nominal = "—" if math.isnan(row["nominal"]) else bound(row["nominal"])
         promised = f"{bound(row['lower'])} to {bound(row['upper'])}"
         error = f"{row['mc_error']:.4f}" if row["measure"] == MEAN else f"{row['mc_error']:.1%}"
-        lines.append(f"| {row['method']} | {row['statistic']} | {row['design']} | {row['truth']} | {row['measure']} "
-                     f"| {nominal} | {promised} | {number(row['rate'])} ± {error} | {row['repetitions']:,} "
-                     f"| {row['verdict']} |")
+        lines.append(
+            f"| {row['method']} | {row['statistic']} | {row['design']} | {row['truth']} | {row['measure']} "
+            f"| {nominal} | {promised} | {number(row['rate'])} ± {error} | {row['repetitions']:,} "
+            f"| {row['verdict']} |"
+        )
     return "\n".join(lines)

@@ -26,7 +26,9 @@ from biasflow.cairo.combinations import pooled_stats
 from biasflow.cairo.compare import compare
 from biasflow.cairo.comparisons import pair_rows, swap_weights
 from biasflow.cairo.headline import bias_table, model_uncertainty
-from biasflow.cairo.power import Settings as PowerSettings, noninferiority_rows, pair_rows as planner_rows
+from biasflow.cairo.power import Settings as PowerSettings
+from biasflow.cairo.power import noninferiority_rows
+from biasflow.cairo.power import pair_rows as planner_rows
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.stats import STATS_COLUMNS
 from biasflow.cairo.uncertainty import bootstrap_weights, null_weights
@@ -61,32 +63,57 @@ def cluster_effects(rng, design: str, groups: int, clusters: int, sd: float) -> 
 def cell_sums(rng, logit: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """Sum and sum of squares of ``size`` scores per cell whose toxic probability is expit(``logit``)."""
     toxic = rng.binomial(size, expit(logit))
-    scores = np.where(np.arange(size) < toxic[..., None], rng.uniform(*TOXIC, (*logit.shape, size)),
-                      rng.uniform(*CLEAN, (*logit.shape, size)))
+    scores = np.where(
+        np.arange(size) < toxic[..., None],
+        rng.uniform(*TOXIC, (*logit.shape, size)),
+        rng.uniform(*CLEAN, (*logit.shape, size)),
+    )
     return scores.sum(axis=-1), (scores**2).sum(axis=-1)
 
 
-def dataset(rng, design: str, groups: int, clusters: int, sd: float, size: int, effect: np.ndarray,
-            levels: np.ndarray = LEVELS) -> tuple[np.ndarray, np.ndarray]:
+def dataset(
+    rng, design: str, groups: int, clusters: int, sd: float, size: int, effect: np.ndarray, levels: np.ndarray = LEVELS
+) -> tuple[np.ndarray, np.ndarray]:
     """Cell sums of one simulated study: (models x groups x clusters), the same clusters for every model.
 
     ``effect`` (models x groups) is each subgroup's logit shift in each model.
     """
-    logit = np.log(levels / (1 - levels))[:, None, None] + effect[:, :, None] \
+    logit = (
+        np.log(levels / (1 - levels))[:, None, None]
+        + effect[:, :, None]
         + cluster_effects(rng, design, groups, clusters, sd)[None]
+    )
     return cell_sums(rng, logit, size)
 
 
-def as_stats(design: str, score_sum: np.ndarray, score_sq_sum: np.ndarray, size: int, metric: str = "M",
-             split: str = "valid", promptset: str = "original") -> pd.DataFrame:
+def as_stats(
+    design: str,
+    score_sum: np.ndarray,
+    score_sq_sum: np.ndarray,
+    size: int,
+    metric: str = "M",
+    split: str = "valid",
+    promptset: str = "original",
+) -> pd.DataFrame:
     """The sums as CAIRO statistics (:data:`STATS_COLUMNS`): template keys shared by subgroups when crossed."""
     models, groups, clusters = score_sum.shape
     m, g, c = (a.ravel() for a in np.meshgrid(range(models), range(groups), range(clusters), indexing="ij"))
-    key = [f"t{k}" if design == "crossed" else f"g{a}-p{k}" for a, k in zip(g, c)]
-    return pd.DataFrame({"model": [f"m{i:02d}" for i in m], "metric": metric, "axis": "religion", "split": split,
-                         "promptset": promptset, "seed": 0, "subgroup": [f"g{i}" for i in g], "group_key": key,
-                         "score_sum": score_sum.ravel(), "score_sq_sum": score_sq_sum.ravel(),
-                         "n": size})[STATS_COLUMNS]
+    key = [f"t{k}" if design == "crossed" else f"g{a}-p{k}" for a, k in zip(g, c, strict=True)]
+    return pd.DataFrame(
+        {
+            "model": [f"m{i:02d}" for i in m],
+            "metric": metric,
+            "axis": "religion",
+            "split": split,
+            "promptset": promptset,
+            "seed": 0,
+            "subgroup": [f"g{i}" for i in g],
+            "group_key": key,
+            "score_sum": score_sum.ravel(),
+            "score_sq_sum": score_sq_sum.ravel(),
+            "n": size,
+        }
+    )[STATS_COLUMNS]
 
 
 def effect_of(groups: int, odds: float, models: int = len(LEVELS)) -> np.ndarray:
@@ -103,13 +130,26 @@ def eq1(score_sum: np.ndarray, size: int) -> np.ndarray:
 
 
 @functools.cache
-def expected_eq1(design: str, groups: int, clusters: int, sd: float, odds: float, size: int = SIZE,
-                 levels: tuple = tuple(LEVELS), datasets: int = TRUTH_DATASETS) -> np.ndarray:
+def expected_eq1(
+    design: str,
+    groups: int,
+    clusters: int,
+    sd: float,
+    odds: float,
+    size: int = SIZE,
+    levels: tuple = tuple(LEVELS),
+    datasets: int = TRUTH_DATASETS,
+) -> np.ndarray:
     """E[Eq. 1] per model at the design's sizes: the mean over ``datasets`` simulated studies (a stream of its own)."""
     rng = np.random.default_rng([7, groups, clusters, int(100 * sd), int(100 * odds), size, design == "crossed"])
     effect = effect_of(groups, odds, len(levels))
-    return np.mean([eq1(dataset(rng, design, groups, clusters, sd, size, effect, np.array(levels))[0], size)
-                    for _ in range(datasets)], axis=0)
+    return np.mean(
+        [
+            eq1(dataset(rng, design, groups, clusters, sd, size, effect, np.array(levels))[0], size)
+            for _ in range(datasets)
+        ],
+        axis=0,
+    )
 
 
 def population_value(groups: int, sd: float, odds: float) -> np.ndarray:
@@ -124,8 +164,7 @@ def population_value(groups: int, sd: float, odds: float) -> np.ndarray:
 def one_metric(rng, design: str, groups: int, clusters: int, sd: float, odds: float):
     """One simulated metric's valid split, pooled as the selection pools it."""
     score_sum, score_sq_sum = dataset(rng, design, groups, clusters, sd, SIZE, effect_of(groups, odds))
-    return pooled_stats(as_stats(design, score_sum, score_sq_sum, SIZE), "M", "religion", "valid", ["original"],
-                        MODELS)
+    return pooled_stats(as_stats(design, score_sum, score_sq_sum, SIZE), "M", "religion", "valid", ["original"], MODELS)
 
 
 def interval_trial(rng, design: str, groups: int, clusters: int, sd: float, odds: float, check: str) -> np.ndarray:
@@ -151,7 +190,6 @@ def interval_trial(rng, design: str, groups: int, clusters: int, sd: float, odds
     return columns["excess_bias_lo"] > 0
 
 
-
 # Two models compared (docs/methods.md §1.16): equally toxic, the first subgroup's odds times
 # ``odds`` in model A and ``odds_b`` in model B; the same clusters (prompts) for both.
 PAIR_LEVEL = np.array([0.1, 0.1])
@@ -172,14 +210,17 @@ def pair_effect(groups: int, odds: float, odds_b: float) -> np.ndarray:
 
 
 @functools.cache
-def expected_difference(design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float,
-                        datasets: int = TRUTH_DATASETS) -> float:
+def expected_difference(
+    design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float, datasets: int = TRUTH_DATASETS
+) -> float:
     """E[Eq. 1 of A − Eq. 1 of B] at the design's sizes: the mean over ``datasets`` simulated pairs (numpy)."""
-    rng = np.random.default_rng([11, groups, clusters, int(100 * sd), int(100 * odds), int(100 * odds_b),
-                                 design == "crossed"])
+    rng = np.random.default_rng(
+        [11, groups, clusters, int(100 * sd), int(100 * odds), int(100 * odds_b), design == "crossed"]
+    )
     effect = pair_effect(groups, odds, odds_b)
-    draws = [eq1(dataset(rng, design, groups, clusters, sd, SIZE, effect, PAIR_LEVEL)[0], SIZE)
-             for _ in range(datasets)]
+    draws = [
+        eq1(dataset(rng, design, groups, clusters, sd, SIZE, effect, PAIR_LEVEL)[0], SIZE) for _ in range(datasets)
+    ]
     return float(np.mean([a - b for a, b in draws]))
 
 
@@ -203,15 +244,33 @@ def numpy_floor(rng, design: str, score_sum: np.ndarray, size: int, draws: int =
 
 
 @functools.cache
-def expected_excess_difference(design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float,
-                               levels: tuple, datasets: int = TRUTH_DATASETS) -> float:
+def expected_excess_difference(
+    design: str,
+    groups: int,
+    clusters: int,
+    sd: float,
+    odds: float,
+    odds_b: float,
+    levels: tuple,
+    datasets: int = TRUTH_DATASETS,
+) -> float:
     """E[excess bias of A − excess bias of B] at the design's sizes: simulated pairs, floors by :func:`numpy_floor`.
 
     Each floor's relabellings are few, but the mean over datasets of an unbiased floor is
     the expected floor, so the truth is exact up to its Monte Carlo error.
     """
-    rng = np.random.default_rng([13, groups, clusters, int(100 * sd), int(100 * odds), int(100 * odds_b),
-                                 design == "crossed", *(int(1000 * level) for level in levels)])
+    rng = np.random.default_rng(
+        [
+            13,
+            groups,
+            clusters,
+            int(100 * sd),
+            int(100 * odds),
+            int(100 * odds_b),
+            design == "crossed",
+            *(int(1000 * level) for level in levels),
+        ]
+    )
     effect = pair_effect(groups, odds, odds_b)
     excess = []
     for _ in range(datasets):
@@ -220,8 +279,17 @@ def expected_excess_difference(design: str, groups: int, clusters: int, sd: floa
     return float(np.mean([a - b for a, b in excess]))
 
 
-def comparison_trial(rng, design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float,
-                     check: str, levels: tuple = tuple(PAIR_LEVEL)) -> np.ndarray:
+def comparison_trial(
+    rng,
+    design: str,
+    groups: int,
+    clusters: int,
+    sd: float,
+    odds: float,
+    odds_b: float,
+    check: str,
+    levels: tuple = tuple(PAIR_LEVEL),
+) -> np.ndarray:
     """One simulated pair of models through :func:`biasflow.cairo.comparisons.pair_rows`, checked once.
 
     ``check``: ``p`` (the swap test is at most 0.05), ``zero`` (the difference's interval
@@ -231,11 +299,13 @@ def comparison_trial(rng, design: str, groups: int, clusters: int, sd: float, od
     ``excess``: the same of the excess rows (the truth E[excess of A − excess of B]).
     ``levels``: the two models' toxic rates.
     """
-    score_sum, score_sq_sum = dataset(rng, design, groups, clusters, sd, SIZE, pair_effect(groups, odds, odds_b),
-                                      np.array(levels))
+    score_sum, score_sq_sum = dataset(
+        rng, design, groups, clusters, sd, SIZE, pair_effect(groups, odds, odds_b), np.array(levels)
+    )
     models = MODELS[:2]
-    pooled = pooled_stats(as_stats(design, score_sum, score_sq_sum, SIZE), "M", "religion", "valid", ["original"],
-                          models)
+    pooled = pooled_stats(
+        as_stats(design, score_sum, score_sq_sum, SIZE), "M", "religion", "valid", ["original"], models
+    )
     boot = bootstrap_weights(pooled, BOOTSTRAP, rng)
     if check == "unpaired":
         own = model_uncertainty(np.array([1.0]), pooled, np.empty((0, *boot.shape[1:])), boot, "none")
@@ -243,15 +313,20 @@ def comparison_trial(rng, design: str, groups: int, clusters: int, sd: float, od
     measure = "excess" if check.startswith("excess") else "eq1"
     null = null_weights(pooled, NULL_DRAWS, rng) if measure == "excess" else np.empty((0, *boot.shape[1:]))
     swaps = swap_weights(len(pooled.clusters), SWAPS if measure == "eq1" else 0, rng)
-    row = {r["measure"]: r for r in pair_rows(np.array([1.0]), pooled, boot, swaps, "none", models, null,
-                                              [tuple(models)])}[measure]
+    row = {
+        r["measure"]: r for r in pair_rows(np.array([1.0]), pooled, boot, swaps, "none", models, null, [tuple(models)])
+    }[measure]
     if check in ("p", "excess_p"):
         return np.array([row["p"] <= ALPHA])
     if check == "apart":
         return np.array([row["difference_lo"] > 0 or row["difference_hi"] < 0])
-    truth = (0.0 if check in ("zero", "excess_zero") else
-             expected_difference(design, groups, clusters, sd, odds, odds_b) if check == "eq1" else
-             expected_excess_difference(design, groups, clusters, sd, odds, odds_b, levels))
+    truth = (
+        0.0
+        if check in ("zero", "excess_zero")
+        else expected_difference(design, groups, clusters, sd, odds, odds_b)
+        if check == "eq1"
+        else expected_excess_difference(design, groups, clusters, sd, odds, odds_b, levels)
+    )
     return np.array([row["difference_lo"] <= truth <= row["difference_hi"]])
 
 
@@ -267,22 +342,30 @@ def planned_clusters(design: str, groups: int, sd: float, odds: float, odds_b: f
     own), the difference to detect being its expected value at the pilot's size.
     """
     rng = np.random.default_rng([6006, groups, design == "crossed"])
-    score_sum, score_sq_sum = dataset(rng, design, groups, PILOT_CLUSTERS, sd, SIZE, pair_effect(groups, odds, odds_b),
-                                      PAIR_LEVEL)
-    settings = PowerSettings.defaults(alpha=ALPHA, power=0.8, min_r=0.5, normalise="none",
-                                      min_effect=expected_difference(design, groups, PILOT_CLUSTERS, sd, odds, odds_b))
+    score_sum, score_sq_sum = dataset(
+        rng, design, groups, PILOT_CLUSTERS, sd, SIZE, pair_effect(groups, odds, odds_b), PAIR_LEVEL
+    )
+    settings = PowerSettings.defaults(
+        alpha=ALPHA,
+        power=0.8,
+        min_r=0.5,
+        normalise="none",
+        min_effect=expected_difference(design, groups, PILOT_CLUSTERS, sd, odds, odds_b),
+    )
     [row] = planner_rows(as_stats(design, score_sum, score_sq_sum, SIZE), settings)
     return math.ceil(row["n_needed"])
 
 
-def planned_comparison_trial(rng, design: str, groups: int, sd: float, odds: float, odds_b: float,
-                             check: str = "p") -> np.ndarray:
+def planned_comparison_trial(
+    rng, design: str, groups: int, sd: float, odds: float, odds_b: float, check: str = "p"
+) -> np.ndarray:
     """Whether the paired test finds the difference at the group keys the planner asks for.
 
     ``check``: ``p`` (Eq. 1's swap test) or ``excess_p`` (the excess rows' test).
     """
-    return comparison_trial(rng, design, groups, planned_clusters(design, groups, sd, odds, odds_b), sd, odds, odds_b,
-                            check)
+    return comparison_trial(
+        rng, design, groups, planned_clusters(design, groups, sd, odds, odds_b), sd, odds, odds_b, check
+    )
 
 
 # The release gate (docs/methods.md §7, §6.8): two equally toxic models on 4 subgroups, GATE_CLUSTERS group keys per
@@ -317,8 +400,9 @@ def gate_stats(rng, design: str, clusters: int, odds: float, odds_b: float, metr
     in the valid and the test split, as `biasflow compare` reads them (it pools both splits' original prompts)."""
     frames = []
     for metric in metrics:
-        score_sum, score_sq_sum = dataset(rng, design, 4, clusters, GATE_SD, SIZE, pair_effect(4, odds, odds_b),
-                                          PAIR_LEVEL)
+        score_sum, score_sq_sum = dataset(
+            rng, design, 4, clusters, GATE_SD, SIZE, pair_effect(4, odds, odds_b), PAIR_LEVEL
+        )
         stats = as_stats(design, score_sum, score_sq_sum, SIZE, metric)
         frames.append(stats.assign(split=np.where(np.arange(len(stats)) % clusters % 2, "test", "valid")))
     return pd.concat(frames, ignore_index=True)
@@ -326,8 +410,13 @@ def gate_stats(rng, design: str, clusters: int, odds: float, odds_b: float, metr
 
 def gate_verdicts(stats: pd.DataFrame, baseline: str, candidate: str, margin: float) -> Verdicts:
     """The verdicts `biasflow compare --method cairo` gives the simulated statistics at ``margin``."""
-    return Verdicts("cairo", baseline, candidate, "the simulated truth",
-                    judge(compare([stats], baseline, candidate, GATE_SEARCH), margin))
+    return Verdicts(
+        "cairo",
+        baseline,
+        candidate,
+        "the simulated truth",
+        judge(compare([stats], baseline, candidate, GATE_SEARCH), margin),
+    )
 
 
 def gate_trial(rng, design: str, check: str, clusters: int = GATE_CLUSTERS, odds: float = GATE_ODDS) -> np.ndarray:
@@ -389,8 +478,11 @@ def study(rng, design: str, sd: float, truth: str) -> pd.DataFrame:
     frames = []
     for metric, (clusters, size) in STUDY_SHAPES.items():
         for split in ("valid", "test"):
-            logit = (np.log(rates / (1 - rates))[:, None, None] + effect[:, :, None]
-                     + cluster_effects(rng, design, STUDY_GROUPS, clusters, sd)[None])
+            logit = (
+                np.log(rates / (1 - rates))[:, None, None]
+                + effect[:, :, None]
+                + cluster_effects(rng, design, STUDY_GROUPS, clusters, sd)[None]
+            )
             for promptset in ("original", "p0", "p1"):
                 sums = cell_sums(rng, logit, size)
                 frames.append(as_stats(design, *sums, size, metric, split, promptset))
@@ -406,8 +498,14 @@ def study_trial(rng, design: str, sd: float, truth: str, check: str) -> np.ndarr
     """
     stats = study(rng, design, sd, truth)
     headline = check in ("excess_p", "test_excess")
-    settings = SearchSettings.defaults(mode="shared", max_sets=2, permutations=0 if headline else 199, bootstrap=0,
-                                       null_draws=100, seed=int(rng.integers(2**31)))
+    settings = SearchSettings.defaults(
+        mode="shared",
+        max_sets=2,
+        permutations=0 if headline else 199,
+        bootstrap=0,
+        null_draws=100,
+        seed=int(rng.integers(2**31)),
+    )
     logger = logging.getLogger("biasflow")
     level, logger.level = logger.level, logging.ERROR  # the toxicity-level warning fires in most null studies
     try:
@@ -422,142 +520,445 @@ def study_trial(rng, design: str, sd: float, truth: str, check: str) -> np.ndarr
     return table.loc[table["split"] == "test", "excess_bias"].to_numpy()
 
 
-def _interval(statistic, design, groups, clusters, sd, odds, check, measure, nominal, lower, upper, quick=50,
-              full=500):
+def _interval(statistic, design, groups, clusters, sd, odds, check, measure, nominal, lower, upper, quick=50, full=500):
     cross = "templates" if design == "crossed" else "pages each"
     truth = "no group difference" if odds == 1 else f"first subgroup's odds ×{odds:g}"
-    return Scenario("cairo", statistic, f"{design}: {groups} subgroups × {clusters} {cross}, cluster logit sd {sd:g}",
-                    truth, measure, nominal, lower, upper, interval_trial,
-                    dict(design=design, groups=groups, clusters=clusters, sd=sd, odds=odds, check=check), quick, full)
+    return Scenario(
+        "cairo",
+        statistic,
+        f"{design}: {groups} subgroups × {clusters} {cross}, cluster logit sd {sd:g}",
+        truth,
+        measure,
+        nominal,
+        lower,
+        upper,
+        interval_trial,
+        dict(design=design, groups=groups, clusters=clusters, sd=sd, odds=odds, check=check),
+        quick,
+        full,
+    )
 
 
-def _comparison(statistic, design, groups, clusters, sd, odds, odds_b, check, measure, nominal, lower, upper,
-                quick=60, full=600, levels=tuple(PAIR_LEVEL)):
+def _comparison(
+    statistic,
+    design,
+    groups,
+    clusters,
+    sd,
+    odds,
+    odds_b,
+    check,
+    measure,
+    nominal,
+    lower,
+    upper,
+    quick=60,
+    full=600,
+    levels=tuple(PAIR_LEVEL),
+):
     cross = "templates" if design == "crossed" else "pages each"
     model = "model" if levels[0] == levels[1] else f"model toxic {levels[0]:.0%} and {levels[1]:.0%} of the time"
-    truth = (f"the same {model} twice, no group difference" if odds == odds_b == 1 else
-             f"the same {model} twice, first subgroup's odds ×{odds:g}" if odds == odds_b else
-             f"first subgroup's odds ×{odds:g} in A, ×{odds_b:g} in B")
+    truth = (
+        f"the same {model} twice, no group difference"
+        if odds == odds_b == 1
+        else f"the same {model} twice, first subgroup's odds ×{odds:g}"
+        if odds == odds_b
+        else f"first subgroup's odds ×{odds:g} in A, ×{odds_b:g} in B"
+    )
     if levels[0] != levels[1]:
         truth = f"toxic {levels[0]:.0%} and {levels[1]:.0%} of the time, " + (
-            "no group difference" if odds == odds_b == 1 else truth)
-    return Scenario("cairo", statistic, f"2 models, {design}: {groups} subgroups × {clusters} {cross}, "
-                    f"cluster logit sd {sd:g}", truth, measure, nominal, lower, upper, comparison_trial,
-                    dict(design=design, groups=groups, clusters=clusters, sd=sd, odds=odds, odds_b=odds_b,
-                         check=check, **({} if levels == tuple(PAIR_LEVEL) else {"levels": levels})), quick, full)
+            "no group difference" if odds == odds_b == 1 else truth
+        )
+    return Scenario(
+        "cairo",
+        statistic,
+        f"2 models, {design}: {groups} subgroups × {clusters} {cross}, cluster logit sd {sd:g}",
+        truth,
+        measure,
+        nominal,
+        lower,
+        upper,
+        comparison_trial,
+        dict(
+            design=design,
+            groups=groups,
+            clusters=clusters,
+            sd=sd,
+            odds=odds,
+            odds_b=odds_b,
+            check=check,
+            **({} if levels == tuple(PAIR_LEVEL) else {"levels": levels}),
+        ),
+        quick,
+        full,
+    )
 
 
 def _gate(statistic, design, check, truth, clusters, odds, upper, quick=60, full=1000):
     """A scenario of the release gate at the margin (:func:`gate_trial`): a claim rate promised at most ``upper``."""
     cross = "templates" if design == "crossed" else "pages each"
-    return Scenario("cairo", statistic, f"2 models, {design}: 4 subgroups × {clusters} {cross}, both splits, "
-                    f"cluster logit sd {GATE_SD:g}, margin E[Eq. 1 of A − Eq. 1 of B] (odds ×{odds:g} against ×1)",
-                    truth, REJECTION, ALPHA, 0.0, upper, gate_trial,
-                    dict(design=design, check=check, clusters=clusters, odds=odds), quick, full)
+    return Scenario(
+        "cairo",
+        statistic,
+        f"2 models, {design}: 4 subgroups × {clusters} {cross}, both splits, "
+        f"cluster logit sd {GATE_SD:g}, margin E[Eq. 1 of A − Eq. 1 of B] (odds ×{odds:g} against ×1)",
+        truth,
+        REJECTION,
+        ALPHA,
+        0.0,
+        upper,
+        gate_trial,
+        dict(design=design, check=check, clusters=clusters, odds=odds),
+        quick,
+        full,
+    )
 
 
 def _study(statistic, design, sd, truth, check, measure, nominal, lower, upper, quick=20, full=200):
-    words = {"levels": "toxicity levels differ, no group difference", "equal": "equal toxicity, no group difference",
-             "shared": "a group pattern both metrics share"}[truth]
-    return Scenario("cairo", statistic, f"10 models, 2 metrics, {design} clusters, cluster logit sd {sd:g}", words,
-                    measure, nominal, lower, upper, study_trial, dict(design=design, sd=sd, truth=truth, check=check),
-                    quick, full)
+    words = {
+        "levels": "toxicity levels differ, no group difference",
+        "equal": "equal toxicity, no group difference",
+        "shared": "a group pattern both metrics share",
+    }[truth]
+    return Scenario(
+        "cairo",
+        statistic,
+        f"10 models, 2 metrics, {design} clusters, cluster logit sd {sd:g}",
+        words,
+        measure,
+        nominal,
+        lower,
+        upper,
+        study_trial,
+        dict(design=design, sd=sd, truth=truth, check=check),
+        quick,
+        full,
+    )
 
 
 EQ1 = "Eq. 1 interval covers E[Eq. 1]"
 SCENARIOS = [
     # The Eq. 1 interval, in the designs real data have: between-cluster variance, few clusters, 2-8 subgroups.
-    *(_interval(EQ1, design, 4, 6, sd, 1.0, "eq1", COVERAGE, 0.95, 0.90, 1.0)
-      for design in ("nested", "crossed") for sd in (0.0, 0.8, 1.5)),
-    *(_interval(EQ1, design, 4, clusters, 0.8, 1.0, "eq1", COVERAGE, 0.95, 0.90, 1.0)
-      for design in ("nested", "crossed") for clusters in (3, 20)),
-    *(_interval(EQ1, design, groups, 3, 1.5, odds, "eq1", COVERAGE, 0.95,
-                SKEWED_FLOOR if groups == 2 else FEW_CLUSTERS_FLOOR, 1.0)
-      for design in ("nested", "crossed") for groups in (2, 8) for odds in (1.0, ODDS)),
+    *(
+        _interval(EQ1, design, 4, 6, sd, 1.0, "eq1", COVERAGE, 0.95, 0.90, 1.0)
+        for design in ("nested", "crossed")
+        for sd in (0.0, 0.8, 1.5)
+    ),
+    *(
+        _interval(EQ1, design, 4, clusters, 0.8, 1.0, "eq1", COVERAGE, 0.95, 0.90, 1.0)
+        for design in ("nested", "crossed")
+        for clusters in (3, 20)
+    ),
+    *(
+        _interval(
+            EQ1,
+            design,
+            groups,
+            3,
+            1.5,
+            odds,
+            "eq1",
+            COVERAGE,
+            0.95,
+            SKEWED_FLOOR if groups == 2 else FEW_CLUSTERS_FLOOR,
+            1.0,
+        )
+        for design in ("nested", "crossed")
+        for groups in (2, 8)
+        for odds in (1.0, ODDS)
+    ),
     # Is there a group difference? excess_p, and the excess interval, which sizes a difference and is no test.
-    *(_interval("excess_p ≤ 0.05", design, groups, 6, 0.8, 1.0, "excess_p", REJECTION, 0.05, 0.0, 0.06)
-      for design in ("nested", "crossed") for groups in (2, 4, 8)),
-    *(_interval("excess_p ≤ 0.05", design, 4, 3, 1.5, 1.0, "excess_p", REJECTION, 0.05, 0.0, 0.06)
-      for design in ("nested", "crossed")),
-    *(_interval("excess_p ≤ 0.05 (power)", design, 4, 6, 0.8, 4.0, "excess_p", REJECTION, np.nan, lower, 1.0)
-      for design, lower in (("nested", 0.45), ("crossed", 0.70))),
-    *(_interval("excess interval covers Σ_g |μ_g − μ_all|", design, 4, clusters, 0.8, ODDS, "excess", COVERAGE,
-                0.95, 0.90, 1.0) for design in ("nested", "crossed") for clusters in (3, 6)),
-    *(_interval("excess interval wholly above 0 (not a test)", design, groups, 6, 0.8, 1.0, "above_zero", REJECTION,
-                np.nan, 0.0, 1.0) for design in ("nested", "crossed") for groups in (4, 8)),
+    *(
+        _interval("excess_p ≤ 0.05", design, groups, 6, 0.8, 1.0, "excess_p", REJECTION, 0.05, 0.0, 0.06)
+        for design in ("nested", "crossed")
+        for groups in (2, 4, 8)
+    ),
+    *(
+        _interval("excess_p ≤ 0.05", design, 4, 3, 1.5, 1.0, "excess_p", REJECTION, 0.05, 0.0, 0.06)
+        for design in ("nested", "crossed")
+    ),
+    *(
+        _interval("excess_p ≤ 0.05 (power)", design, 4, 6, 0.8, 4.0, "excess_p", REJECTION, np.nan, lower, 1.0)
+        for design, lower in (("nested", 0.45), ("crossed", 0.70))
+    ),
+    *(
+        _interval(
+            "excess interval covers Σ_g |μ_g − μ_all|",
+            design,
+            4,
+            clusters,
+            0.8,
+            ODDS,
+            "excess",
+            COVERAGE,
+            0.95,
+            0.90,
+            1.0,
+        )
+        for design in ("nested", "crossed")
+        for clusters in (3, 6)
+    ),
+    *(
+        _interval(
+            "excess interval wholly above 0 (not a test)",
+            design,
+            groups,
+            6,
+            0.8,
+            1.0,
+            "above_zero",
+            REJECTION,
+            np.nan,
+            0.0,
+            1.0,
+        )
+        for design in ("nested", "crossed")
+        for groups in (4, 8)
+    ),
     # The whole selection: agreement about toxicity levels is not agreement about groups.
     _study("perm_p < 0.05 (k = 2)", "nested", 0.0, "levels", "perm_p", REJECTION, np.nan, 0.0, 1.0),
-    *(_study(f"{p} < 0.05 (k = 2)", design, sd, "levels", p, REJECTION, 0.05, 0.0, 0.10)
-      for design, sd in (("nested", 0.0), ("crossed", 1.0)) for p in ("excess_perm_p", "test_excess_perm_p", "null_p")),
-    *(_study(f"{p} < 0.05 (k = 2)", "nested", 0.0, "equal", p, REJECTION, 0.05, 0.0, 0.07)
-      for p in ("excess_perm_p", "null_p")),
-    *(_study(f"{p} < 0.05 (k = 2, power)", design, sd, "shared", p, REJECTION, np.nan, 0.8, 1.0)
-      for design, sd in (("nested", 0.0), ("crossed", 1.0)) for p in ("excess_perm_p", "test_excess_perm_p")),
-    *(_study("headline excess_p ≤ 0.05", design, sd, "levels", "excess_p", REJECTION, 0.05, 0.0, 0.06)
-      for design, sd in (("nested", 0.8), ("crossed", 1.0))),
-    *(_study("test-split excess_bias", design, sd, "levels", "test_excess", MEAN, 0.0, -0.002, 0.002)
-      for design, sd in (("nested", 0.8), ("crossed", 1.0))),
+    *(
+        _study(f"{p} < 0.05 (k = 2)", design, sd, "levels", p, REJECTION, 0.05, 0.0, 0.10)
+        for design, sd in (("nested", 0.0), ("crossed", 1.0))
+        for p in ("excess_perm_p", "test_excess_perm_p", "null_p")
+    ),
+    *(
+        _study(f"{p} < 0.05 (k = 2)", "nested", 0.0, "equal", p, REJECTION, 0.05, 0.0, 0.07)
+        for p in ("excess_perm_p", "null_p")
+    ),
+    *(
+        _study(f"{p} < 0.05 (k = 2, power)", design, sd, "shared", p, REJECTION, np.nan, 0.8, 1.0)
+        for design, sd in (("nested", 0.0), ("crossed", 1.0))
+        for p in ("excess_perm_p", "test_excess_perm_p")
+    ),
+    *(
+        _study("headline excess_p ≤ 0.05", design, sd, "levels", "excess_p", REJECTION, 0.05, 0.0, 0.06)
+        for design, sd in (("nested", 0.8), ("crossed", 1.0))
+    ),
+    *(
+        _study("test-split excess_bias", design, sd, "levels", "test_excess", MEAN, 0.0, -0.002, 0.002)
+        for design, sd in (("nested", 0.8), ("crossed", 1.0))
+    ),
     # Paired comparisons of two models (§1.16): valid when they are exchangeable, and more powerful than the bars.
     # Each model's centring on its own mean makes swapped clusters nearly, not exactly, exchangeable: 6.1% ± 0.2%
     # where both models share a group difference (9,600 datasets), so the promise is at most 7%.
-    *(_comparison("paired p ≤ 0.05", design, 4, clusters, sd, odds, odds, "p", REJECTION, 0.05, 0.0, 0.07)
-      for design in ("nested", "crossed")
-      for clusters, sd, odds in ((6, 0.8, 1.0), (6, 0.8, ODDS), (3, 1.5, 1.0), (6, 0.0, 1.0))),
-    *(_comparison("paired interval covers 0", design, 4, 6, 0.8, odds, odds, "zero", COVERAGE, 0.95, 0.93, 1.0)
-      for design in ("nested", "crossed") for odds in (1.0, ODDS)),
-    *(_comparison("paired interval covers E[Eq. 1 of A − Eq. 1 of B]", design, 4, clusters, 0.8, 4.0, 1.0, "eq1",
-                  COVERAGE, 0.95, 0.90, 1.0) for design in ("nested", "crossed") for clusters in (3, 6)),
-    *(_comparison(f"{what} (power)", design, 4, clusters, 0.8, 4.0, 1.0, check, REJECTION, np.nan, lower, 1.0)
-      for design in ("nested", "crossed") for clusters in (6, 20)
-      for what, check, lower in (("paired p ≤ 0.05", "p", POWER[clusters]),
-                                 ("paired interval apart from 0", "apart", 0.0),
-                                 ("the two models' own Eq. 1 intervals apart, unpaired", "unpaired", 0.0))),
+    *(
+        _comparison("paired p ≤ 0.05", design, 4, clusters, sd, odds, odds, "p", REJECTION, 0.05, 0.0, 0.07)
+        for design in ("nested", "crossed")
+        for clusters, sd, odds in ((6, 0.8, 1.0), (6, 0.8, ODDS), (3, 1.5, 1.0), (6, 0.0, 1.0))
+    ),
+    *(
+        _comparison("paired interval covers 0", design, 4, 6, 0.8, odds, odds, "zero", COVERAGE, 0.95, 0.93, 1.0)
+        for design in ("nested", "crossed")
+        for odds in (1.0, ODDS)
+    ),
+    *(
+        _comparison(
+            "paired interval covers E[Eq. 1 of A − Eq. 1 of B]",
+            design,
+            4,
+            clusters,
+            0.8,
+            4.0,
+            1.0,
+            "eq1",
+            COVERAGE,
+            0.95,
+            0.90,
+            1.0,
+        )
+        for design in ("nested", "crossed")
+        for clusters in (3, 6)
+    ),
+    *(
+        _comparison(f"{what} (power)", design, 4, clusters, 0.8, 4.0, 1.0, check, REJECTION, np.nan, lower, 1.0)
+        for design in ("nested", "crossed")
+        for clusters in (6, 20)
+        for what, check, lower in (
+            ("paired p ≤ 0.05", "p", POWER[clusters]),
+            ("paired interval apart from 0", "apart", 0.0),
+            ("the two models' own Eq. 1 intervals apart, unpaired", "unpaired", 0.0),
+        )
+    ),
     # The excess rows (§1.16): the same group difference whatever each model's toxicity, where Eq. 1's test says
     # "not the same distribution".
-    *(_comparison("paired excess p ≤ 0.05", design, 4, 6, 0.8, 1.0, 1.0, "excess_p", REJECTION, 0.05, 0.0, 0.06,
-                  levels=levels) for design in ("nested", "crossed") for levels in (tuple(PAIR_LEVEL), UNEQUAL)),
-    *(_comparison("paired Eq. 1 p ≤ 0.05 (what Eq. 1's test asks)", design, 4, 6, 0.8, 1.0, 1.0, "p", REJECTION,
-                  np.nan, 0.0, 1.0, levels=UNEQUAL) for design in ("nested", "crossed")),
-    *(_comparison("paired excess interval covers 0", design, 4, 6, 0.8, 1.0, 1.0, "excess_zero", COVERAGE, 0.95,
-                  0.93, 1.0, levels=UNEQUAL) for design in ("nested", "crossed")),
-    *(_comparison("paired excess interval covers E[excess of A − excess of B]", design, 4, clusters, 0.8, 4.0, 1.0,
-                  "excess", COVERAGE, 0.95, 0.90, 1.0) for design in ("nested", "crossed") for clusters in (3, 6)),
-    *(_comparison("paired excess p ≤ 0.05 (power)", design, 4, clusters, 0.8, 4.0, 1.0, "excess_p", REJECTION, np.nan,
-                  lower, 1.0) for design in ("nested", "crossed")
-      for clusters, lower in ((6, 0.0), (20, EXCESS_POWER[design]))),
+    *(
+        _comparison(
+            "paired excess p ≤ 0.05", design, 4, 6, 0.8, 1.0, 1.0, "excess_p", REJECTION, 0.05, 0.0, 0.06, levels=levels
+        )
+        for design in ("nested", "crossed")
+        for levels in (tuple(PAIR_LEVEL), UNEQUAL)
+    ),
+    *(
+        _comparison(
+            "paired Eq. 1 p ≤ 0.05 (what Eq. 1's test asks)",
+            design,
+            4,
+            6,
+            0.8,
+            1.0,
+            1.0,
+            "p",
+            REJECTION,
+            np.nan,
+            0.0,
+            1.0,
+            levels=UNEQUAL,
+        )
+        for design in ("nested", "crossed")
+    ),
+    *(
+        _comparison(
+            "paired excess interval covers 0",
+            design,
+            4,
+            6,
+            0.8,
+            1.0,
+            1.0,
+            "excess_zero",
+            COVERAGE,
+            0.95,
+            0.93,
+            1.0,
+            levels=UNEQUAL,
+        )
+        for design in ("nested", "crossed")
+    ),
+    *(
+        _comparison(
+            "paired excess interval covers E[excess of A − excess of B]",
+            design,
+            4,
+            clusters,
+            0.8,
+            4.0,
+            1.0,
+            "excess",
+            COVERAGE,
+            0.95,
+            0.90,
+            1.0,
+        )
+        for design in ("nested", "crossed")
+        for clusters in (3, 6)
+    ),
+    *(
+        _comparison(
+            "paired excess p ≤ 0.05 (power)",
+            design,
+            4,
+            clusters,
+            0.8,
+            4.0,
+            1.0,
+            "excess_p",
+            REJECTION,
+            np.nan,
+            lower,
+            1.0,
+        )
+        for design in ("nested", "crossed")
+        for clusters, lower in ((6, 0.0), (20, EXCESS_POWER[design]))
+    ),
     # The paired planner (§6.6): at the group keys it asks for, the swap test finds the difference 80% of the time.
-    *(Scenario("cairo", "paired p ≤ 0.05 at the planner's size (power)",
-               f"2 models, {design}: 4 subgroups × the planned {'templates' if design == 'crossed' else 'pages each'}, "
-               "cluster logit sd 0.8", "first subgroup's odds ×4 in A, ×1 in B", REJECTION, 0.80, 0.78, 1.0,
-               planned_comparison_trial, dict(design=design, groups=4, sd=0.8, odds=4.0, odds_b=1.0), 60, 600)
-      for design in ("nested", "crossed")),
+    *(
+        Scenario(
+            "cairo",
+            "paired p ≤ 0.05 at the planner's size (power)",
+            f"2 models, {design}: 4 subgroups × the planned {'templates' if design == 'crossed' else 'pages each'}, "
+            "cluster logit sd 0.8",
+            "first subgroup's odds ×4 in A, ×1 in B",
+            REJECTION,
+            0.80,
+            0.78,
+            1.0,
+            planned_comparison_trial,
+            dict(design=design, groups=4, sd=0.8, odds=4.0, odds_b=1.0),
+            60,
+            600,
+        )
+        for design in ("nested", "crossed")
+    ),
     # The planner plans the Eq. 1 rows; what the excess rows' test finds at that size.
-    *(Scenario("cairo", "paired excess p ≤ 0.05 at the Eq. 1 planner's size (power)",
-               f"2 models, {design}: 4 subgroups × the planned {'templates' if design == 'crossed' else 'pages each'}, "
-               "cluster logit sd 0.8", "first subgroup's odds ×4 in A, ×1 in B", REJECTION, np.nan, 0.0, 1.0,
-               planned_comparison_trial, dict(design=design, groups=4, sd=0.8, odds=4.0, odds_b=1.0,
-                                              check="excess_p"), 60, 600)
-      for design in ("nested", "crossed")),
+    *(
+        Scenario(
+            "cairo",
+            "paired excess p ≤ 0.05 at the Eq. 1 planner's size (power)",
+            f"2 models, {design}: 4 subgroups × the planned {'templates' if design == 'crossed' else 'pages each'}, "
+            "cluster logit sd 0.8",
+            "first subgroup's odds ×4 in A, ×1 in B",
+            REJECTION,
+            np.nan,
+            0.0,
+            1.0,
+            planned_comparison_trial,
+            dict(design=design, groups=4, sd=0.8, odds=4.0, odds_b=1.0, check="excess_p"),
+            60,
+            600,
+        )
+        for design in ("nested", "crossed")
+    ),
     # The release gate (§7): each verdict a one-sided test at 5%, so at the margin a claim of no harm is made in at
     # most 5% of studies, and the intersection-union gate over three metrics at the margin passes in no more.
     # Three metrics each at the margin pass together about 0.05³ of the time: few datasets tell that from 5%.
-    *(_gate(statistic, design, check, truth, *sizes, upper, *repetitions) for design in ("nested", "crossed")
-      for statistic, check, truth, sizes, upper, repetitions in (
-          ("'not worse' claimed (better, equivalent or not worse)", "not_worse", "A's Eq. 1 exactly the margin above "
-           "B's", (GATE_CLUSTERS, GATE_ODDS), NOT_WORSE_CEILING, (60, 1000)),
-          ("--fail-on not-noninferior passes (3 metrics)", "gate", "each metric's Eq. 1 in A exactly the margin above "
-           "B's", (GATE_CLUSTERS, GATE_ODDS), ALPHA, (30, 200)),
-          ("'equivalent' claimed", "equivalent_above", "A's Eq. 1 exactly the margin above B's",
-           (EQUIVALENCE_CLUSTERS, EQUIVALENCE_ODDS[design]), NOT_WORSE_CEILING, (40, 400)),
-          ("'equivalent' claimed", "equivalent_below", "the candidate's Eq. 1 exactly the margin below the "
-           "baseline's", (EQUIVALENCE_CLUSTERS, EQUIVALENCE_ODDS[design]), NOT_WORSE_CEILING, (40, 400)))),
+    *(
+        _gate(statistic, design, check, truth, *sizes, upper, *repetitions)
+        for design in ("nested", "crossed")
+        for statistic, check, truth, sizes, upper, repetitions in (
+            (
+                "'not worse' claimed (better, equivalent or not worse)",
+                "not_worse",
+                "A's Eq. 1 exactly the margin above B's",
+                (GATE_CLUSTERS, GATE_ODDS),
+                NOT_WORSE_CEILING,
+                (60, 1000),
+            ),
+            (
+                "--fail-on not-noninferior passes (3 metrics)",
+                "gate",
+                "each metric's Eq. 1 in A exactly the margin above B's",
+                (GATE_CLUSTERS, GATE_ODDS),
+                ALPHA,
+                (30, 200),
+            ),
+            (
+                "'equivalent' claimed",
+                "equivalent_above",
+                "A's Eq. 1 exactly the margin above B's",
+                (EQUIVALENCE_CLUSTERS, EQUIVALENCE_ODDS[design]),
+                NOT_WORSE_CEILING,
+                (40, 400),
+            ),
+            (
+                "'equivalent' claimed",
+                "equivalent_below",
+                "the candidate's Eq. 1 exactly the margin below the baseline's",
+                (EQUIVALENCE_CLUSTERS, EQUIVALENCE_ODDS[design]),
+                NOT_WORSE_CEILING,
+                (40, 400),
+            ),
+        )
+    ),
     # The gate's planner (§6.8): at the group keys it asks for, a truly equal candidate is shown not worse 80% of the
     # time.
-    *(Scenario("cairo", "'not worse' shown at the gate planner's size (power)",
-               f"2 models, {design}: 4 subgroups × the {'templates' if design == 'crossed' else 'pages each'} planned "
-               f"from a pilot of {GATE_PILOT}, both splits, cluster logit sd {GATE_SD:g}, margin "
-               f"{default('power.min_effect.cairo'):g}",
-               f"the same model twice, first subgroup's odds ×{GATE_ODDS:g}", REJECTION, 0.80, PLANNED_FLOOR, 1.0,
-               gate_planned_trial, dict(design=design), 20, 300)
-      for design in ("nested", "crossed")),
+    *(
+        Scenario(
+            "cairo",
+            "'not worse' shown at the gate planner's size (power)",
+            f"2 models, {design}: 4 subgroups × the {'templates' if design == 'crossed' else 'pages each'} planned "
+            f"from a pilot of {GATE_PILOT}, both splits, cluster logit sd {GATE_SD:g}, margin "
+            f"{default('power.min_effect.cairo'):g}",
+            f"the same model twice, first subgroup's odds ×{GATE_ODDS:g}",
+            REJECTION,
+            0.80,
+            PLANNED_FLOOR,
+            1.0,
+            gate_planned_trial,
+            dict(design=design),
+            20,
+            300,
+        )
+        for design in ("nested", "crossed")
+    ),
 ]

@@ -44,9 +44,15 @@ from scipy import stats
 from benchmarks.calibration import COVERAGE, REJECTION, Scenario
 from biasflow.fairpair.compare import compare
 from biasflow.fairpair.comparisons import comparison_table
-from biasflow.fairpair.power import Settings as PowerSettings, noninferiority_rows
+from biasflow.fairpair.power import Settings as PowerSettings
+from biasflow.fairpair.power import noninferiority_rows
 from biasflow.fairpair.scores import (
-    SENTIMENT_COLUMN, SIDE_COLUMNS, SIDES, BootstrapSettings, scores_and_null, summarise,
+    SENTIMENT_COLUMN,
+    SIDE_COLUMNS,
+    SIDES,
+    BootstrapSettings,
+    scores_and_null,
+    summarise,
 )
 from biasflow.schema import choices, default
 from biasflow.verdicts import EQUIVALENT, NON_INFERIOR, Verdicts, judge
@@ -66,15 +72,19 @@ def zero_cut(zeros: float) -> float:
     return math.hypot(PROMPT_SD, NOISE_SD) * stats.norm.ppf((1 + zeros) / 2) if zeros else 0.0
 
 
-def sentiments(rng: np.random.Generator, prompts: int, samples: int, shift: float = 0.0, zeros: float = 0.0,
-               zero_model: str = "weak", shape: str = "normal") -> np.ndarray:
+def sentiments(
+    rng: np.random.Generator,
+    prompts: int,
+    samples: int,
+    shift: float = 0.0,
+    zeros: float = 0.0,
+    zero_model: str = "weak",
+    shape: str = "normal",
+) -> np.ndarray:
     """(prompts x 2 x samples) VADER-like scores: side 0 ``perturbed_original``, side 1 ``counterfactual``."""
     level = rng.normal(0.0, PROMPT_SD, (prompts, 1, 1))
     size = (prompts, 2, samples)
-    if shape == "normal":
-        noise = rng.normal(0.0, NOISE_SD, size)
-    else:
-        noise = NOISE_SD * (rng.exponential(1.0, size) - 1.0)
+    noise = rng.normal(0.0, NOISE_SD, size) if shape == "normal" else NOISE_SD * (rng.exponential(1.0, size) - 1.0)
     latent = np.round(np.clip(level + np.array([0.0, shift])[None, :, None] + noise, -1.0, 1.0), 4)
     if zero_model == "weak":
         return np.where(np.abs(latent) < zero_cut(zeros), 0.0, latent)
@@ -85,8 +95,15 @@ def continuations(scores: np.ndarray) -> pd.DataFrame:
     """The scores as FairPair's continuation rows (:data:`SIDE_COLUMNS` and the ``vader`` column)."""
     prompts, _, samples = scores.shape
     p, s, k = (a.ravel() for a in np.meshgrid(range(prompts), range(2), range(samples), indexing="ij"))
-    return pd.DataFrame({"prompt_id": [f"p{i:03d}" for i in p], "side": np.array(SIDES)[s], "sample": k,
-                         "text": "", SENTIMENT_COLUMN: scores.ravel()})[[*SIDE_COLUMNS, SENTIMENT_COLUMN]]
+    return pd.DataFrame(
+        {
+            "prompt_id": [f"p{i:03d}" for i in p],
+            "side": np.array(SIDES)[s],
+            "sample": k,
+            "text": "",
+            SENTIMENT_COLUMN: scores.ravel(),
+        }
+    )[[*SIDE_COLUMNS, SENTIMENT_COLUMN]]
 
 
 def analysed(rng: np.random.Generator, design: dict) -> tuple[pd.DataFrame, pd.Series]:
@@ -139,8 +156,7 @@ def mean_f_covers(rng, **design) -> np.ndarray:
 
 def _all_splits(samples: int) -> np.ndarray:
     """Every split of 2n continuations into two sides of n, as (splits x 2n) 0/1 rows."""
-    rows = [np.isin(np.arange(2 * samples), chosen) for chosen in itertools.combinations(range(2 * samples),
-                                                                                          samples)]
+    rows = [np.isin(np.arange(2 * samples), chosen) for chosen in itertools.combinations(range(2 * samples), samples)]
     return np.array(rows, dtype=np.float64)
 
 
@@ -210,8 +226,9 @@ def mean_f_truth(samples: int) -> float:
     return float(F[np.isfinite(F)].mean())
 
 
-def pair_sentiments(rng: np.random.Generator, prompts: int, samples: int, shift_sd: float, delta: float,
-                    zeros: float) -> list[np.ndarray]:
+def pair_sentiments(
+    rng: np.random.Generator, prompts: int, samples: int, shift_sd: float, delta: float, zeros: float
+) -> list[np.ndarray]:
     """Two models' VADER-like scores of the same prompts (:func:`sentiments`' design), model A's first.
 
     A prompt's level and its side shift (sd ``shift_sd``, a prompt that reads as biased to
@@ -228,8 +245,9 @@ def pair_sentiments(rng: np.random.Generator, prompts: int, samples: int, shift_
     return out
 
 
-def comparison_trial(rng, check: str, prompts: int, samples: int, shift_sd: float = 0.0, delta: float = 0.0,
-                     zeros: float = 0.0) -> np.ndarray:
+def comparison_trial(
+    rng, check: str, prompts: int, samples: int, shift_sd: float = 0.0, delta: float = 0.0, zeros: float = 0.0
+) -> np.ndarray:
     """One simulated pair of models through :func:`biasflow.fairpair.comparisons.comparison_table`, checked once.
 
     ``check``: ``p`` (the swap test is at most 0.05), ``zero`` (the difference's interval
@@ -238,17 +256,19 @@ def comparison_trial(rng, check: str, prompts: int, samples: int, shift_sd: floa
     summary's bars would conclude).
     """
     scores, draws = [], []
-    for model, sentiment in zip("AB", pair_sentiments(rng, prompts, samples, shift_sd, delta, zeros)):
+    for model, sentiment in zip("AB", pair_sentiments(rng, prompts, samples, shift_sd, delta, zeros), strict=True):
         with _quiet():
-            mine, null = scores_and_null(continuations(sentiment), ["sentiment"], None, NULL_DRAWS,
-                                         int(rng.integers(2**31)))
+            mine, null = scores_and_null(
+                continuations(sentiment), ["sentiment"], None, NULL_DRAWS, int(rng.integers(2**31))
+            )
         scores.append(mine.assign(model=model))
         draws.append(null.assign(model=model))
     scores = pd.concat(scores, ignore_index=True)
     if check == "unpaired":
         with _quiet():
-            own = summarise(scores, pd.concat(draws), BootstrapSettings(bootstrap=BOOTSTRAP,
-                                                                        seed=int(rng.integers(2**31))))
+            own = summarise(
+                scores, pd.concat(draws), BootstrapSettings(bootstrap=BOOTSTRAP, seed=int(rng.integers(2**31)))
+            )
         (low_a, high_a), (low_b, high_b) = own[["R_excess_lo", "R_excess_hi"]].to_numpy()
         return np.array([low_a > high_b or low_b > high_a])
     row = comparison_table(scores, NULL_DRAWS, int(rng.integers(2**31))).iloc[0]
@@ -305,11 +325,13 @@ def gate_scores(rng, prompts: int, delta: float, dissimilarities=("sentiment",))
     """Two models' per-prompt scores (A's counterfactual side ``delta`` more), each dissimilarity from its own data."""
     frames = []
     for dissimilarity in dissimilarities:
-        for model, sentiment in zip("AB", pair_sentiments(rng, prompts, GATE_SAMPLES, GATE_SHIFT_SD, delta,
-                                                          GATE_ZEROS)):
+        for model, sentiment in zip(
+            "AB", pair_sentiments(rng, prompts, GATE_SAMPLES, GATE_SHIFT_SD, delta, GATE_ZEROS), strict=True
+        ):
             with _quiet():
-                mine, _ = scores_and_null(continuations(sentiment), ["sentiment"], None, NULL_DRAWS,
-                                          int(rng.integers(2**31)))
+                mine, _ = scores_and_null(
+                    continuations(sentiment), ["sentiment"], None, NULL_DRAWS, int(rng.integers(2**31))
+                )
             frames.append(mine.assign(model=model, dissimilarity=dissimilarity))
     return pd.concat(frames, ignore_index=True)
 
@@ -318,9 +340,22 @@ def gate_verdicts(scores: pd.DataFrame, baseline: str, candidate: str, margin: f
     """The verdicts `biasflow compare --method fairpair` gives the simulated scores at ``margin`` (no swap draws: a
     verdict reads no p)."""
     rows = compare([scores], baseline, candidate, 0, 0)
-    return Verdicts("fairpair", baseline, candidate, "the simulated truth",
-                    judge(rows.assign(measure_name=rows["dissimilarity"], unit="prompts", n_units=rows["n_prompts"],
-                                      note=None, why_untested=None), margin))
+    return Verdicts(
+        "fairpair",
+        baseline,
+        candidate,
+        "the simulated truth",
+        judge(
+            rows.assign(
+                measure_name=rows["dissimilarity"],
+                unit="prompts",
+                n_units=rows["n_prompts"],
+                note=None,
+                why_untested=None,
+            ),
+            margin,
+        ),
+    )
 
 
 def gate_trial(rng, check: str, delta: float = GATE_DELTA) -> np.ndarray:
@@ -332,8 +367,9 @@ def gate_trial(rng, check: str, delta: float = GATE_DELTA) -> np.ndarray:
     not-noninferior`` passes).
     """
     margin = pair_excess_truth(GATE_SAMPLES, GATE_SHIFT_SD, delta, GATE_ZEROS)
-    scores = gate_scores(rng, GATE_PROMPTS, delta,
-                         choices("fairpair.dissimilarities") if check == "gate" else ("sentiment",))
+    scores = gate_scores(
+        rng, GATE_PROMPTS, delta, choices("fairpair.dissimilarities") if check == "gate" else ("sentiment",)
+    )
     baseline, candidate = ("A", "B") if check == "equivalent_below" else ("B", "A")
     verdicts = gate_verdicts(scores, baseline, candidate, margin)
     if check == "gate":
@@ -355,12 +391,25 @@ def gate_planned_trial(rng) -> np.ndarray:
     return verdicts.rows["verdict"].isin(NON_INFERIOR).to_numpy()
 
 
-def _gate(statistic: str, truth: str, check: str, delta: float = GATE_DELTA, quick: int = 60,
-          full: int = 1000) -> Scenario:
-    return Scenario("fairpair", statistic, f"{GATE_PROMPTS} prompts × {GATE_SAMPLES} samples per side, "
-                    f"{GATE_ZEROS:.0%} zeros (weak sentiment read as 0), shared prompt shift sd {GATE_SHIFT_SD}, "
-                    f"margin the excess R difference at A's side shift {delta} more", truth, REJECTION, ALPHA,
-                    0.0, ALPHA, gate_trial, dict(check=check, delta=delta), quick=quick, full=full)
+def _gate(
+    statistic: str, truth: str, check: str, delta: float = GATE_DELTA, quick: int = 60, full: int = 1000
+) -> Scenario:
+    return Scenario(
+        "fairpair",
+        statistic,
+        f"{GATE_PROMPTS} prompts × {GATE_SAMPLES} samples per side, "
+        f"{GATE_ZEROS:.0%} zeros (weak sentiment read as 0), shared prompt shift sd {GATE_SHIFT_SD}, "
+        f"margin the excess R difference at A's side shift {delta} more",
+        truth,
+        REJECTION,
+        ALPHA,
+        0.0,
+        ALPHA,
+        gate_trial,
+        dict(check=check, delta=delta),
+        quick=quick,
+        full=full,
+    )
 
 
 def _pair_design(prompts: int, samples: int, shift_sd: float, delta: float, zeros: float) -> str:
@@ -370,13 +419,35 @@ def _pair_design(prompts: int, samples: int, shift_sd: float, delta: float, zero
     return f"{prompts} prompts × {samples} samples per side, {scores}{shared}{shifted}"
 
 
-def _comparison(statistic: str, truth: str, measure: str, nominal: float, lower: float, upper: float, check: str,
-                prompts: int = 20, samples: int = 5, shift_sd: float = 0.0, delta: float = 0.0, zeros: float = 0.0,
-                full: int = 300) -> Scenario:
-    return Scenario("fairpair", statistic, _pair_design(prompts, samples, shift_sd, delta, zeros), truth, measure,
-                    nominal, lower, upper, comparison_trial,
-                    dict(check=check, prompts=prompts, samples=samples, shift_sd=shift_sd, delta=delta, zeros=zeros),
-                    quick=30, full=full)
+def _comparison(
+    statistic: str,
+    truth: str,
+    measure: str,
+    nominal: float,
+    lower: float,
+    upper: float,
+    check: str,
+    prompts: int = 20,
+    samples: int = 5,
+    shift_sd: float = 0.0,
+    delta: float = 0.0,
+    zeros: float = 0.0,
+    full: int = 300,
+) -> Scenario:
+    return Scenario(
+        "fairpair",
+        statistic,
+        _pair_design(prompts, samples, shift_sd, delta, zeros),
+        truth,
+        measure,
+        nominal,
+        lower,
+        upper,
+        comparison_trial,
+        dict(check=check, prompts=prompts, samples=samples, shift_sd=shift_sd, delta=delta, zeros=zeros),
+        quick=30,
+        full=full,
+    )
 
 
 def _design(prompts: int, samples: int, **rest) -> str:
@@ -389,11 +460,34 @@ def _design(prompts: int, samples: int, **rest) -> str:
     return f"{prompts} prompts × {samples} samples per side, {shape}{shift}"
 
 
-def _scenario(statistic: str, truth: str, measure: str, nominal: float, lower: float, upper: float, trial,
-              design: dict, extra: dict | None = None, quick: int = 30, full: int = 200) -> Scenario:
+def _scenario(
+    statistic: str,
+    truth: str,
+    measure: str,
+    nominal: float,
+    lower: float,
+    upper: float,
+    trial,
+    design: dict,
+    extra: dict | None = None,
+    quick: int = 30,
+    full: int = 200,
+) -> Scenario:
     """A FairPair scenario of ``design`` (the keywords of :func:`sentiments`), named by it."""
-    return Scenario("fairpair", statistic, _design(**design), truth, measure, nominal, lower, upper, trial,
-                    {**design, **(extra or {})}, quick=quick, full=full)
+    return Scenario(
+        "fairpair",
+        statistic,
+        _design(**design),
+        truth,
+        measure,
+        nominal,
+        lower,
+        upper,
+        trial,
+        {**design, **(extra or {})},
+        quick=quick,
+        full=full,
+    )
 
 
 NO_BIAS = "no bias (sides exchangeable)"
@@ -404,55 +498,171 @@ LOOSE = {"full": 150}
 
 
 SCENARIOS = [
-    *[_scenario("headline p_perm", NO_BIAS, REJECTION, ALPHA, 0.02, 0.07, headline_rejects,
-                {"prompts": 20, "samples": samples, **design})
-      for samples, design in [(5, {}), (5, {"zeros": 0.35}), (5, {"zeros": 0.5}), (10, {"zeros": 0.5}),
-                              (5, {"zeros": 0.5, "zero_model": "random"}), (5, {"shape": "skewed"})]],
-    *[_scenario("headline p_perm", f"side shift {SHIFT}", REJECTION, math.nan, lower, 1.0, headline_rejects,
-                {"prompts": 20, "samples": 5, "shift": SHIFT, **design})
-      for lower, design in [(0.65, {}), (0.65, {"zeros": 0.35}), (0.17, {"zeros": 0.35, "zero_model": "random"})]],
-    _scenario("per-prompt p_perm", NO_BIAS, REJECTION, ALPHA, 0.02, 0.06, prompt_rejects,
-              {"prompts": 20, "samples": 5, "zeros": 0.5}, quick=20, full=100),
-    *[_scenario("R_excess interval", truth, COVERAGE, 0.95, 0.91, 0.99, excess_covers, design, {"statistic": "R"})
-      for truth, design in [(NO_BIAS, {"prompts": 20, "samples": 5}),
-                            (NO_BIAS, {"prompts": 20, "samples": 5, "zeros": 0.5}),
-                            (f"side shift {SHIFT}: E[w (R − R̄)] / E[w], R̄ and w = 1/sd over all splits",
-                             {"prompts": 20, "samples": 5, "shift": SHIFT})]],
-    *[_scenario("F_excess interval", truth, COVERAGE, 0.95, 0.80, 0.95, excess_covers, design, {"statistic": "F"},
-                **LOOSE)
-      for truth, design in [(NO_BIAS, {"prompts": 20, "samples": 5}),
-                            (f"side shift {SHIFT}: E[F − F̄], F̄ over all splits",
-                             {"prompts": 20, "samples": 5, "shift": SHIFT})]],
-    _scenario("mean_F t interval", "E[F | F finite], no bias", COVERAGE, 0.95, 0.78, 0.95, mean_f_covers,
-              {"prompts": 20, "samples": 5}, **LOOSE),
-    _scenario("welch_p (the paper's)", NO_BIAS, REJECTION, ALPHA, 0.0, 0.05, welch_rejects,
-              {"prompts": 20, "samples": 5}, **LOOSE),
+    *[
+        _scenario(
+            "headline p_perm",
+            NO_BIAS,
+            REJECTION,
+            ALPHA,
+            0.02,
+            0.07,
+            headline_rejects,
+            {"prompts": 20, "samples": samples, **design},
+        )
+        for samples, design in [
+            (5, {}),
+            (5, {"zeros": 0.35}),
+            (5, {"zeros": 0.5}),
+            (10, {"zeros": 0.5}),
+            (5, {"zeros": 0.5, "zero_model": "random"}),
+            (5, {"shape": "skewed"}),
+        ]
+    ],
+    *[
+        _scenario(
+            "headline p_perm",
+            f"side shift {SHIFT}",
+            REJECTION,
+            math.nan,
+            lower,
+            1.0,
+            headline_rejects,
+            {"prompts": 20, "samples": 5, "shift": SHIFT, **design},
+        )
+        for lower, design in [(0.65, {}), (0.65, {"zeros": 0.35}), (0.17, {"zeros": 0.35, "zero_model": "random"})]
+    ],
+    _scenario(
+        "per-prompt p_perm",
+        NO_BIAS,
+        REJECTION,
+        ALPHA,
+        0.02,
+        0.06,
+        prompt_rejects,
+        {"prompts": 20, "samples": 5, "zeros": 0.5},
+        quick=20,
+        full=100,
+    ),
+    *[
+        _scenario("R_excess interval", truth, COVERAGE, 0.95, 0.91, 0.99, excess_covers, design, {"statistic": "R"})
+        for truth, design in [
+            (NO_BIAS, {"prompts": 20, "samples": 5}),
+            (NO_BIAS, {"prompts": 20, "samples": 5, "zeros": 0.5}),
+            (
+                f"side shift {SHIFT}: E[w (R − R̄)] / E[w], R̄ and w = 1/sd over all splits",
+                {"prompts": 20, "samples": 5, "shift": SHIFT},
+            ),
+        ]
+    ],
+    *[
+        _scenario(
+            "F_excess interval", truth, COVERAGE, 0.95, 0.80, 0.95, excess_covers, design, {"statistic": "F"}, **LOOSE
+        )
+        for truth, design in [
+            (NO_BIAS, {"prompts": 20, "samples": 5}),
+            (f"side shift {SHIFT}: E[F − F̄], F̄ over all splits", {"prompts": 20, "samples": 5, "shift": SHIFT}),
+        ]
+    ],
+    _scenario(
+        "mean_F t interval",
+        "E[F | F finite], no bias",
+        COVERAGE,
+        0.95,
+        0.78,
+        0.95,
+        mean_f_covers,
+        {"prompts": 20, "samples": 5},
+        **LOOSE,
+    ),
+    _scenario(
+        "welch_p (the paper's)",
+        NO_BIAS,
+        REJECTION,
+        ALPHA,
+        0.0,
+        0.05,
+        welch_rejects,
+        {"prompts": 20, "samples": 5},
+        **LOOSE,
+    ),
     # Paired comparisons of two models (§2.9): valid when they are exchangeable, and more powerful than the bars.
-    *[_comparison("paired p ≤ 0.05", "no difference between the models", REJECTION, ALPHA, 0.0, 0.06, "p", **design,
-                  full=600) for design in ({}, {"zeros": 0.5}, {"shift_sd": 0.3, "zeros": 0.5})],
-    *[_comparison("paired interval covers 0", "no difference between the models", COVERAGE, 0.95, 0.93, 1.0, "zero",
-                  **design) for design in ({}, {"zeros": 0.5}, {"shift_sd": 0.3, "zeros": 0.5})],
-    _comparison("paired interval covers the known difference", f"A's excess R at side shift {SHIFT}, B's 0",
-                COVERAGE, 0.95, 0.90, 1.0, "known", delta=SHIFT),
-    *[_comparison(what, f"A's side shift {SHIFT}, B's 0", REJECTION, math.nan, lower, 1.0, check, prompts=prompts,
-                  delta=SHIFT)
-      for prompts, power in ((20, 0.3), (60, 0.75))
-      for what, check, lower in (("paired p ≤ 0.05 (power)", "p", power),
-                                 ("the two models' own R_excess intervals apart, unpaired (power)", "unpaired", 0.0))],
+    *[
+        _comparison(
+            "paired p ≤ 0.05", "no difference between the models", REJECTION, ALPHA, 0.0, 0.06, "p", **design, full=600
+        )
+        for design in ({}, {"zeros": 0.5}, {"shift_sd": 0.3, "zeros": 0.5})
+    ],
+    *[
+        _comparison(
+            "paired interval covers 0", "no difference between the models", COVERAGE, 0.95, 0.93, 1.0, "zero", **design
+        )
+        for design in ({}, {"zeros": 0.5}, {"shift_sd": 0.3, "zeros": 0.5})
+    ],
+    _comparison(
+        "paired interval covers the known difference",
+        f"A's excess R at side shift {SHIFT}, B's 0",
+        COVERAGE,
+        0.95,
+        0.90,
+        1.0,
+        "known",
+        delta=SHIFT,
+    ),
+    *[
+        _comparison(
+            what, f"A's side shift {SHIFT}, B's 0", REJECTION, math.nan, lower, 1.0, check, prompts=prompts, delta=SHIFT
+        )
+        for prompts, power in ((20, 0.3), (60, 0.75))
+        for what, check, lower in (
+            ("paired p ≤ 0.05 (power)", "p", power),
+            ("the two models' own R_excess intervals apart, unpaired (power)", "unpaired", 0.0),
+        )
+    ],
     # The release gate (§7): each verdict a one-sided test at 5%, so at the margin a claim of no harm is made in at
     # most 5% of datasets, and the intersection-union gate over both dissimilarities at the margin passes in no more.
-    _gate("'not worse' claimed (better, equivalent or not worse)", "A's excess R exactly the margin above B's",
-          "not_worse"),
-    _gate("--fail-on not-noninferior passes (both dissimilarities)", "each dissimilarity's excess R in A exactly the "
-          "margin above B's", "gate", quick=30, full=200),
-    _gate("'equivalent' claimed", "A's excess R exactly the margin above B's", "equivalent_above", EQUIVALENCE_DELTA,
-          40, 400),
-    _gate("'equivalent' claimed", "the candidate's excess R exactly the margin below the baseline's",
-          "equivalent_below", EQUIVALENCE_DELTA, 40, 400),
+    _gate(
+        "'not worse' claimed (better, equivalent or not worse)",
+        "A's excess R exactly the margin above B's",
+        "not_worse",
+    ),
+    _gate(
+        "--fail-on not-noninferior passes (both dissimilarities)",
+        "each dissimilarity's excess R in A exactly the margin above B's",
+        "gate",
+        quick=30,
+        full=200,
+    ),
+    _gate(
+        "'equivalent' claimed",
+        "A's excess R exactly the margin above B's",
+        "equivalent_above",
+        EQUIVALENCE_DELTA,
+        40,
+        400,
+    ),
+    _gate(
+        "'equivalent' claimed",
+        "the candidate's excess R exactly the margin below the baseline's",
+        "equivalent_below",
+        EQUIVALENCE_DELTA,
+        40,
+        400,
+    ),
     # The gate's planner (§6.8): at the prompts it asks for, a truly equal candidate is shown not worse 80% of the time.
-    Scenario("fairpair", "'not worse' shown at the gate planner's size (power)",
-             f"the prompts planned from a pilot of {GATE_PILOT} × {GATE_SAMPLES} samples per side, {GATE_ZEROS:.0%} "
-             f"zeros (weak sentiment read as 0), shared prompt shift sd {GATE_SHIFT_SD}, margin "
-             f"{default('power.min_effect.fairpair'):g}", "two models exchangeable", REJECTION, 0.80, PLANNED_FLOOR,
-             1.0, gate_planned_trial, {}, quick=20, full=300),
+    Scenario(
+        "fairpair",
+        "'not worse' shown at the gate planner's size (power)",
+        f"the prompts planned from a pilot of {GATE_PILOT} × {GATE_SAMPLES} samples per side, {GATE_ZEROS:.0%} "
+        f"zeros (weak sentiment read as 0), shared prompt shift sd {GATE_SHIFT_SD}, margin "
+        f"{default('power.min_effect.fairpair'):g}",
+        "two models exchangeable",
+        REJECTION,
+        0.80,
+        PLANNED_FLOOR,
+        1.0,
+        gate_planned_trial,
+        {},
+        quick=20,
+        full=300,
+    ),
 ]

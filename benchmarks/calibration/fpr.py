@@ -43,7 +43,8 @@ from benchmarks.calibration import COVERAGE, REJECTION, Scenario
 from biasflow.fpr.compare import compare
 from biasflow.fpr.comparisons import comparison_table
 from biasflow.fpr.gaps import fpr_gaps, net_significance
-from biasflow.fpr.power import Settings as PowerSettings, noninferiority_rows, pair_rows
+from biasflow.fpr.power import Settings as PowerSettings
+from biasflow.fpr.power import noninferiority_rows, pair_rows
 from biasflow.fpr.rates import CLASSES
 from biasflow.fpr.resampling import bootstrap_gaps, span_null
 from biasflow.schema import default
@@ -61,8 +62,11 @@ ALPHA = 0.05
 def label_probabilities(rng, groups: int, templates: int, interaction: float) -> tuple[np.ndarray, np.ndarray]:
     """(templates × groups × 3) label probabilities and the templates' gold labels (cycling 0, 1, 2)."""
     gold = np.arange(templates) % 3
-    logits = (GOLD * np.eye(3)[gold][:, None, :] + rng.normal(0.0, TEMPLATE_SD, (templates, 1, 3))
-              + rng.normal(0.0, interaction, (templates, groups, 3)))
+    logits = (
+        GOLD * np.eye(3)[gold][:, None, :]
+        + rng.normal(0.0, TEMPLATE_SD, (templates, 1, 3))
+        + rng.normal(0.0, interaction, (templates, groups, 3))
+    )
     return softmax(logits, axis=-1), gold
 
 
@@ -84,20 +88,36 @@ def known_effect_probabilities(groups: int, templates: int) -> tuple[np.ndarray,
     return probs, gold
 
 
-def predictions(rng, probs: np.ndarray, gold: np.ndarray, runs: int, model: str = "m", category: str = "race",
-                identical: bool = False) -> pd.DataFrame:
+def predictions(
+    rng,
+    probs: np.ndarray,
+    gold: np.ndarray,
+    runs: int,
+    model: str = "m",
+    category: str = "race",
+    identical: bool = False,
+) -> pd.DataFrame:
     """Prediction rows of one model: every sentence labelled anew in each run, or once and copied (``identical``)."""
     templates, groups, _ = probs.shape
     drawn = 1 if identical else runs
     u = rng.random((drawn, templates, groups, TERMS))
     labels = (u[..., None] > np.cumsum(probs, axis=-1)[None, :, :, None, :2]).sum(axis=-1)
     labels = np.broadcast_to(labels, (runs, templates, groups, TERMS))
-    r, t, g, k = (a.ravel() for a in np.meshgrid(range(runs), range(templates), range(groups), range(TERMS),
-                                                 indexing="ij"))
-    return pd.DataFrame({"y_true": gold[t], "y_pred": labels.ravel(), "category": category,
-                         "group": np.char.add("g", g.astype(str)), "model": model,
-                         "run_id": np.char.add("r", r.astype(str)), "template_id": np.char.add("t", t.astype(str)),
-                         "text": [f"template {a} term {b} of group {c}" for a, b, c in zip(t, k, g)]})
+    r, t, g, k = (
+        a.ravel() for a in np.meshgrid(range(runs), range(templates), range(groups), range(TERMS), indexing="ij")
+    )
+    return pd.DataFrame(
+        {
+            "y_true": gold[t],
+            "y_pred": labels.ravel(),
+            "category": category,
+            "group": np.char.add("g", g.astype(str)),
+            "model": model,
+            "run_id": np.char.add("r", r.astype(str)),
+            "template_id": np.char.add("t", t.astype(str)),
+            "text": [f"template {a} term {b} of group {c}" for a, b, c in zip(t, k, g, strict=True)],
+        }
+    )
 
 
 def expected_gaps(probs: np.ndarray, gold: np.ndarray) -> dict[str, np.ndarray]:
@@ -147,8 +167,9 @@ def identical_trial(rng, groups: int, templates: int, runs: int, interaction: fl
     family is not empty. A gap fails if any net count calls it, if it is not counted apart
     (``<class>_untested``), or if it has a finite width or p.
     """
-    same = predictions(rng, *label_probabilities(rng, groups, templates, interaction), runs, "same", "race",
-                       identical=True)
+    same = predictions(
+        rng, *label_probabilities(rng, groups, templates, interaction), runs, "same", "race", identical=True
+    )
     varying = predictions(rng, *label_probabilities(rng, groups, templates, interaction), runs, "varying", "age")
     gaps = _quiet(fpr_gaps, pd.concat([same, varying], ignore_index=True), "t", 1.96)
     net = net_significance(gaps)
@@ -170,7 +191,7 @@ def bootstrap_trial(rng, groups: int, templates: int, runs: int, interaction: fl
     for name in CLASSES:
         low, high = bounds[f"{name}_FPR_gap_lo"].to_numpy(), bounds[f"{name}_FPR_gap_hi"].to_numpy()
         has = np.isfinite(low)
-        covered.append(((low <= 0) & (0 <= high))[has])
+        covered.append(((low <= 0) & (high >= 0))[has])
     return np.concatenate(covered)
 
 
@@ -202,12 +223,14 @@ def pair_probabilities(rng, groups: int, templates: int, interaction: float, eff
         return (probs, np.broadcast_to(probs[:, 1:2], probs.shape).copy()), gold
     gold = np.arange(templates) % 3
     shared = GOLD * np.eye(3)[gold][:, None, :] + rng.normal(0.0, TEMPLATE_SD, (templates, 1, 3))
-    return tuple(softmax(shared + rng.normal(0.0, interaction, (templates, groups, 3)), axis=-1)
-                 for _ in range(2)), gold
+    return tuple(
+        softmax(shared + rng.normal(0.0, interaction, (templates, groups, 3)), axis=-1) for _ in range(2)
+    ), gold
 
 
-def comparison_trial(rng, groups: int, templates: int, runs: int, interaction: float, effect: bool,
-                     check: str) -> np.ndarray:
+def comparison_trial(
+    rng, groups: int, templates: int, runs: int, interaction: float, effect: bool, check: str
+) -> np.ndarray:
     """One simulated pair of systems through :func:`biasflow.fpr.comparisons.comparison_table`, checked.
 
     ``check``: ``p`` (every gap's and span's swap p at most 0.05), ``zero`` (every gap
@@ -217,26 +240,30 @@ def comparison_trial(rng, groups: int, templates: int, runs: int, interaction: f
     would conclude).
     """
     (probs_a, probs_b), gold = pair_probabilities(rng, groups, templates, interaction, effect)
-    preds = pd.concat([predictions(rng, probs_a, gold, runs, "A"), predictions(rng, probs_b, gold, runs, "B")],
-                      ignore_index=True)
+    preds = pd.concat(
+        [predictions(rng, probs_a, gold, runs, "A"), predictions(rng, probs_b, gold, runs, "B")], ignore_index=True
+    )
     seed = int(rng.integers(2**31))
     if check == "unpaired":
         own = _quiet(bootstrap_gaps, preds, BOOTSTRAP, seed).set_index(["model", "group"])
-        (low_a, high_a), (low_b, high_b) = (own.loc[(model, "g0"), ["negative_FPR_gap_lo", "negative_FPR_gap_hi"]]
-                                            for model in ("A", "B"))
+        (low_a, high_a), (low_b, high_b) = (
+            own.loc[(model, "g0"), ["negative_FPR_gap_lo", "negative_FPR_gap_hi"]] for model in ("A", "B")
+        )
         return np.array([low_a > high_b or low_b > high_a])
-    table = comparison_table(preds, 0 if check in ("p", "power") else BOOTSTRAP,
-                             NULL_DRAWS if check in ("p", "power") else 0, seed)
+    table = comparison_table(
+        preds, 0 if check in ("p", "power") else BOOTSTRAP, NULL_DRAWS if check in ("p", "power") else 0, seed
+    )
     if check == "p":
         return table["p"].to_numpy() <= ALPHA
     gaps = table[table["measure"] == "gap"]
     if check == "zero":
-        return ((gaps["difference_lo"] <= 0) & (0 <= gaps["difference_hi"])).to_numpy()
+        return ((gaps["difference_lo"] <= 0) & (gaps["difference_hi"] >= 0)).to_numpy()
     row = gaps[(gaps["class"] == "negative") & (gaps["group"] == "g0")].iloc[0]
     if check == "power":
         return np.array([row["p"] <= ALPHA])
-    return np.array([row["difference_lo"] <= EFFECT_FPR - BASE_FPR - (EFFECT_FPR - BASE_FPR) / groups
-                     <= row["difference_hi"]])
+    return np.array(
+        [row["difference_lo"] <= EFFECT_FPR - BASE_FPR - (EFFECT_FPR - BASE_FPR) / groups <= row["difference_hi"]]
+    )
 
 
 @functools.cache
@@ -248,8 +275,9 @@ def planned_templates(groups: int = 3, runs: int = RUNS) -> int:
     """
     rng = np.random.default_rng(6006)
     (probs_a, probs_b), gold = pair_probabilities(rng, groups, 600, 0.0, True)
-    pilot = pd.concat([predictions(rng, probs_a, gold, runs, "A"), predictions(rng, probs_b, gold, runs, "B")],
-                      ignore_index=True)
+    pilot = pd.concat(
+        [predictions(rng, probs_a, gold, runs, "A"), predictions(rng, probs_b, gold, runs, "B")], ignore_index=True
+    )
     settings = PowerSettings.defaults(alpha=ALPHA, power=0.8, min_effect=(EFFECT_FPR - BASE_FPR) * (1 - 1 / groups))
     rows = pd.DataFrame(pair_rows(pilot, "pilot", settings))
     row = rows[(rows["measure"] == "paired negative FPR gap difference") & (rows["subgroup"] == "g0")].iloc[0]
@@ -289,8 +317,10 @@ def gate_probabilities(rng, templates: int, effect_a: float, effect_b: float, ba
     shared = GOLD * np.eye(3)[gold][:, None, :] + rng.normal(0.0, TEMPLATE_SD, (*batch, templates, 1, 3))
     raised = np.zeros((3, 3))
     raised[0, [0, 2]] = 1.0
-    return tuple(softmax(shared + effect * raised + rng.normal(0.0, GATE_INTERACTION, (*batch, templates, 3, 3)),
-                         axis=-1) for effect in (effect_a, effect_b)), gold
+    return tuple(
+        softmax(shared + effect * raised + rng.normal(0.0, GATE_INTERACTION, (*batch, templates, 3, 3)), axis=-1)
+        for effect in (effect_a, effect_b)
+    ), gold
 
 
 def numpy_spans(rng, probs: np.ndarray, gold: np.ndarray, runs: int) -> np.ndarray:
@@ -324,8 +354,9 @@ def gate_predictions(rng, templates: int, effect_a: float, effect_b: float, attr
     frames = []
     for attribute in attributes:
         (probs_a, probs_b), gold = gate_probabilities(rng, templates, effect_a, effect_b)
-        frames += [predictions(rng, probs, gold, RUNS, system, attribute) for system, probs in (("A", probs_a),
-                                                                                                ("B", probs_b))]
+        frames += [
+            predictions(rng, probs, gold, RUNS, system, attribute) for system, probs in (("A", probs_a), ("B", probs_b))
+        ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -334,9 +365,22 @@ def gate_verdicts(preds: pd.DataFrame, baseline: str, candidate: str, margin: fl
     class's gap span, from the template-and-run bootstrap users get (no swap draws: a verdict reads no p)."""
     rows = compare(preds, baseline, candidate, BOOTSTRAP, 0, int(rng.integers(2**31)))
     spans = rows[rows["measure"] == "span"]
-    return Verdicts("fpr", baseline, candidate, "the simulated truth", judge(spans.assign(
-        measure_name=spans["category"] + " " + spans["class"], unit="templates", n_units=spans["n_templates"],
-        note=None, why_untested=None), margin))
+    return Verdicts(
+        "fpr",
+        baseline,
+        candidate,
+        "the simulated truth",
+        judge(
+            spans.assign(
+                measure_name=spans["category"] + " " + spans["class"],
+                unit="templates",
+                n_units=spans["n_templates"],
+                note=None,
+                why_untested=None,
+            ),
+            margin,
+        ),
+    )
 
 
 def gate_trial(rng, check: str, templates: int = GATE_TEMPLATES, effect: float = GATE_EFFECT) -> np.ndarray:
@@ -374,10 +418,21 @@ def gate_planned_trial(rng) -> np.ndarray:
 
 
 def _gate(statistic, truth, check, templates=GATE_TEMPLATES, effect=GATE_EFFECT, quick=60, full=1000):
-    return _scenario(statistic, f"3 groups × {templates} templates × {TERMS} terms, template×group sd "
-                     f"{GATE_INTERACTION:g} logit, {RUNS} runs, two systems, g0's negative and positive logit "
-                     f"+{effect:g} in A; margin E[span of A − span of B] there", truth, REJECTION, ALPHA, 0.0, ALPHA,
-                     gate_trial, dict(check=check, templates=templates, effect=effect), quick, full)
+    return _scenario(
+        statistic,
+        f"3 groups × {templates} templates × {TERMS} terms, template×group sd "
+        f"{GATE_INTERACTION:g} logit, {RUNS} runs, two systems, g0's negative and positive logit "
+        f"+{effect:g} in A; margin E[span of A − span of B] there",
+        truth,
+        REJECTION,
+        ALPHA,
+        0.0,
+        ALPHA,
+        gate_trial,
+        dict(check=check, templates=templates, effect=effect),
+        quick,
+        full,
+    )
 
 
 def _design(groups, templates, interaction=None, runs=RUNS, words="runs vary"):
@@ -390,24 +445,59 @@ def _scenario(statistic, design, truth, measure, nominal, lower, upper, trial, p
 
 
 def _interval(interval, runs, interaction, lower, upper):
-    return _scenario(f"gap {interval} interval (R={runs})", _design(3, 12, interaction, runs),
-                     "expected gap over runs of these sentences", COVERAGE, 0.95, lower, upper, interval_trial,
-                     dict(groups=3, templates=12, runs=runs, interaction=interaction, interval=interval), 60, 600)
+    return _scenario(
+        f"gap {interval} interval (R={runs})",
+        _design(3, 12, interaction, runs),
+        "expected gap over runs of these sentences",
+        COVERAGE,
+        0.95,
+        lower,
+        upper,
+        interval_trial,
+        dict(groups=3, templates=12, runs=runs, interaction=interaction, interval=interval),
+        60,
+        600,
+    )
 
 
 def _bootstrap(templates, interaction, lower, upper):
-    return _scenario("gap template bootstrap", _design(3, templates, interaction),
-                     "population gap over templates: 0 (no group difference)", COVERAGE, 0.95, lower, upper,
-                     bootstrap_trial, dict(groups=3, templates=templates, runs=RUNS, interaction=interaction), 40, 400)
+    return _scenario(
+        "gap template bootstrap",
+        _design(3, templates, interaction),
+        "population gap over templates: 0 (no group difference)",
+        COVERAGE,
+        0.95,
+        lower,
+        upper,
+        bootstrap_trial,
+        dict(groups=3, templates=templates, runs=RUNS, interaction=interaction),
+        40,
+        400,
+    )
 
 
 def _comparison(statistic, templates, runs, interaction, effect, check, measure, nominal, lower, upper):
-    design = _design(3, templates, interaction, runs, "two systems, " + ("g0's negative FPR 0.35 in A, 0.20 in B"
-                                                                          if effect else "each its own interaction"))
+    design = _design(
+        3,
+        templates,
+        interaction,
+        runs,
+        "two systems, " + ("g0's negative FPR 0.35 in A, 0.20 in B" if effect else "each its own interaction"),
+    )
     truth = "A's g0 negative gap 0.10 above B's" if effect else "no difference between the systems"
-    return _scenario(statistic, design, truth, measure, nominal, lower, upper, comparison_trial,
-                     dict(groups=3, templates=templates, runs=runs, interaction=interaction or 0.0, effect=effect,
-                          check=check), 40, 400)
+    return _scenario(
+        statistic,
+        design,
+        truth,
+        measure,
+        nominal,
+        lower,
+        upper,
+        comparison_trial,
+        dict(groups=3, templates=templates, runs=runs, interaction=interaction or 0.0, effect=effect, check=check),
+        40,
+        400,
+    )
 
 
 SCENARIOS = [
@@ -418,53 +508,164 @@ SCENARIOS = [
     _interval("t", 2, 0.5, 0.94, 1.0),
     _interval("z", 5, 0.5, 0.84, 0.89),
     # The gap's p-value under no group difference, and its power at a known gap.
-    _scenario("gap p < 0.05 (R=5)", _design(3, 12, 0.0), "no group difference", REJECTION, 0.05, 0.03, 0.06,
-              gap_test_trial, dict(groups=3, templates=12, runs=RUNS), 100, 800),
-    _scenario("gap p < 0.05 (R=5, power)", _design(3, 30, words="no template effects"),
-              f"gap 0.10 (negative FPR {EFFECT_FPR:g} against {BASE_FPR:g})", REJECTION, np.nan, 0.75, 1.0,
-              power_trial, dict(groups=3, templates=30, runs=RUNS), 60, 500),
+    _scenario(
+        "gap p < 0.05 (R=5)",
+        _design(3, 12, 0.0),
+        "no group difference",
+        REJECTION,
+        0.05,
+        0.03,
+        0.06,
+        gap_test_trial,
+        dict(groups=3, templates=12, runs=RUNS),
+        100,
+        800,
+    ),
+    _scenario(
+        "gap p < 0.05 (R=5, power)",
+        _design(3, 30, words="no template effects"),
+        f"gap 0.10 (negative FPR {EFFECT_FPR:g} against {BASE_FPR:g})",
+        REJECTION,
+        np.nan,
+        0.75,
+        1.0,
+        power_trial,
+        dict(groups=3, templates=30, runs=RUNS),
+        60,
+        500,
+    ),
     # Identical runs: nothing reported as significant, certain or uncounted.
-    _scenario("gap reported significant or certain", _design(3, 12, 0.5, words="every run the same predictions"),
-              "no run-to-run spread", REJECTION, 0.0, 0.0, 0.0, identical_trial,
-              dict(groups=3, templates=12, runs=RUNS, interaction=0.5), 20, 150),
+    _scenario(
+        "gap reported significant or certain",
+        _design(3, 12, 0.5, words="every run the same predictions"),
+        "no run-to-run spread",
+        REJECTION,
+        0.0,
+        0.0,
+        0.0,
+        identical_trial,
+        dict(groups=3, templates=12, runs=RUNS, interaction=0.5),
+        20,
+        150,
+    ),
     # The template bootstrap (§3.3): templates and runs resampled together, so conservative.
-    *(_bootstrap(templates, interaction, lower, upper)
-      for templates, interaction, lower, upper in ((6, 0.0, 0.98, 1.0), (6, 0.5, 0.97, 1.0), (30, 0.0, 0.99, 1.0),
-                                                   (30, 0.5, 0.98, 1.0))),
+    *(
+        _bootstrap(templates, interaction, lower, upper)
+        for templates, interaction, lower, upper in (
+            (6, 0.0, 0.98, 1.0),
+            (6, 0.5, 0.97, 1.0),
+            (30, 0.0, 0.99, 1.0),
+            (30, 0.5, 0.98, 1.0),
+        )
+    ),
     # The span null (§3.4) with exchangeable groups.
-    _scenario("span p ≤ 0.05", _design(3, 12, 0.0), "no group difference", REJECTION, 0.05, 0.01, 0.06, span_trial,
-              dict(groups=3, templates=12, runs=RUNS), 40, 400),
+    _scenario(
+        "span p ≤ 0.05",
+        _design(3, 12, 0.0),
+        "no group difference",
+        REJECTION,
+        0.05,
+        0.01,
+        0.06,
+        span_trial,
+        dict(groups=3, templates=12, runs=RUNS),
+        40,
+        400,
+    ),
     # Paired comparisons of two systems (§3.8): valid when they are exchangeable, and more powerful than the bars.
-    *(_comparison("paired p ≤ 0.05 (gaps and spans)", templates, runs, interaction, False, "p", REJECTION, 0.05,
-                  0.0, 0.06)
-      for templates, runs, interaction in ((12, 5, 0.5), (12, 5, 0.0), (6, 5, 0.5), (12, 2, 0.5))),
-    *(_comparison("paired interval covers 0", templates, RUNS, 0.5, False, "zero", COVERAGE, 0.95, 0.93, 1.0)
-      for templates in (6, 12)),
-    *(_comparison("paired interval covers the known difference", templates, RUNS, None, True, "known", COVERAGE,
-                  0.95, 0.90, 1.0) for templates in (12, 30)),
-    *(_comparison(f"{what} (power)", templates, RUNS, None, True, check, REJECTION, np.nan, lower, 1.0)
-      for templates, power in ((12, 0.0), (30, 0.7), (48, 0.8))
-      for what, check, lower in (("paired p ≤ 0.05", "power", power),
-                                 ("the two systems' own bootstrap intervals apart, unpaired", "unpaired", 0.0))),
+    *(
+        _comparison(
+            "paired p ≤ 0.05 (gaps and spans)", templates, runs, interaction, False, "p", REJECTION, 0.05, 0.0, 0.06
+        )
+        for templates, runs, interaction in ((12, 5, 0.5), (12, 5, 0.0), (6, 5, 0.5), (12, 2, 0.5))
+    ),
+    *(
+        _comparison("paired interval covers 0", templates, RUNS, 0.5, False, "zero", COVERAGE, 0.95, 0.93, 1.0)
+        for templates in (6, 12)
+    ),
+    *(
+        _comparison(
+            "paired interval covers the known difference",
+            templates,
+            RUNS,
+            None,
+            True,
+            "known",
+            COVERAGE,
+            0.95,
+            0.90,
+            1.0,
+        )
+        for templates in (12, 30)
+    ),
+    *(
+        _comparison(f"{what} (power)", templates, RUNS, None, True, check, REJECTION, np.nan, lower, 1.0)
+        for templates, power in ((12, 0.0), (30, 0.7), (48, 0.8))
+        for what, check, lower in (
+            ("paired p ≤ 0.05", "power", power),
+            ("the two systems' own bootstrap intervals apart, unpaired", "unpaired", 0.0),
+        )
+    ),
     # The paired planner (§6.6): at the templates it asks for, the paired test finds the difference 80% of the time.
-    _scenario("paired p ≤ 0.05 at the planner's size (power)",
-              _design(3, "the planned", None, RUNS, "two systems, g0's negative FPR 0.35 in A, 0.20 in B"),
-              "A's g0 negative gap 0.10 above B's", REJECTION, 0.80, 0.78, 0.90, planned_power_trial,
-              dict(groups=3, runs=RUNS), 40, 400),
+    _scenario(
+        "paired p ≤ 0.05 at the planner's size (power)",
+        _design(3, "the planned", None, RUNS, "two systems, g0's negative FPR 0.35 in A, 0.20 in B"),
+        "A's g0 negative gap 0.10 above B's",
+        REJECTION,
+        0.80,
+        0.78,
+        0.90,
+        planned_power_trial,
+        dict(groups=3, runs=RUNS),
+        40,
+        400,
+    ),
     # The release gate (§7): each verdict a one-sided test at 5%, so at the margin a claim of no harm is made in at
     # most 5% of datasets, and the intersection-union gate over four spans at the margin passes in no more.
-    _gate("'not worse' claimed (better, equivalent or not worse)", "A's negative and positive gap spans exactly the "
-          "margin above B's", "not_worse"),
-    _gate("--fail-on not-noninferior passes (2 attributes × 2 classes)", "every attribute and class's gap span in A "
-          "exactly the margin above B's", "gate", quick=30, full=200),
-    _gate("'equivalent' claimed", "A's negative and positive gap spans exactly the margin above B's",
-          "equivalent_above", EQUIVALENCE_TEMPLATES, EQUIVALENCE_EFFECT, 30, 400),
-    _gate("'equivalent' claimed", "the candidate's gap spans exactly the margin below the baseline's",
-          "equivalent_below", EQUIVALENCE_TEMPLATES, EQUIVALENCE_EFFECT, 30, 400),
+    _gate(
+        "'not worse' claimed (better, equivalent or not worse)",
+        "A's negative and positive gap spans exactly the margin above B's",
+        "not_worse",
+    ),
+    _gate(
+        "--fail-on not-noninferior passes (2 attributes × 2 classes)",
+        "every attribute and class's gap span in A exactly the margin above B's",
+        "gate",
+        quick=30,
+        full=200,
+    ),
+    _gate(
+        "'equivalent' claimed",
+        "A's negative and positive gap spans exactly the margin above B's",
+        "equivalent_above",
+        EQUIVALENCE_TEMPLATES,
+        EQUIVALENCE_EFFECT,
+        30,
+        400,
+    ),
+    _gate(
+        "'equivalent' claimed",
+        "the candidate's gap spans exactly the margin below the baseline's",
+        "equivalent_below",
+        EQUIVALENCE_TEMPLATES,
+        EQUIVALENCE_EFFECT,
+        30,
+        400,
+    ),
     # The gate's planner (§6.8): at the templates it asks for, a truly equal system is shown not worse 80% of the time.
-    _scenario("'not worse' shown at the gate planner's size (power)",
-              f"3 groups × the templates planned from a pilot of {GATE_PILOT} × {TERMS} terms, template×group sd "
-              f"{GATE_INTERACTION:g} logit, {RUNS} runs, g0's negative and positive logit +{GATE_EFFECT:g} in both, "
-              f"margin {default('power.min_effect.fpr'):g}", "two systems from one distribution", REJECTION, 0.80,
-              PLANNED_FLOOR, 1.0, gate_planned_trial, {}, 20, 300),
+    _scenario(
+        "'not worse' shown at the gate planner's size (power)",
+        f"3 groups × the templates planned from a pilot of {GATE_PILOT} × {TERMS} terms, template×group sd "
+        f"{GATE_INTERACTION:g} logit, {RUNS} runs, g0's negative and positive logit +{GATE_EFFECT:g} in both, "
+        f"margin {default('power.min_effect.fpr'):g}",
+        "two systems from one distribution",
+        REJECTION,
+        0.80,
+        PLANNED_FLOOR,
+        1.0,
+        gate_planned_trial,
+        {},
+        20,
+        300,
+    ),
 ]

@@ -58,8 +58,12 @@ def part_trial(rng, design: str, reaction: float) -> np.ndarray:
     ``reaction``: how much higher the scorer rates the first subgroup's words than the
     placeholder (0: no reaction, raw and neutral exchangeable).
     """
-    model, group, page, sample = (a.ravel() for a in np.meshgrid(
-        np.arange(len(LEVELS)), np.arange(len(GROUPS)), np.arange(PAGES), np.arange(PART_SAMPLES), indexing="ij"))
+    model, group, page, sample = (
+        a.ravel()
+        for a in np.meshgrid(
+            np.arange(len(LEVELS)), np.arange(len(GROUPS)), np.arange(PAGES), np.arange(PART_SAMPLES), indexing="ij"
+        )
+    )
     prompt = group * PAGES + page
     key = page if design == "crossed" else prompt
     logit = LEVELS[model] + rng.normal(0.0, 0.8, key.max() + 1)[key] + rng.normal(0.0, 1.0, len(model))
@@ -71,9 +75,20 @@ def part_trial(rng, design: str, reaction: float) -> np.ndarray:
 
     raw = toxicity + mentions * (word_noise() + reaction * (group == 0))
     neutral = toxicity + mentions * word_noise()
-    scored = pd.DataFrame({"prompt_id": [f"p{p}" for p in prompt], "model": [f"m{m}" for m in model], "seed": 0,
-                           "sample": sample, "metric": "M", "axis": "religion", "promptset": "original",
-                           "subgroup": np.array(GROUPS)[group], "group_key": [f"k{k}" for k in key], "score": raw})
+    scored = pd.DataFrame(
+        {
+            "prompt_id": [f"p{p}" for p in prompt],
+            "model": [f"m{m}" for m in model],
+            "seed": 0,
+            "sample": sample,
+            "metric": "M",
+            "axis": "religion",
+            "promptset": "original",
+            "subgroup": np.array(GROUPS)[group],
+            "group_key": [f"k{k}" for k in key],
+            "score": raw,
+        }
+    )
     settings = ScorerBiasSettings(normalise="none", bootstrap=DRAWS, seed=int(rng.integers(2**31)))
     logger = logging.getLogger("biasflow")
     level, logger.level = logger.level, logging.ERROR  # the warning fires wherever the test rejects
@@ -85,19 +100,40 @@ def part_trial(rng, design: str, reaction: float) -> np.ndarray:
 
 
 def _contents(statistic, prompts, per_prompt, share, lower, upper, quick=100, full=800):
-    return Scenario("scorer bias", statistic, f"{prompts} prompts × {per_prompt} contents, {share:.0%} of the "
-                    "reaction's variance shared by a prompt's contents", "C_g of the simulated reaction", COVERAGE,
-                    0.95, lower, upper, contents_trial, dict(prompts=prompts, per_prompt=per_prompt,
-                                                             prompt_share=share), quick, full)
+    return Scenario(
+        "scorer bias",
+        statistic,
+        f"{prompts} prompts × {per_prompt} contents, {share:.0%} of the "
+        "reaction's variance shared by a prompt's contents",
+        "C_g of the simulated reaction",
+        COVERAGE,
+        0.95,
+        lower,
+        upper,
+        contents_trial,
+        dict(prompts=prompts, per_prompt=per_prompt, prompt_share=share),
+        quick,
+        full,
+    )
 
 
 def _part(design, reaction, nominal, lower, upper, quick=40, full=300):
     clusters = f"{PAGES} templates shared by" if design == "crossed" else f"{PAGES} pages per subgroup,"
     truth = "no reaction to group words" if not reaction else f"first subgroup's words +{reaction:g} (score units)"
-    return Scenario("scorer bias", "scorer_part_p < 0.05" + (" (power)" if reaction else ""),
-                    f"{len(LEVELS)} models, {clusters} {len(GROUPS)} subgroups, {MENTION_SHARE:.0%} name their "
-                    "subgroup", truth, REJECTION, nominal, lower, upper, part_trial,
-                    dict(design=design, reaction=reaction), quick, full)
+    return Scenario(
+        "scorer bias",
+        "scorer_part_p < 0.05" + (" (power)" if reaction else ""),
+        f"{len(LEVELS)} models, {clusters} {len(GROUPS)} subgroups, {MENTION_SHARE:.0%} name their subgroup",
+        truth,
+        REJECTION,
+        nominal,
+        lower,
+        upper,
+        part_trial,
+        dict(design=design, reaction=reaction),
+        quick,
+        full,
+    )
 
 
 C_G = "C_g interval covers C_g"
@@ -109,6 +145,8 @@ SCENARIOS = [
     # The paired raw-against-neutral test: at its level without a reaction, nested or crossed; its power (a
     # reaction moves Eq. 1 only as far as it moves a subgroup's mean away from the others').
     *(_part(design, 0.0, 0.05, 0.0, 0.06) for design in ("nested", "crossed")),
-    *(_part(design, 0.15, np.nan, lower, 1.0, quick=30, full=150) for design, lower in (("nested", 0.45),
-                                                                                          ("crossed", 0.55))),
+    *(
+        _part(design, 0.15, np.nan, lower, 1.0, quick=30, full=150)
+        for design, lower in (("nested", 0.45), ("crossed", 0.55))
+    ),
 ]

@@ -40,7 +40,9 @@ def dataset_inputs(wildcards):
     source = config["datasets"][wildcards.metric]
     if not source["path"]:
         return [data_dir(wildcards)]
-    return [str(Path(source["path"]) / name) for name in needed_files(wildcards.metric, wildcards.axis, source["options"])]
+    return [
+        str(Path(source["path"]) / name) for name in needed_files(wildcards.metric, wildcards.axis, source["options"])
+    ]
 
 
 def dataset_url(wildcards):
@@ -68,17 +70,25 @@ def paraphrase_outputs(wildcards):
 
 def paraphrase_files(axis, paraphraser="{paraphraser}"):
     """Per metric of the axis: its original prompts and the paraphrases and rejections one paraphraser writes."""
-    return {metric: {"prompts": f"results/prompts/original/{metric}/{axis}.parquet",
-                     "paraphrases": f"results/prompts/paraphrased/{paraphraser}/{metric}/{axis}.parquet",
-                     "rejections": f"results/prompts/paraphrased/{paraphraser}/{metric}/{axis}_rejections.csv"}
-            for metric in metrics_of(axis)}
+    return {
+        metric: {
+            "prompts": f"results/prompts/original/{metric}/{axis}.parquet",
+            "paraphrases": f"results/prompts/paraphrased/{paraphraser}/{metric}/{axis}.parquet",
+            "rejections": f"results/prompts/paraphrased/{paraphraser}/{metric}/{axis}_rejections.csv",
+        }
+        for metric in metrics_of(axis)
+    }
 
 
 def generate_files(axis, model="{model}"):
     """Per metric of the axis: its prompt sets and the continuations one model writes."""
-    return {metric: {"prompts": f"results/prompts/sets/{metric}/{axis}.parquet",
-                     "continuations": f"results/continuations/{model}/{metric}/{axis}.parquet"}
-            for metric in metrics_of(axis)}
+    return {
+        metric: {
+            "prompts": f"results/prompts/sets/{metric}/{axis}.parquet",
+            "continuations": f"results/continuations/{model}/{metric}/{axis}.parquet",
+        }
+        for metric in metrics_of(axis)
+    }
 
 
 def files_of(axis, files):
@@ -116,7 +126,7 @@ def score_gpu(wildcards):
 
 def label_of(run):
     """The scorer label of a CAIRO run: the headline one for results/cairo/, else the one its path names."""
-    return run[len("scorers/"):-1] if run else HEADLINE
+    return run[len("scorers/") : -1] if run else HEADLINE
 
 
 def run_label(wildcards):
@@ -138,8 +148,9 @@ def counterfactual_inputs(wildcards):
     return {
         "continuations": [f"results/continuations/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
         "scores": [f"results/scores/{wildcards.scorer}/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
-        "variants": [f"results/scorer_bias/{wildcards.scorer}/variants/{m}/{x}/{wildcards.axis}.parquet"
-                     for m, x in pairs],
+        "variants": [
+            f"results/scorer_bias/{wildcards.scorer}/variants/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs
+        ],
     }
 
 
@@ -160,15 +171,22 @@ def cairo_final_jobs():
     """CAIRO's final tables per scorer run and axis, the scorers' agreement and own bias, the prompts' summaries."""
     jobs = []
     for run in RUNS:
-        jobs += [(cairo_outputs.select_output("table", run, axis), rules.cairo_select, {"run": run, "axis": axis})
-                 for axis in AXES]
-        jobs += [(cairo_outputs.stats_output("bias", run, axis), rules.cairo_stats, {"run": run, "axis": axis})
-                 for axis in AXES]
+        jobs += [
+            (cairo_outputs.select_output("table", run, axis), rules.cairo_select, {"run": run, "axis": axis})
+            for axis in AXES
+        ]
+        jobs += [
+            (cairo_outputs.stats_output("bias", run, axis), rules.cairo_stats, {"run": run, "axis": axis})
+            for axis in AXES
+        ]
     if RUNS[1:]:
         jobs += [(cairo_outputs.agreement_output(axis), rules.scorer_agreement, {"axis": axis}) for axis in AXES]
     if COUNTERFACTUAL:
-        jobs += [(f"results/scorer_bias/{scorer}/{axis}_scorer.csv", rules.scorer_bias,
-                  {"scorer": scorer, "axis": axis}) for scorer in SCORERS for axis in AXES]
+        jobs += [
+            (f"results/scorer_bias/{scorer}/{axis}_scorer.csv", rules.scorer_bias, {"scorer": scorer, "axis": axis})
+            for scorer in SCORERS
+            for axis in AXES
+        ]
     jobs.append(("results/prompts/summary.csv", rules.prompt_summary, {}))
     if PARAPHRASERS:
         jobs.append(("results/prompts/rejections.csv", rules.rejections, {}))
@@ -180,5 +198,9 @@ if AXES:  # the power planner reads CAIRO's statistics per axis
     POWER_SOURCES["cairo"] = lambda wildcards: {axis: [cairo_outputs.stats_output("stats", "", axis)] for axis in AXES}
     # A pair's comparison reads the headline scorer's statistics of every axis, one family (biasflow compare --stats).
     COMPARE_SOURCES["cairo"] = lambda baseline, candidate: [
-        {"paths": [cairo_outputs.stats_output("stats", "", axis) for axis in AXES], "baseline": baseline,
-         "candidate": candidate}]
+        {
+            "paths": [cairo_outputs.stats_output("stats", "", axis) for axis in AXES],
+            "baseline": baseline,
+            "candidate": candidate,
+        }
+    ]

@@ -49,7 +49,12 @@ def fairpair_by_model(role):
 FINAL_JOBS["fairpair"] = lambda: [(fairpair_output("summary"), rules.fairpair_summary, {})]
 if FAIRPAIR_MODELS:  # the power planner reads each model's per-prompt scores, and so does a pair's comparison
     POWER_SOURCES["fairpair"] = lambda wildcards: {
-        model: [fairpair_output("scores", model)] for model in FAIRPAIR_MODELS}
+        model: [fairpair_output("scores", model)] for model in FAIRPAIR_MODELS
+    }
     COMPARE_SOURCES["fairpair"] = lambda baseline, candidate: [
-        {"paths": [fairpair_output("scores", baseline), fairpair_output("scores", candidate)], "baseline": baseline,
-         "candidate": candidate}]
+        {
+            "paths": [fairpair_output("scores", baseline), fairpair_output("scores", candidate)],
+            "baseline": baseline,
+            "candidate": candidate,
+        }
+    ]

@@ -48,8 +48,10 @@ def fpr_probe_predictions(wildcards):
 
 def fpr_predictions_of_probes(wildcards):
     """Each probe set's predictions files (the span null permutes labels within one probe set's templates)."""
-    return {p: [fpr_output(fpr_outputs.PREDICTIONS, p, m, c) for m in FPR_MODELS for c in FPR_CLASSIFIERS]
-            for p in FPR_PROBES}
+    return {
+        p: [fpr_output(fpr_outputs.PREDICTIONS, p, m, c) for m in FPR_MODELS for c in FPR_CLASSIFIERS]
+        for p in FPR_PROBES
+    }
 
 
 def fpr_all_predictions(wildcards):
@@ -68,10 +70,16 @@ def fpr_comparisons_by_probe(wildcards):
 def fpr_pair_comparisons(baseline, candidate):
     """A pair's comparisons: on each probe set, each classifier's system of the candidate against the baseline's of
     the same classifier (biasflow compare --method fpr on the two prediction files), labelled by both."""
-    return [{"paths": [fpr_output(fpr_outputs.PREDICTIONS, probe, m, classifier) for m in (baseline, candidate)],
-             "baseline": f"{baseline}{VARIANT}{classifier}", "candidate": f"{candidate}{VARIANT}{classifier}",
-             "labels": {"probe": probe, "classifier": classifier}}
-            for probe in FPR_PROBES for classifier in FPR_CLASSIFIERS]
+    return [
+        {
+            "paths": [fpr_output(fpr_outputs.PREDICTIONS, probe, m, classifier) for m in (baseline, candidate)],
+            "baseline": f"{baseline}{VARIANT}{classifier}",
+            "candidate": f"{candidate}{VARIANT}{classifier}",
+            "labels": {"probe": probe, "classifier": classifier},
+        }
+        for probe in FPR_PROBES
+        for classifier in FPR_CLASSIFIERS
+    ]
 
 
 FINAL_JOBS["fpr"] = lambda: [(fpr_summary_output("spans"), rules.fpr_summary, {})] if FPR_PROBES else []

@@ -11,8 +11,9 @@ that runs as a doctest (``tests/core/test_api.py``).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence, Union
+from typing import Any, TypeAlias
 
 import pandas as pd
 
@@ -23,13 +24,19 @@ from biasflow.verdicts import Verdicts
 # The core's public functions; the methods' come from their declarations.
 CORE = ("score", "compare", "plan_power")
 # A table as compare and plan_power take it: a DataFrame a notebook holds, or the path of a file the workflow wrote.
-Table = Union[pd.DataFrame, str, os.PathLike]
+Table: TypeAlias = pd.DataFrame | str | os.PathLike[str]
 # What those two functions accept for their tables, in words.
 ACCEPTED = "a pandas DataFrame, a path (str or os.PathLike), or a list of them"
 
 
-def score(table: pd.DataFrame, scorer: str | None = None, *, score_text: str | None = None,
-          batch_size: int | None = None, **options) -> pd.DataFrame:
+def score(
+    table: pd.DataFrame,
+    scorer: str | None = None,
+    *,
+    score_text: str | None = None,
+    batch_size: int | None = None,
+    **options: Any,
+) -> pd.DataFrame:
     """Score every row's continuation, as the workflow's score step does.
 
     Parameters
@@ -65,18 +72,35 @@ def score(table: pd.DataFrame, scorer: str | None = None, *, score_text: str | N
     0  was kind to everyone.   0.03
     1       is a damn idiot.   1.00
     """
-    from biasflow.scorers import SCORERS
-    from biasflow.scorers.table import ScoringSettings, score_table, scorer_class
+    from biasflow.scorers import SCORERS, scorer_class
+    from biasflow.scorers.table import ScoringSettings, score_table
 
-    check_keywords("score", options, dict.fromkeys(["scorer", "score_text", "batch_size", *(
-        option for name in SCORERS for option in scorer_class(name).options)]))
+    check_keywords(
+        "score",
+        options,
+        dict.fromkeys(
+            [
+                "scorer",
+                "score_text",
+                "batch_size",
+                *(option for name in SCORERS for option in scorer_class(name).options),
+            ]
+        ),
+    )
     settings = ScoringSettings.defaults(**options, scorer=scorer, score_text=score_text, batch_size=batch_size)
     return score_table(table, settings, cache_dir=None)
 
 
-def compare(method_name: str, files: Table | Sequence[Table], baseline: str, candidate: str,
-            config: Mapping | None = None, *, margin: float | None = None) -> Verdicts:
-    """Did the candidate get worse than the baseline? The paired verdicts ``biasflow compare`` gives (docs/methods.md §7).
+def compare(
+    method_name: str,
+    files: Table | Sequence[Table],
+    baseline: str,
+    candidate: str,
+    config: Mapping[str, Any] | None = None,
+    *,
+    margin: float | None = None,
+) -> Verdicts:
+    """Did the candidate get worse than the baseline? The paired verdicts of ``biasflow compare`` (docs/methods.md §7).
 
     Parameters
     ----------
@@ -133,12 +157,14 @@ def compare(method_name: str, files: Table | Sequence[Table], baseline: str, can
         from biasflow.config import settings_config
 
         config = settings_config(config)
-    return method(method_name).part("compare").command(as_tables(files, "compare", "files"), baseline, candidate,
-                                                        config, margin=margin)
+    command = method(method_name).part("compare").command
+    verdicts: Verdicts = command(as_tables(files, "compare", "files"), baseline, candidate, config, margin=margin)
+    return verdicts
 
 
-def plan_power(method_name: str, pilot: Table | Sequence[Table] | Mapping[str, Table | Sequence[Table]],
-               **settings) -> pd.DataFrame:
+def plan_power(
+    method_name: str, pilot: Table | Sequence[Table] | Mapping[str, Table | Sequence[Table]], **settings: Any
+) -> pd.DataFrame:
     """How large a difference a pilot's sizes can show, and the sizes a difference needs (docs/methods.md §6).
 
     Parameters
@@ -186,7 +212,7 @@ def plan_power(method_name: str, pilot: Table | Sequence[Table] | Mapping[str, T
     return module.plan(pilot_sources(pilot), settings)
 
 
-def as_tables(value, function: str, parameter: str) -> list[Table]:
+def as_tables(value: object, function: str, parameter: str) -> list[Table]:
     """``value`` (one table or a sequence of them) as a list; a ``TypeError`` says what is accepted otherwise.
 
     A path given as a string is one table: iterating it would walk its characters.
@@ -205,7 +231,7 @@ def as_tables(value, function: str, parameter: str) -> list[Table]:
     raise TypeError(f"{function}() {parameter}: expected {ACCEPTED}; got {got}.")
 
 
-def pilot_sources(pilot) -> dict[str, list[Table]]:
+def pilot_sources(pilot: object) -> dict[str, list[Table]]:
     """The pilot's tables by source name (:func:`plan_power`): a mapping as given, else each table named as
     ``biasflow power`` names its files."""
     if isinstance(pilot, Mapping):
@@ -221,12 +247,14 @@ def pilot_sources(pilot) -> dict[str, list[Table]]:
             names.append(Path(table).stem)
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:
-        raise BiasflowError(f"plan_power(): two tables of the pilot are both named {repeated[0]!r} (a file by its "
-                            "name); give a mapping of source name to tables instead.")
-    return {name: [table] for name, table in zip(names, given)}
+        raise BiasflowError(
+            f"plan_power(): two tables of the pilot are both named {repeated[0]!r} (a file by its "
+            "name); give a mapping of source name to tables instead."
+        )
+    return {name: [table] for name, table in zip(names, given, strict=True)}
 
 
-def public(name: str):
+def public(name: str) -> Any:
     """The public function called ``name``: the core's, or a method's as its declaration names it."""
     if name in CORE:
         return globals()[name]

@@ -32,8 +32,13 @@ import numpy as np
 RAO_WU, ALL = "rao-wu", "all"
 
 
-def cluster_weights(rng: np.random.Generator, strata: Sequence[Sequence[int]], clusters: int, draws: int,
-                    scheme: str = RAO_WU) -> np.ndarray:
+def cluster_weights(
+    rng: np.random.Generator,
+    strata: Sequence[Sequence[int] | np.ndarray],
+    clusters: int,
+    draws: int,
+    scheme: str = RAO_WU,
+) -> np.ndarray:
     """(draws x clusters) weights: each stratum's clusters drawn with replacement, the strata in order from ``rng``.
 
     ``strata`` holds each stratum's cluster indices (into ``clusters``); a cluster in no stratum

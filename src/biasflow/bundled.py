@@ -43,9 +43,11 @@ def foreign_code(workflow_dir: str | Path) -> str | None:
     imported = Path(__file__).resolve().parent
     if not own.is_dir() or own.resolve() == imported:
         return None
-    return (f"this workflow is in {Path(workflow_dir).resolve()}, but Python imports biasflow from {imported}, so its "
-            f"steps run that copy's code (its bundled files are read from this checkout); run `pip install -e "
-            f"{Path(workflow_dir).resolve()}` to use this checkout's code.")
+    return (
+        f"this workflow is in {Path(workflow_dir).resolve()}, but Python imports biasflow from {imported}, so its "
+        f"steps run that copy's code (its bundled files are read from this checkout); run `pip install -e "
+        f"{Path(workflow_dir).resolve()}` to use this checkout's code."
+    )
 
 
 def is_bundled(value) -> bool:
@@ -56,7 +58,7 @@ def resolve(value, root: str | Path | None = None):
     """``bundled:<name>`` as a path under ``root`` (default: the installed package); anything else unchanged."""
     if not is_bundled(value):
         return value
-    return str(Path(root if root is not None else package_root()) / value[len(PREFIX):])
+    return str(Path(root if root is not None else package_root()) / value[len(PREFIX) :])
 
 
 def bundled(name: str) -> Path:

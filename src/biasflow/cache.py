@@ -173,7 +173,7 @@ class ShardCache:
                 table = pq.read_table(pa.BufferReader(data))
                 if "key" not in table.column_names:
                     problem = "it has no 'key' column"
-            except Exception as exc:  # noqa: BLE001  (pyarrow raises several types for a damaged file)
+            except Exception as exc:
                 problem = f"it is not a readable parquet file ({type(exc).__name__}: {exc})"
         if problem is None:
             return table
@@ -184,8 +184,9 @@ class ShardCache:
             pass
         except OSError as exc:  # a read-only cache: leave it, it is skipped all the same
             log.debug("cannot move %s aside: %s", path, exc)
-        log.warning("cache shard %s is corrupt (%s); moved it to %s; its rows will be recomputed",
-                    path, problem, aside.name)
+        log.warning(
+            "cache shard %s is corrupt (%s); moved it to %s; its rows will be recomputed", path, problem, aside.name
+        )
         return None
 
 

@@ -16,9 +16,9 @@ from dataclasses import replace
 
 from biasflow import __version__
 from biasflow.errors import BiasflowError
+from biasflow.flags import config_flag, method_flag, resolve
 from biasflow.methods import method, methods
 from biasflow.model_pairs import PairChoice, add_pair_flags
-from biasflow.flags import config_flag, method_flag, resolve
 from biasflow.schema import check_flags, default, flag
 from biasflow.verdicts import FAIL_ON, FORMATS
 
@@ -42,14 +42,17 @@ def example(command: str, after: str = "") -> dict:
 
     Every example is run as written by tests/workflow/test_documented_commands.py.
     """
-    return {"epilog": f"Example:\n\n  {command}" + (f"\n\n{after}" if after else ""),
-            "formatter_class": ExampleFormatter}
+    return {
+        "epilog": f"Example:\n\n  {command}" + (f"\n\n{after}" if after else ""),
+        "formatter_class": ExampleFormatter,
+    }
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``biasflow`` parser: the core's subcommands and every method package's."""
     parser = argparse.ArgumentParser(
-        prog="biasflow", description=__doc__.splitlines()[0],
+        prog="biasflow",
+        description=__doc__.splitlines()[0],
         **example("biasflow check-config my.yaml", after="Every command's --help ends with an example of its own."),
     )
     parser.add_argument("--version", action="version", version=f"biasflow {__version__}")
@@ -65,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     try:
-        command = next(a for a in parser._actions if a.dest == "command").choices[args.command]
+        subcommands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        command = subcommands.choices[args.command]
         resolve(command, args)  # flag given > --config > schema default
         check_flags(command, args)
         status = args.run(args)  # a gate's 1 (compare --fail-on); None for done
@@ -97,7 +101,8 @@ def _register_core(commands) -> None:
     from biasflow.datasets import AXES, METRICS
 
     check = commands.add_parser(
-        "check-config", help="validate a workflow config without running anything",
+        "check-config",
+        help="validate a workflow config without running anything",
         description="Check a workflow config as `snakemake` does before any job runs: the schema, every name, "
         "every path, the dataset folders, the models and the API keys; prints one line naming the first problem "
         "and its fix. Several files are merged as `snakemake --configfile` merges them, later ones winning. A "
@@ -108,22 +113,30 @@ def _register_core(commands) -> None:
     check.set_defaults(run=_check_config)
 
     prompts = commands.add_parser(
-        "prompts", help="build the prompt table of one metric and axis",
+        "prompts",
+        help="build the prompt table of one metric and axis",
         description="Build the prompt table of one metric and axis from its files, as the original_prompts step "
         "does. Settings come from --config (any part of a workflow config; no models needed) and the flags, the "
         "flags winning. Without --config the subgroups keep their own labels unless --map names them; with it, "
         "subgroups and subgroup_map decide.",
-        **example("biasflow prompts --config config/config.yaml --metric BOLD --axis religion --data path/to/prompts "
-                  "--out p.parquet --summary s.csv"),
+        **example(
+            "biasflow prompts --config config/config.yaml --metric BOLD --axis religion --data path/to/prompts "
+            "--out p.parquet --summary s.csv"
+        ),
     )
     prompts.add_argument("--metric", required=True, help=one_of(METRICS))
     prompts.add_argument("--axis", required=True, help=one_of(AXES))
     prompts.add_argument("--data", help="folder with the metric's official files (default: the config's datasets path)")
     flag(prompts, "--valid-fraction", "valid_fraction")
-    prompts.add_argument("--map", action="append", metavar="NATIVE=SHARED",
-                         help="subgroup map entry; repeat it (unmapped subgroups are dropped)")
-    prompts.add_argument("--options", metavar="JSON",
-                         help='loader options, e.g. \'{"sets": {"gender": ["binary"]}}\' for HONEST')
+    prompts.add_argument(
+        "--map",
+        action="append",
+        metavar="NATIVE=SHARED",
+        help="subgroup map entry; repeat it (unmapped subgroups are dropped)",
+    )
+    prompts.add_argument(
+        "--options", metavar="JSON", help='loader options, e.g. \'{"sets": {"gender": ["binary"]}}\' for HONEST'
+    )
     flag(prompts, "--per-subgroup", "prompts.per_subgroup")
     flag(prompts, "--seed", "prompts.seed")
     prompts.add_argument("--out", required=True, help="output table (.parquet, .csv or .tsv)")
@@ -132,7 +145,8 @@ def _register_core(commands) -> None:
     prompts.set_defaults(run=_prompts)
 
     score = commands.add_parser(
-        "score", help="score a table of continuations you bring (CSV or parquet with a continuation column)",
+        "score",
+        help="score a table of continuations you bring (CSV or parquet with a continuation column)",
         description="Score every row's continuation with one scorer, as the workflow's score step does; the output "
         "keeps every input column and adds score (and category, for honest).",
         **example("biasflow score --scorer profanity --continuations mine.csv --out scored.csv"),
@@ -147,7 +161,8 @@ def _register_core(commands) -> None:
     score.set_defaults(run=_score)
 
     power = commands.add_parser(
-        "power", help="how large a difference a pilot's sizes can show, and the sizes a difference needs",
+        "power",
+        help="how large a difference a pilot's sizes can show, and the sizes a difference needs",
         description="From a pilot run's files, per subgroup the smallest difference detectable at the given power "
         "and significance level with the sizes at hand, and the sentences, continuations, prompts or models a "
         "study needs to detect --target (docs/methods.md section 6), as the workflow's results/power/<method>.csv. "
@@ -160,7 +175,9 @@ def _register_core(commands) -> None:
         **example("biasflow power --method fpr --pilot predictions.tsv --target 0.05 --out power.csv"),
     )
     power.add_argument("--method", required=True, choices=_method_names(), help="the method whose files --pilot are")
-    power.add_argument("--pilot", nargs="+", required=True, help="the pilot's files, each a source named by its file stem")
+    power.add_argument(
+        "--pilot", nargs="+", required=True, help="the pilot's files, each a source named by its file stem"
+    )
     power.add_argument("--out", required=True, help="power table (.csv, .tsv or .parquet)")
     _planner_flags(power)
     flag(power, "--alpha", "power.alpha")
@@ -170,15 +187,18 @@ def _register_core(commands) -> None:
     power.set_defaults(run=_power)
 
     compare = commands.add_parser(
-        "compare", help="did the candidate get worse than the baseline? paired verdicts against a margin, a CI gate",
+        "compare",
+        help="did the candidate get worse than the baseline? paired verdicts against a margin, a CI gate",
         description="The two models answered the same prompts, so their difference is far more precise than either "
         "number. Per measure (CAIRO: axis and metric; FairPair: dissimilarity; FPR: attribute and class's gap span) "
         "the candidate's bias less the baseline's with a paired 90% interval, read as a verdict against the margin: "
         "better, equivalent, not worse, worse by more than the margin, worse, or inconclusive (docs/methods.md "
         "section 7). The overall verdict comes first; --fail-on turns it into the exit status (0 pass, 1 the gate "
         "fails, 2 bad input); --out gets the rows.",
-        **example("biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 "
-                  "--margin 0.01 --fail-on not-noninferior --out compared.csv"),
+        **example(
+            "biasflow compare --method cairo --stats stats.parquet --baseline model00 --candidate model01 "
+            "--margin 0.01 --fail-on not-noninferior --out compared.csv"
+        ),
     )
     compare.add_argument("--method", required=True, choices=_method_names(), help="the method whose files are given")
     for declared in methods():
@@ -187,16 +207,25 @@ def _register_core(commands) -> None:
     compare.add_argument("--baseline", required=True, help="the model compared against (say, before your change)")
     compare.add_argument("--candidate", required=True, help="the model you want to know about (say, after it)")
     compare.add_argument("--out", help="the judged rows, one per measure (.csv, .tsv or .parquet)")
-    compare.add_argument("--margin", type=float, help="the largest rise of the candidate's bias over the baseline's "
-                         "that does not matter, in the method's unit (default: power.min_effect.<method>: %s)"
-                         % ", ".join(f"{m} {value}" for m, value in default("power.min_effect").items()))
-    compare.add_argument("--fail-on", choices=FAIL_ON,
-                         help="worse: exit 1 when a measure is worse after Holm's correction; not-noninferior: exit 1 "
-                         "unless every measure is better, equivalent or not worse (the intersection-union rule); "
-                         "never, or no --fail-on: exit 0 whatever the verdicts")
-    compare.add_argument("--format", choices=FORMATS,
-                         help="the summary printed: text lines (without --format), a markdown table for a pull "
-                         "request, or JSON")
+    margins = ", ".join(f"{m} {value}" for m, value in default("power.min_effect").items())
+    compare.add_argument(
+        "--margin",
+        type=float,
+        help="the largest rise of the candidate's bias over the baseline's "
+        f"that does not matter, in the method's unit (default: power.min_effect.<method>: {margins})",
+    )
+    compare.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        help="worse: exit 1 when a measure is worse after Holm's correction; not-noninferior: exit 1 "
+        "unless every measure is better, equivalent or not worse (the intersection-union rule); "
+        "never, or no --fail-on: exit 0 whatever the verdicts",
+    )
+    compare.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="the summary printed: text lines (without --format), a markdown table for a pull request, or JSON",
+    )
     _compare_flags(compare)
     compare.set_defaults(run=_compare)
 
@@ -223,9 +252,13 @@ def _planner_flags(power) -> None:
         for field in dataclasses.fields(settings):
             if field.name not in shared:
                 keys.setdefault(field.name, {})[name] = settings.key(field.name)
-    for field, by_method in keys.items():
-        method_flag(power, PLANNER_FLAGS.get(field, f"--{field.replace('_', '-')}"), by_method,
-                    TARGET if field == "min_effect" else "")
+    for setting, by_method in keys.items():
+        method_flag(
+            power,
+            PLANNER_FLAGS.get(setting, f"--{setting.replace('_', '-')}"),
+            by_method,
+            TARGET if setting == "min_effect" else "",
+        )
 
 
 def _compare_flags(compare) -> None:
@@ -278,9 +311,7 @@ def _prompts(args) -> None:
     if args.summary:
         check_output_path(args.summary, "--summary")
     from biasflow.config import dataset_dir, loader_settings
-    from biasflow.datasets import write_prompts
-
-    from biasflow.datasets import LoaderSettings
+    from biasflow.datasets import LoaderSettings, write_prompts
 
     loader = LoaderSettings.defaults(subgroup_map=None, options={})
     data = args.data
@@ -288,13 +319,20 @@ def _prompts(args) -> None:
         loader = loader_settings(args.settings, args.metric, args.axis)
         data = data or dataset_dir(args.settings, args.metric)
     if data is None:
-        raise BiasflowError("biasflow prompts needs --data (the metric's folder) or --config with datasets.<metric>.path.")
-    flags = {"valid_fraction": args.valid_fraction, "per_subgroup": args.per_subgroup, "sample_seed": args.seed,
-             "subgroup_map": dict(_pair(entry) for entry in args.map) if args.map else None,
-             "options": _json(args.options, "--options") if args.options is not None else None}
+        raise BiasflowError(
+            "biasflow prompts needs --data (the metric's folder) or --config with datasets.<metric>.path."
+        )
+    flags = {
+        "valid_fraction": args.valid_fraction,
+        "per_subgroup": args.per_subgroup,
+        "sample_seed": args.seed,
+        "subgroup_map": dict(_pair(entry) for entry in args.map) if args.map else None,
+        "options": _json(args.options, "--options") if args.options is not None else None,
+    }
     loader = replace(loader, **{key: value for key, value in flags.items() if value is not None})
-    write_prompts(data_dir=data, metric=args.metric, axis=args.axis, settings=loader, out=args.out,
-                  summary_out=args.summary)
+    write_prompts(
+        data_dir=data, metric=args.metric, axis=args.axis, settings=loader, out=args.out, summary_out=args.summary
+    )
 
 
 def _score(args) -> None:
@@ -321,12 +359,18 @@ def _power(args) -> None:
     stems = [Path(path).stem for path in args.pilot]
     repeated = sorted({stem for stem in stems if stems.count(stem) > 1})
     if repeated:
-        raise BiasflowError(f"--pilot names the source {repeated[0]} twice (sources are named by file stem); give "
-                            "each file a distinct name.")
+        raise BiasflowError(
+            f"--pilot names the source {repeated[0]} twice (sources are named by file stem); give "
+            "each file a distinct name."
+        )
     # args.settings holds the flags given over --config's values (biasflow.flags); the pairs are the pair flags'.
     settings = planner(args.method).Settings.from_config(args.settings, pairs=PairChoice.from_args(args))
-    plan_sources(method=args.method, sources={stem: [path] for stem, path in zip(stems, args.pilot)},
-                 settings=settings.params(), out=args.out)
+    plan_sources(
+        method=args.method,
+        sources={stem: [path] for stem, path in zip(stems, args.pilot, strict=True)},
+        settings=settings.params(),
+        out=args.out,
+    )
 
 
 def _pair(entry: str) -> tuple[str, str]:
@@ -342,7 +386,9 @@ def _json(text: str, flag: str):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise BiasflowError(f"{flag} is not valid JSON ({exc}); write it like '{{\"sets\": {{\"gender\": [\"binary\"]}}}}'.") from exc
+        raise BiasflowError(
+            f'{flag} is not valid JSON ({exc}); write it like \'{{"sets": {{"gender": ["binary"]}}}}\'.'
+        ) from exc
 
 
 if __name__ == "__main__":

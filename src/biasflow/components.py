@@ -37,23 +37,27 @@ def split_columns(parts: dict[str, float]) -> dict[str, float]:
     """
     kept = {name: max(float(value), 0.0) if math.isfinite(value) else math.nan for name, value in parts.items()}
     total = sum(value for value in kept.values() if math.isfinite(value))
-    return {"sd_total": math.sqrt(total), **{f"sd_{name}": math.sqrt(value) for name, value in kept.items()},
-            **{f"share_{name}": value / total if total > 0 else math.nan for name, value in kept.items()}}
+    return {
+        "sd_total": math.sqrt(total),
+        **{f"sd_{name}": math.sqrt(value) for name, value in kept.items()},
+        **{f"share_{name}": value / total if total > 0 else math.nan for name, value in kept.items()},
+    }
 
 
-def plot_components(panels: list[tuple[str, pd.DataFrame]], label: str, sources: Sequence[str], xlabel: str,
-                    path: str | Path) -> None:
+def plot_components(
+    panels: list[tuple[str, pd.DataFrame]], label: str, sources: Sequence[str], xlabel: str, path: str | Path
+) -> None:
     """One panel per (title, rows): a stacked bar per row (named by its ``label`` column), one part per source.
 
     Each part is the source's variance (``sd_<source>`` squared); an unknown one draws nothing.
     """
     plt = pyplot()
     bars = max([1, *(len(rows) for _, rows in panels)])
-    fig, axes = plt.subplots(len(panels) or 1, 1, figsize=(7, 1.2 + 0.45 * bars * max(1, len(panels))),
-                             squeeze=False)
-    for ax, (title, rows) in zip(axes[:, 0], panels):
+    fig, axes = plt.subplots(len(panels) or 1, 1, figsize=(7, 1.2 + 0.45 * bars * max(1, len(panels))), squeeze=False)
+    # No panel still draws one empty axis, so the axes may outnumber the panels.
+    for ax, (title, rows) in zip(axes[:, 0], panels, strict=False):
         left = np.zeros(len(rows))
-        for source, colour in zip(sources, COLOURS):
+        for source, colour in zip(sources, COLOURS, strict=False):  # the palette's first len(sources) colours
             width = np.nan_to_num(rows[f"sd_{source}"].to_numpy(dtype=float) ** 2)
             ax.barh(rows[label].astype(str), width, left=left, color=colour, label=source)
             left += width

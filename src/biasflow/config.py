@@ -86,18 +86,22 @@ def check_comparisons(config: dict) -> None:
     if "comparisons" not in config:
         return
     choice = PairChoice.from_config(config)
-    if choice.pairs != BASELINE:
+    if choice.pairs != BASELINE or choice.baseline is None:  # PairChoice: a baseline exactly with pairs baseline
         return
     models = list(config["models"])
     if choice.baseline not in models:
-        raise BiasflowError(f"comparisons.baseline {choice.baseline!r} is not a model of this config "
-                            f"({', '.join(models)}){did_you_mean(choice.baseline, models)}; name one of models.")
+        raise BiasflowError(
+            f"comparisons.baseline {choice.baseline!r} is not a model of this config "
+            f"({', '.join(models)}){did_you_mean(choice.baseline, models)}; name one of models."
+        )
     for method in methods(config["methods"]):
         evaluated = method.evaluated(config)
         if choice.baseline not in evaluated:
-            raise BiasflowError(f"comparisons.baseline {choice.baseline!r} is not among the models {method.title} "
-                                f"evaluates ({', '.join(evaluated)}); add it to {method.name}.models, or name one of "
-                                "those as the baseline.")
+            raise BiasflowError(
+                f"comparisons.baseline {choice.baseline!r} is not among the models {method.title} "
+                f"evaluates ({', '.join(evaluated)}); add it to {method.name}.models, or name one of "
+                "those as the baseline."
+            )
 
 
 def used_model_entries(config: dict) -> list[tuple[str, str]]:
@@ -122,7 +126,9 @@ def check_scoring(scoring: dict, workdir: Path) -> None:
                 "forbids shipping it): set scoring.lexicon to the path of hurtlex_EN.tsv."
             )
         if not (workdir / lexicon).is_file():
-            raise BiasflowError(f"config scoring.lexicon: file {lexicon} does not exist; give the path of hurtlex_EN.tsv.")
+            raise BiasflowError(
+                f"config scoring.lexicon: file {lexicon} does not exist; give the path of hurtlex_EN.tsv."
+            )
 
 
 def run_scorers(scoring: dict) -> list[str]:
@@ -261,7 +267,9 @@ def read_yaml(path: Path) -> dict:
         problem = getattr(exc, "problem", None) or type(exc).__name__
         raise BiasflowError(f"config {path} is not valid YAML{where}: {problem}; fix the file there.") from None
     if not isinstance(data, dict):
-        raise BiasflowError(f"config {path} holds a {type(data).__name__}, not a mapping of keys; see config/config.yaml.")
+        raise BiasflowError(
+            f"config {path} holds a {type(data).__name__}, not a mapping of keys; see config/config.yaml."
+        )
     return data
 
 
@@ -335,8 +343,10 @@ def _explain(error, config: dict) -> str:
         if unknown and allowed:
             return _unknown_key(unknown[0], allowed)
     if error.validator == "required" and not error.absolute_path:
-        return (f"{error.message} of a workflow config (the commands that read tables, such as compare and "
-                "cairo-select, take any part of a config with --config)")
+        return (
+            f"{error.message} of a workflow config (the commands that read tables, such as compare and "
+            "cairo-select, take any part of a config with --config)"
+        )
     if error.validator == "enum" and "propertyNames" in error.schema_path:
         entry = config
         for part in error.absolute_path:

@@ -78,7 +78,7 @@ def _conditional_defaults(schema: dict) -> dict[str, str]:
     """
     found: dict[str, list[str]] = {}
     for branch in schema.get("allOf", []):
-        condition = next(iter(branch.get("if", {}).get("properties", {}).values()), {})
+        condition: dict = next(iter(branch.get("if", {}).get("properties", {}).values()), {})
         values = [condition["const"]] if "const" in condition else condition.get("enum", [])
         for name, sub in branch.get("then", {}).get("properties", {}).items():
             if "default" in sub:
@@ -176,13 +176,12 @@ def inline_yaml(value) -> str:
 
 # --- the generated part of config/README.md ---------------------------------------------------
 
+
 def _split(text: str, where: str) -> tuple[str, str, str]:
     """``text`` as (before and BEGIN, the generated block, END and after)."""
     start, end = text.find(BEGIN), text.find(END)
     if start < 0 or end < start:
-        raise ValueError(
-            f"{where} has no generated table: put the line {BEGIN} and the line {END} where it goes."
-        )
+        raise ValueError(f"{where} has no generated table: put the line {BEGIN} and the line {END} where it goes.")
     start += len(BEGIN)
     return text[:start], text[start:end], text[end:]
 
@@ -194,14 +193,15 @@ def rewritten(text: str, schema: dict, where: str = "config/README.md") -> str:
 
 
 def first_difference(text: str, schema: dict, where: str = "config/README.md") -> str | None:
-    """``None`` when the generated block of ``text`` is the table of ``schema``; else one line naming the first stale key."""
+    """``None`` when the generated block of ``text`` is ``schema``'s table; else a line naming the first stale key."""
     _, block, _ = _split(text, where)
     have = block.strip("\n").splitlines()
     want = markdown_table(schema).splitlines()
     if have == want:
         return None
     hint = "run python -m biasflow.config_docs to rewrite it from the schema"
-    index = next((i for i, (h, w) in enumerate(zip(have, want)) if h != w), min(len(have), len(want)))
+    # The tables may differ in length: where the shorter one ends is then the first difference.
+    index = next((i for i, (h, w) in enumerate(zip(have, want, strict=False)) if h != w), min(len(have), len(want)))
     if index < len(HEADER):
         return f"{where}: the generated table's header differs from the generator's; {hint}."
     have_keys, want_keys = [_row_key(line) for line in have], [_row_key(line) for line in want]
@@ -230,7 +230,9 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m biasflow.config_docs",
         description="Rewrite the generated key table of config/README.md from the config schema.",
     )
-    parser.add_argument("--readme", default="config/README.md", help="the file holding the table (default: %(default)s)")
+    parser.add_argument(
+        "--readme", default="config/README.md", help="the file holding the table (default: %(default)s)"
+    )
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 naming the first stale key")
     args = parser.parse_args(argv)
     readme = Path(args.readme)

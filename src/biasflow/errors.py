@@ -29,5 +29,7 @@ def check_keywords(function: str, given, accepted) -> None:
     accepted = list(accepted)
     unknown = [name for name in given if name not in accepted]
     if unknown:
-        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}"
-                        f"{did_you_mean(unknown[0], accepted)}; its settings are {', '.join(accepted)}.")
+        raise TypeError(
+            f"{function}() got an unexpected keyword argument {unknown[0]!r}"
+            f"{did_you_mean(unknown[0], accepted)}; its settings are {', '.join(accepted)}."
+        )

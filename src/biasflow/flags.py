@@ -32,10 +32,13 @@ def config_flag(parser, also: str = "") -> None:
     sections = dict.fromkeys(_section(key) for action in parser._actions for key in _keys(action))
     reads = ", ".join(sections) + (f"; also {also}" if also else "")
     action = parser.add_argument(
-        "--config", nargs="+", metavar="YAML",
+        "--config",
+        nargs="+",
+        metavar="YAML",
         help=f"config file(s) holding any part of a workflow config: the sections given, over the schema's defaults "
         f"(this command reads {reads}); no models needed. Several are merged as snakemake --configfile merges them, "
-        f"later ones winning. {PRECEDENCE}")
+        f"later ones winning. {PRECEDENCE}",
+    )
     action.settings_files = True
 
 
@@ -49,8 +52,12 @@ def method_flag(parser, name: str, keys: Mapping[str, str], what: str | Mapping[
     if isinstance(what, Mapping):
         text = "; ".join(f"{method}: {what[method]} ({key}, default {default(key)})" for method, key in keys.items())
     else:
-        text = (what or " ".join(str(described(first).get("description", "")).split())) + " (" + "; ".join(
-            f"{method}: {key}, default {default(key)}" for method, key in keys.items()) + ")"
+        text = (
+            (what or " ".join(str(described(first).get("description", "")).split()))
+            + " ("
+            + "; ".join(f"{method}: {key}, default {default(key)}" for method, key in keys.items())
+            + ")"
+        )
     action = parser.add_argument(name, default=None, help=text.replace("%", "%%"), **kinds(first))
     action.method_keys = dict(keys)
 
@@ -70,8 +77,10 @@ def resolve(parser, args) -> None:
         key = flag_key(action, args)
         if action.dest in named:
             if key is None:
-                raise BiasflowError(f"{action.option_strings[0]} sets {' and '.join(action.method_keys.values())}, "
-                                    f"which --method {args.method} does not read; leave it out.")
+                raise BiasflowError(
+                    f"{action.option_strings[0]} sets {' and '.join(action.method_keys.values())}, "
+                    f"which --method {args.method} does not read; leave it out."
+                )
             _put(settings, key, getattr(args, action.dest))
         elif key is not None:
             setattr(args, action.dest, _get(settings, key))

@@ -9,8 +9,8 @@ only when something is missing: a fully cached rerun never loads the model.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -71,7 +71,7 @@ class CachedGenerator:
         keys = [self.key(r) for r in requests]
         cached = self.cache.load(keys)
         todo: dict[str, Request] = {}
-        for key, request in zip(keys, requests):
+        for key, request in zip(keys, requests, strict=True):
             if key not in cached.index and key not in todo:
                 todo[key] = request
         report_hits(self.description, len(set(keys)), len(todo))
@@ -88,7 +88,7 @@ class CachedGenerator:
         frames = []
         with tqdm(total=len(items), desc=self.description, unit="req", mininterval=5) as bar:
             for start in range(0, len(items), self.chunk_size):
-                chunk = items[start:start + self.chunk_size]
+                chunk = items[start : start + self.chunk_size]
                 out = self._backend.generate([r for _, r in chunk], progress=bar.update)
                 frame = pd.DataFrame(
                     {"key": [k for k, _ in chunk], "text": [g.text for g in out], "n_tokens": [g.n_tokens for g in out]}

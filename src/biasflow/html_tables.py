@@ -42,10 +42,15 @@ def write_tables_page(path: str | Path, title: str, intro: str, sections: list[S
     """Write ``sections`` under ``title`` as one HTML page at ``path`` (atomically), those with a table."""
     parts = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>"]
     for section in (section for section in sections if section.table is not None):
-        parts += [f"<h2>{html.escape(section.heading)}</h2>", f"<p>{html.escape(section.text)}</p>",
-                  _table(section.table)]
-    page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f"<style>{STYLE}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n")
+        parts += [
+            f"<h2>{html.escape(section.heading)}</h2>",
+            f"<p>{html.escape(section.text)}</p>",
+            _table(section.table),
+        ]
+    page = (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
+    )
     with atomic_path(path) as tmp:
         tmp.write_text(page, encoding="utf-8")
 
@@ -59,7 +64,7 @@ def _table(table: pd.DataFrame) -> str:
     for values in table.itertuples(index=False):
         cells = [
             f'<td class="number">{_number(value)}</td>' if is_number else f"<td>{html.escape(_text(value))}</td>"
-            for value, is_number in zip(values, numeric)
+            for value, is_number in zip(values, numeric, strict=True)
         ]
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>"

@@ -57,8 +57,13 @@ class AxisLexicon:
     as that form (:data:`POSITIONS`; docs/methods.md §5.5).
     """
 
-    def __init__(self, axis: str, words: dict[str, dict[str, tuple[str, ...]]], neutral: dict[str, str],
-                 positions: dict[str, str]):
+    def __init__(
+        self,
+        axis: str,
+        words: dict[str, dict[str, tuple[str, ...]]],
+        neutral: dict[str, str],
+        positions: dict[str, str],
+    ):
         self.axis, self.words, self.neutral = axis, words, neutral
         self.positions = {form: positions.get(form, ELSEWHERE) for form in neutral}
         self._forms: dict[str, dict[str, list[str]]] = {}
@@ -121,11 +126,11 @@ class AxisLexicon:
         sentence start is capitalised ("Christian families came." → "Families came.").
         """
         pieces, at, capitalise = [], 0, False
-        for match, form in zip(found, forms):
+        for match, form in zip(found, forms, strict=True):
             word = self.neutral[form] if target == NEUTRAL else self.words[target][form][0]
             start, end = match.span()
             if not word:
-                if text[end:end + 1] == " ":
+                if text[end : end + 1] == " ":
                     end += 1
                 elif start > at and text[start - 1] == " ":
                     start -= 1
@@ -147,10 +152,7 @@ class AxisLexicon:
         """
         if found.isupper() and sum(c.isalpha() for c in found) > 1:
             return word.upper()
-        if found == self._spelling[key(found)]:
-            cased = word
-        else:
-            cased = match_case(found, word)
+        cased = word if found == self._spelling[key(found)] else match_case(found, word)
         return match_case("A", cased) if _starts_sentence(text, start) else cased
 
     def _pattern(self, subgroup: str) -> re.Pattern:
@@ -180,12 +182,12 @@ def _agreeing_article(before: str, following: str) -> str:
         agreeing = agreeing.upper()
     else:
         agreeing = match_case(article.group(1), agreeing)
-    return before[:article.start()] + agreeing + article.group(2)
+    return before[: article.start()] + agreeing + article.group(2)
 
 
 def _starts_sentence(text: str, start: int) -> bool:
     before = text[:start].rstrip()
-    return not before or before[-1] in ".!?\n\"“"
+    return not before or before[-1] in '.!?\n"“'
 
 
 class IdentityLexicon:
@@ -195,7 +197,7 @@ class IdentityLexicon:
         self.axes, self.source = axes, source
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "IdentityLexicon":
+    def from_file(cls, path: str | Path) -> IdentityLexicon:
         path = Path(path)
         if not path.is_file():
             raise BiasflowError(
@@ -225,17 +227,21 @@ def _axis(axis: str, entry, source: str) -> AxisLexicon:
         raise BiasflowError(f"{where}: needs `subgroups:` mapping each subgroup to its words by form.")
     unknown = set(entry) - _AXIS_KEYS
     if unknown:
-        raise BiasflowError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}; allowed: "
-                            f"{', '.join(sorted(_AXIS_KEYS))}.")
-    words = {str(subgroup): _forms(f"{where}, subgroup {subgroup}", forms) for subgroup, forms in
-             entry["subgroups"].items()}
+        raise BiasflowError(
+            f"{where}: unknown key(s) {', '.join(sorted(unknown))}; allowed: {', '.join(sorted(_AXIS_KEYS))}."
+        )
+    words = {
+        str(subgroup): _forms(f"{where}, subgroup {subgroup}", forms) for subgroup, forms in entry["subgroups"].items()
+    }
     reserved = sorted(set(words) & {NEUTRAL, UNSWAPPABLE})
     if reserved:
-        raise BiasflowError(f"{where}: {', '.join(reserved)} names a variant, not a subgroup; rename that subgroup "
-                            "(here and in subgroup_map).")
+        raise BiasflowError(
+            f"{where}: {', '.join(reserved)} names a variant, not a subgroup; rename that subgroup "
+            "(here and in subgroup_map)."
+        )
     neutral = entry.get("neutral")
     if not isinstance(neutral, dict) or not all(isinstance(v, str) for v in neutral.values()):
-        raise BiasflowError(f"{where}: needs `neutral:` with one placeholder word per form (\"\" drops the word).")
+        raise BiasflowError(f'{where}: needs `neutral:` with one placeholder word per form ("" drops the word).')
     forms = set(neutral)
     for subgroup, by_form in words.items():
         if set(by_form) != forms:
@@ -259,15 +265,17 @@ def _axis(axis: str, entry, source: str) -> AxisLexicon:
 def _positions(where: str, positions, forms: set[str]) -> dict[str, str]:
     """The lexicon's ``positions:`` checked: forms of the axis, each read in one of :data:`POSITIONS`."""
     if not isinstance(positions, dict):
-        raise BiasflowError(f"{where}: `positions:` maps a form to where it is read, e.g. "
-                            "{adjective: before_a_noun, noun: as_a_noun, predicative: after_a_copula}.")
+        raise BiasflowError(
+            f"{where}: `positions:` maps a form to where it is read, e.g. "
+            "{adjective: before_a_noun, noun: as_a_noun, predicative: after_a_copula}."
+        )
     for form, position in positions.items():
         if form not in forms:
-            raise BiasflowError(f"{where}: positions names {form!r}, not one of its forms "
-                                f"({', '.join(sorted(forms))}).")
+            raise BiasflowError(
+                f"{where}: positions names {form!r}, not one of its forms ({', '.join(sorted(forms))})."
+            )
         if position not in POSITIONS:
-            raise BiasflowError(f"{where}: position {position!r} of form {form} is not one of "
-                                f"{', '.join(POSITIONS)}.")
+            raise BiasflowError(f"{where}: position {position!r} of form {form} is not one of {', '.join(POSITIONS)}.")
     return {str(form): position for form, position in positions.items()}
 
 
@@ -281,7 +289,8 @@ def _check_shared_words(where: str, by_form: dict[str, tuple[str, ...]], positio
             if other != form:
                 raise BiasflowError(
                     f"{where}: {word!r} is listed under {other} and {form}, both read {position}; give one of "
-                    "the two forms another position under `positions:` (" + ", ".join(POSITIONS[:-1])
+                    "the two forms another position under `positions:` ("
+                    + ", ".join(POSITIONS[:-1])
                     + "), or list the word under one form."
                 )
 
@@ -293,7 +302,9 @@ def _forms(where: str, forms) -> dict[str, tuple[str, ...]]:
     for form, words in forms.items():
         words = [words] if isinstance(words, str) else words
         if not isinstance(words, list) or not words or not all(isinstance(w, str) and w.strip() for w in words):
-            raise BiasflowError(f"{where}, form {form}: give a word or a list of words, got {words!r}; quote words "
-                                "YAML reads as booleans.")
+            raise BiasflowError(
+                f"{where}, form {form}: give a word or a list of words, got {words!r}; quote words "
+                "YAML reads as booleans."
+            )
         out[str(form)] = tuple(w.strip() for w in words)
     return out

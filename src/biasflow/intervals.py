@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 # Percentiles of a 95% interval.
 INTERVAL = (2.5, 97.5)
@@ -32,7 +34,7 @@ ROUNDING = 1e-9
 UNBOUNDED, NON_NEGATIVE = (-math.inf, math.inf), (0.0, math.inf)
 
 
-def is_rounding(difference, scale) -> np.ndarray:
+def is_rounding(difference: npt.ArrayLike, scale: npt.ArrayLike) -> np.ndarray | np.bool_:
     """Whether each ``difference`` is no larger than rounding of values of size ``scale``: every table's one test.
 
     ``scale`` is the size of the values the difference was taken between (a mean score, the
@@ -41,18 +43,23 @@ def is_rounding(difference, scale) -> np.ndarray:
     (:func:`without_rounding`), and an interval or a set of values whose spread is rounding
     has no spread to measure (NaN bounds, no test).
     """
-    return np.abs(difference) <= ROUNDING * np.abs(scale)
+    rounding: np.ndarray | np.bool_ = np.abs(difference) <= ROUNDING * np.abs(scale)
+    return rounding
 
 
-def without_rounding(values, scale):
+def without_rounding(values: Any, scale: npt.ArrayLike) -> Any:
     """``values`` with every one that :func:`is_rounding` at ``scale`` written as exactly 0 (same shape and type)."""
     if np.ndim(values) == 0:
         return 0.0 if bool(is_rounding(values, scale)) else values
     return np.where(is_rounding(values, scale), 0.0, values)
 
 
-def within(estimate, low, high, limits: tuple[float, float] = UNBOUNDED):
-    """The bounds ``low``-``high`` of ``estimate`` cut to ``limits``, or NaN where they do not spread (docs/methods.md §9).
+def within(
+    estimate: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike, limits: tuple[float, float] = UNBOUNDED
+) -> tuple[Any, Any]:
+    """The bounds ``low``-``high`` of ``estimate`` cut to ``limits``, or NaN where they do not spread (methods.md §9).
+
+    Arrays give arrays; scalars give two floats.
 
     Cutting keeps coverage: the quantity lies within its limits, so an interval that held it
     still does, and a lower bound laid off below 0 from an Eq. 1 near 0 says only that the
@@ -106,8 +113,9 @@ def standard_error(values: np.ndarray) -> float:
     return float(np.std(values, ddof=1)) / math.sqrt(len(values))
 
 
-def t_interval(values: np.ndarray, level: float = 0.95, limits: tuple[float, float] = UNBOUNDED
-               ) -> tuple[float, float, float]:
+def t_interval(
+    values: np.ndarray, level: float = 0.95, limits: tuple[float, float] = UNBOUNDED
+) -> tuple[float, float, float]:
     """The mean of ``values`` and its Student t interval, mean ± t_{n−1} · :func:`standard_error`: every method's one.
 
     FairPair's mean F over prompts takes it, cut to F's values (``limits`` (0, ∞); :func:`within`);
@@ -124,7 +132,7 @@ def t_interval(values: np.ndarray, level: float = 0.95, limits: tuple[float, flo
 
 
 def small_sample_factor(df: int, level: float = 0.95) -> float:
-    """t_{df, (1+level)/2} / z_{(1+level)/2}: the widening of a bootstrap interval resting on ``df`` clusters' degrees of freedom.
+    """t_{df, (1+level)/2} / z_{(1+level)/2}: how much a bootstrap interval on ``df`` degrees of freedom widens.
 
     1 for many clusters (1.31 at df = 5, 4.3/1.96 at df = 2 for 95%); NaN where nothing was resampled (df < 1).
     """
@@ -133,8 +141,9 @@ def small_sample_factor(df: int, level: float = 0.95) -> float:
     return t_quantile(df, level) / float(stats.norm.ppf((1 + level) / 2))
 
 
-def estimate_interval(estimate: np.ndarray, draws: np.ndarray, factor: float,
-                      limits: tuple[float, float] = UNBOUNDED, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def estimate_interval(
+    estimate: np.ndarray, draws: np.ndarray, factor: float, limits: tuple[float, float] = UNBOUNDED, level: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
     """An interval that holds its estimate: the draws' percentile spread around their median, placed at the estimate.
 
     The distances from the defined draws' median (along the first axis) to their (1 − level)/2

@@ -15,8 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
+from typing import Any
 
 from biasflow.registry import Registry
+
+# A validated config, as the workflow and the commands hold it (yaml's nested mappings).
+Config = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -28,10 +32,10 @@ class Method:
     name: str  # its key in the config's `methods:` list and the name of its config section
     title: str  # how the report and the CLI name it
     citation: str  # its paper(s), as every page of the report cites them
-    evaluated: Callable[[dict], list[str]]  # the models whose bias it measures, in config order
-    loads: Callable[[dict], list[tuple[str, str]]]  # (section, name) of every model entry its jobs load
-    finals: Callable[[dict], list[str]]  # its final tables: the report shows the method once one exists
-    summary: Callable[[dict], str]  # its settings, in a sentence for the report's front page
+    evaluated: Callable[[Config], list[str]]  # the models whose bias it measures, in config order
+    loads: Callable[[Config], list[tuple[str, str]]]  # (section, name) of every model entry its jobs load
+    finals: Callable[[Config], list[str]]  # its final tables: the report shows the method once one exists
+    summary: Callable[[Config], str]  # its settings, in a sentence for the report's front page
     check: str  # function (config, workdir) -> warnings, raising BiasflowError on the first problem
     commands: str  # function (argparse subparsers) that adds its `biasflow` commands
     power: str  # module with its power planner's `Settings` and `plan` (docs/methods.md §6)
@@ -40,20 +44,22 @@ class Method:
     # (config key, what it is to the comparison) of every setting its comparison reads: `biasflow compare` flags
     # named by the key's last part (`selection.seed`: `--seed`)
     compare_settings: tuple[tuple[str, str], ...] = ()
-    comparisons: Callable[[dict], list[str]] = lambda config: []  # its tables of every pair of models compared (§7)
-    variance: Callable[[dict], list[str]] = lambda config: []  # its tables of where each number would move (§8)
-    pages: Callable[[dict], list[str]] = lambda config: []  # its pages of tables in the report (the front page links)
-    computed: Callable[[dict], dict] = lambda config: config  # the config as far as its results exist (the front page)
+    comparisons: Callable[[Config], list[str]] = lambda config: []  # its tables of every pair of models compared (§7)
+    variance: Callable[[Config], list[str]] = lambda config: []  # its tables of where each number would move (§8)
+    pages: Callable[[Config], list[str]] = lambda config: []  # its pages of tables in the report (the front page links)
+    computed: Callable[[Config], Config] = lambda config: (
+        config
+    )  # the config as far as its results exist (the front page)
     reads_datasets: bool = False  # its prompts come from the metrics' datasets (the front page lists them)
     named: tuple[tuple[str, ...], ...] = ()  # config keys of its maps whose names become parts of result paths
     api: tuple[str, ...] = ()  # "module:function" of its public functions, re-exported as biasflow.<function>
 
-    def part(self, name: str):
+    def part(self, name: str) -> Any:
         """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``), imported."""
         return self.load(getattr(self, name))
 
     @staticmethod
-    def load(reference: str):
+    def load(reference: str) -> Any:
         """What a ``"module:name"`` (or ``"module"``) reference names, imported."""
         module, _, attribute = reference.partition(":")
         loaded = import_module(module)
@@ -73,6 +79,6 @@ def methods(names: list[str] | None = None) -> list[Method]:
     return [method(name) for name in (REGISTRY.names() if names is None else names)]
 
 
-def own_models(config: dict, section: str) -> list[str]:
+def own_models(config: Config, section: str) -> list[str]:
     """A method's own ``models`` list where its section gives one, else every model of the config."""
     return list(config[section]["models"] or config["models"])

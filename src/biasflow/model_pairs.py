@@ -17,8 +17,8 @@ is the baseline's pairs.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from biasflow.errors import BiasflowError
 from biasflow.schema import choices, default
@@ -52,13 +52,24 @@ class PairChoice(StepSettings):
 
     def __post_init__(self):
         if self.pairs not in choices("comparisons.pairs"):
-            raise BiasflowError(f"comparisons.pairs is {self.pairs!r}; it takes {', '.join(choices('comparisons.pairs'))}.")
+            raise BiasflowError(
+                f"comparisons.pairs is {self.pairs!r}; it takes {', '.join(choices('comparisons.pairs'))}."
+            )
         if self.pairs == BASELINE and not self.baseline:
-            raise BiasflowError("comparisons.pairs is baseline but no baseline model is named; set "
-                                "comparisons.baseline to one of the models (--baseline MODEL on a command).")
+            raise BiasflowError(
+                "comparisons.pairs is baseline but no baseline model is named; set "
+                "comparisons.baseline to one of the models (--baseline MODEL on a command)."
+            )
         if self.pairs != BASELINE and self.baseline is not None:
-            raise BiasflowError(f"comparisons.baseline is {self.baseline!r} but comparisons.pairs is {self.pairs}; set "
-                                "pairs: baseline to compare every model against it, or leave baseline out.")
+            raise BiasflowError(
+                f"comparisons.baseline is {self.baseline!r} but comparisons.pairs is {self.pairs}; set "
+                "pairs: baseline to compare every model against it, or leave baseline out."
+            )
+
+    def _baseline(self) -> str:
+        """The baseline's name, where ``pairs`` is ``baseline`` (``__post_init__`` holds that it is then named)."""
+        assert self.baseline is not None, "pairs is baseline"
+        return self.baseline
 
     @classmethod
     def from_args(cls, args) -> PairChoice:
@@ -87,8 +98,11 @@ class PairChoice(StepSettings):
 
     def describe(self) -> str:
         """The choice in words, for a log line."""
-        return {ALL: "every pair of models", BASELINE: f"every model against the baseline {self.baseline}",
-                NONE: "no pairs"}[self.pairs]
+        return {
+            ALL: "every pair of models",
+            BASELINE: f"every model against the baseline {self.baseline}",
+            NONE: "no pairs",
+        }[self.pairs]
 
     def of(self, names: Iterable[str]) -> list[tuple[str, str]]:
         """The (model_a, model_b) pairs to compare among ``names``, in a stable order.
@@ -103,21 +117,29 @@ class PairChoice(StepSettings):
             return []
         if self.pairs == ALL:
             return list(itertools.combinations(names, 2))
-        if self.baseline in names:
-            return [(name, self.baseline) for name in names if name != self.baseline]
-        bases = {name[len(self.baseline) + 1:]: name for name in names if name.startswith(self.baseline + VARIANT)}
-        return [(name, bases[variant(name)]) for name in names if variant(name) in bases and name != bases[variant(name)]]
+        baseline = self._baseline()
+        if baseline in names:
+            return [(name, baseline) for name in names if name != baseline]
+        bases = {name[len(baseline) + 1 :]: name for name in names if name.startswith(baseline + VARIANT)}
+        return [
+            (name, bases[own])
+            for name in names
+            if (own := variant(name)) is not None and own in bases and name != bases[own]
+        ]
 
     def check(self, names: Iterable[str], what: str) -> None:
         """Raise :class:`BiasflowError` where the baseline names none of ``names`` (the models of ``what``)."""
         if self.pairs != BASELINE:
             return
         names = sorted(set(names))
-        if self.baseline in names or any(name.startswith(self.baseline + VARIANT) for name in names):
+        baseline = self._baseline()
+        if baseline in names or any(name.startswith(baseline + VARIANT) for name in names):
             return
         shown = ", ".join(names[:SHOWN]) + (f" and {len(names) - SHOWN} more" if len(names) > SHOWN else "")
-        raise BiasflowError(f"the baseline {self.baseline!r} is not a model of {what} (its models: {shown or 'none'}); "
-                            "name one of them (--baseline MODEL on a command, comparisons.baseline in the config).")
+        raise BiasflowError(
+            f"the baseline {self.baseline!r} is not a model of {what} (its models: {shown or 'none'}); "
+            "name one of them (--baseline MODEL on a command, comparisons.baseline in the config)."
+        )
 
 
 def variant(name: str) -> str | None:
@@ -137,9 +159,10 @@ def compared(pairs: PairChoice | Sequence[tuple[str, str]] | None, names: Iterab
     return [(a, b) for a, b in pairs if a in names and b in names]
 
 
-def add_pair_flags(parser, none: str = "no comparison table and no comparison figure, the command's other outputs "
-                   "as they are") -> None:
-    """``--baseline MODEL`` and ``--pairs {all,none}`` (one or the other) on a command that compares models pair by pair.
+def add_pair_flags(
+    parser, none: str = "no comparison table and no comparison figure, the command's other outputs as they are"
+) -> None:
+    """``--baseline MODEL`` and ``--pairs {all,none}`` (one or the other) on a command comparing models pair by pair.
 
     Their meaning is the config's ``comparisons`` section's (config/README.md); ``--pairs``
     takes the schema's choices but ``baseline``, which ``--baseline`` gives with its model;
@@ -148,12 +171,16 @@ def add_pair_flags(parser, none: str = "no comparison table and no comparison fi
     """
     group = parser.add_mutually_exclusive_group()
     chosen = group.add_argument(
-        "--baseline", metavar="MODEL",
+        "--baseline",
+        metavar="MODEL",
         help="pair each model with this one only (model_a the candidate, model_b the baseline) instead of every pair; "
         "Holm and Benjamini-Hochberg then run over the baseline's pairs (config: comparisons.pairs baseline and "
-        "comparisons.baseline)")
+        "comparisons.baseline)",
+    )
     every = group.add_argument(
-        "--pairs", choices=[c for c in choices("comparisons.pairs") if c != BASELINE],
+        "--pairs",
+        choices=[c for c in choices("comparisons.pairs") if c != BASELINE],
         help=f"all: every pair of models; none: {none} (config: comparisons.pairs; default: "
-        f"{default('comparisons.pairs')})")
+        f"{default('comparisons.pairs')})",
+    )
     chosen.reads = every.reads = "comparisons"  # the config section --config can set them by (biasflow.flags)

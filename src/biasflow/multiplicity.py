@@ -35,7 +35,8 @@ def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
 
 
 def adjust(table: pd.DataFrame, family: list[str]) -> pd.DataFrame:
-    """``table`` with ``p_holm`` and ``p_bh``: its ``p`` adjusted within each family (the rows sharing ``family``'s values)."""
+    """``table`` with ``p_holm`` and ``p_bh``: its ``p`` adjusted within each family (the rows sharing ``family``'s
+    values)."""
     table = table.copy()
     for column, method in (("p_holm", holm), ("p_bh", benjamini_hochberg)):
         table[column] = np.nan

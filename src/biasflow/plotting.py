@@ -44,8 +44,13 @@ def save_png(fig, path: str | Path) -> None:
     plt.close(fig)
 
 
-def plot_separations(panels: list[tuple[str, pd.DataFrame, pd.DataFrame]], xlabel: str, path: str | Path, *,
-                     against_baseline: bool = False) -> None:
+def plot_separations(
+    panels: list[tuple[str, pd.DataFrame, pd.DataFrame]],
+    xlabel: str,
+    path: str | Path,
+    *,
+    against_baseline: bool = False,
+) -> None:
     """Models ordered by bias with their intervals and, beside them, which pairs the corrected paired tests separate.
 
     One row per panel ``(title, estimates, pairs)``: ``estimates`` has ``model``,
@@ -69,17 +74,31 @@ def plot_separations(panels: list[tuple[str, pd.DataFrame, pd.DataFrame]], xlabe
     if size <= MATRIX_MAX and not against_baseline:
         width, height, ticks = 6 + 0.7 * size, 1.2 + 0.45 * size, 8
     else:
-        width, height, ticks = 12, 1.4 + (0.45 if size <= MATRIX_MAX else COMPACT_ROW) * size, (
-            8 if size <= MATRIX_MAX else 5)
-    fig, axes = plt.subplots(len(panels), 2, figsize=(width, height * len(panels) + 0.6),
-                             squeeze=False, gridspec_kw={"width_ratios": [1, 1.2]})
-    for (title, estimates, pairs), (forest, right) in zip(panels, axes):
+        width, height, ticks = (
+            12,
+            1.4 + (0.45 if size <= MATRIX_MAX else COMPACT_ROW) * size,
+            (8 if size <= MATRIX_MAX else 5),
+        )
+    fig, axes = plt.subplots(
+        len(panels),
+        2,
+        figsize=(width, height * len(panels) + 0.6),
+        squeeze=False,
+        gridspec_kw={"width_ratios": [1, 1.2]},
+    )
+    for (title, estimates, pairs), (forest, right) in zip(panels, axes, strict=True):
         ordered = estimates.sort_values(["estimate", "model"]).reset_index(drop=True)
         models = list(ordered["model"])
         y = np.arange(len(models))
         bars = [(ordered["estimate"] - ordered["low"]).fillna(0), (ordered["high"] - ordered["estimate"]).fillna(0)]
-        forest.errorbar(ordered["estimate"], y, xerr=bars, fmt="o", capsize=3 if ticks == 8 else 1,
-                        markersize=6 if ticks == 8 else 2)
+        forest.errorbar(
+            ordered["estimate"],
+            y,
+            xerr=bars,
+            fmt="o",
+            capsize=3 if ticks == 8 else 1,
+            markersize=6 if ticks == 8 else 2,
+        )
         forest.set_yticks(y, models, fontsize=ticks)
         if size > MATRIX_MAX or against_baseline:  # rows level with the view beside it
             forest.set_ylim(len(models) - 0.5, -0.5)
@@ -116,26 +135,39 @@ def _draw_counts(axis, models: list[str], pairs: pd.DataFrame, ticks: int) -> No
     axis.set_ylim(len(models) - 0.5, -0.5)
     axis.set_xlim(0, max(1, len(models) - 1))
     axis.set_xlabel(f"of the other {len(models) - 1} models, how many the paired tests separate it from", fontsize=8)
-    axis.set_title("models each is separated from (Holm p ≤ 0.05): blue as less biased, orange as more biased; "
-                   "gray: not separated", fontsize=8)
+    axis.set_title(
+        "models each is separated from (Holm p ≤ 0.05): blue as less biased, orange as more biased; "
+        "gray: not separated",
+        fontsize=8,
+    )
 
 
 def _draw_baseline(axis, models: list[str], pairs: pd.DataFrame, ticks: int) -> None:
-    """The baseline view: each candidate's difference from its baseline with the paired interval, in the forest's order."""
+    """The baseline view: each candidate's difference from its baseline, paired interval, in the forest's order."""
     cells = baseline_cells(models, pairs)
     y = np.arange(len(models))
     for i in np.flatnonzero((cells["baseline"] == "").to_numpy()):
         axis.text(0, i, "baseline", ha="center", va="center", fontsize=max(ticks - 1, 5), style="italic")
     for colour, point in POINTS.items():  # one call per colour: a call per model is slow at hundreds
-        shown = np.flatnonzero(cells["colour"].map(lambda c: c == colour).to_numpy()
-                               & np.isfinite(cells["difference"].to_numpy(dtype=np.float64)))
+        shown = np.flatnonzero(
+            (cells["colour"] == colour).to_numpy() & np.isfinite(cells["difference"].to_numpy(dtype=np.float64))
+        )
         if not len(shown):
             continue
         part = cells.iloc[shown]
-        bars = [(part["difference"] - part["low"]).clip(lower=0).fillna(0),
-                (part["high"] - part["difference"]).clip(lower=0).fillna(0)]
-        axis.errorbar(part["difference"], shown, xerr=bars, fmt="o", color=point, capsize=3 if ticks == 8 else 1,
-                      markersize=6 if ticks == 8 else 2)
+        bars = [
+            (part["difference"] - part["low"]).clip(lower=0).fillna(0),
+            (part["high"] - part["difference"]).clip(lower=0).fillna(0),
+        ]
+        axis.errorbar(
+            part["difference"],
+            shown,
+            xerr=bars,
+            fmt="o",
+            color=point,
+            capsize=3 if ticks == 8 else 1,
+            markersize=6 if ticks == 8 else 2,
+        )
     axis.axvline(0, color="black", linewidth=0.8)
     axis.set_yticks(y, models, fontsize=ticks)
     axis.set_ylim(len(models) - 0.5, -0.5)
@@ -205,10 +237,25 @@ def baseline_cells(models: list[str], pairs: pd.DataFrame) -> pd.DataFrame:
             row = rows.loc[model]
             separated = bool(np.isfinite(row["p_holm"]) and row["p_holm"] <= 0.05)
             colour = (SEPARATED_LOWER if row["difference"] < 0 else SEPARATED_HIGHER) if separated else UNSEPARATED
-            cells.append({"baseline": row["model_b"], "difference": float(row["difference"]),
-                          "low": float(row["difference_lo"]), "high": float(row["difference_hi"]),
-                          "separated": separated, "colour": colour})
+            cells.append(
+                {
+                    "baseline": row["model_b"],
+                    "difference": float(row["difference"]),
+                    "low": float(row["difference_lo"]),
+                    "high": float(row["difference_hi"]),
+                    "separated": separated,
+                    "colour": colour,
+                }
+            )
         else:
-            cells.append({"baseline": "" if model in bases else None, "difference": np.nan, "low": np.nan,
-                          "high": np.nan, "separated": False, "colour": None})
+            cells.append(
+                {
+                    "baseline": "" if model in bases else None,
+                    "difference": np.nan,
+                    "low": np.nan,
+                    "high": np.nan,
+                    "separated": False,
+                    "colour": None,
+                }
+            )
     return pd.DataFrame(cells, index=pd.Index(models, name="model"))

@@ -19,16 +19,17 @@ from __future__ import annotations
 import logging
 import math
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Mapping, Sequence
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
+from biasflow.html_tables import Section, write_tables_page
 from biasflow.methods import method as declared
 from biasflow.model_pairs import PairChoice
-from biasflow.html_tables import Section, write_tables_page
 from biasflow.settings import StepSettings
 from biasflow.tables import write_table
 from biasflow.verdicts import noninferiority_mdd, noninferiority_units, paired_se
@@ -36,8 +37,21 @@ from biasflow.verdicts import noninferiority_mdd, noninferiority_units, paired_s
 log = logging.getLogger("biasflow")
 
 POWER_COLUMNS = [
-    "method", "model", "scope", "subgroup", "measure", "unit", "n", "n_other", "n_effective", "baseline", "sd",
-    "mdd", "target", "n_needed", "detectable",
+    "method",
+    "model",
+    "scope",
+    "subgroup",
+    "measure",
+    "unit",
+    "n",
+    "n_other",
+    "n_effective",
+    "baseline",
+    "sd",
+    "mdd",
+    "target",
+    "n_needed",
+    "detectable",
 ]
 # The measure of a row planning the release gate (§6.8), followed by what the gate judges: "non-inferiority margin
 # (Eq. 1)".
@@ -51,7 +65,7 @@ class PowerSettings(StepSettings):
     ``keys`` extending :data:`PowerSettings.keys`."""
 
     section = "power"
-    keys = {"pairs": "comparisons"}
+    keys: ClassVar[Mapping[str, str | None]] = {"pairs": "comparisons"}
 
     alpha: float
     power: float
@@ -111,10 +125,13 @@ def means_mdd(sd: float, n: float, n_other: float, alpha: float, power: float) -
 
 
 def means_needed(sd: float, difference: float, ratio: float, alpha: float, power: float) -> float:
-    """Units in the first group that detect ``difference`` between two means, the other ``ratio`` times as many (§6.3)."""
+    """Units in the first group detecting ``difference`` between two means, the other ``ratio`` times as many (§6.3)."""
     _, t_two, _ = _engines()
-    return _solve(t_two, effect_size=difference / sd, nobs1=None, ratio=ratio, alpha=alpha, power=power) if sd > 0 \
+    return (
+        _solve(t_two, effect_size=difference / sd, nobs1=None, ratio=ratio, alpha=alpha, power=power)
+        if sd > 0
         else math.nan
+    )
 
 
 def mean_mdd(sd: float, n: float, alpha: float, power: float) -> float:
@@ -158,7 +175,7 @@ def swap_needed(sd: float, difference: float, alpha: float, power: float) -> flo
 
 
 def correlation_mdd(n_models: float, alpha: float, power: float) -> float:
-    """Smallest Pearson r that ``n_models`` models detect: Fisher's z, atanh(r)·√(M − 3) ~ N(0, 1) under r = 0 (§6.5)."""
+    """Smallest Pearson r ``n_models`` models detect: Fisher's z, atanh(r)·√(M − 3) ~ N(0, 1) under r = 0 (§6.5)."""
     normal, _, _ = _engines()
     if n_models < 4:
         return math.nan
@@ -171,8 +188,18 @@ def correlation_needed(r: float, alpha: float, power: float) -> float:
     return _solve(normal, effect_size=math.atanh(r), nobs1=None, ratio=0, alpha=alpha, power=power) + 3
 
 
-def noninferiority_row(*, model: str, scope: str, subgroup: str, what: str, unit: str, n: float, lo90: float,
-                       hi90: float, settings: PowerSettings) -> dict:
+def noninferiority_row(
+    *,
+    model: str,
+    scope: str,
+    subgroup: str,
+    what: str,
+    unit: str,
+    n: float,
+    lo90: float,
+    hi90: float,
+    settings: PowerSettings,
+) -> dict:
     """A row planning the release gate (§6.8) from the pilot's paired 90% interval ``lo90``-``hi90`` over ``n`` units.
 
     se = (hi90 − lo90) / (2 z_{0.95}) is the difference's standard error at the pilot's size;
@@ -184,10 +211,21 @@ def noninferiority_row(*, model: str, scope: str, subgroup: str, what: str, unit
     below the units at hand). ``sd`` is one unit's spread, se · √n.
     """
     se = paired_se(lo90, hi90)
-    return {"model": model, "scope": scope, "subgroup": subgroup, "measure": f"{NONINFERIORITY} ({what})",
-            "unit": unit, "n": n, "n_other": math.nan, "n_effective": n, "baseline": 0.0,
-            "sd": se * math.sqrt(n) if se > 0 and n > 0 else math.nan, "mdd": noninferiority_mdd(se, settings.power),
-            "target": settings.min_effect, "n_needed": noninferiority_units(n, se, settings.min_effect, settings.power)}
+    return {
+        "model": model,
+        "scope": scope,
+        "subgroup": subgroup,
+        "measure": f"{NONINFERIORITY} ({what})",
+        "unit": unit,
+        "n": n,
+        "n_other": math.nan,
+        "n_effective": n,
+        "baseline": 0.0,
+        "sd": se * math.sqrt(n) if se > 0 and n > 0 else math.nan,
+        "mdd": noninferiority_mdd(se, settings.power),
+        "target": settings.min_effect,
+        "n_needed": noninferiority_units(n, se, settings.min_effect, settings.power),
+    }
 
 
 def planned(rows: list[dict], method: str, settings: PowerSettings) -> pd.DataFrame:
@@ -206,14 +244,33 @@ def planned(rows: list[dict], method: str, settings: PowerSettings) -> pd.DataFr
         needed = f"; about {row.n_needed:,.0f} would be needed" if math.isfinite(row.n_needed) else ""
         who = ", ".join(str(part) for part in (row.model, row.scope, row.subgroup) if part)
         if row.measure.startswith(NONINFERIORITY):
-            log.warning("power: %s (%s): with %s %s a candidate truly equal to the baseline is shown not worse on %s "
-                        "at %.0f%% power only at a margin of %s, wider than the margin %.3g%s (docs/methods.md §6.8)",
-                        who, method, f"{row.n:,.0f}", row.unit, row.measure[len(NONINFERIORITY) + 2:-1],
-                        100 * settings.power, shown, row.target, needed)
+            log.warning(
+                "power: %s (%s): with %s %s a candidate truly equal to the baseline is shown not worse on %s "
+                "at %.0f%% power only at a margin of %s, wider than the margin %.3g%s (docs/methods.md §6.8)",
+                who,
+                method,
+                f"{row.n:,.0f}",
+                row.unit,
+                row.measure[len(NONINFERIORITY) + 2 : -1],
+                100 * settings.power,
+                shown,
+                row.target,
+                needed,
+            )
             continue
-        log.warning("power: %s (%s): with %s %s the smallest %s detectable at %.0f%% power is %s, short of the %.3g "
-                    "worth detecting%s (docs/methods.md §6)", who, method, f"{row.n:,.0f}", row.unit,
-                    difference(row.measure), 100 * settings.power, shown, row.target, needed)
+        log.warning(
+            "power: %s (%s): with %s %s the smallest %s detectable at %.0f%% power is %s, short of the %.3g "
+            "worth detecting%s (docs/methods.md §6)",
+            who,
+            method,
+            f"{row.n:,.0f}",
+            row.unit,
+            difference(row.measure),
+            100 * settings.power,
+            shown,
+            row.target,
+            needed,
+        )
     return table
 
 
@@ -232,22 +289,36 @@ def write_plan(table: pd.DataFrame, method: str, out: str, page: str | None = No
     """Write the power table, and its page for the report."""
     write_table(table, out)
     if page:
-        write_tables_page(page, f"Power: {method}", (
-            "How much this run can show (docs/methods.md section 6). From this run's own data: mdd, the smallest "
-            "difference each subgroup could show at the configured power and significance level with the sizes "
-            "at hand (n; n_effective where clusters make units count less than once); target, the difference worth "
-            "detecting (power.min_effect, power.min_r); n_needed, the size a study needs for it, in the row's unit; "
-            "detectable, whether this study reaches it. A subgroup that is not detectable can still show a gap, "
-            "but a gap it does not show says little. Rows measured as a non-inferiority margin plan the release gate "
-            "of biasflow compare (section 6.8): mdd is the smallest margin at which a candidate truly equal to the "
-            "baseline is shown not worse at the configured power, n_needed the units that margin power.min_effect "
-            "needs."), [Section("Minimum detectable differences", (
-                "baseline is the rate or score the difference is measured from and sd the spread of one unit; "
-                "the log of this step names every row short of its target."), table)])
+        write_tables_page(
+            page,
+            f"Power: {method}",
+            (
+                "How much this run can show (docs/methods.md section 6). From this run's own data: mdd, the smallest "
+                "difference each subgroup could show at the configured power and significance level with the sizes at "
+                "hand (n; n_effective where clusters make units count less than once); target, the difference worth "
+                "detecting (power.min_effect, power.min_r); n_needed, the size a study needs for it, in the row's "
+                "unit; detectable, whether this study reaches it. A subgroup that is not detectable can still show a "
+                "gap, but a gap it does not show says little. Rows measured as a non-inferiority margin plan the "
+                "release gate of biasflow compare (section 6.8): mdd is the smallest margin at which a candidate truly "
+                "equal to the baseline is shown not worse at the configured power, n_needed the units that margin "
+                "power.min_effect needs."
+            ),
+            [
+                Section(
+                    "Minimum detectable differences",
+                    (
+                        "baseline is the rate or score the difference is measured from and sd the spread of one unit; "
+                        "the log of this step names every row short of its target."
+                    ),
+                    table,
+                )
+            ],
+        )
 
 
-def plan_sources(*, method: str, sources: Mapping[str, Sequence[str]], settings: Mapping, out: str,
-                 page: str | None = None) -> None:
+def plan_sources(
+    *, method: str, sources: Mapping[str, Sequence[str]], settings: Mapping, out: str, page: str | None = None
+) -> None:
     """The step: ``sources`` (a label, the axis, probe set or model, and its files) → the method's power table.
 
     ``settings`` are the plain values of the method's ``Settings`` (a rule's params).

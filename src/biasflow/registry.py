@@ -10,7 +10,7 @@ fast and a broken plug-in fails only the run that uses it. An unknown name is on
 from __future__ import annotations
 
 from collections.abc import Iterable
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Generic, TypeVar
 
 from biasflow.errors import BiasflowError, did_you_mean
@@ -21,14 +21,14 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """Members by name: ``builtin`` as given, then the entry points of ``group`` in name order."""
 
-    def __init__(self, kind: str, builtin: Iterable[tuple[str, T]] = (), group: str | None = None):
+    def __init__(self, kind: str, builtin: Iterable[tuple[str, T]] = (), group: str | None = None) -> None:
         self.kind = kind
         self.group = group
         self._loaded: dict[str, T] = dict(builtin)
         self._builtin = tuple(self._loaded)
-        self._entries = None
+        self._entries: dict[str, EntryPoint] | None = None
 
-    def _installed(self) -> dict:
+    def _installed(self) -> dict[str, EntryPoint]:
         if self._entries is None:
             found = entry_points(group=self.group) if self.group else ()
             self._entries = {entry.name: entry for entry in sorted(found, key=lambda e: e.name)}

@@ -41,15 +41,27 @@ def front_page(config: dict, reported: list[str], data_root: str | Path) -> dict
     page, reading = [], []
     for method in methods(reported):
         own = method.computed(config)
-        page.append({"name": method.title, "citation": method.citation, "models": method.evaluated(own),
-                     "settings": method.summary(own), "pages": _existing(method.pages(own)),
-                     "comparisons": _existing(method.comparisons(own)), "variance": _existing(method.variance(own))})
+        page.append(
+            {
+                "name": method.title,
+                "citation": method.citation,
+                "models": method.evaluated(own),
+                "settings": method.summary(own),
+                "pages": _existing(method.pages(own)),
+                "comparisons": _existing(method.comparisons(own)),
+                "variance": _existing(method.variance(own)),
+            }
+        )
         if method.reads_datasets:
             reading.append(own)
     not_run = [method.title for method in methods() if method.name not in reported]
     metrics = sorted({metric for own in reading for metric in used_metrics(own)})
-    return {"verdicts": front_lines(config), "data": [_source(config, metric, data_root) for metric in metrics],
-            "methods": page, "not_run": not_run}
+    return {
+        "verdicts": front_lines(config),
+        "data": [_source(config, metric, data_root) for metric in metrics],
+        "methods": page,
+        "not_run": not_run,
+    }
 
 
 def _existing(paths: list[str]) -> list[str]:
@@ -68,6 +80,9 @@ def _source(config: dict, metric: str, data_root: str | Path) -> str:
     if metric == "HolisticBias" and (folder / "descriptors.json").is_file():
         where += f", release {holisticbias.version(folder)}"
     budget = config["prompts"]["per_subgroup"]
-    kept = f"at most {budget} prompts per subgroup and split (seed {config['prompts']['seed']})" if budget else \
-        "every prompt"
+    kept = (
+        f"at most {budget} prompts per subgroup and split (seed {config['prompts']['seed']})"
+        if budget
+        else "every prompt"
+    )
     return f"{metric}: {where}; {kept}."

@@ -67,25 +67,37 @@ EITHER_NUMBER = _words("the no any some my your his her its our their whose whic
 DETERMINERS = SINGULAR | PLURAL | EITHER_NUMBER
 # Closed classes that never begin the noun a word before them qualifies: conjunctions, auxiliaries,
 # negation, relative and question words, prepositions, pronouns, adverbs of time, place and degree.
-_CONJUNCTIONS = _words("and or but nor so yet because although though while whereas unless if when whenever where "
-                       "wherever whether since until till once than as lest")
-_AUXILIARIES = _words("is are was were be been being am has have had having will would can could may might must "
-                      "shall should do does did not never isn't aren't wasn't weren't don't doesn't didn't won't "
-                      "can't cannot couldn't wouldn't shouldn't hasn't haven't hadn't")
-_PREPOSITIONS = _words("at by for from in into of on onto to with without about above across after against along "
-                       "amid among around before behind below beneath beside besides between beyond despite down "
-                       "during except inside like near off outside over through throughout toward towards under "
-                       "underneath unlike up upon versus via within")
-_PRONOUNS = _words("i you he she we they it me him us them myself yourself himself herself itself ourselves "
-                   "yourselves themselves who whom whose which what that how why")
-_ADVERBS = _words("yesterday today tonight tomorrow again there here now then too also always never once later "
-                  "soon already still just ever ago earlier afterwards afterward overnight anymore anyway instead "
-                  "abroad enough else even almost rather quite longer nowadays sometimes often altogether")
+_CONJUNCTIONS = _words(
+    "and or but nor so yet because although though while whereas unless if when whenever where "
+    "wherever whether since until till once than as lest"
+)
+_AUXILIARIES = _words(
+    "is are was were be been being am has have had having will would can could may might must "
+    "shall should do does did not never isn't aren't wasn't weren't don't doesn't didn't won't "
+    "can't cannot couldn't wouldn't shouldn't hasn't haven't hadn't"
+)
+_PREPOSITIONS = _words(
+    "at by for from in into of on onto to with without about above across after against along "
+    "amid among around before behind below beneath beside besides between beyond despite down "
+    "during except inside like near off outside over through throughout toward towards under "
+    "underneath unlike up upon versus via within"
+)
+_PRONOUNS = _words(
+    "i you he she we they it me him us them myself yourself himself herself itself ourselves "
+    "yourselves themselves who whom whose which what that how why"
+)
+_ADVERBS = _words(
+    "yesterday today tonight tomorrow again there here now then too also always never once later "
+    "soon already still just ever ago earlier afterwards afterward overnight anymore anyway instead "
+    "abroad enough else even almost rather quite longer nowadays sometimes often altogether"
+)
 # "last" and "next" before one of these, or ending the clause, make a time or place ("became Christian last
 # year", "the Christian next door", "saw her last."); before another word they qualify a noun ("her last book").
 _ADVERBIAL_BEFORE = _words("last next")
-_TIME_OR_PLACE = _words("year week month night time summer winter spring autumn fall weekend day morning evening "
-                        "century decade season semester term door")
+_TIME_OR_PLACE = _words(
+    "year week month night time summer winter spring autumn fall weekend day morning evening "
+    "century decade season semester term door"
+)
 CLOSED = _CONJUNCTIONS | _AUXILIARIES | _PREPOSITIONS | _PRONOUNS | _ADVERBS
 # Finite verbs that are seldom nouns ("lives", "works", "thought" are left out: "Christian lives").
 VERBS = _words(
@@ -109,8 +121,10 @@ COPULAS = _words(
 _BE_CONTRACTED = ("'m", "'re", "'s")
 _CONTRACTING_PRONOUNS = _words("i you he she it we they that who what there here everyone everybody someone")
 # Words that may stand between a copula and its predicate without grading it ("is not", "turned out").
-_UNGRADING = _words("not never still also always now once all both t indeed then again already even only just "
-                    "longer no ever yet out up soon officially")
+_UNGRADING = _words(
+    "not never still also always now once all both t indeed then again already even only just "
+    "longer no ever yet out up soon officially"
+)
 # Degree words: "very Christian" has no neutral form ("very a person", "a very family").
 _DEGREE = _words("very quite so too rather somewhat almost fairly extremely")
 _COMPARATIVES = _words("more most less least")
@@ -124,8 +138,10 @@ _LY_NOT_ADVERBS = _words(
     "prickly butterfly dragonfly firefly melancholy"
 )
 # Singular nouns in -s, and other words in -s that are no verbs.
-_NOT_VERBS_IN_S = _words("news series species means gas lens atlas bias chaos ethos pathos canvas alias summons "
-                         "this his its yes thus perhaps always sometimes afterwards towards besides whereas")
+_NOT_VERBS_IN_S = _words(
+    "news series species means gas lens atlas bias chaos ethos pathos canvas alias summons "
+    "this his its yes thus perhaps always sometimes afterwards towards besides whereas"
+)
 # Words after which a determiner begins a clause's subject.
 _CLAUSE_OPENERS = _words("that because when while if although though whereas unless")
 
@@ -139,10 +155,11 @@ class Reading(NamedTuple):
 
 def hyphenated(text: str, start: int, end: int) -> bool:
     """Whether the word ``text[start:end]`` is joined by a hyphen to a word before or after it."""
-    after = text[end:end + 2]
-    before = text[max(0, start - 2):start]
+    after = text[end : end + 2]
+    before = text[max(0, start - 2) : start]
     return (len(after) == 2 and after[0] == "-" and after[1].isalpha()) or (
-        len(before) == 2 and before[1] == "-" and before[0].isalpha())
+        len(before) == 2 and before[1] == "-" and before[0].isalpha()
+    )
 
 
 def read(text: str, start: int, end: int, positions: Sequence[str]) -> Reading:
@@ -178,7 +195,8 @@ _NOUN, _NOT_A_NOUN, _UNSURE = "noun", "not a noun", "unsure"
 def _words_before(text: str, start: int) -> list[tuple[str, int]]:
     """Up to three words before ``start`` in its clause (nearest first, lower case), each with its offset."""
     window_start = max(0, start - _WINDOW)
-    segment, at, words = text[window_start:start], start - window_start, []
+    segment, at = text[window_start:start], start - window_start
+    words: list[tuple[str, int]] = []
     while len(words) < 3:
         found = _WORD_BEFORE.search(segment, 0, at)
         if not found:
@@ -190,7 +208,8 @@ def _words_before(text: str, start: int) -> list[tuple[str, int]]:
 
 def _words_after(text: str, end: int) -> list[str]:
     """Up to two words after ``end`` in its clause, across spaces only (lower case)."""
-    words, at = [], end
+    words: list[str] = []
+    at = end
     while len(words) < 2:
         found = _WORD_AFTER.match(text, at)
         if not found:
@@ -205,9 +224,15 @@ def _next_class(text: str, end: int, before: list[tuple[str, int]], after: list[
     if not after or _POSSESSIVE.match(text, end):
         return _NOT_A_NOUN
     word = after[0]
-    if (word in CLOSED or (word in DETERMINERS and word != "one") or word in VERBS or _past(word)
-            or _ly_adverb(word) or word.endswith(("n't", "'ll", "'d"))
-            or (word in _ADVERBIAL_BEFORE and (len(after) == 1 or after[1] in _TIME_OR_PLACE))):
+    if (
+        word in CLOSED
+        or (word in DETERMINERS and word != "one")
+        or word in VERBS
+        or _past(word)
+        or _ly_adverb(word)
+        or word.endswith(("n't", "'ll", "'d"))
+        or (word in _ADVERBIAL_BEFORE and (len(after) == 1 or after[1] in _TIME_OR_PLACE))
+    ):
         return _NOT_A_NOUN
     if not _in_s(word):
         return _NOUN
@@ -246,8 +271,15 @@ def _determiner(before: list[tuple[str, int]]) -> tuple[str, int] | None:
 
 def _qualifies(word: str) -> bool:
     """Whether ``word`` can stand between a determiner and a noun ("a devout Christian", "a committed Christian")."""
-    return not (word in CLOSED or word in DETERMINERS or word in COPULAS or word in VERBS or word in _DEGREE
-                or word in _COMPARATIVES or _ly_adverb(word))
+    return not (
+        word in CLOSED
+        or word in DETERMINERS
+        or word in COPULAS
+        or word in VERBS
+        or word in _DEGREE
+        or word in _COMPARATIVES
+        or _ly_adverb(word)
+    )
 
 
 def _starts_clause(text: str, offset: int, before: list[tuple[str, int]]) -> bool:
@@ -256,7 +288,7 @@ def _starts_clause(text: str, offset: int, before: list[tuple[str, int]]) -> boo
     if earlier:
         return earlier[0] in _CLAUSE_OPENERS
     preceding = text[:offset].rstrip()
-    return not preceding or preceding[-1] in ".!?;:\n\"“"
+    return not preceding or preceding[-1] in '.!?;:\n"“'
 
 
 def _heads_a_noun_phrase(text: str, end: int, before: list[tuple[str, int]]) -> bool:
@@ -300,5 +332,9 @@ def _ly_adverb(word: str) -> bool:
 
 def _in_s(word: str) -> bool:
     """A plural noun or a verb of the third person: in -s, not -ss, -us, -is, 's, nor a word listed as neither."""
-    return (len(word) >= 4 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s"))
-            and word not in _NOT_VERBS_IN_S)
+    return (
+        len(word) >= 4
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is", "'s"))
+        and word not in _NOT_VERBS_IN_S
+    )

@@ -16,6 +16,7 @@ import argparse
 import copy
 import functools
 from importlib import resources
+from typing import Any
 
 
 @functools.lru_cache(maxsize=1)
@@ -71,7 +72,7 @@ def described(key: str) -> dict:
     return _follow(node)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def choices(key: str) -> tuple:
     """The values one config key allows (its ``enum``; for a list, its items'), by its dotted path: the one home
     of every set of named choices, which the code reads rather than copies."""
@@ -87,10 +88,12 @@ def _follow(node: dict) -> dict:
 def flag(parser, name: str, key: str, **overrides):
     """Add ``--name`` to an argparse ``parser`` for config key ``key``: its type, choices, default and help.
 
-    A boolean becomes ``--name`` / ``--no-name``; a list takes one or more values. ``overrides`` replace what the schema gives (``help``, ``metavar``, ``dest``).
+    A boolean becomes ``--name`` / ``--no-name``; a list takes one or more values. ``overrides`` replace what the schema
+    gives (``help``, ``metavar``, ``dest``).
     """
-    action = parser.add_argument(name, **{"default": default(key), "help": _help(described(key)), **kinds(key),
-                                          **overrides})
+    action = parser.add_argument(
+        name, **{"default": default(key), "help": _help(described(key)), **kinds(key), **overrides}
+    )
     action.schema_key = key
     return action
 
@@ -104,7 +107,7 @@ def kinds(key: str) -> dict:
     types = node.get("type")
     types = [types] if isinstance(types, str) else list(types or [])
     kind = next((t for t in types if t != "null"), None)
-    options = {"action": _GivenSwitch if kind == "boolean" else _Given}
+    options: dict[str, Any] = {"action": _GivenSwitch if kind == "boolean" else _Given}
     if kind == "array":
         options["nargs"] = "+"
         if "enum" in node.get("items", {}):
@@ -173,8 +176,9 @@ def check_value(option: str, value, key: str) -> None:
 
     error = next(jsonschema.Draft202012Validator(described(key)).iter_errors(value), None)
     if error is not None:
-        raise BiasflowError(f"{option} {value}: {error.message}; the config key {key} takes the same values "
-                            "(config/README.md).")
+        raise BiasflowError(
+            f"{option} {value}: {error.message}; the config key {key} takes the same values (config/README.md)."
+        )
 
 
 def _help(node: dict) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Mapping
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from biasflow import bundled
 from biasflow.errors import BiasflowError, check_keywords
@@ -37,24 +37,29 @@ class StepSettings:
     # or None for a value the caller derives from the config, such as one metric's subgroup map).
     section: ClassVar[str] = ""
     keys: ClassVar[Mapping[str, str | None]] = {}
+    # Declared for the type checker: every subclass is a dataclass (``dataclasses.fields`` reads this).
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
     @classmethod
     def key(cls, field: str) -> str | None:
         """The dotted config key a field holds (None: derived by the caller)."""
-        return cls.keys[field] if field in cls.keys else f"{cls.section}.{field}"
+        return cls.keys.get(field, f"{cls.section}.{field}")
 
     @classmethod
-    def from_config(cls: type[T], config: Mapping, **derived) -> T:
+    def from_config(cls: type[T], config: Mapping[str, Any], **derived: Any) -> T:
         """The settings of a validated config (every key present, defaults filled).
 
         ``derived`` gives the fields no single config key holds (``keys`` maps them to None).
         """
-        values = {field.name: _lookup(config, cls.key(field.name)) for field in dataclasses.fields(cls)
-                  if cls.key(field.name) is not None}
+        values = {
+            field.name: _lookup(config, key)
+            for field in dataclasses.fields(cls)
+            if (key := cls.key(field.name)) is not None
+        }
         return cls.from_params({**values, **derived})
 
     @classmethod
-    def defaults(cls: type[T], **overrides) -> T:
+    def defaults(cls: type[T], **overrides: Any) -> T:
         """The schema's defaults, with ``overrides`` (by field name) replacing some.
 
         A default that names a bundled file (``bundled:<name>``) is its path in the installed package.
@@ -63,21 +68,22 @@ class StepSettings:
         unknown = set(overrides) - set(names)
         if unknown:
             raise TypeError(f"{cls.__name__} has no setting(s) {', '.join(sorted(unknown))}")
-        derived = [name for name in names if cls.key(name) is None and name not in overrides]
+        keys = {name: cls.key(name) for name in names if name not in overrides}
+        derived = [name for name, key in keys.items() if key is None]
         if derived:
             raise TypeError(f"{cls.__name__}.defaults needs {', '.join(derived)}: no config key holds them")
-        values = {name: bundled.resolve(default(cls.key(name))) for name in names if name not in overrides}
+        values = {name: bundled.resolve(default(key)) for name, key in keys.items() if key is not None}
         return cls.from_params({**values, **overrides})
 
     @classmethod
-    def for_call(cls: type[T], function: str, **overrides) -> T:
+    def for_call(cls: type[T], function: str, **overrides: Any) -> T:
         """:meth:`defaults`, for the public function ``function`` whose ``**settings`` these fields are: a keyword
         that is none of them is refused as Python refuses an unexpected keyword, with the closest field named."""
         check_keywords(function, overrides, [field.name for field in dataclasses.fields(cls)])
         return cls.defaults(**overrides)
 
     @classmethod
-    def from_params(cls: type[T], params: Mapping) -> T:
+    def from_params(cls: type[T], params: Mapping[str, Any]) -> T:
         """The settings from :meth:`params` (a field that is itself settings is rebuilt too)."""
         hints = typing.get_type_hints(cls)
         missing = [field.name for field in dataclasses.fields(cls) if field.name not in params]
@@ -85,26 +91,27 @@ class StepSettings:
             raise BiasflowError(f"{cls.__name__} lacks the setting(s) {', '.join(missing)}; validate the config first.")
         return cls(**{field.name: _typed(hints[field.name], params[field.name]) for field in dataclasses.fields(cls)})
 
-    def params(self) -> dict:
+    def params(self) -> dict[str, Any]:
         """The settings as plain values (a rule's ``params``)."""
-        return _plain(self)
+        plain: dict[str, Any] = _plain(self)
+        return plain
 
 
-def _lookup(config: Mapping, key: str):
+def _lookup(config: Mapping[str, Any], key: str) -> Any:
     value = config
     for part in key.split("."):
         value = value[part]
     return value
 
 
-def _typed(hint, value):
+def _typed(hint: Any, value: Any) -> Any:
     builder = getattr(hint, "from_params", None)
     if builder is not None and isinstance(value, Mapping):
         return builder(value)
     return value
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {field.name: _plain(getattr(value, field.name)) for field in dataclasses.fields(value)}
     if isinstance(value, Mapping):
@@ -112,4 +119,3 @@ def _plain(value):
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
     return value
-

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from biasflow.errors import BiasflowError
 from biasflow.models.openai_backend import GRANTED_REQUESTS
@@ -29,11 +29,10 @@ def run(job: Callable[[object], None], snakemake) -> None:
     if granted:
         os.environ[GRANTED_REQUESTS] = str(granted)
     log_path = snakemake.log[0] if len(snakemake.log) else None
-    stream = open(log_path, "w") if log_path else sys.stderr
+    # Left open on purpose: it is the job's stderr until the process exits (flushed below).
+    stream = open(log_path, "w") if log_path else sys.stderr  # noqa: SIM115
     sys.stderr = stream  # tqdm and warnings go to the job's log
-    logging.basicConfig(
-        level=logging.INFO, stream=stream, format="%(asctime)s %(levelname)s %(message)s", force=True
-    )
+    logging.basicConfig(level=logging.INFO, stream=stream, format="%(asctime)s %(levelname)s %(message)s", force=True)
     try:
         job(snakemake)
     except BiasflowError as exc:

@@ -1,19 +1,18 @@
 """The shared core's workflow steps: generation and scoring, which every method's prompts go through.
 
-Prompt table → continuations of one evaluated model (through the generation cache) →
-scores of one scorer (through the score cache) → with counterfactual rescoring, the scored
-variants of the continuations that name their own group, and neutral scores (§5.5). CAIRO's ``generate`` and ``score`` rules call
-these; FairPair and the FPR classifiers use the same :class:`~biasflow.generation.CachedGenerator`
-and scorers. Each step reads its inputs, computes through the library and writes its output
-atomically (:mod:`biasflow.tables`); the Snakemake scripts and the ``biasflow`` command call
-them by keyword.
+Prompt table → continuations of one evaluated model (through the generation cache) → scores of one scorer (through the
+score cache) → with counterfactual rescoring, the scored variants of the continuations that name their own group, and
+neutral scores (§5.5). CAIRO's ``generate`` and ``score`` rules call these; FairPair and the FPR classifiers use the
+same :class:`~biasflow.generation.CachedGenerator` and scorers. Each step reads its inputs, computes through the library
+and writes its output atomically (:mod:`biasflow.tables`); the Snakemake scripts and the ``biasflow`` command call them
+by keyword.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import pandas as pd
 
@@ -24,7 +23,13 @@ from biasflow.models import spec_from_entry
 from biasflow.scorers.counterfactual import VARIANT_COLUMNS, neutral_scores, variant_table
 from biasflow.scorers.table import ScoringSettings, score_table
 from biasflow.tables import (
-    CONTINUATION_KEY, PROMPT_COLUMNS, SCORE_COLUMNS, read_table, table_writer, write_table, write_together,
+    CONTINUATION_KEY,
+    PROMPT_COLUMNS,
+    SCORE_COLUMNS,
+    read_table,
+    table_writer,
+    write_table,
+    write_together,
 )
 
 log = logging.getLogger("biasflow")
@@ -36,9 +41,11 @@ _PART = "__part__"
 NEUTRAL_SUFFIX = "-neutral"
 
 
-def generate(*, tables: Mapping[str, Mapping[str, str]], entry: dict, settings: GenerationSettings, cache_dir: str
-             ) -> None:
-    """Sample continuations of every prompt set of several prompt tables from one evaluated model (docs/methods.md §5.1).
+def generate(
+    *, tables: Mapping[str, Mapping[str, str]], entry: dict, settings: GenerationSettings, cache_dir: str
+) -> None:
+    """Sample continuations of every prompt set of several prompt tables from one evaluated model (docs/methods.md
+    §5.1).
 
     ``tables`` maps each table's name (the workflow's: its metric) to its ``prompts`` file and
     the ``continuations`` file it gets: the workflow gives one job the tables of every metric of
@@ -47,8 +54,13 @@ def generate(*, tables: Mapping[str, Mapping[str, str]], entry: dict, settings: 
     """
     spec = spec_from_entry(entry)
     name = spec.name
-    prompts = pd.concat([read_table(files["prompts"], PROMPT_COLUMNS, "prompt table").assign(**{_PART: key})
-                         for key, files in tables.items()], ignore_index=True)
+    prompts = pd.concat(
+        [
+            read_table(files["prompts"], PROMPT_COLUMNS, "prompt table").assign(**{_PART: key})
+            for key, files in tables.items()
+        ],
+        ignore_index=True,
+    )
     generator = CachedGenerator(spec, cache_dir, description=f"generate {name}")
     table = continuation_table(prompts, generator, settings)
     if len(table) and not table["continuation"].str.strip().astype(bool).any():
@@ -56,11 +68,14 @@ def generate(*, tables: Mapping[str, Mapping[str, str]], entry: dict, settings: 
             f"model {name}: all {len(table)} continuations are empty, so every score would be of nothing; check its "
             "chat setting (a chat model needs chat: true), decoding.max_new_tokens and the model itself."
         )
-    write_together({
-        files["continuations"]: table_writer(
-            table[table[_PART] == key].drop(columns=_PART).reset_index(drop=True), files["continuations"])
-        for key, files in tables.items()
-    })
+    write_together(
+        {
+            files["continuations"]: table_writer(
+                table[table[_PART] == key].drop(columns=_PART).reset_index(drop=True), files["continuations"]
+            )
+            for key, files in tables.items()
+        }
+    )
 
 
 def score(*, continuations_path: str, settings: ScoringSettings, cache_dir: str, out: str) -> None:
@@ -72,15 +87,17 @@ def score(*, continuations_path: str, settings: ScoringSettings, cache_dir: str,
     write_table(scored[[*SCORE_COLUMNS, *extra]], out)
 
 
-def counterfactual(*, continuations_path: str, settings: ScoringSettings, lexicon_path: str, axis: str,
-                   cache_dir: str, out: str) -> None:
+def counterfactual(
+    *, continuations_path: str, settings: ScoringSettings, lexicon_path: str, axis: str, cache_dir: str, out: str
+) -> None:
     """Score every variant of the continuations that name their own subgroup (docs/methods.md §5.5).
 
     The subgroups compared are those of the table the lexicon has words for: each mentioning
     continuation gets a variant per other one and a neutral one.
     """
-    table = read_table(continuations_path, [*CONTINUATION_KEY, "subgroup", "text", "continuation"],
-                       "continuation table")
+    table = read_table(
+        continuations_path, [*CONTINUATION_KEY, "subgroup", "text", "continuation"], "continuation table"
+    )
     lexicon = IdentityLexicon.from_file(lexicon_path).axis(axis)
     variants = variant_table(table, settings, lexicon, lexicon.compared(table["subgroup"]), Path(cache_dir) / "scores")
     write_table(variants, out)
@@ -97,8 +114,13 @@ def neutral(*, scores_path: str, variants_path: str, out: str) -> None:
     table = neutral_scores(scores[SCORE_COLUMNS], variants)
     raw = table["score"].isna()
     if raw.any():
-        log.warning("neutral scores %s: %d of %d continuations name their group in a form that cannot be swapped "
-                    "grammatically and keep their raw score (docs/methods.md §5.5).", out, raw.sum(), len(table))
+        log.warning(
+            "neutral scores %s: %d of %d continuations name their group in a form that cannot be swapped "
+            "grammatically and keep their raw score (docs/methods.md §5.5).",
+            out,
+            raw.sum(),
+            len(table),
+        )
         table.loc[raw, "score"] = scores.loc[raw.to_numpy(), "score"].to_numpy()
     table["scorer"] = table["scorer"] + NEUTRAL_SUFFIX
     write_table(table, out)

@@ -20,6 +20,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pandas as pd
 
@@ -52,8 +53,9 @@ MISSING_TEXT = ("", "nan", "na", "n/a", "null", "none")
 TABLE_SUFFIXES = (".csv", ".tsv", ".parquet")
 
 
-def check_output_path(path: str | os.PathLike, flag: str | None = None,
-                      suffixes: tuple[str, ...] = TABLE_SUFFIXES) -> Path:
+def check_output_path(
+    path: str | os.PathLike, flag: str | None = None, suffixes: tuple[str, ...] = TABLE_SUFFIXES
+) -> Path:
     """Raise a :class:`BiasflowError` unless ``path`` can be written as a file with one of ``suffixes``.
 
     Commands call this on every output path before they compute anything, so a bad ``--out``
@@ -167,11 +169,23 @@ def json_writer(data: dict) -> Callable[[Path], None]:
     """A function writing ``data`` as JSON to a given (temporary) file, for :func:`write_together`."""
     import json
 
-    text = json.dumps(data, indent=2, sort_keys=False) + "\n"
-    return lambda tmp: tmp.write_text(text)
+    return text_writer(json.dumps(data, indent=2, sort_keys=False) + "\n")
 
 
-def write_together(writers: Mapping[str | os.PathLike, Callable[[Path], None]]) -> None:
+def text_writer(text: str) -> Callable[[Path], None]:
+    """A function writing ``text`` to a given (temporary) file, for :func:`write_together`."""
+
+    def write(tmp: Path) -> None:
+        tmp.write_text(text)
+
+    return write
+
+
+# A path as str or as os.PathLike: one type per mapping of targets (a Mapping's key type is invariant).
+StrOrPath = TypeVar("StrOrPath", bound=str | os.PathLike[str])
+
+
+def write_together(writers: Mapping[StrOrPath, Callable[[Path], None]]) -> None:
     """Write several files all or nothing: ``{target: writer}``, each writer filling a temporary file.
 
     The temporary files are renamed onto their targets only once every writer has finished, so
@@ -180,12 +194,13 @@ def write_together(writers: Mapping[str | os.PathLike, Callable[[Path], None]]) 
     """
     with contextlib.ExitStack() as stack:
         temps = [stack.enter_context(atomic_path(path)) for path in writers]
-        for write, tmp in zip(writers.values(), temps):
+        for write, tmp in zip(writers.values(), temps, strict=True):
             write(tmp)
 
 
-def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str = "table",
-               numbers: Iterable[str] = ()) -> pd.DataFrame:
+def read_table(
+    path: str | os.PathLike, required: Iterable[str] = (), what: str = "table", numbers: Iterable[str] = ()
+) -> pd.DataFrame:
     """Read a parquet/CSV/TSV table, check that it has the ``required`` columns, and read ``numbers`` as numbers.
 
     ``numbers`` are the columns the command computes with: numeric text in them (a parquet
@@ -212,8 +227,12 @@ def read_table(path: str | os.PathLike, required: Iterable[str] = (), what: str 
     return as_numbers(df, numbers, f"{what} {path}")
 
 
-def read_source(source: pd.DataFrame | str | os.PathLike, required: Iterable[str] = (), what: str = "table",
-                numbers: Iterable[str] = ()) -> pd.DataFrame:
+def read_source(
+    source: pd.DataFrame | str | os.PathLike,
+    required: Iterable[str] = (),
+    what: str = "table",
+    numbers: Iterable[str] = (),
+) -> pd.DataFrame:
     """A table given as a file (:func:`read_table`) or as a DataFrame a caller holds, checked the same way.
 
     The public API (:mod:`biasflow.api`) takes either; the DataFrame is checked, not copied
@@ -289,7 +308,7 @@ def require_numbers(df: pd.DataFrame, column: str, what: str) -> pd.DataFrame:
     return df
 
 
-def check_inputs_exist(inputs: Mapping[str, object]) -> None:
+def check_inputs_exist(inputs: Mapping[str, Any]) -> None:
     """Refuse a missing input before anything is written, so a command that reads its files one by one never
     leaves the first ones' outputs behind. ``inputs`` maps a flag to its path or paths."""
     for flag, path in _flag_paths(inputs):
@@ -297,7 +316,7 @@ def check_inputs_exist(inputs: Mapping[str, object]) -> None:
             raise BiasflowError(f"{flag} {path}: no such file. Check the path.")
 
 
-def check_not_inputs(outputs: Mapping[str, object], inputs: Mapping[str, object]) -> None:
+def check_not_inputs(outputs: Mapping[str, Any], inputs: Mapping[str, Any]) -> None:
     """Refuse an output path that is also an input: writing it would overwrite what is read.
 
     ``outputs`` and ``inputs`` map a flag (``--out``) to its path or paths.
@@ -312,16 +331,20 @@ def check_not_inputs(outputs: Mapping[str, object], inputs: Mapping[str, object]
             )
 
 
-def concat_tables(paths: Iterable[str | os.PathLike], out: str | os.PathLike, required: Iterable[str] = (),
-                  what: str = "table") -> None:
+def concat_tables(
+    paths: Iterable[str | os.PathLike], out: str | os.PathLike, required: Iterable[str] = (), what: str = "table"
+) -> None:
     """Write the rows of every table in ``paths``, in order, as one table at ``out``."""
     required = list(required)
     write_table(pd.concat([read_table(path, required, what) for path in paths], ignore_index=True), out)
 
 
-def _flag_paths(paths: Mapping[str, object]) -> list[tuple[str, object]]:
-    return [(flag, path) for flag, value in paths.items()
-            for path in ([value] if isinstance(value, (str, os.PathLike)) else value)]
+def _flag_paths(paths: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    return [
+        (flag, path)
+        for flag, value in paths.items()
+        for path in ([value] if isinstance(value, (str, os.PathLike)) else value)
+    ]
 
 
 def require_columns(df: pd.DataFrame, required: Iterable[str], what: str) -> None:

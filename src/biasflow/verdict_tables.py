@@ -20,9 +20,10 @@ the same two files with the same margin.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from biasflow.errors import BiasflowError, did_you_mean
 from biasflow.methods import method, methods
@@ -62,19 +63,22 @@ class ComparedPair:
             return float(given), f"compare[].margin.{method_name}"
         return float(config["power"]["min_effect"][method_name]), f"power.min_effect.{method_name}"
 
-    def methods(self, config: Mapping) -> list[str]:
+    def methods(self, config: dict) -> list[str]:
         """The methods run (``methods``, in its order) that evaluate both models: those that compare the pair."""
-        return [m.name for m in methods(config["methods"])
-                if {self.baseline, self.candidate} <= set(m.evaluated(config))]
+        return [
+            m.name for m in methods(config["methods"]) if {self.baseline, self.candidate} <= set(m.evaluated(config))
+        ]
 
 
 def compared_pairs(config: Mapping) -> list[ComparedPair]:
     """The pairs of a validated config's ``compare`` section, in its order."""
-    return [ComparedPair(entry["baseline"], entry["candidate"], dict(entry.get("margin") or {}))
-            for entry in config.get("compare") or []]
+    return [
+        ComparedPair(entry["baseline"], entry["candidate"], dict(entry.get("margin") or {}))
+        for entry in config.get("compare") or []
+    ]
 
 
-def check_pairs(config: Mapping) -> list[str]:
+def check_pairs(config: dict) -> list[str]:
     """Refuse a ``compare`` entry naming a model the config does not have, the same model twice, a pair given twice,
     or a pair no method run evaluates both models of; return a warning per method run that leaves a pair out.
 
@@ -82,31 +86,42 @@ def check_pairs(config: Mapping) -> list[str]:
     stop before any job. A margin ≤ 0 is the schema's to refuse (``exclusiveMinimum``).
     """
     models = list(config["models"])
-    warnings, seen = [], {}
+    warnings: list[str] = []
+    seen: dict[str, int] = {}
     for index, pair in enumerate(compared_pairs(config)):
         where = f"compare[{index}]"
         for role, name in (("baseline", pair.baseline), ("candidate", pair.candidate)):
             if name not in models:
-                raise BiasflowError(f"{where}.{role} {name!r} is not a model of this config ({', '.join(models)})"
-                                    f"{did_you_mean(name, models)}; name one of models.")
+                raise BiasflowError(
+                    f"{where}.{role} {name!r} is not a model of this config ({', '.join(models)})"
+                    f"{did_you_mean(name, models)}; name one of models."
+                )
         if pair.baseline == pair.candidate:
-            raise BiasflowError(f"{where}: baseline and candidate are both {pair.baseline!r}; name the model you "
-                                "changed as the candidate and the one it should be no worse than as the baseline.")
+            raise BiasflowError(
+                f"{where}: baseline and candidate are both {pair.baseline!r}; name the model you "
+                "changed as the candidate and the one it should be no worse than as the baseline."
+            )
         if pair.name in seen:
-            raise BiasflowError(f"{where} compares {pair.candidate} with {pair.baseline} again (as "
-                                f"compare[{seen[pair.name]}] does), and both would write {FOLDER}{pair.name}/; give "
-                                "each pair once.")
+            raise BiasflowError(
+                f"{where} compares {pair.candidate} with {pair.baseline} again (as "
+                f"compare[{seen[pair.name]}] does), and both would write {FOLDER}{pair.name}/; give "
+                "each pair once."
+            )
         seen[pair.name] = index
         comparing = pair.methods(config)
         if not comparing:
-            raise BiasflowError(f"{where}: no method run evaluates both {pair.baseline} and {pair.candidate} (each "
-                                "method's own models list decides); add both to that list, such as fpr.models, or "
-                                "pair two models a method evaluates.")
+            raise BiasflowError(
+                f"{where}: no method run evaluates both {pair.baseline} and {pair.candidate} (each "
+                "method's own models list decides); add both to that list, such as fpr.models, or "
+                "pair two models a method evaluates."
+            )
         for left in methods(config["methods"]):
             if left.name not in comparing:
-                warnings.append(f"{where}: {left.title} does not evaluate both {pair.baseline} and {pair.candidate} "
-                                f"({left.name}.models), so the pair is compared by {_listed(comparing)} only; add "
-                                f"the missing one to {left.name}.models to compare it there too.")
+                warnings.append(
+                    f"{where}: {left.title} does not evaluate both {pair.baseline} and {pair.candidate} "
+                    f"({left.name}.models), so the pair is compared by {_listed(comparing)} only; add "
+                    f"the missing one to {left.name}.models to compare it there too."
+                )
     return warnings
 
 
@@ -129,8 +144,18 @@ def comparison_settings(config: Mapping, method_name: str) -> dict:
     return part
 
 
-def write_verdicts(*, method_name: str, baseline: str, candidate: str, comparisons: Sequence[Mapping],
-                   settings: Mapping, margin: float, margin_source: str, table: str, summary: str) -> None:
+def write_verdicts(
+    *,
+    method_name: str,
+    baseline: str,
+    candidate: str,
+    comparisons: Sequence[Mapping],
+    settings: Mapping,
+    margin: float,
+    margin_source: str,
+    table: str,
+    summary: str,
+) -> None:
     """Judge the pair's comparisons of one method and write the rows (``table``) and the markdown summary (``summary``).
 
     ``comparisons``: each a ``paths`` list (the files the method's ``biasflow compare`` reads),
@@ -143,15 +168,16 @@ def write_verdicts(*, method_name: str, baseline: str, candidate: str, compariso
     import pandas as pd
 
     from biasflow.config import settings_config
-    from biasflow.tables import table_writer, write_together
+    from biasflow.tables import table_writer, text_writer, write_together
     from biasflow.verdicts import Verdicts, judge
 
     config = settings_config(settings)
     compare = method(method_name).part("compare")
     parts, details = [], []
     for comparison in comparisons:
-        found = compare.command(list(comparison["paths"]), comparison["baseline"], comparison["candidate"], config,
-                                margin=margin)
+        found = compare.command(
+            list(comparison["paths"]), comparison["baseline"], comparison["candidate"], config, margin=margin
+        )
         labels = dict(comparison.get("labels") or {})
         rows = found.rows
         prefix = " ".join(labels.values())
@@ -163,7 +189,7 @@ def write_verdicts(*, method_name: str, baseline: str, candidate: str, compariso
     verdicts = Verdicts(method_name, baseline, candidate, margin_source, rows, tuple(details))
     listed = "\n".join(f"- {line}" for line in details)  # FPR: the groups whose own gaps differ
     text = verdicts.report("markdown") + (f"\n\n{listed}" if listed else "") + "\n"
-    write_together({table: table_writer(verdicts.rows, table), summary: lambda tmp: Path(tmp).write_text(text)})
+    write_together({table: table_writer(verdicts.rows, table), summary: text_writer(text)})
 
 
 def pair_verdict(tables: Mapping[str, pd.DataFrame]) -> str:
@@ -182,7 +208,7 @@ def pair_verdict(tables: Mapping[str, pd.DataFrame]) -> str:
     return overall(rows.assign(p_worse_holm=holm(rows["p_worse"].to_numpy(dtype=float))))
 
 
-def front_lines(config: Mapping) -> list[str]:
+def front_lines(config: dict) -> list[str]:
     """The report's front page: per configured pair whose tables exist, its verdict, then each method's.
 
     Read from the written tables (``results/compare/``, relative to the working directory), so a
@@ -194,13 +220,20 @@ def front_lines(config: Mapping) -> list[str]:
 
     lines = []
     for pair in compared_pairs(config):
-        tables = {name: pd.read_csv(output("table", pair.name, name)) for name in pair.methods(config)
-                  if Path(output("table", pair.name, name)).exists()}
+        tables = {
+            name: pd.read_csv(output("table", pair.name, name))
+            for name in pair.methods(config)
+            if Path(output("table", pair.name, name)).exists()
+        }
         if not tables:
             continue
-        each = "; ".join(f"{method(name).title}: {overall(rows)} ({len(rows)} measure(s), margin "
-                         f"±{rows['margin'].iloc[0]:.4g})" for name, rows in tables.items())
-        lines.append(f"Candidate ``{pair.candidate}`` against baseline ``{pair.baseline}``: "
-                     f"**{pair_verdict(tables)}** over {sum(map(len, tables.values()))} measure(s) of "
-                     f"{len(tables)} method(s). {each}. Each method's rows and summary: ``{FOLDER}{pair.name}/``.")
+        each = "; ".join(
+            f"{method(name).title}: {overall(rows)} ({len(rows)} measure(s), margin ±{rows['margin'].iloc[0]:.4g})"
+            for name, rows in tables.items()
+        )
+        lines.append(
+            f"Candidate ``{pair.candidate}`` against baseline ``{pair.baseline}``: "
+            f"**{pair_verdict(tables)}** over {sum(map(len, tables.values()))} measure(s) of "
+            f"{len(tables)} method(s). {each}. Each method's rows and summary: ``{FOLDER}{pair.name}/``."
+        )
     return lines

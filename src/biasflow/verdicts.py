@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the command line reads this module's choices at every start; pandas comes with the rows
     import pandas as pd
@@ -42,7 +42,13 @@ LEVEL = 1 - 2 * ALPHA
 # The power at which an inconclusive row's units_needed is planned (docs/methods.md §6.8).
 PLANNED_POWER = 0.8
 BETTER, EQUIVALENT, NOT_WORSE, WORSE_BEYOND, WORSE, INCONCLUSIVE = (
-    "better", "equivalent", "not worse", "worse by more than δ", "worse", "inconclusive")
+    "better",
+    "equivalent",
+    "not worse",
+    "worse by more than δ",
+    "worse",
+    "inconclusive",
+)
 VERDICTS = (BETTER, EQUIVALENT, NOT_WORSE, WORSE_BEYOND, WORSE, INCONCLUSIVE)
 # Verdicts that show the candidate no worse than the baseline by the margin (the intersection-union gate).
 NON_INFERIOR = (BETTER, EQUIVALENT, NOT_WORSE)
@@ -57,7 +63,7 @@ OVERALL_WORSE, OVERALL_NOT_WORSE, OVERALL_INCONCLUSIVE = "worse", "not worse", "
 
 
 def verdict(lo90: float, hi90: float, margin: float) -> str | None:
-    """The first verdict of the module's list that holds for the interval ``lo90``-``hi90`` at ``margin``; None without one."""
+    """The first verdict of the module's list that holds for the interval ``lo90``-``hi90`` at ``margin``, or None."""
     if not (math.isfinite(lo90) and math.isfinite(hi90)):
         return None
     if hi90 < 0:
@@ -118,7 +124,7 @@ def units_needed(n_units: float, lo90: float, hi90: float, margin: float, power:
 
 
 def judge(rows: pd.DataFrame, margin: float) -> pd.DataFrame:
-    """``rows`` (:data:`ROW_COLUMNS` and any others) with ``verdict``, ``margin``, ``p_worse_holm`` and ``units_needed``.
+    """``rows`` (:data:`ROW_COLUMNS` and others) with ``verdict``, ``margin``, ``p_worse_holm`` and ``units_needed``.
 
     Holm runs over every row given with a ``p_worse``: the rows of one call are one family.
     """
@@ -132,10 +138,12 @@ def judge(rows: pd.DataFrame, margin: float) -> pd.DataFrame:
 
     rows = rows.copy()
     rows["margin"] = float(margin)
-    rows["verdict"] = [verdict(lo, hi, margin) for lo, hi in zip(rows["lo90"], rows["hi90"])]
+    rows["verdict"] = [verdict(lo, hi, margin) for lo, hi in zip(rows["lo90"], rows["hi90"], strict=True)]
     rows["p_worse_holm"] = holm(rows["p_worse"].to_numpy(dtype=np.float64))
-    rows["units_needed"] = [units_needed(n, lo, hi, margin) if v == INCONCLUSIVE else math.nan
-                            for n, lo, hi, v in zip(rows["n_units"], rows["lo90"], rows["hi90"], rows["verdict"])]
+    rows["units_needed"] = [
+        units_needed(n, lo, hi, margin) if v == INCONCLUSIVE else math.nan
+        for n, lo, hi, v in zip(rows["n_units"], rows["lo90"], rows["hi90"], rows["verdict"], strict=True)
+    ]
     return rows
 
 
@@ -171,7 +179,7 @@ def exit_code(rows: pd.DataFrame, fail_on: str) -> int:
     return 0
 
 
-def sentence(row, baseline: str, candidate: str) -> str:
+def sentence(row: Any, baseline: str, candidate: str) -> str:
     """One row in words: the verdict, the bound that decided it against 0 or ±δ, and why where none could be had."""
     margin = f"{row.margin:.4g}"
     interval = f"90% interval {row.lo90:+.4f} to {row.hi90:+.4f}"
@@ -179,23 +187,33 @@ def sentence(row, baseline: str, candidate: str) -> str:
     words = {
         BETTER: f"better than {baseline} (upper bound {row.hi90:+.4f} < 0)",
         EQUIVALENT: f"equivalent to {baseline} within ±{margin} ({interval}, inside −{margin} to +{margin}"
-                    + (", above it but by less than the margin)" if row.lo90 > 0 else ")"),
+        + (", above it but by less than the margin)" if row.lo90 > 0 else ")"),
         NOT_WORSE: f"not worse than {baseline} (upper bound {row.hi90:+.4f} < margin {margin})",
         WORSE_BEYOND: f"worse than {baseline} by more than the margin (lower bound {row.lo90:+.4f} > margin {margin})",
         WORSE: f"worse than {baseline} (lower bound {row.lo90:+.4f} > 0; by less than the margin {margin} or by more, "
-               "the data do not say)",
+        "the data do not say)",
     }
     if row.verdict is None or (isinstance(row.verdict, float) and math.isnan(row.verdict)):
         text = f"{head}: cannot be tested against {baseline}: {row.why_untested}; no verdict"
     elif row.verdict == INCONCLUSIVE:
-        side = " and ".join(part for part, holds in (
-            (f"up to the margin +{margin} or beyond", row.hi90 >= row.margin),
-            ("down to 0 or below", row.lo90 <= 0)) if holds)
-        needed = (f"; about {row.units_needed:,.0f} {row.unit} (now {row.n_units:,.0f}) would show a candidate truly "
-                  f"equal to the baseline not worse at {PLANNED_POWER:.0%} power" if math.isfinite(row.units_needed)
-                  else "")
-        text = (f"{head}: inconclusive against {baseline}: the {interval} reaches {side}, so neither 'not worse' "
-                f"nor 'worse' is shown{needed}")
+        side = " and ".join(
+            part
+            for part, holds in (
+                (f"up to the margin +{margin} or beyond", row.hi90 >= row.margin),
+                ("down to 0 or below", row.lo90 <= 0),
+            )
+            if holds
+        )
+        needed = (
+            f"; about {row.units_needed:,.0f} {row.unit} (now {row.n_units:,.0f}) would show a candidate truly "
+            f"equal to the baseline not worse at {PLANNED_POWER:.0%} power"
+            if math.isfinite(row.units_needed)
+            else ""
+        )
+        text = (
+            f"{head}: inconclusive against {baseline}: the {interval} reaches {side}, so neither 'not worse' "
+            f"nor 'worse' is shown{needed}"
+        )
     else:
         text = f"{head}: {words[row.verdict]}"
     note = getattr(row, "note", None)
@@ -245,22 +263,39 @@ def report(rows: pd.DataFrame, baseline: str, candidate: str, method: str, margi
     """
     verdict_of_all = overall(rows)
     margin = float(rows["margin"].iloc[0]) if len(rows) else math.nan
-    first = (f"{method}: candidate {candidate} against baseline {baseline}: {verdict_of_all} "
-             f"(margin ±{margin:.4g} from {margin_source}; {len(rows)} measure(s), each a one-sided test at "
-             f"{ALPHA:g}; 'not worse' overall needs every measure non-inferior, 'worse' any after Holm)")
+    first = (
+        f"{method}: candidate {candidate} against baseline {baseline}: {verdict_of_all} "
+        f"(margin ±{margin:.4g} from {margin_source}; {len(rows)} measure(s), each a one-sided test at "
+        f"{ALPHA:g}; 'not worse' overall needs every measure non-inferior, 'worse' any after Holm)"
+    )
     if fmt == "json":
-        return json.dumps({"method": method, "baseline": baseline, "candidate": candidate, "overall": verdict_of_all,
-                           "margin": margin, "margin_source": margin_source,
-                           "rows": [_json_row(row) for row in rows.to_dict("records")]}, indent=1)
+        return json.dumps(
+            {
+                "method": method,
+                "baseline": baseline,
+                "candidate": candidate,
+                "overall": verdict_of_all,
+                "margin": margin,
+                "margin_source": margin_source,
+                "rows": [_json_row(row) for row in rows.to_dict("records")],
+            },
+            indent=1,
+        )
     if fmt == "markdown":
-        lines = [f"**{first}**", "", "| measure | verdict | difference | 90% interval | p worse (Holm) | note |",
-                 "|---|---|---:|---|---:|---|"]
+        lines = [
+            f"**{first}**",
+            "",
+            "| measure | verdict | difference | 90% interval | p worse (Holm) | note |",
+            "|---|---|---:|---|---:|---|",
+        ]
         for row in rows.itertuples(index=False):
             shown = row.verdict if isinstance(row.verdict, str) else f"cannot be tested: {row.why_untested}"
             note = row.note if isinstance(row.note, str) else ""
             interval = f"{row.lo90:+.4f} to {row.hi90:+.4f}" if math.isfinite(row.lo90) else "—"
-            lines.append(f"| {row.measure_name} | {shown} | {_number(row.difference, '+.4f')} | {interval} "
-                         f"| {_number(row.p_worse_holm, '.3g')} | {note} |")
+            lines.append(
+                f"| {row.measure_name} | {shown} | {_number(row.difference, '+.4f')} | {interval} "
+                f"| {_number(row.p_worse_holm, '.3g')} | {note} |"
+            )
         return "\n".join(lines)
     return "\n".join([first, *(sentence(row, baseline, candidate) for row in rows.itertuples(index=False))])
 
@@ -270,6 +305,6 @@ def _number(value: float, spec: str) -> str:
     return format(value, spec) if math.isfinite(value) else "—"
 
 
-def _json_row(row: dict) -> dict:
+def _json_row(row: dict[str, Any]) -> dict[str, Any]:
     """A row as JSON: NaN (no interval, no verdict) as null."""
     return {key: (None if isinstance(value, float) and math.isnan(value) else value) for key, value in row.items()}

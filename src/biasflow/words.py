@@ -45,7 +45,7 @@ _SILENT_H = ("hour", "honest", "honor", "honour", "heir")
 
 
 def indefinite_article(word: str) -> str:
-    """"an" before a vowel sound, "a" otherwise, by spelling ("an atheist", "a European", "a Hindu")."""
+    """ "an" before a vowel sound, "a" otherwise, by spelling ("an atheist", "a European", "a Hindu")."""
     lower = word.lower()
     if lower.startswith(_SILENT_H):
         return "an"

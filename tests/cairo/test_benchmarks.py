@@ -1,26 +1,22 @@
 """The benchmark's pieces: the synthetic statistics have the requested shape, and the pandas
 baseline and the vectorised engine agree on a tiny problem (docs/methods.md §1.10)."""
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from benchmarks.baseline_pandas import baseline_select, pooled_bias  # noqa: E402
-from benchmarks.bench_selection import combinations_per_k, compare_choices, compare_curves  # noqa: E402
-from benchmarks.synthetic import paper_sized_stats  # noqa: E402
-from biasflow.cairo.stats import STATS_COLUMNS, bias_from_stats  # noqa: E402
-from biasflow.cairo.selection import SearchSettings, select  # noqa: E402
+from benchmarks.baseline_pandas import baseline_select, pooled_bias
+from benchmarks.bench_selection import combinations_per_k, compare_choices, compare_curves
+from benchmarks.synthetic import paper_sized_stats
+from biasflow.cairo.selection import SearchSettings, select
+from biasflow.cairo.stats import STATS_COLUMNS, bias_from_stats
 
 TINY = dict(n_models=4, n_paraphrasers=1, seeds_per_paraphraser=3, n_gen_seeds=2, subgroups=3, rng_seed=7)
 
 
 def test_synthetic_stats_have_requested_shape():
-    stats = paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=3, n_gen_seeds=4, subgroups=3,
-                              clusters=2)
+    stats = paper_sized_stats(
+        n_models=5, n_paraphrasers=2, seeds_per_paraphraser=3, n_gen_seeds=4, subgroups=3, clusters=2
+    )
     assert list(stats.columns) == STATS_COLUMNS
     assert stats["model"].nunique() == 5
     assert sorted(stats["metric"].unique()) == ["BOLD", "HONEST", "HolisticBias"]
@@ -33,15 +29,17 @@ def test_synthetic_stats_have_requested_shape():
     assert per_subgroup.between(1, 500).all() and per_subgroup.median() >= 50
     assert (stats["score_sq_sum"] * stats["n"] >= stats["score_sum"] ** 2 * (1 - 1e-9)).all()
     assert ((stats["score_sum"] > 0) & (stats["score_sum"] < stats["n"])).all()
-    assert stats.equals(paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=3, n_gen_seeds=4,
-                                          subgroups=3, clusters=2))
+    assert stats.equals(
+        paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=3, n_gen_seeds=4, subgroups=3, clusters=2)
+    )
 
 
 def test_baseline_pooling_of_original_is_eq1():
     stats = paper_sized_stats(**TINY)
     expected = bias_from_stats(stats, normalise="none")
-    expected = expected[(expected["promptset"] == "original") & (expected["split"] == "valid")
-                        & (expected["metric"] == "BOLD")].set_index("model")["bias"]
+    expected = expected[
+        (expected["promptset"] == "original") & (expected["split"] == "valid") & (expected["metric"] == "BOLD")
+    ].set_index("model")["bias"]
     cell = stats[(stats["metric"] == "BOLD") & (stats["split"] == "valid")]
     np.testing.assert_allclose(pooled_bias(cell, ("original",)).to_numpy(), expected.to_numpy())
 
@@ -53,8 +51,9 @@ def test_baseline_pooling_repeats_rows_for_multiplicity():
     doubled = cell[cell["promptset"] == "original"].copy()
     for part in (twice, twice):
         merged = doubled.merge(part, on=["model", "seed", "subgroup"], suffixes=("", "_add"))
-        doubled = merged.assign(score_sum=merged["score_sum"] + merged["score_sum_add"],
-                                n=merged["n"] + merged["n_add"])
+        doubled = merged.assign(
+            score_sum=merged["score_sum"] + merged["score_sum_add"], n=merged["n"] + merged["n_add"]
+        )
         doubled = doubled[cell.columns]
     np.testing.assert_allclose(
         pooled_bias(cell, ("original", "para0-s1", "para0-s1")).to_numpy(),
@@ -65,7 +64,9 @@ def test_baseline_pooling_repeats_rows_for_multiplicity():
 @pytest.mark.parametrize("combinations", ["multisets", "subsets"])
 def test_engine_equals_baseline_on_tiny_problem(combinations):
     stats = paper_sized_stats(**TINY)
-    engine = select(stats, SearchSettings.defaults(mode="shared", combinations=combinations, max_sets=3, permutations=30))
+    engine = select(
+        stats, SearchSettings.defaults(mode="shared", combinations=combinations, max_sets=3, permutations=30)
+    )
     curve, extras = baseline_select(stats, mode="shared", combinations=combinations, max_sets=3, permutations=30)
     assert compare_curves(engine.curve, curve, max_k=3, perm_p=True) == 3 * 3
     assert compare_choices(engine.choices, extras["winners"], max_k=3) == 3 * 3

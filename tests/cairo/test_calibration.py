@@ -9,17 +9,12 @@ the calibration table runs at its quick size in tests/core/test_calibration_tabl
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from benchmarks.calibration.cairo import RATES, STUDY_GROUPS, STUDY_SHAPES, expected_eq1, study  # noqa: E402
-from biasflow.cli import main  # noqa: E402
+from benchmarks.calibration.cairo import RATES, STUDY_GROUPS, STUDY_SHAPES, expected_eq1, study
+from biasflow.cli import main
 
 STUDIES, SD = 8, 1.5
 
@@ -32,8 +27,26 @@ def headlines(tmp_path_factory):
     for i in range(STUDIES):
         path = root / f"stats{i}.parquet"
         study(np.random.default_rng([2028, i]), "crossed", SD, "levels").assign(scorer="profanity").to_parquet(path)
-        assert main(["cairo-select", "--stats", str(path), "--out-dir", str(root / f"out{i}"), "--permutations", "0",
-                     "--bootstrap", "300", "--null-draws", "150", "--seed", str(i)]) == 0
+        assert (
+            main(
+                [
+                    "cairo-select",
+                    "--stats",
+                    str(path),
+                    "--out-dir",
+                    str(root / f"out{i}"),
+                    "--permutations",
+                    "0",
+                    "--bootstrap",
+                    "300",
+                    "--null-draws",
+                    "150",
+                    "--seed",
+                    str(i),
+                ]
+            )
+            == 0
+        )
         tables.append(pd.read_csv(root / f"out{i}" / "bias.csv").assign(study=i))
     return pd.concat(tables, ignore_index=True)
 
@@ -53,10 +66,17 @@ def test_without_a_group_difference_excess_bias_is_centred_on_zero_and_excess_p_
 def test_the_eq1_interval_covers_the_estimators_own_mean(headlines):
     original = headlines[headlines.prompts == "original"].copy()
     models = sorted(original.model.unique())
-    expected = {metric: dict(zip(models, expected_eq1("crossed", STUDY_GROUPS, clusters, SD, 1.0, size,
-                                                      tuple(RATES), datasets=2000)))
-                for metric, (clusters, size) in STUDY_SHAPES.items()}
-    original["expected"] = [expected[m][model] for m, model in zip(original.metric, original.model)]
+    expected = {
+        metric: dict(
+            zip(
+                models,
+                expected_eq1("crossed", STUDY_GROUPS, clusters, SD, 1.0, size, tuple(RATES), datasets=2000),
+                strict=True,
+            )
+        )
+        for metric, (clusters, size) in STUDY_SHAPES.items()
+    }
+    original["expected"] = [expected[m][model] for m, model in zip(original.metric, original.model, strict=True)]
     covered = (original.bias_lo <= original.expected) & (original.expected <= original.bias_hi)
     assert covered.mean() >= 0.90
     assert ((original.bias_lo <= original.bias) & (original.bias <= original.bias_hi)).all(), "it holds Eq. 1"

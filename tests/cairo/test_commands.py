@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import itertools
 import logging
 import subprocess
@@ -11,22 +10,21 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
-from workflow_helpers import REPO, embedded_config
 
 from biasflow.cairo import headline, steps
 from biasflow.cairo.selection import SearchSettings
-from stats_helpers import drawn_stats
 from biasflow.cli import main
 from biasflow.config import check_config, resolve_bundled, validate_config
 from biasflow.errors import BiasflowError
 from biasflow.model_pairs import SKIPPED
+from stats_helpers import drawn_stats
+from workflow_helpers import REPO, embedded_config
 
 SETTINGS = SearchSettings.defaults(max_sets=2, permutations=0, bootstrap=50, null_draws=20)
 
 
 def stats_file(tmp_path, nan_at=None):
-    """Statistics of two metrics and four models; ``nan_at``: a (metric, promptset, split) whose first score_sum is NaN."""
+    """Statistics of 2 metrics and 4 models; ``nan_at``: (metric, promptset, split) whose first score_sum is NaN."""
     stats = drawn_stats(np.random.default_rng(5), [f"m{i}" for i in range(4)], ["BOLD", "HONEST"], ["p0", "p1"])
     if nan_at:
         metric, promptset, split = nan_at
@@ -42,9 +40,24 @@ def test_one_nan_in_a_valid_bold_cell_is_an_error_not_an_empty_selection(tmp_pat
     stats = stats_file(tmp_path, nan_at=("BOLD", "p1", "valid"))
     out = tmp_path / "out"
     result = subprocess.run(
-        [sys.executable, "-m", "biasflow.cli", "cairo-select", "--stats", str(stats), "--out-dir", str(out),
-         "--permutations", "0", "--max-sets", "2"],
-        capture_output=True, text=True, cwd=REPO, check=False,
+        [
+            sys.executable,
+            "-m",
+            "biasflow.cli",
+            "cairo-select",
+            "--stats",
+            str(stats),
+            "--out-dir",
+            str(out),
+            "--permutations",
+            "0",
+            "--max-sets",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
     )
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
@@ -57,12 +70,26 @@ def test_one_nan_in_a_valid_bold_cell_is_an_error_not_an_empty_selection(tmp_pat
 
 def test_the_workflow_step_checks_the_same_way(tmp_path):
     stats = stats_file(tmp_path, nan_at=("HONEST", "original", "test"))
-    outputs = {name: str(tmp_path / "out" / name) for name in ("table_out", "curve_out", "comparisons_out", "summary_out",
-                                                                "curve_plot", "bias_plot", "shares_plot", "comparisons_plot",
-                                                                "variance_out", "variance_plot", "tables_page")}
-    with pytest.raises(BiasflowError, match="column score_sum must be a finite number.*metric=HONEST"):
-        steps.cairo_select(stats_paths=[str(stats)], settings=SETTINGS, prompt_summary=str(tmp_path / "summary.csv"),
-                           **outputs)
+    outputs = {
+        name: str(tmp_path / "out" / name)
+        for name in (
+            "table_out",
+            "curve_out",
+            "comparisons_out",
+            "summary_out",
+            "curve_plot",
+            "bias_plot",
+            "shares_plot",
+            "comparisons_plot",
+            "variance_out",
+            "variance_plot",
+            "tables_page",
+        )
+    }
+    with pytest.raises(BiasflowError, match=r"column score_sum must be a finite number.*metric=HONEST"):
+        steps.cairo_select(
+            stats_paths=[str(stats)], settings=SETTINGS, prompt_summary=str(tmp_path / "summary.csv"), **outputs
+        )
     assert not (tmp_path / "out").exists()
 
 
@@ -83,8 +110,13 @@ def test_a_failure_after_the_search_leaves_earlier_results_untouched(tmp_path, m
     assert (out / "curve.csv").read_text() == "earlier run\n"
     monkeypatch.undo()
     steps.select_to_directory(stats_paths=[str(stats)], settings=SETTINGS, out_dir=str(out))
-    assert sorted(p.name for p in out.iterdir()) == ["bias.csv", "comparisons.csv", "curve.csv", "selection.json",
-                                                     "variance.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "bias.csv",
+        "comparisons.csv",
+        "curve.csv",
+        "selection.json",
+        "variance.csv",
+    ]
     assert len(pd.read_csv(out / "curve.csv")) == 2
 
 
@@ -92,8 +124,11 @@ def test_a_failure_after_the_search_leaves_earlier_results_untouched(tmp_path, m
 def test_an_out_dir_that_is_a_file_is_refused_before_any_work(tmp_path, capsys, command):
     target = tmp_path / "results.csv"
     target.write_text("keep\n")
-    inputs = (["--stats", str(tmp_path / "missing.parquet")] if command == "cairo-select" else
-              ["--continuations", "c.csv", "--scores", "s.csv", "--scorer", "vader"])
+    inputs = (
+        ["--stats", str(tmp_path / "missing.parquet")]
+        if command == "cairo-select"
+        else ["--continuations", "c.csv", "--scores", "s.csv", "--scorer", "vader"]
+    )
     assert main([command, *inputs, "--out-dir", str(target)]) == 2
     err = capsys.readouterr().err
     assert f"biasflow: --out-dir {target} is a file, not a folder; name a folder" in err
@@ -107,30 +142,84 @@ def continuation_table(models=("m1", "m2", "m3", "m4")) -> pd.DataFrame:
     words = ["you are an idiot", "what a lovely day", "shut up, stupid", "she is kind", "he works hard", "damn it"]
     rows = []
     for model, metric, subgroup, split, key, promptset in itertools.product(
-            models, ("BOLD", "HONEST"), ("female", "male"), ("valid", "test"), ("k1", "k2"), ("original", "para-s0")):
+        models, ("BOLD", "HONEST"), ("female", "male"), ("valid", "test"), ("k1", "k2"), ("original", "para-s0")
+    ):
         prompt_id = f"{metric}-{subgroup}-{split}-{key}-{promptset}"
-        rows.append({"prompt_id": prompt_id, "metric": metric, "axis": "gender", "subgroup": subgroup,
-                     "split": split, "group_key": key, "promptset": promptset, "source_id": prompt_id,
-                     "text": f"the {subgroup} worked as", "identity_term": subgroup, "model": model, "seed": 0,
-                     "sample": 0, "continuation": str(rng.choice(words)), "n_tokens": 4})
+        rows.append(
+            {
+                "prompt_id": prompt_id,
+                "metric": metric,
+                "axis": "gender",
+                "subgroup": subgroup,
+                "split": split,
+                "group_key": key,
+                "promptset": promptset,
+                "source_id": prompt_id,
+                "text": f"the {subgroup} worked as",
+                "identity_term": subgroup,
+                "model": model,
+                "seed": 0,
+                "sample": 0,
+                "continuation": str(rng.choice(words)),
+                "n_tokens": 4,
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def test_the_documented_commands_chain_on_their_own_outputs(tmp_path):
     """README: score continuations, pool them into statistics, select on those statistics, each on the last's files."""
     continuation_table().to_parquet(tmp_path / "continuations.parquet")
-    assert main(["score", "--scorer", "profanity", "--continuations", str(tmp_path / "continuations.parquet"),
-                 "--out", str(tmp_path / "scores.parquet")]) == 0
+    assert (
+        main(
+            [
+                "score",
+                "--scorer",
+                "profanity",
+                "--continuations",
+                str(tmp_path / "continuations.parquet"),
+                "--out",
+                str(tmp_path / "scores.parquet"),
+            ]
+        )
+        == 0
+    )
     scored = pd.read_parquet(tmp_path / "scores.parquet")
     assert (scored["scorer"] == "profanity").all() and scored["score"].between(0, 1).all()
-    assert main(["cairo-stats", "--continuations", str(tmp_path / "continuations.parquet"), "--scores",
-                 str(tmp_path / "scores.parquet"), "--scorer", "profanity", "--out-dir", str(tmp_path / "stats")]) == 0
+    assert (
+        main(
+            [
+                "cairo-stats",
+                "--continuations",
+                str(tmp_path / "continuations.parquet"),
+                "--scores",
+                str(tmp_path / "scores.parquet"),
+                "--scorer",
+                "profanity",
+                "--out-dir",
+                str(tmp_path / "stats"),
+            ]
+        )
+        == 0
+    )
     stats = pd.read_parquet(tmp_path / "stats" / "stats.parquet")
     pooled = stats.groupby(["model", "metric", "split", "promptset", "subgroup"])["score_sum"].sum()
     direct = scored.groupby(["model", "metric", "split", "promptset", "subgroup"])["score"].sum()
     pd.testing.assert_series_equal(pooled, direct, check_names=False)
-    assert main(["cairo-select", "--stats", str(tmp_path / "stats" / "stats.parquet"), "--out-dir",
-                 str(tmp_path / "out"), "--permutations", "19"]) == 0
+    assert (
+        main(
+            [
+                "cairo-select",
+                "--stats",
+                str(tmp_path / "stats" / "stats.parquet"),
+                "--out-dir",
+                str(tmp_path / "out"),
+                "--permutations",
+                "19",
+            ]
+        )
+        == 0
+    )
     curve = pd.read_csv(tmp_path / "out" / "curve.csv")
     assert list(curve["pair"].unique()) == ["BOLD~HONEST"] and list(curve["k"]) == [1, 2, 3, 4]
 
@@ -158,13 +247,16 @@ def test_cairo_select_refuses_statistics_it_would_overwrite(written, tmp_path, m
     assert f"--out-dir out/{written} is also the input given as --stats" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("given, message", [
-    (["a=a.csv"], "--bias: give two or more scorers' bias tables"),
-    (["a=a.csv", "a.csv"], "--bias a.csv: give a scorer's name and its bias table as SCORER=CSV."),
-    (["a=a.csv", "a=b.csv"], "--bias names scorer 'a' twice"),
-    (["a=a.csv", "b=missing.csv"], "--bias missing.csv: no such file"),
-    (["a=a.csv", "b=out.csv"], "--out out.csv is also the input given as --bias"),
-])
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (["a=a.csv"], "--bias: give two or more scorers' bias tables"),
+        (["a=a.csv", "a.csv"], "--bias a.csv: give a scorer's name and its bias table as SCORER=CSV."),
+        (["a=a.csv", "a=b.csv"], "--bias names scorer 'a' twice"),
+        (["a=a.csv", "b=missing.csv"], "--bias missing.csv: no such file"),
+        (["a=a.csv", "b=out.csv"], "--out out.csv is also the input given as --bias"),
+    ],
+)
 def test_scorer_agreement_refuses_bad_tables_before_writing(given, message, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     for name in ("a.csv", "b.csv", "out.csv"):
@@ -180,19 +272,49 @@ def test_pairs_none_writes_no_comparisons_and_a_baseline_only_its_pairs(tmp_path
     writes them, and one line says so); --baseline m2 writes each model against m2."""
     stats = stats_file(tmp_path)
     caplog.set_level(logging.INFO, logger="biasflow")
-    runs = {"every": ([], "comparisons: every pair of models"), "none": (["--pairs", "none"], SKIPPED),
-            "against": (["--baseline", "m2"], "comparisons: every model against the baseline m2")}
+    runs = {
+        "every": ([], "comparisons: every pair of models"),
+        "none": (["--pairs", "none"], SKIPPED),
+        "against": (["--baseline", "m2"], "comparisons: every model against the baseline m2"),
+    }
     for name, (flags, line) in runs.items():
         caplog.clear()
-        assert main(["cairo-select", "--stats", str(stats), "--out-dir", str(tmp_path / name), "--max-sets", "2",
-                     "--permutations", "19", "--bootstrap", "30", "--null-draws", "10", *flags]) == 0
+        assert (
+            main(
+                [
+                    "cairo-select",
+                    "--stats",
+                    str(stats),
+                    "--out-dir",
+                    str(tmp_path / name),
+                    "--max-sets",
+                    "2",
+                    "--permutations",
+                    "19",
+                    "--bootstrap",
+                    "30",
+                    "--null-draws",
+                    "10",
+                    *flags,
+                ]
+            )
+            == 0
+        )
         assert [message for message in caplog.messages if "compar" in message] == [line]
-    assert sorted(p.name for p in (tmp_path / "none").iterdir()) == ["bias.csv", "curve.csv", "selection.json",
-                                                                     "variance.csv"]
+    assert sorted(p.name for p in (tmp_path / "none").iterdir()) == [
+        "bias.csv",
+        "curve.csv",
+        "selection.json",
+        "variance.csv",
+    ]
     for name in ("bias.csv", "curve.csv", "variance.csv"):
         assert (tmp_path / "none" / name).read_text() == (tmp_path / "every" / name).read_text(), name
     against = pd.read_csv(tmp_path / "against" / "comparisons.csv")
-    assert sorted(set(zip(against["model_a"], against["model_b"]))) == [("m0", "m2"), ("m1", "m2"), ("m3", "m2")]
+    assert sorted(set(zip(against["model_a"], against["model_b"], strict=True))) == [
+        ("m0", "m2"),
+        ("m1", "m2"),
+        ("m3", "m2"),
+    ]
 
 
 def test_a_baseline_that_is_no_model_is_refused_before_the_search(tmp_path, capsys):
@@ -200,6 +322,8 @@ def test_a_baseline_that_is_no_model_is_refused_before_the_search(tmp_path, caps
     out = tmp_path / "out"
     assert main(["cairo-select", "--stats", str(stats), "--out-dir", str(out), "--baseline", "m9"]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == ("biasflow: the baseline 'm9' is not a model of --stats (its models: m0, m1, m2, m3); name one "
-                           "of them (--baseline MODEL on a command, comparisons.baseline in the config).")
+    assert err.strip() == (
+        "biasflow: the baseline 'm9' is not a model of --stats (its models: m0, m1, m2, m3); name one "
+        "of them (--baseline MODEL on a command, comparisons.baseline in the config)."
+    )
     assert not out.exists()

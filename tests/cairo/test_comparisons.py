@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from statsmodels.stats.multitest import multipletests
 
+from baseline_rows import assert_baseline_rows_match
 from biasflow.cairo import headline
 from biasflow.cairo.compare import BOTH_SPLITS, command
 from biasflow.cairo.compare import compare as compare_rows
@@ -24,12 +25,18 @@ from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.uncertainty import draw_rng
 from biasflow.errors import BiasflowError
+from biasflow.model_pairs import PairChoice
 from biasflow.multiplicity import benjamini_hochberg, holm
 from cairo.test_uncertainty import (
-    MODELS, SUBGROUPS, Reference, combination_of, draw_rows, loop_eq1, scored_rows, template_rows,
+    MODELS,
+    SUBGROUPS,
+    Reference,
+    combination_of,
+    draw_rows,
+    loop_eq1,
+    scored_rows,
+    template_rows,
 )
-from biasflow.model_pairs import PairChoice
-from baseline_rows import assert_baseline_rows_match
 from compare_cli import assert_refused, compare
 
 # The pairs the loop recomputes (the loop is slow); every pair's row is checked for its shape.
@@ -44,8 +51,11 @@ def case(request):
     settings = SearchSettings.defaults(mode="shared", max_sets=2, permutations=29, bootstrap=30, null_draws=12, seed=5)
     selection = select(stats, settings)
     table = comparison_table(stats, selection, settings)
-    refs = {(metric, split): Reference(scored, stats, metric, split, settings, design)
-            for metric in SUBGROUPS for split in ("valid", "test")}
+    refs = {
+        (metric, split): Reference(scored, stats, metric, split, settings, design)
+        for metric in SUBGROUPS
+        for split in ("valid", "test")
+    }
     return table, refs, settings, headline.bias_table(stats, selection, settings)
 
 
@@ -78,11 +88,15 @@ def test_differences_intervals_and_swap_p_match_the_row_loop(case):
     assert list(table.columns) == COMPARISON_COLUMNS
     assert len(table) == len(bias) // len(MODELS) * 10 * 2, "every pair of 5 models, eq1 and excess"
     assert set(table.measure) == {"eq1", "excess"}
-    for (metric, split, prompts), part in table[table.pair == table.pair.iloc[0]].groupby(["metric", "split",
-                                                                                          "prompts"]):
+    for (metric, split, prompts), part in table[table.pair == table.pair.iloc[0]].groupby(
+        ["metric", "split", "prompts"]
+    ):
         ref = refs[metric, split]
-        combination = ({"original": 1} if prompts == "original" else
-                       combination_of(bias[(bias.metric == metric) & (bias.prompts == "cairo")].combination.iloc[0]))
+        combination = (
+            {"original": 1}
+            if prompts == "original"
+            else combination_of(bias[(bias.metric == metric) & (bias.prompts == "cairo")].combination.iloc[0])
+        )
         eq1 = pd.Series(ref.eq1(combination), index=MODELS)
         floor = pd.Series(ref.floor(combination), index=MODELS)
         boot = np.array([loop_eq1(draw_of(ref, w), combination).to_numpy() for w in ref.boot])
@@ -90,8 +104,12 @@ def test_differences_intervals_and_swap_p_match_the_row_loop(case):
         for a, b in LOOPED:
             i, j = MODELS.index(a), MODELS.index(b)
             own = centred(ref.rows, combination)
-            swapped = np.array([(lambda e: e[a] - e[b])(loop_eq1(swapped_rows(own, ref.clusters, s, a, b),
-                                                                 combination)) for s in swaps])
+            swapped = np.array(
+                [
+                    (lambda e: e[a] - e[b])(loop_eq1(swapped_rows(own, ref.clusters, s, a, b), combination))
+                    for s in swaps
+                ]
+            )
             rows = part[(part.model_a == a) & (part.model_b == b)].set_index("measure")
             difference = eq1[a] - eq1[b]
             excess = difference - (floor[a] - floor[b])
@@ -110,8 +128,9 @@ def test_differences_intervals_and_swap_p_match_the_row_loop(case):
                 assert row.p_worse == pytest.approx(min(1.0, (1 + below) / (len(spread) + 1)))
             reached = np.sum(np.abs(swapped) >= abs(difference) - 1e-12)
             assert rows.loc["eq1", "p"] == pytest.approx((1 + reached) / (len(swaps) + 1))
-            assert (rows.loc["excess", "p"] <= 0.05) == (rows.loc["excess", "difference_lo"] > 0
-                                                          or rows.loc["excess", "difference_hi"] < 0)
+            assert (rows.loc["excess", "p"] <= 0.05) == (
+                rows.loc["excess", "difference_lo"] > 0 or rows.loc["excess", "difference_hi"] < 0
+            )
 
 
 def test_the_excess_difference_is_the_headline_excess_biases_difference(case):
@@ -119,9 +138,11 @@ def test_the_excess_difference_is_the_headline_excess_biases_difference(case):
     table, _, _, bias = case
     excess = bias.set_index(["pair", "metric", "split", "prompts", "model"])["excess_bias"]
     rows = table[table.measure == "excess"]
-    expected = [excess[r.pair, r.metric, r.split, r.prompts, r.model_a] - excess[r.pair, r.metric, r.split, r.prompts,
-                                                                                   r.model_b]
-                for r in rows.itertuples(index=False)]
+    expected = [
+        excess[r.pair, r.metric, r.split, r.prompts, r.model_a]
+        - excess[r.pair, r.metric, r.split, r.prompts, r.model_b]
+        for r in rows.itertuples(index=False)
+    ]
     np.testing.assert_allclose(rows.difference, expected, atol=1e-12)
 
 
@@ -163,7 +184,6 @@ def test_holm_by_hand():
     np.testing.assert_allclose(benjamini_hochberg(np.array([0.04, 0.01, 0.02])), [0.04, 0.03, 0.03])
 
 
-
 # The simulated metrics under the names of two real ones, as the commands read them.
 NAMES = {"A": "BOLD", "B": "HONEST"}
 
@@ -184,18 +204,27 @@ def stats_path(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--baseline", "m1", "--candidate", "m1"], "--baseline and --candidate are both 'm1'; name two different models."),
-    (["--baseline", "m1", "--candidate", "m9"], "--candidate 'm9' is not in the statistics; their models: m0, m1, m2"),
-    (["--baseline", "m1", "--candidate", "m2", "--method", "cairo"], None),
-])
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--baseline", "m1", "--candidate", "m1"],
+            "--baseline and --candidate are both 'm1'; name two different models.",
+        ),
+        (
+            ["--baseline", "m1", "--candidate", "m9"],
+            "--candidate 'm9' is not in the statistics; their models: m0, m1, m2",
+        ),
+        (["--baseline", "m1", "--candidate", "m2", "--method", "cairo"], None),
+    ],
+)
 def test_compare_stops_bad_pairs_in_one_line(stats_path, tmp_path, flags, message):
     out = tmp_path / "compared.csv"
     result = compare("cairo", "--stats", [str(stats_path)], out, flags)
     if message is None:
         assert result.returncode == 0, result.stderr[-2000:]
         compared = pd.read_csv(out)
-        assert set(zip(compared.model_a, compared.model_b)) == {("m2", "m1")}
+        assert set(zip(compared.model_a, compared.model_b, strict=True)) == {("m2", "m1")}
         assert len(compared) == 2 and len(result.stdout.strip().splitlines()) == 3, "the overall, then each metric"
         return
     assert_refused(result, message, out)
@@ -203,7 +232,9 @@ def test_compare_stops_bad_pairs_in_one_line(stats_path, tmp_path, flags, messag
 
 def test_a_pair_with_no_shared_metric_is_refused(tmp_path):
     stats = named_stats()
-    stats = stats[~((stats.model == "m0") & (stats.metric == "HONEST")) & ~((stats.model == "m1") & (stats.metric == "BOLD"))]
+    stats = stats[
+        ~((stats.model == "m0") & (stats.metric == "HONEST")) & ~((stats.model == "m1") & (stats.metric == "BOLD"))
+    ]
     path = tmp_path / "stats.parquet"
     stats.to_parquet(path)
     with pytest.raises(BiasflowError, match="m0 and m1 share no metric in the statistics"):
@@ -219,8 +250,13 @@ def test_the_baselines_pairs_are_the_matching_rows_of_every_pair_adjusted_over_t
     selection = select(stats, settings)
     every = comparison_table(stats, selection, settings)
     against = comparison_table(stats, selection, settings, pairs=PairChoice(pairs="baseline", baseline="m2"))
-    assert_baseline_rows_match(every, against, {m: "m2" for m in MODELS if m != "m2"},
-                               ["axis", "pair", "metric", "split", "prompts", "measure"], FAMILY)
+    assert_baseline_rows_match(
+        every,
+        against,
+        {m: "m2" for m in MODELS if m != "m2"},
+        ["axis", "pair", "metric", "split", "prompts", "measure"],
+        FAMILY,
+    )
     assert comparison_table(stats, selection, settings, pairs=PairChoice(pairs="none", baseline=None)).empty
 
 
@@ -244,15 +280,21 @@ def test_compare_judges_the_original_prompts_of_both_splits_against_the_row_loop
         assert (row.model_a, row.model_b, row.measure) == ("m1", "m0", "eq1")
         assert row.difference == pytest.approx(difference, rel=1e-9, abs=1e-12)
         assert row.difference_lo == pytest.approx(difference - ref.factor() * (middle - low), abs=1e-10)
+        assert row.difference_hi == pytest.approx(difference + ref.factor() * (high - middle), abs=1e-10)
         assert row.lo90 == pytest.approx(difference - ref.factor(0.90) * (middle - low90), abs=1e-10)
         assert row.hi90 == pytest.approx(difference + ref.factor(0.90) * (high90 - middle), abs=1e-10)
         below = np.sum(ref.factor(0.90) * (middle - spread) >= difference)
         assert row.p_worse == pytest.approx(min(1.0, (1 + below) / (len(spread) + 1)))
-        swaps = swap_weights(len(ref.clusters), settings.permutations,
-                             draw_rng(settings.seed, SWAP, metric, BOTH_SPLITS))
+        swaps = swap_weights(
+            len(ref.clusters), settings.permutations, draw_rng(settings.seed, SWAP, metric, BOTH_SPLITS)
+        )
         own = centred(ref.rows, original)
-        swapped = np.array([(lambda e: e["m1"] - e["m0"])(loop_eq1(swapped_rows(own, ref.clusters, s, "m1", "m0"),
-                                                                   original)) for s in swaps])
+        swapped = np.array(
+            [
+                (lambda e: e["m1"] - e["m0"])(loop_eq1(swapped_rows(own, ref.clusters, s, "m1", "m0"), original))
+                for s in swaps
+            ]
+        )
         assert row.p == pytest.approx((1 + np.sum(np.abs(swapped) >= abs(difference) - 1e-12)) / (len(swaps) + 1))
         assert row.n_units == row.n_clusters and row.unit == "group keys" and row.why_untested is None
 
@@ -267,7 +309,9 @@ def test_a_study_without_paraphrases_compares_and_one_group_key_cannot_be_tested
     rows = verdicts.rows.set_index("metric")
     assert rows.loc["BOLD", "why_untested"].startswith("one group key per subgroup")
     assert pd.isna(rows.loc["BOLD", "verdict"]) and isinstance(rows.loc["HONEST", "verdict"], str)
-    assert "gender BOLD Eq. 1: candidate m1: cannot be tested against m0: one group key per subgroup" in \
-        verdicts.report()
-    assert verdicts.overall != "not worse" and verdicts.exit_code("not-noninferior") == 1, \
+    assert (
+        "gender BOLD Eq. 1: candidate m1: cannot be tested against m0: one group key per subgroup" in verdicts.report()
+    )
+    assert verdicts.overall != "not worse" and verdicts.exit_code("not-noninferior") == 1, (
         "an untested measure is not shown non-inferior"
+    )

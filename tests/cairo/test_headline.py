@@ -7,20 +7,25 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from stats_helpers import drawn_stats
 
 from biasflow.cairo import headline, uncertainty
 from biasflow.cairo.combinations import pooled_stats
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.uncertainty import Draws
+from stats_helpers import drawn_stats
 
 SETTINGS = SearchSettings.defaults(max_sets=2, permutations=10, bootstrap=20, null_draws=8, seed=1)
 
 
-@pytest.fixture()
+@pytest.fixture
 def stats():
-    return drawn_stats(np.random.default_rng(3), [f"m{i}" for i in range(4)], ["BOLD", "HONEST", "HolisticBias"],
-                       ["p0", "p1"], clusters=3)
+    return drawn_stats(
+        np.random.default_rng(3),
+        [f"m{i}" for i in range(4)],
+        ["BOLD", "HONEST", "HolisticBias"],
+        ["p0", "p1"],
+        clusters=3,
+    )
 
 
 def test_each_metric_and_split_is_drawn_once_and_the_headline_draws_nothing(stats, monkeypatch):
@@ -30,8 +35,9 @@ def test_each_metric_and_split_is_drawn_once_and_the_headline_draws_nothing(stat
         drawn = getattr(uncertainty, name)
         monkeypatch.setattr(uncertainty, name, lambda *args, name=name, drawn=drawn: calls.append(name) or drawn(*args))
     selection = select(stats, SETTINGS)
-    assert sorted(selection.draws) == sorted(itertools.product(["gender"], ["BOLD", "HONEST", "HolisticBias"],
-                                                               ["valid", "test"]))
+    assert sorted(selection.draws) == sorted(
+        itertools.product(["gender"], ["BOLD", "HONEST", "HolisticBias"], ["valid", "test"])
+    )
     assert sorted(calls) == ["bootstrap_weights"] * 6 + ["null_weights"] * 6
     calls.clear()
     table = headline.bias_table(stats, selection, SETTINGS)
@@ -48,10 +54,12 @@ def test_the_headline_intervals_and_null_are_those_of_the_selections_draws(stats
     unmoved = {}
     for (axis, metric, split), draws in selection.draws.items():
         membership = pooled_stats(stats, metric, axis, split, ["original"], models).membership
-        unmoved[axis, metric, split] = Draws(*(np.broadcast_to(membership, weights.shape)
-                                               for weights in (draws.null, draws.boot)))
+        unmoved[axis, metric, split] = Draws(
+            *(np.broadcast_to(membership, weights.shape) for weights in (draws.null, draws.boot))
+        )
     table = headline.bias_table(stats, replace(selection, draws=unmoved), SETTINGS)
     np.testing.assert_allclose(table["null_floor"], table["bias"], rtol=1e-12)
-    assert table[["bias_lo", "bias_hi", "excess_bias_lo", "excess_bias_hi"]].isna().all().all(), \
+    assert table[["bias_lo", "bias_hi", "excess_bias_lo", "excess_bias_hi"]].isna().all().all(), (
         "draws that do not spread give no interval, never one of zero width"
+    )
     assert (table["excess_p"] == 1).all()

@@ -33,12 +33,24 @@ def prompts() -> pd.DataFrame:
     """BOLD nested (pages of one subgroup) and HONEST crossed (templates filled for every subgroup), 2 prompt sets."""
     rows = []
     for metric, split, promptset, key, subgroup, i in itertools.product(
-            ["BOLD", "HONEST"], ["valid", "test"], ["original", "para-s0"], range(3), SUBGROUPS, range(2)):
+        ["BOLD", "HONEST"], ["valid", "test"], ["original", "para-s0"], range(3), SUBGROUPS, range(2)
+    ):
         group_key = f"{split}-page{key}-{subgroup}" if metric == "BOLD" else f"{split}-template{key}"
         prompt_id = f"{metric}-{group_key}-{subgroup}-{promptset}-{i}"
-        rows.append({"prompt_id": prompt_id, "metric": metric, "axis": "gender", "subgroup": subgroup, "split": split,
-                     "group_key": group_key, "promptset": promptset, "source_id": prompt_id, "text": "a prompt",
-                     "identity_term": subgroup})
+        rows.append(
+            {
+                "prompt_id": prompt_id,
+                "metric": metric,
+                "axis": "gender",
+                "subgroup": subgroup,
+                "split": split,
+                "group_key": group_key,
+                "promptset": promptset,
+                "source_id": prompt_id,
+                "text": "a prompt",
+                "identity_term": subgroup,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -49,10 +61,14 @@ def model_rows(model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     the CAIRO rows are compared too.
     """
     rng = np.random.default_rng([0, ord(model)])
-    continuations = prompts().merge(pd.DataFrame(itertools.product([0, 1], [0, 1]), columns=["seed", "sample"]),
-                                    how="cross").assign(model=model, continuation="text")
+    continuations = (
+        prompts()
+        .merge(pd.DataFrame(itertools.product([0, 1], [0, 1]), columns=["seed", "sample"]), how="cross")
+        .assign(model=model, continuation="text")
+    )
     scores = continuations[["prompt_id", "model", "seed", "sample"]].assign(
-        scorer="profanity", score=rng.beta(1, 4, len(continuations)))
+        scorer="profanity", score=rng.beta(1, 4, len(continuations))
+    )
     return continuations, scores
 
 
@@ -61,22 +77,58 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
     tmp_path.mkdir()
     files = {"continuations": [], "scores": []}
     for model in models:
-        for name, table in zip(files, model_rows(model)):
+        for name, table in zip(files, model_rows(model), strict=True):
             if shuffle:
                 table = table.sample(frac=1, random_state=len(models))
             files[name].append(str(tmp_path / f"{model}_{name}.parquet"))
             table.to_parquet(files[name][-1])
-    assert main(["cairo-stats", "--continuations", *files["continuations"], "--scores", *files["scores"],
-                 "--scorer", "profanity", "--out-dir", str(tmp_path / "stats")]) == 0
+    assert (
+        main(
+            [
+                "cairo-stats",
+                "--continuations",
+                *files["continuations"],
+                "--scores",
+                *files["scores"],
+                "--scorer",
+                "profanity",
+                "--out-dir",
+                str(tmp_path / "stats"),
+            ]
+        )
+        == 0
+    )
     stats = pd.read_parquet(tmp_path / "stats" / "stats.parquet")
     if shuffle:
         stats.sample(frac=1, random_state=1).to_parquet(tmp_path / "stats" / "stats.parquet")
-    assert main(["cairo-select", "--stats", str(tmp_path / "stats" / "stats.parquet"), "--out-dir",
-                 str(tmp_path / "select"), "--max-sets", "2", "--permutations", "20", "--bootstrap", "30",
-                 "--null-draws", "10", "--seed", "3"]) == 0
-    return {"stats": stats.sort_values(STATS_KEYS), "bias": pd.read_csv(tmp_path / "stats" / "bias.csv"),
-            "headline": pd.read_csv(tmp_path / "select" / "bias.csv"),
-            "comparisons": pd.read_csv(tmp_path / "select" / "comparisons.csv")}
+    assert (
+        main(
+            [
+                "cairo-select",
+                "--stats",
+                str(tmp_path / "stats" / "stats.parquet"),
+                "--out-dir",
+                str(tmp_path / "select"),
+                "--max-sets",
+                "2",
+                "--permutations",
+                "20",
+                "--bootstrap",
+                "30",
+                "--null-draws",
+                "10",
+                "--seed",
+                "3",
+            ]
+        )
+        == 0
+    )
+    return {
+        "stats": stats.sort_values(STATS_KEYS),
+        "bias": pd.read_csv(tmp_path / "stats" / "bias.csv"),
+        "headline": pd.read_csv(tmp_path / "select" / "bias.csv"),
+        "comparisons": pd.read_csv(tmp_path / "select" / "comparisons.csv"),
+    }
 
 
 def kept(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -96,8 +148,13 @@ def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_pat
     assert_frame_equal(headline[1], headline[0], check_exact=True)
     keys = ["pair", "metric", "split", "prompts", "model_a", "model_b"]
     pairs = [tables["comparisons"] for tables in (alone, added)]
-    pairs = [t[t["model_a"].isin(KEPT) & t["model_b"].isin(KEPT)].sort_values(keys).reset_index(drop=True)
-             .drop(columns=ADJUSTED) for t in pairs]
+    pairs = [
+        t[t["model_a"].isin(KEPT) & t["model_b"].isin(KEPT)]
+        .sort_values(keys)
+        .reset_index(drop=True)
+        .drop(columns=ADJUSTED)
+        for t in pairs
+    ]
     assert len(pairs[0]) and pairs[0][["difference_lo", "p"]].notna().all().all(), "the pairs' draws are made"
     assert_frame_equal(pairs[1], pairs[0], check_exact=True)
 
@@ -105,13 +162,28 @@ def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_pat
 def scorer_rows(model: str) -> pd.DataFrame:
     """One model's continuations on religion, some naming their subgroup, one prompt per (subgroup, template)."""
     rng = np.random.default_rng(ord(model))
-    templates = ["My {adj} neighbour is kind.", "The {adj} family cooks damn good food.", "{adj} people are fun.",
-                 "Nothing about the weather.", "I met a {adj} doctor today."]
+    templates = [
+        "My {adj} neighbour is kind.",
+        "The {adj} family cooks damn good food.",
+        "{adj} people are fun.",
+        "Nothing about the weather.",
+        "I met a {adj} doctor today.",
+    ]
     words = {"christian": "Christian", "hindu": "Hindu", "muslim": "Muslim"}
-    rows = [{"model": model, "subgroup": group, "prompt_id": f"{group}-{t}", "group_key": f"template-{t}",
-             "seed": 0, "sample": sample,
-             "continuation": template.format(adj=word) + (" Damn." if rng.random() < 0.4 else "")}
-            for group, word in words.items() for t, template in enumerate(templates) for sample in range(3)]
+    rows = [
+        {
+            "model": model,
+            "subgroup": group,
+            "prompt_id": f"{group}-{t}",
+            "group_key": f"template-{t}",
+            "seed": 0,
+            "sample": sample,
+            "continuation": template.format(adj=word) + (" Damn." if rng.random() < 0.4 else ""),
+        }
+        for group, word in words.items()
+        for t, template in enumerate(templates)
+        for sample in range(3)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -122,10 +194,30 @@ def scorer_run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataF
     if shuffle:
         table = table.sample(frac=1, random_state=len(models))
     table.to_parquet(tmp_path / "c.parquet")
-    assert main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", "profanity", "--axis",
-                 "religion", "--bootstrap", "40", "--seed", "3", "--out-dir", str(tmp_path / "out")]) == 0
-    return {"scorer": pd.read_csv(tmp_path / "out" / "religion_scorer.csv"),
-            "models": kept(pd.read_csv(tmp_path / "out" / "religion_models.csv"), ["model", "metric"])}
+    assert (
+        main(
+            [
+                "scorer-bias",
+                "--continuations",
+                str(tmp_path / "c.parquet"),
+                "--scorer",
+                "profanity",
+                "--axis",
+                "religion",
+                "--bootstrap",
+                "40",
+                "--seed",
+                "3",
+                "--out-dir",
+                str(tmp_path / "out"),
+            ]
+        )
+        == 0
+    )
+    return {
+        "scorer": pd.read_csv(tmp_path / "out" / "religion_scorer.csv"),
+        "models": kept(pd.read_csv(tmp_path / "out" / "religion_models.csv"), ["model", "metric"]),
+    }
 
 
 def test_the_scorers_bias_moves_with_no_row_order_and_each_models_part_with_no_other_model(tmp_path):

@@ -1,4 +1,4 @@
-"""CAIRO's power planner: clusters counted by their design effect, checked by simulation (docs/methods.md §6.3, §6.5)."""
+"""CAIRO's power planner: clusters counted by design effect, checked by simulation (docs/methods.md §6.3, §6.5)."""
 
 from __future__ import annotations
 
@@ -20,24 +20,40 @@ def clustered_scores(rng, means: dict[str, float], n_clusters: int, size: int, s
     """(subgroup, cluster, scores) with a random effect per cluster: an ICC of sd_b² / (sd_b² + sd_w²)."""
     for subgroup, mean in means.items():
         for c in range(n_clusters):
-            yield subgroup, f"{subgroup}-page{c}", mean + sd_between * rng.standard_normal() + \
-                sd_within * rng.standard_normal(size)
+            yield (
+                subgroup,
+                f"{subgroup}-page{c}",
+                mean + sd_between * rng.standard_normal() + sd_within * rng.standard_normal(size),
+            )
 
 
 def stats_of(cells, model: str = "m", metric: str = "BOLD") -> pd.DataFrame:
     """CAIRO statistics of the original prompts, one row per cluster, split in two by cluster."""
-    rows = [{"model": model, "metric": metric, "axis": "gender", "split": ("valid", "test")[i % 2],
-             "promptset": "original", "seed": 0, "subgroup": subgroup, "group_key": key,
-             "score_sum": scores.sum(), "score_sq_sum": (scores**2).sum(), "n": len(scores)}
-            for i, (subgroup, key, scores) in enumerate(cells)]
+    rows = [
+        {
+            "model": model,
+            "metric": metric,
+            "axis": "gender",
+            "split": ("valid", "test")[i % 2],
+            "promptset": "original",
+            "seed": 0,
+            "subgroup": subgroup,
+            "group_key": key,
+            "score_sum": scores.sum(),
+            "score_sq_sum": (scores**2).sum(),
+            "n": len(scores),
+        }
+        for i, (subgroup, key, scores) in enumerate(cells)
+    ]
     return pd.DataFrame(rows, columns=STATS_COLUMNS)
 
 
 def test_the_icc_estimate_is_unbiased_over_simulated_pilots():
     """ANOVA's ICC averaged over 200 pilots lands on the true one; a subgroup difference is not taken for clustering."""
     rng = np.random.default_rng(5)
-    estimates = [icc(clusters(stats_of(clustered_scores(rng, {"f": 0.0, "m": 3.0}, 30, 8, 0.5, 1.0))))
-                 for _ in range(200)]
+    estimates = [
+        icc(clusters(stats_of(clustered_scores(rng, {"f": 0.0, "m": 3.0}, 30, 8, 0.5, 1.0)))) for _ in range(200)
+    ]
     rho = np.array([e[0] for e in estimates])
     variance = np.array([e[1] for e in estimates])
     assert rho.mean() == pytest.approx(0.25 / 1.25, abs=0.015)
@@ -61,8 +77,10 @@ def test_a_simulated_subgroup_at_the_mdd_is_detected_about_80_percent_of_the_tim
     assert row["n_effective"] == pytest.approx(row["n"] / (1 + (size - 1) * sd_b**2 / (sd_b**2 + sd_w**2)), rel=0.1)
     draws = 2000
     shape = (draws, n_clusters)
+
     def cluster_means(shift):
         return shift + sd_b * rng.standard_normal(shape) + sd_w * rng.standard_normal(shape) / math.sqrt(size)
+
     _, p = scipy_stats.ttest_ind(cluster_means(row["mdd"]), cluster_means(0.0), axis=1)
     detected = np.mean(p < 0.05)
     assert 0.75 <= detected <= 0.85, detected
@@ -70,8 +88,7 @@ def test_a_simulated_subgroup_at_the_mdd_is_detected_about_80_percent_of_the_tim
 
 def test_the_plan_names_short_subgroups_and_the_models_an_agreement_needs(caplog, tmp_path):
     rng = np.random.default_rng(1)
-    tables = [stats_of(clustered_scores(rng, {"f": 0.2, "m": 0.25}, 6, 4, 0.05, 0.2), model=f"m{i}")
-              for i in range(3)]
+    tables = [stats_of(clustered_scores(rng, {"f": 0.2, "m": 0.25}, 6, 4, 0.05, 0.2), model=f"m{i}") for i in range(3)]
     path = tmp_path / "gender.parquet"
     pd.concat(tables).to_parquet(path)
     with caplog.at_level(logging.WARNING, logger="biasflow"):
@@ -93,10 +110,22 @@ def paired_cells(rng, shift: float, clusters_per_subgroup: int, size: int):
 
 
 def paired_stats(rng, shift: float = 0.6, clusters_per_subgroup: int = 12, size: int = 6) -> pd.DataFrame:
-    rows = [{"model": model, "metric": "BOLD", "axis": "gender", "split": "test", "promptset": "original",
-             "seed": 0, "subgroup": subgroup, "group_key": key, "score_sum": scores.sum(),
-             "score_sq_sum": (scores**2).sum(), "n": len(scores)}
-            for model, subgroup, key, scores in paired_cells(rng, shift, clusters_per_subgroup, size)]
+    rows = [
+        {
+            "model": model,
+            "metric": "BOLD",
+            "axis": "gender",
+            "split": "test",
+            "promptset": "original",
+            "seed": 0,
+            "subgroup": subgroup,
+            "group_key": key,
+            "score_sum": scores.sum(),
+            "score_sq_sum": (scores**2).sum(),
+            "n": len(scores),
+        }
+        for model, subgroup, key, scores in paired_cells(rng, shift, clusters_per_subgroup, size)
+    ]
     return pd.DataFrame(rows, columns=STATS_COLUMNS)
 
 
@@ -127,13 +156,15 @@ def test_the_paired_mdd_and_size_follow_the_one_mean_t_design():
     [row] = pair_rows(paired_stats(np.random.default_rng(9)), SETTINGS)
     n, d = row["n"], row["mdd"] / row["sd"]
     critical = scipy_stats.t.ppf(0.975, n - 1)
-    power = scipy_stats.nct.sf(critical, n - 1, d * math.sqrt(n)) + scipy_stats.nct.cdf(-critical, n - 1,
-                                                                                       d * math.sqrt(n))
+    power = scipy_stats.nct.sf(critical, n - 1, d * math.sqrt(n)) + scipy_stats.nct.cdf(
+        -critical, n - 1, d * math.sqrt(n)
+    )
     assert power == pytest.approx(0.8, abs=1e-3)
     target = row["target"] / row["sd"]
     needed = row["n_needed"]
-    assert scipy_stats.nct.sf(scipy_stats.t.ppf(0.975, needed - 1), needed - 1, target * math.sqrt(needed)) \
-        == pytest.approx(0.8, abs=0.01)
+    assert scipy_stats.nct.sf(
+        scipy_stats.t.ppf(0.975, needed - 1), needed - 1, target * math.sqrt(needed)
+    ) == pytest.approx(0.8, abs=0.01)
 
 
 def test_the_gate_rows_plan_from_the_interval_compare_reads():
@@ -150,7 +181,12 @@ def test_the_gate_rows_plan_from_the_interval_compare_reads():
     [judged] = command([pilot], "b", "a", None, margin=0.01).rows.to_dict("records")
     assert judged["verdict"] == "inconclusive" and judged["n_units"] == 24
     assert (row["model"], row["scope"], row["measure"], row["unit"], row["n"]) == (
-        "a vs b", "BOLD gender both splits", "non-inferiority margin (Eq. 1)", "group keys", 24)
+        "a vs b",
+        "BOLD gender both splits",
+        "non-inferiority margin (Eq. 1)",
+        "group keys",
+        24,
+    )
     assert row["n_needed"] == judged["units_needed"] > 24
     z = scipy_stats.norm.ppf(0.95)
     assert row["mdd"] == pytest.approx((z + scipy_stats.norm.ppf(0.8)) * (judged["hi90"] - judged["lo90"]) / (2 * z))

@@ -18,18 +18,18 @@ import logging
 import numpy as np
 import pandas as pd
 import pytest
-from identity_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
 from scipy import stats as scipy_stats
 
 import biasflow
 from biasflow.cairo.combinations import pooled_stats
-from biasflow.cairo.scorer_bias import SWAP, ScorerBiasSettings, agreement_table, models_table, swap_p
+from biasflow.cairo.scorer_bias import SWAP, ScorerBiasSettings, agreement_table, models_table
 from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.uncertainty import BOOTSTRAP, bootstrap_weights, draw_rng
 from biasflow.cli import main
 from biasflow.hashing import stable_hash
 from biasflow.scorers import get_scorer
 from biasflow.scorers.counterfactual import scorer_bias
+from identity_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
 
 TEMPLATES = [
     "My neighbour is a {adj} woman and we cook together.",
@@ -49,23 +49,66 @@ def text(template: str, group: str) -> str:
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("scorer_bias")
-    rows = [{"model": model, "subgroup": group, "continuation": text(t, group)}
-            for model in ("m1", "m2") for group in WORDS for t in TEMPLATES]
+    rows = [
+        {"model": model, "subgroup": group, "continuation": text(t, group)}
+        for model in ("m1", "m2")
+        for group in WORDS
+        for t in TEMPLATES
+    ]
     pd.DataFrame(rows).to_parquet(tmp / "c.parquet")
-    assert main(["scorer-bias", "--continuations", str(tmp / "c.parquet"), "--scorer", "profanity", "--axis",
-                 "religion", "--bootstrap", "200", "--out-dir", str(tmp / "d")]) == 0
+    assert (
+        main(
+            [
+                "scorer-bias",
+                "--continuations",
+                str(tmp / "c.parquet"),
+                "--scorer",
+                "profanity",
+                "--axis",
+                "religion",
+                "--bootstrap",
+                "200",
+                "--out-dir",
+                str(tmp / "d"),
+            ]
+        )
+        == 0
+    )
     return tmp / "d", pd.DataFrame(rows)
 
 
 def test_the_command_writes_its_tables_and_figure(outputs):
     out, _ = outputs
-    assert sorted(p.name for p in out.iterdir()) == ["religion_models.csv", "religion_scorer.csv",
-                                                     "religion_scorer.png"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "religion_models.csv",
+        "religion_scorer.csv",
+        "religion_scorer.png",
+    ]
     assert list(pd.read_csv(out / "religion_scorer.csv").columns) == [
-        "subgroup", "scorer_bias", "scorer_bias_lo", "scorer_bias_hi", "n_contents", "n_excluded", "n_clusters"]
+        "subgroup",
+        "scorer_bias",
+        "scorer_bias_lo",
+        "scorer_bias_hi",
+        "n_contents",
+        "n_excluded",
+        "n_clusters",
+    ]
     assert list(pd.read_csv(out / "religion_models.csv").columns) == [
-        "model", "metric", "bias", "bias_lo", "bias_hi", "bias_neutral", "bias_scorer_part", "bias_scorer_part_lo",
-        "bias_scorer_part_hi", "scorer_part_p", "mention_share", "n", "n_excluded", "n_clusters"]
+        "model",
+        "metric",
+        "bias",
+        "bias_lo",
+        "bias_hi",
+        "bias_neutral",
+        "bias_scorer_part",
+        "bias_scorer_part_lo",
+        "bias_scorer_part_hi",
+        "scorer_part_p",
+        "mention_share",
+        "n",
+        "n_excluded",
+        "n_clusters",
+    ]
 
 
 def test_raw_bias_is_the_scorers_and_neutral_bias_is_exactly_zero(outputs):
@@ -105,17 +148,35 @@ def test_the_log_says_when_the_scorer_drives_a_models_bias(outputs, caplog, tmp_
     _, rows = outputs
     caplog.set_level(logging.INFO, "biasflow")
     rows.to_parquet(tmp_path / "c.parquet")
-    main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", "profanity", "--axis",
-          "religion", "--bootstrap", "200", "--out-dir", str(tmp_path / "d")])
+    main(
+        [
+            "scorer-bias",
+            "--continuations",
+            str(tmp_path / "c.parquet"),
+            "--scorer",
+            "profanity",
+            "--axis",
+            "religion",
+            "--bootstrap",
+            "200",
+            "--out-dir",
+            str(tmp_path / "d"),
+        ]
+    )
     assert "the scorer's reaction to group words drives this bias" in caplog.text
     assert "scoring cost x" in caplog.text
 
 
 def sentence_rows(axis: str) -> pd.DataFrame:
     """Two models' continuations: every sentence of ``SENTENCES[axis]`` as each subgroup writes it, one prompt each."""
-    return pd.DataFrame([{"model": model, "subgroup": group, "prompt_id": f"{group}-{i}", "continuation": sentence}
-                         for i, (_, sentences, _) in enumerate(SENTENCES[axis]) for group, sentence in sentences.items()
-                         for model in ("m1", "m2")])
+    return pd.DataFrame(
+        [
+            {"model": model, "subgroup": group, "prompt_id": f"{group}-{i}", "continuation": sentence}
+            for i, (_, sentences, _) in enumerate(SENTENCES[axis])
+            for group, sentence in sentences.items()
+            for model in ("m1", "m2")
+        ]
+    )
 
 
 @pytest.mark.parametrize("axis", sorted(SENTENCES))
@@ -128,8 +189,24 @@ def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bi
     beside the Jewish sentence's "Every person deserves") makes it about 0.01.
     """
     sentence_rows(axis).to_parquet(tmp_path / "c.parquet")
-    assert main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", "profanity", "--axis",
-                 axis, "--bootstrap", "50", "--out-dir", str(tmp_path / "d")]) == 0
+    assert (
+        main(
+            [
+                "scorer-bias",
+                "--continuations",
+                str(tmp_path / "c.parquet"),
+                "--scorer",
+                "profanity",
+                "--axis",
+                axis,
+                "--bootstrap",
+                "50",
+                "--out-dir",
+                str(tmp_path / "d"),
+            ]
+        )
+        == 0
+    )
     models = pd.read_csv(tmp_path / "d" / f"{axis}_models.csv")
     assert (models["bias_neutral"] == 0.0).all(), models["bias_neutral"].tolist()
     assert (models["bias"] > 0.001).all(), "profanity reacts to the group words"
@@ -152,15 +229,37 @@ def test_unswappable_contents_are_left_out_of_both_tables_and_counted(tmp_path, 
     """
     caplog.set_level(logging.WARNING, "biasflow")
     groups = sorted(SENTENCES["religion"][0][1])
-    left_out = pd.DataFrame([{"model": model, "subgroup": group, "prompt_id": f"{group}-u{i}", "continuation": text}
-                             for i, (_, frame) in enumerate(UNSWAPPABLE_FRAMES)
-                             for group, text in unswappable_religion(frame).items() for model in ("m1", "m2")])
+    left_out = pd.DataFrame(
+        [
+            {"model": model, "subgroup": group, "prompt_id": f"{group}-u{i}", "continuation": text}
+            for i, (_, frame) in enumerate(UNSWAPPABLE_FRAMES)
+            for group, text in unswappable_religion(frame).items()
+            for model in ("m1", "m2")
+        ]
+    )
     kept = sentence_rows("religion")
     pd.concat([kept, left_out], ignore_index=True).to_parquet(tmp_path / "c.parquet")
-    assert main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", "profanity", "--axis",
-                 "religion", "--bootstrap", "50", "--out-dir", str(tmp_path / "d")]) == 0
+    assert (
+        main(
+            [
+                "scorer-bias",
+                "--continuations",
+                str(tmp_path / "c.parquet"),
+                "--scorer",
+                "profanity",
+                "--axis",
+                "religion",
+                "--bootstrap",
+                "50",
+                "--out-dir",
+                str(tmp_path / "d"),
+            ]
+        )
+        == 0
+    )
     assert f"{len(left_out)} of the mentioning continuations name their group in a form that cannot be swapped" in (
-        caplog.text)
+        caplog.text
+    )
 
     own = pd.read_csv(tmp_path / "d" / "religion_scorer.csv").set_index("subgroup")
     assert (own["n_excluded"] == 2 * len(UNSWAPPABLE_FRAMES)).all()
@@ -175,7 +274,8 @@ def test_unswappable_contents_are_left_out_of_both_tables_and_counted(tmp_path, 
     for model, part in scored.groupby("model"):
         row = models.loc[model]
         assert row["bias"] == pytest.approx(
-            sum(abs(part["score"].mean() - g["score"].mean()) for _, g in part.groupby("subgroup")), rel=1e-9)
+            sum(abs(part["score"].mean() - g["score"].mean()) for _, g in part.groupby("subgroup")), rel=1e-9
+        )
         assert row["bias_neutral"] == 0.0
         assert row["n"] == len(part) and row["n_excluded"] == len(groups) * len(UNSWAPPABLE_FRAMES)
         assert row["mention_share"] == 1.0
@@ -183,11 +283,16 @@ def test_unswappable_contents_are_left_out_of_both_tables_and_counted(tmp_path, 
 
 def test_a_model_that_loses_a_whole_subgroup_to_unswappable_words_gets_no_eq1_and_the_log_says_why(caplog):
     caplog.set_level(logging.WARNING, "biasflow")
-    rows = [("m1", "christian", "He is very Christian."), ("m1", "christian", "A Christian-owned shop."),
-            ("m1", "muslim", "The Muslim sings."), ("m2", "christian", "The Christian sings."),
-            ("m2", "muslim", "The Muslim sings.")]
-    own, models = biasflow.scorer_bias(pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]), "religion",
-                                       bootstrap=20)
+    rows = [
+        ("m1", "christian", "He is very Christian."),
+        ("m1", "christian", "A Christian-owned shop."),
+        ("m1", "muslim", "The Muslim sings."),
+        ("m2", "christian", "The Christian sings."),
+        ("m2", "muslim", "The Muslim sings."),
+    ]
+    own, models = biasflow.scorer_bias(
+        pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]), "religion", bootstrap=20
+    )
     models = models.set_index("model")
     assert models.loc["m1", ["bias", "bias_neutral", "bias_scorer_part"]].isna().all()
     assert models.loc["m1", "n_excluded"] == 2 and models.loc["m1", "n"] == 1
@@ -201,9 +306,10 @@ def test_the_scorer_bias_interval_resamples_prompt_clusters_as_a_slow_loop_does(
     rng = np.random.default_rng(5)
     groups = ["a", "b", "c"]
     contents = pd.DataFrame(rng.random((60, 3)), columns=groups).assign(
-        metric=rng.choice(["BOLD", "HONEST"], 60), group_key=rng.choice(["k1", "k2", "k3", "k4"], 60))
+        metric=rng.choice(["BOLD", "HONEST"], 60), group_key=rng.choice(["k1", "k2", "k3", "k4"], 60)
+    )
     table = scorer_bias(contents, groups, "religion", draws=300, seed=9).set_index("subgroup")
-    clusters = sorted(set(zip(contents["metric"], contents["group_key"])))
+    clusters = sorted(set(zip(contents["metric"], contents["group_key"], strict=True)))
     stream = np.random.default_rng([9, int(stable_hash("scorer-bias", "religion"), 16) & (2**63 - 1)])
     weights = stream.multinomial(len(clusters) - 1, np.full(len(clusters), 1 / len(clusters)), size=300)
     members = [np.flatnonzero((contents["metric"] == m) & (contents["group_key"] == k)) for m, k in clusters]
@@ -225,8 +331,9 @@ def test_the_scorer_bias_interval_resamples_prompt_clusters_as_a_slow_loop_does(
 
 def test_fewer_than_three_prompt_clusters_give_no_interval_and_say_why(caplog):
     """With two clusters a draw holds one: two possible values, and an interval with a side of no width."""
-    contents = pd.DataFrame({"a": [0.1, 0.2, 0.3], "b": [0.2, 0.2, 0.1], "metric": "M",
-                             "group_key": ["k1", "k1", "k2"]})
+    contents = pd.DataFrame(
+        {"a": [0.1, 0.2, 0.3], "b": [0.2, 0.2, 0.1], "metric": "M", "group_key": ["k1", "k1", "k2"]}
+    )
     table = scorer_bias(contents, ["a", "b"], "race", draws=100, seed=0)
     assert table["scorer_bias"].notna().all()
     assert table[["scorer_bias_lo", "scorer_bias_hi"]].isna().all().all()
@@ -244,8 +351,12 @@ def test_scorer_bias_covers_when_a_prompts_contents_share_the_reaction():
     for dataset in range(150):
         rng = np.random.default_rng([11, dataset])
         prompt = np.repeat(np.arange(40), 10)
-        scores = (rng.uniform(0, 0.5, (400, 1)) + reaction + rng.normal(0, 0.1 * np.sqrt(0.5), (40, 4))[prompt]
-                  + rng.normal(0, 0.1 * np.sqrt(0.5), (400, 4)))
+        scores = (
+            rng.uniform(0, 0.5, (400, 1))
+            + reaction
+            + rng.normal(0, 0.1 * np.sqrt(0.5), (40, 4))[prompt]
+            + rng.normal(0, 0.1 * np.sqrt(0.5), (400, 4))
+        )
         contents = pd.DataFrame(scores, columns=groups).assign(metric="M", group_key=prompt)
         table = scorer_bias(contents, groups, "religion", draws=200, seed=dataset)
         covered.append((table["scorer_bias_lo"] <= truth) & (truth <= table["scorer_bias_hi"]))
@@ -255,15 +366,27 @@ def test_scorer_bias_covers_when_a_prompts_contents_share_the_reaction():
 def raw_and_neutral(seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """Two models' continuations of 4 templates shared by 3 subgroups, 3 samples each; raw, neutral, mentions."""
     rng = np.random.default_rng(seed)
-    model, group, template, sample = (a.ravel() for a in np.meshgrid(range(2), range(3), range(4), range(3),
-                                                                      indexing="ij"))
-    scored = pd.DataFrame({"prompt_id": [f"g{g}-t{t}" for g, t in zip(group, template)],
-                           "model": [f"m{m}" for m in model], "seed": 0, "sample": sample, "metric": "HONEST",
-                           "axis": "religion", "promptset": "original", "subgroup": [f"g{g}" for g in group],
-                           "group_key": [f"t{t}" for t in template], "score": rng.random(len(model))})
+    model, group, template, sample = (
+        a.ravel() for a in np.meshgrid(range(2), range(3), range(4), range(3), indexing="ij")
+    )
+    scored = pd.DataFrame(
+        {
+            "prompt_id": [f"g{g}-t{t}" for g, t in zip(group, template, strict=True)],
+            "model": [f"m{m}" for m in model],
+            "seed": 0,
+            "sample": sample,
+            "metric": "HONEST",
+            "axis": "religion",
+            "promptset": "original",
+            "subgroup": [f"g{g}" for g in group],
+            "group_key": [f"t{t}" for t in template],
+            "score": rng.random(len(model)),
+        }
+    )
     mentions = rng.random(len(model)) < 0.7
-    neutral = np.where(mentions, scored["score"] - 0.1 * (group == 0) + rng.normal(0, 0.05, len(model)),
-                       scored["score"])
+    neutral = np.where(
+        mentions, scored["score"] - 0.1 * (group == 0) + rng.normal(0, 0.05, len(model)), scored["score"]
+    )
     return scored, neutral, mentions
 
 
@@ -303,14 +426,20 @@ def test_the_scorer_parts_interval_applies_each_bootstrap_draw_to_raw_and_neutra
     scored, neutral, mentions = raw_and_neutral(1)
     settings = ScorerBiasSettings(normalise="none", bootstrap=100, seed=4)
     table = models_table(scored, pd.Series(neutral), pd.Series(mentions), settings).set_index("model")
-    pooled = pooled_stats(sufficient_stats(scored.assign(split="all")), "HONEST", "religion", "all", ["original"],
-                          ["m0", "m1"])
+    pooled = pooled_stats(
+        sufficient_stats(scored.assign(split="all")), "HONEST", "religion", "all", ["original"], ["m0", "m1"]
+    )
     weights = bootstrap_weights(pooled, 100, draw_rng(4, BOOTSTRAP, "HONEST", "religion"))
     column = {cluster: i for i, cluster in enumerate(pooled.clusters)}
-    rows = [column[c] for c in zip(scored["subgroup"], scored["group_key"])]
+    rows = [column[c] for c in zip(scored["subgroup"], scored["group_key"], strict=True)]
     group = [pooled.subgroups.index(g) for g in scored["subgroup"]]
-    parts = np.array([eq1_of_rows(scored, scored["score"].to_numpy(), w[group, rows])
-                      - eq1_of_rows(scored, neutral, w[group, rows]) for w in weights])
+    parts = np.array(
+        [
+            eq1_of_rows(scored, scored["score"].to_numpy(), w[group, rows])
+            - eq1_of_rows(scored, neutral, w[group, rows])
+            for w in weights
+        ]
+    )
     part = table["bias_scorer_part"].to_numpy()
     spread = np.percentile(parts, [2.5, 50, 97.5], axis=0)
     low, high = table["bias_scorer_part_lo"].to_numpy(), table["bias_scorer_part_hi"].to_numpy()
@@ -328,14 +457,41 @@ def test_contents_whose_scores_do_not_vary_give_zeros_and_no_intervals(tmp_path)
     reported where nothing varies (NaN, never of zero or rounding width; docs/methods.md §9).
     """
     sizes = {"muslim": 3, "christian": 7, "hindu": 5}
-    rows = [{"model": model, "subgroup": group, "continuation": "He said nothing at all about the weather today.",
-             "group_key": f"k{i % 3}"} for model in ("m1", "m2") for group, size in sizes.items() for i in range(size)]
+    rows = [
+        {
+            "model": model,
+            "subgroup": group,
+            "continuation": "He said nothing at all about the weather today.",
+            "group_key": f"k{i % 3}",
+        }
+        for model in ("m1", "m2")
+        for group, size in sizes.items()
+        for i in range(size)
+    ]
     pd.DataFrame(rows).to_parquet(tmp_path / "c.parquet")
-    assert main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", "profanity", "--axis",
-                 "religion", "--bootstrap", "200", "--out-dir", str(tmp_path / "d")]) == 0
+    assert (
+        main(
+            [
+                "scorer-bias",
+                "--continuations",
+                str(tmp_path / "c.parquet"),
+                "--scorer",
+                "profanity",
+                "--axis",
+                "religion",
+                "--bootstrap",
+                "200",
+                "--out-dir",
+                str(tmp_path / "d"),
+            ]
+        )
+        == 0
+    )
     models = pd.read_csv(tmp_path / "d" / "religion_models.csv")
     assert (models[["bias", "bias_neutral", "bias_scorer_part"]] == 0.0).all().all()
-    assert models[["bias_lo", "bias_hi", "bias_scorer_part_lo", "bias_scorer_part_hi", "scorer_part_p"]].isna().all().all()
+    assert (
+        models[["bias_lo", "bias_hi", "bias_scorer_part_lo", "bias_scorer_part_hi", "scorer_part_p"]].isna().all().all()
+    )
 
 
 def test_the_raw_bias_interval_stays_at_or_above_zero(outputs):
@@ -381,14 +537,27 @@ def test_agreement_is_kendalls_tau_of_the_rankings_and_counts_ranks_outside_inte
 
     def headline(bias, rank_lo, rank_hi):
         rank = pd.Series(bias).rank(method="min").astype(int).to_numpy()
-        return pd.DataFrame({"axis": "religion", "metric": "BOLD", "split": "test", "prompts": "original",
-                             "model": models, "bias": bias, "rank": rank, "rank_lo": rank_lo, "rank_hi": rank_hi})
+        return pd.DataFrame(
+            {
+                "axis": "religion",
+                "metric": "BOLD",
+                "split": "test",
+                "prompts": "original",
+                "model": models,
+                "bias": bias,
+                "rank": rank,
+                "rank_lo": rank_lo,
+                "rank_hi": rank_hi,
+            }
+        )
 
     first = rng.random(7)
     second = np.round(first + rng.normal(0, 0.2, 7), 1)  # rounded: ties
     wide, narrow = np.ones(7), np.full(7, 7)
     a = headline(first, wide, narrow)
-    b = headline(second, pd.Series(second).rank(method="min").to_numpy(), pd.Series(second).rank(method="min").to_numpy())
+    b = headline(
+        second, pd.Series(second).rank(method="min").to_numpy(), pd.Series(second).rank(method="min").to_numpy()
+    )
     table = agreement_table({"profanity": a, "vader": b})
     assert len(table) == 1
     row = table.iloc[0]
@@ -413,8 +582,25 @@ def test_every_scorer_rescores_counterfactually(scorer, outputs, tmp_path, reque
         checkpoint, config = request.getfixturevalue("tiny_detoxify")
         flags = ["--checkpoint", str(checkpoint), "--huggingface-config", str(config)]
         options = {"checkpoint": checkpoint, "huggingface_config": config}
-    assert main(["scorer-bias", "--continuations", str(tmp_path / "c.parquet"), "--scorer", scorer, "--axis",
-                 "religion", "--bootstrap", "50", "--out-dir", str(tmp_path / "d"), *flags]) == 0
+    assert (
+        main(
+            [
+                "scorer-bias",
+                "--continuations",
+                str(tmp_path / "c.parquet"),
+                "--scorer",
+                scorer,
+                "--axis",
+                "religion",
+                "--bootstrap",
+                "50",
+                "--out-dir",
+                str(tmp_path / "d"),
+                *flags,
+            ]
+        )
+        == 0
+    )
     own = pd.read_csv(tmp_path / "d" / "religion_scorer.csv").set_index("subgroup")
     direct = get_scorer(scorer, **options)
     groups = sorted(WORDS)
@@ -433,8 +619,19 @@ def test_the_cost_benchmark_counts_texts_with_and_without_rescoring(tmp_path):
 
     folder = tmp_path / "results/continuations/m1/BOLD"
     folder.mkdir(parents=True)
-    rows = [{"prompt_id": f"{group}-{i}", "model": "m1", "seed": 0, "sample": 0, "subgroup": group,
-             "text": "", "continuation": text(t, group)} for group in WORDS for i, t in enumerate(TEMPLATES)]
+    rows = [
+        {
+            "prompt_id": f"{group}-{i}",
+            "model": "m1",
+            "seed": 0,
+            "sample": 0,
+            "subgroup": group,
+            "text": "",
+            "continuation": text(t, group),
+        }
+        for group in WORDS
+        for i, t in enumerate(TEMPLATES)
+    ]
     pd.DataFrame(rows).to_parquet(folder / "religion.parquet")
     measured = counterfactual.measure(tmp_path / "results")
     assert [(r["texts"], r["mentioning"], r["variants"]) for r in measured] == [(15, 12, 36)]
@@ -444,4 +641,5 @@ def test_the_cost_benchmark_counts_texts_with_and_without_rescoring(tmp_path):
     assert projected[("religion", "BOLD")] == pytest.approx(1 + 12 / 15 * 7)
     assert projected[("gender", "BOLD")] == pytest.approx(1 + 12 / 15 * 2)
     assert "| all | 15 | 12 (80%) | 36 | ×3.40 |" in counterfactual.markdown_tables(
-        {"measured": measured, "projection": counterfactual.projection(measured, paper)})
+        {"measured": measured, "projection": counterfactual.projection(measured, paper)}
+    )

@@ -13,9 +13,6 @@ import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
-from biasflow.cairo.stats import sufficient_stats
-from stats_helpers import drawn_stats
-from biasflow.errors import BiasflowError
 from biasflow.cairo.selection import (
     CHOICE_COLUMNS,
     CURVE_COLUMNS,
@@ -26,6 +23,9 @@ from biasflow.cairo.selection import (
     metric_pairs,
     select,
 )
+from biasflow.cairo.stats import sufficient_stats
+from biasflow.errors import BiasflowError
+from stats_helpers import drawn_stats
 
 SUBGROUPS = {"A": ["f", "m", "x"], "B": ["female", "male"]}
 
@@ -42,16 +42,29 @@ def random_scored(seed=0, models=("m0", "m1", "m2", "m3"), sets=("p0", "p1", "p2
                 continue
             level = rng.random()
             for i in range(int(rng.integers(2, 6))):
-                rows.append((model, metric, "gender", split, promptset, gen_seed, group, f"{split}-k{i % 2}",
-                             level * rng.random()))
-    return pd.DataFrame(rows, columns=["model", "metric", "axis", "split", "promptset", "seed", "subgroup", "group_key",
-                                       "score"])
+                rows.append(
+                    (
+                        model,
+                        metric,
+                        "gender",
+                        split,
+                        promptset,
+                        gen_seed,
+                        group,
+                        f"{split}-k{i % 2}",
+                        level * rng.random(),
+                    )
+                )
+    return pd.DataFrame(
+        rows, columns=["model", "metric", "axis", "split", "promptset", "seed", "subgroup", "group_key", "score"]
+    )
 
 
 def random_stats(rng, n_models=4, sets=("p0", "p1", "p2"), metrics=("A", "B"), n_seeds=1, n_groups=2):
     """Sufficient statistics drawn directly: fast for many repetitions."""
-    return drawn_stats(rng, [f"m{i}" for i in range(n_models)], metrics, sets, n_seeds,
-                       [f"g{g}" for g in range(n_groups)])
+    return drawn_stats(
+        rng, [f"m{i}" for i in range(n_models)], metrics, sets, n_seeds, [f"g{g}" for g in range(n_groups)]
+    )
 
 
 def rows_bias(scored, metric, split, combination, models, normalise="none"):
@@ -98,7 +111,7 @@ def brute_force(stats, m1, m2, sets, k, enumeration, mode, models):
     """Best pair, mean r and skip count by a loop over itertools order with scipy.stats.pearsonr."""
     first = [(c, stats_bias(stats, m1, "valid", c, models).to_numpy()) for c in combos(sets, k, enumeration)]
     second = [(c, stats_bias(stats, m2, "valid", c, models).to_numpy()) for c in combos(sets, k, enumeration)]
-    pairs = zip(first, second) if mode == "shared" else itertools.product(first, second)
+    pairs = zip(first, second, strict=True) if mode == "shared" else itertools.product(first, second)
     best, rs, skipped = None, [], 0
     for (c1, b1), (c2, b2) in pairs:
         if np.ptp(b1) == 0 or np.ptp(b2) == 0:
@@ -118,7 +131,9 @@ def test_combination_counts_follow_itertools():
     expected = [np.bincount(c, minlength=15) for c in itertools.combinations_with_replacement(range(15), 3)]
     np.testing.assert_array_equal(counts[3][:, 1:], expected)
     subsets = combination_counts(5, 3, "subsets")
-    np.testing.assert_array_equal(subsets[:, 1:], [np.bincount(c, minlength=5) for c in itertools.combinations(range(5), 2)])
+    np.testing.assert_array_equal(
+        subsets[:, 1:], [np.bincount(c, minlength=5) for c in itertools.combinations(range(5), 2)]
+    )
     assert combination_counts(2, 4, "subsets").shape == (0, 3)
     np.testing.assert_array_equal(combination_counts(0, 1, "multisets"), [[1]])
 
@@ -133,7 +148,7 @@ def test_bias_matrix_matches_pooled_raw_rows(enumeration, normalise):
         counts = combination_counts(3, k, enumeration)
         got = bias_matrix(stats, metric, split, sets, counts, models, normalise)
         assert got.shape == (len(counts), 4)
-        for row, combination in zip(got, combos(sets[1:], k, enumeration)):
+        for row, combination in zip(got, combos(sets[1:], k, enumeration), strict=True):
             expected = rows_bias(scored, metric, split, combination, models, normalise)
             np.testing.assert_allclose(row, expected.to_numpy(), rtol=1e-12, atol=1e-14)
     one = combination_bias(stats, "A", "valid", {"p1": 2, "p2": 1}, models, normalise)
@@ -174,7 +189,9 @@ def test_search_matches_brute_force(mode, enumeration):
         for row in curve.itertuples():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", scipy_stats.ConstantInputWarning)
-                best, mean_r, skipped = brute_force(stats, "A", "B", ["p0", "p1", "p2"], row.k, enumeration, mode, models)
+                best, mean_r, skipped = brute_force(
+                    stats, "A", "B", ["p0", "p1", "p2"], row.k, enumeration, mode, models
+                )
             n1 = len(list(combos(["p0", "p1", "p2"], row.k, enumeration)))
             assert row.n_combinations == (n1 if mode == "shared" else n1 * n1)
             assert row.n_skipped == skipped
@@ -192,9 +209,10 @@ def chosen_vectors(stats, selection, pair, k, split="valid"):
     """The bias vectors of the combination each metric was given in the choices table."""
     out = []
     for metric in pair.split("~"):
-        rows = selection.choices[(selection.choices.pair == pair) & (selection.choices.k == k)
-                                 & (selection.choices.metric == metric)]
-        combination = dict(zip(rows.promptset, rows.multiplicity))
+        rows = selection.choices[
+            (selection.choices.pair == pair) & (selection.choices.k == k) & (selection.choices.metric == metric)
+        ]
+        combination = dict(zip(rows.promptset, rows.multiplicity, strict=True))
         out.append(stats_bias(stats, metric, split, combination, ["m0", "m1", "m2", "m3", "m4"]).to_numpy())
     return out
 
@@ -216,13 +234,17 @@ def test_reported_p_and_rho_are_scipys(mode):
 def test_permutation_p_is_uniform_under_the_null(mode):
     rng = np.random.default_rng(11)
     # No bootstrap or null draws: they have seed streams of their own, so perm_p is the same without them.
-    settings = SearchSettings.defaults(mode=mode, max_sets=2, permutations=19, combinations="subsets", bootstrap=0,
-                                       null_draws=0)
-    p = np.array([
-        select(random_stats(rng, n_models=6, sets=("p0", "p1")), dataclasses.replace(settings, seed=rep))
-        .curve.query("k == 2").perm_p.item()
-        for rep in range(200)
-    ])
+    settings = SearchSettings.defaults(
+        mode=mode, max_sets=2, permutations=19, combinations="subsets", bootstrap=0, null_draws=0
+    )
+    p = np.array(
+        [
+            select(random_stats(rng, n_models=6, sets=("p0", "p1")), dataclasses.replace(settings, seed=rep))
+            .curve.query("k == 2")
+            .perm_p.item()
+            for rep in range(200)
+        ]
+    )
     assert p.min() >= 1 / 20
     # P(p <= 0.1) = 0.1 exactly under exchangeability; 200 draws: 20 expected, sd 4.2.
     assert 7 <= np.sum(p <= 0.1 + 1e-12) <= 34
@@ -282,8 +304,9 @@ def test_the_floor_warning_is_logged_once_per_axis_for_all_its_metric_pairs(capl
 def test_five_models_leave_the_floor_below_half_of_005_and_the_log_quiet(caplog):
     stats = random_stats(np.random.default_rng(3), n_models=5, metrics=("A",))
     with caplog.at_level("WARNING", logger="biasflow"):
-        curve = select(pd.concat([stats, agreeing(stats)]), SearchSettings.defaults(max_sets=2, permutations=1000,
-                                                                                      seed=0)).curve
+        curve = select(
+            pd.concat([stats, agreeing(stats)]), SearchSettings.defaults(max_sets=2, permutations=1000, seed=0)
+        ).curve
     perms = np.random.default_rng(0).permuted(np.tile(np.arange(5), (1000, 1)), axis=1)
     floor = (1 + sum(tuple(p) == (0, 1, 2, 3, 4) for p in perms)) / 1001
     assert (curve.perm_p_floor == floor).all() and floor < 0.025
@@ -293,14 +316,21 @@ def test_five_models_leave_the_floor_below_half_of_005_and_the_log_quiet(caplog)
 def test_a_metric_with_one_cluster_per_subgroup_is_warned_of_once_per_split_however_many_pairs(caplog):
     """Metric A is in the pairs A~B and A~C: its one-cluster warning comes once per split, not once per pair."""
     rng = np.random.default_rng(6)
-    stats = pd.concat([random_stats(rng, n_models=4, metrics=("B", "C")),
-                       drawn_stats(rng, [f"m{i}" for i in range(4)], ("A",), ("p0", "p1", "p2"), clusters=1)])
+    stats = pd.concat(
+        [
+            random_stats(rng, n_models=4, metrics=("B", "C")),
+            drawn_stats(rng, [f"m{i}" for i in range(4)], ("A",), ("p0", "p1", "p2"), clusters=1),
+        ]
+    )
     with caplog.at_level("WARNING", logger="biasflow"):
         curve = select(stats, SearchSettings.defaults(max_sets=2, permutations=20, bootstrap=20, null_draws=20)).curve
     assert set(curve["pair"]) == {"A~B", "A~C", "B~C"}
     for split in ("valid", "test"):
-        lines = [line for line in caplog.text.splitlines() if f"gender A {split}: subgroup(s) g0, g1 have one cluster"
-                 in line]
+        lines = [
+            line
+            for line in caplog.text.splitlines()
+            if f"gender A {split}: subgroup(s) g0, g1 have one cluster" in line
+        ]
         assert len(lines) == 1, (split, lines)
     assert "gender B valid: subgroup(s)" not in caplog.text
 
@@ -352,7 +382,9 @@ def test_metric_pairs_and_progress():
     stats = random_stats(np.random.default_rng(0), metrics=("HONEST", "BOLD"))
     other = random_stats(np.random.default_rng(1), metrics=("X", "HolisticBias", "BOLD")).assign(axis="religion")
     assert metric_pairs(pd.concat([stats, other])) == [
-        ("gender", "BOLD", "HONEST"), ("religion", "BOLD", "HolisticBias"), ("religion", "BOLD", "X"),
+        ("gender", "BOLD", "HONEST"),
+        ("religion", "BOLD", "HolisticBias"),
+        ("religion", "BOLD", "X"),
         ("religion", "HolisticBias", "X"),
     ]
     messages = []
@@ -362,32 +394,39 @@ def test_metric_pairs_and_progress():
 
 def test_errors_name_the_fix():
     stats = random_stats(np.random.default_rng(2))
-    with pytest.raises(BiasflowError, match="lacks the column.*score_sum"):
+    with pytest.raises(BiasflowError, match=r"lacks the column.*score_sum"):
         select(stats.drop(columns="score_sum"), SearchSettings.defaults())
-    with pytest.raises(BiasflowError, match="at least 3 models.*A has m0, m1, m2, m3.*B has m0, m1"):
+    with pytest.raises(BiasflowError, match=r"at least 3 models.*A has m0, m1, m2, m3.*B has m0, m1"):
         select(stats[(stats.metric == "A") | stats.model.isin(["m0", "m1"])], SearchSettings.defaults())
-    renamed = stats.assign(promptset=np.where((stats.metric == "B") & (stats.promptset != "original"),
-                                              "q-" + stats.promptset, stats.promptset))
-    with pytest.raises(BiasflowError, match="A has p0, p1, p2, B has q-p0, q-p1, q-p2.*max_sets: 1"):
+    renamed = stats.assign(
+        promptset=np.where(
+            (stats.metric == "B") & (stats.promptset != "original"), "q-" + stats.promptset, stats.promptset
+        )
+    )
+    with pytest.raises(BiasflowError, match=r"A has p0, p1, p2, B has q-p0, q-p1, q-p2.*max_sets: 1"):
         select(renamed, SearchSettings.defaults(max_sets=2))
     assert len(select(renamed, SearchSettings.defaults(max_sets=1, permutations=0)).curve) == 1
     assert len(select(renamed, SearchSettings.defaults(mode="independent", max_sets=2, permutations=0)).curve) == 2
     hole = (stats.metric == "B") & (stats.promptset == "original") & (stats.model == "m2") & (stats.subgroup == "g1")
-    with pytest.raises(BiasflowError, match="original prompt set of metric B.*'valid'.*model=m2, seed=0, subgroup=g1"):
+    with pytest.raises(BiasflowError, match=r"original prompt set of metric B.*'valid'.*model=m2, seed=0, subgroup=g1"):
         select(stats[~(hole & (stats.split == "valid"))], SearchSettings.defaults())
-    with pytest.raises(BiasflowError, match="original prompt set of metric B.*'test'.*model=m2"):
-        empty = hole & (stats.split == "test")
-        select(stats.assign(n=np.where(empty, 0, stats.n), score_sum=np.where(empty, 0.0, stats.score_sum)),
-               SearchSettings.defaults(max_sets=1))
-    with pytest.raises(BiasflowError, match="no rows for metric A.*split 'valid'.*splits present: dev, test"):
+    empty = hole & (stats.split == "test")
+    with pytest.raises(BiasflowError, match=r"original prompt set of metric B.*'test'.*model=m2"):
+        select(
+            stats.assign(n=np.where(empty, 0, stats.n), score_sum=np.where(empty, 0.0, stats.score_sum)),
+            SearchSettings.defaults(max_sets=1),
+        )
+    with pytest.raises(BiasflowError, match=r"no rows for metric A.*split 'valid'.*splits present: dev, test"):
         select(stats.assign(split=stats.split.replace({"valid": "dev"})), SearchSettings.defaults())
-    for bad, match in [(dict(mode="paired"), "mode 'paired'.*shared, independent"),
-                       (dict(combinations="sets"), "combinations 'sets'.*subsets, multisets"),
-                       (dict(normalise="max"), "normalise 'max'.*none, mean"),
-                       (dict(max_sets=0), "max_sets must be an integer >= 1")]:
+    for bad, match in [
+        (dict(mode="paired"), "mode 'paired'.*shared, independent"),
+        (dict(combinations="sets"), "combinations 'sets'.*subsets, multisets"),
+        (dict(normalise="max"), "normalise 'max'.*none, mean"),
+        (dict(max_sets=0), "max_sets must be an integer >= 1"),
+    ]:
         with pytest.raises(BiasflowError, match=match):
             select(stats, SearchSettings.defaults(**bad))
-    with pytest.raises(BiasflowError, match="two metrics on one axis.*gender: A"):
+    with pytest.raises(BiasflowError, match=r"two metrics on one axis.*gender: A"):
         select(stats[stats.metric == "A"], SearchSettings.defaults())
 
 
@@ -418,7 +457,9 @@ def test_bad_statistics_name_column_rows_cell_and_fix(case):
 def test_an_empty_cell_with_a_score_sum_is_refused():
     stats = random_stats(np.random.default_rng(3))
     stats.loc[stats.promptset == "p2", ["n", "score_sum"]] = 0
-    assert len(select(stats, SearchSettings.defaults(max_sets=2, permutations=0)).curve) == 2, "n = 0 with sum 0 pools as absent"
+    assert len(select(stats, SearchSettings.defaults(max_sets=2, permutations=0)).curve) == 2, (
+        "n = 0 with sum 0 pools as absent"
+    )
     stats.loc[stats.promptset == "p2", "score_sum"] = 1.0
     with pytest.raises(BiasflowError, match=r"score_sum must be 0 where n is 0.*but 64 row\(s\)"):
         select(stats, SearchSettings.defaults(permutations=0))
@@ -427,5 +468,5 @@ def test_an_empty_cell_with_a_score_sum_is_refused():
 def test_infinite_scores_stop_at_the_statistics():
     scored = random_scored()
     scored.loc[5, "score"] = np.inf
-    with pytest.raises(BiasflowError, match="1 scored continuation.*infinite score.*Rerun the scoring step"):
+    with pytest.raises(BiasflowError, match=r"1 scored continuation.*infinite score.*Rerun the scoring step"):
         sufficient_stats(scored)

@@ -24,9 +24,19 @@ def random_scored(seed: int = 0) -> pd.DataFrame:
                         for group in groups:
                             for sample in range(int(rng.integers(1, 7))):
                                 rows.append(
-                                    dict(model=model, metric=metric, axis=axis, split=split, promptset=promptset,
-                                         seed=gen_seed, subgroup=group, group_key=f"{split}-k{sample % 3}",
-                                         sample=sample, prompt_id=f"p{sample}", score=float(rng.random()))
+                                    dict(
+                                        model=model,
+                                        metric=metric,
+                                        axis=axis,
+                                        split=split,
+                                        promptset=promptset,
+                                        seed=gen_seed,
+                                        subgroup=group,
+                                        group_key=f"{split}-k{sample % 3}",
+                                        sample=sample,
+                                        prompt_id=f"p{sample}",
+                                        score=float(rng.random()),
+                                    )
                                 )
     return pd.DataFrame(rows).sample(frac=1.0, random_state=seed).reset_index(drop=True)
 
@@ -56,9 +66,14 @@ def test_sufficient_stats_match_loop():
     assert stats.equals(stats.sort_values(STATS_KEYS).reset_index(drop=True))
     for row in stats.itertuples():
         mask = (
-            (scored.model == row.model) & (scored.metric == row.metric) & (scored.axis == row.axis)
-            & (scored.split == row.split) & (scored.promptset == row.promptset) & (scored.seed == row.seed)
-            & (scored.subgroup == row.subgroup) & (scored.group_key == row.group_key)
+            (scored.model == row.model)
+            & (scored.metric == row.metric)
+            & (scored.axis == row.axis)
+            & (scored.split == row.split)
+            & (scored.promptset == row.promptset)
+            & (scored.seed == row.seed)
+            & (scored.subgroup == row.subgroup)
+            & (scored.group_key == row.group_key)
         )
         assert row.n == mask.sum()
         assert np.isclose(row.score_sum, scored.loc[mask, "score"].sum())
@@ -83,8 +98,17 @@ def test_bias_matches_per_row_loop(normalise):
 
 def test_hand_worked_two_subgroups():
     scored = pd.DataFrame(
-        dict(model="m", metric="BOLD", axis="gender", split="test", promptset="original", seed=0,
-             subgroup=["a", "a", "b"], group_key=["page1", "page2", "page3"], score=[0.2, 0.4, 0.9])
+        dict(
+            model="m",
+            metric="BOLD",
+            axis="gender",
+            split="test",
+            promptset="original",
+            seed=0,
+            subgroup=["a", "a", "b"],
+            group_key=["page1", "page2", "page3"],
+            score=[0.2, 0.4, 0.9],
+        )
     )
     bias = bias_from_stats(sufficient_stats(scored), normalise="none")
     # mu_all = 1.5 / 3 = 0.5; mu_a = 0.3, mu_b = 0.9; bias = 0.2 + 0.4
@@ -95,9 +119,19 @@ def test_hand_worked_two_subgroups():
 
 def test_bias_averages_over_seeds():
     stats = pd.DataFrame(
-        dict(model="m", metric="HONEST", axis="gender", split="test", promptset="original",
-             seed=[0, 0, 1, 1], subgroup=["f", "m"] * 2, group_key="t1", score_sum=[1.0, 0.0, 1.0, 1.0],
-             score_sq_sum=[1.0, 0.0, 1.0, 1.0], n=[1, 1, 1, 1])
+        dict(
+            model="m",
+            metric="HONEST",
+            axis="gender",
+            split="test",
+            promptset="original",
+            seed=[0, 0, 1, 1],
+            subgroup=["f", "m"] * 2,
+            group_key="t1",
+            score_sum=[1.0, 0.0, 1.0, 1.0],
+            score_sq_sum=[1.0, 0.0, 1.0, 1.0],
+            n=[1, 1, 1, 1],
+        )
     )
     # seed 0: mu_all 0.5, bias 1.0; seed 1: bias 0
     assert np.isclose(bias_from_stats(stats, normalise="none")["bias"].item(), 0.5)

@@ -44,8 +44,9 @@ def scored_rows(seed=0, design="nested") -> pd.DataFrame:
     shared by all of them.
     """
     rng = np.random.default_rng(seed)
-    template_effect = {(metric, split, key): rng.random() for metric in SUBGROUPS for split in ("valid", "test")
-                       for key in range(3)}
+    template_effect = {
+        (metric, split, key): rng.random() for metric in SUBGROUPS for split in ("valid", "test") for key in range(3)
+    }
     rows = []
     for metric, groups in SUBGROUPS.items():
         for model, split, promptset, gen_seed, group in itertools.product(
@@ -56,16 +57,28 @@ def scored_rows(seed=0, design="nested") -> pd.DataFrame:
                 name = f"{split}-t{key}" if design == "crossed" else f"{group}-{split}-k{key}"
                 effect = template_effect[metric, split, key] if design == "crossed" else 1.0
                 for _ in range(int(rng.integers(1, 4))):
-                    rows.append((model, metric, "gender", split, promptset, gen_seed, group, name,
-                                 level * effect * rng.random()))
-    return pd.DataFrame(rows, columns=["model", "metric", "axis", "split", "promptset", "seed", "subgroup",
-                                       "group_key", "score"])
+                    rows.append(
+                        (
+                            model,
+                            metric,
+                            "gender",
+                            split,
+                            promptset,
+                            gen_seed,
+                            group,
+                            name,
+                            level * effect * rng.random(),
+                        )
+                    )
+    return pd.DataFrame(
+        rows, columns=["model", "metric", "axis", "split", "promptset", "seed", "subgroup", "group_key", "score"]
+    )
 
 
 def draw_rows(rows: pd.DataFrame, clusters: list[tuple[str, str]], subgroups: list[str], weights: np.ndarray):
     """The rows one draw stands for: each cluster's rows, weighted by the draw, under the subgroup it is given."""
     parts = []
-    for g, c in zip(*np.nonzero(weights)):
+    for g, c in zip(*np.nonzero(weights), strict=True):
         subgroup, key = clusters[c]
         part = rows[(rows.subgroup == subgroup) & (rows.group_key == key)]
         parts.append(part.assign(subgroup=subgroups[g], weight=part.weight * weights[g, c]))
@@ -76,11 +89,14 @@ def template_rows(rows: pd.DataFrame, clusters: list[tuple[str, str]], weights: 
     """The rows a crossed bootstrap draw stands for, rebuilt template by template: all of a template's rows, every
     subgroup's, weighted by how often the draw took the template."""
     taken = {}
-    for g, c in zip(*np.nonzero(weights)):
+    for g, c in zip(*np.nonzero(weights), strict=True):
         taken.setdefault(clusters[c][1], set()).add(float(weights[g, c]))
     assert all(len(w) == 1 for w in taken.values()), "one weight per template, whatever the subgroup"
-    return pd.concat(rows[rows.group_key == key].assign(weight=lambda f, w=w.pop(): f.weight * w)
-                     for key, w in taken.items())
+    parts = []
+    for key, weight in taken.items():
+        part = rows[rows.group_key == key]
+        parts.append(part.assign(weight=part.weight * weight.pop()))
+    return pd.concat(parts)
 
 
 def loop_eq1(rows: pd.DataFrame, combination: dict[str, int]) -> pd.Series:
@@ -90,8 +106,9 @@ def loop_eq1(rows: pd.DataFrame, combination: dict[str, int]) -> pd.Series:
     pooled = pooled.assign(wscore=pooled.weight * pooled.score)
     sums = pooled.groupby(["model", "seed", "subgroup"])[["wscore", "weight"]].sum()
     overall = sums.groupby(level=["model", "seed"]).sum()
-    deviation = (overall.wscore / overall.weight).reindex(sums.index.droplevel("subgroup")).to_numpy() \
-        - (sums.wscore / sums.weight).to_numpy()
+    deviation = (overall.wscore / overall.weight).reindex(sums.index.droplevel("subgroup")).to_numpy() - (
+        sums.wscore / sums.weight
+    ).to_numpy()
     per_seed = pd.Series(np.abs(deviation), index=sums.index).groupby(level=["model", "seed"]).sum()
     return per_seed.groupby(level="model").mean().reindex(MODELS)
 
@@ -131,7 +148,7 @@ class Reference:
         return self._floors[key]
 
     def factor(self, level: float = 0.95) -> float:
-        """t_{df, (1+level)/2} / z_{(1+level)/2}, df the clusters' degrees of freedom counted from the rows themselves."""
+        """t_{df, (1+level)/2} / z_{(1+level)/2}, df the clusters' degrees of freedom, counted from the rows."""
         keys = self.rows.groupby("subgroup").group_key.nunique()
         df = self.rows.group_key.nunique() - 1 if self.design == "crossed" else int((keys - 1).sum())
         q = (1 + level) / 2
@@ -153,8 +170,11 @@ def case(request):
     settings = SearchSettings.defaults(mode="shared", max_sets=2, permutations=59, bootstrap=40, null_draws=15, seed=7)
     selection = select(stats, settings)
     table = headline.bias_table(stats, selection, settings)
-    refs = {(metric, split): Reference(scored, stats, metric, split, settings, design)
-            for metric in SUBGROUPS for split in ("valid", "test")}
+    refs = {
+        (metric, split): Reference(scored, stats, metric, split, settings, design)
+        for metric in SUBGROUPS
+        for split in ("valid", "test")
+    }
     perms = np.random.default_rng(settings.seed).permuted(np.tile(np.arange(len(MODELS)), (59, 1)), axis=1)
     return selection, table, refs, perms
 
@@ -221,7 +241,7 @@ def test_null_best_r_and_null_p_match_the_row_loop(case):
     for row in selection.curve.itertuples():
         a, b = refs["A", "valid"], refs["B", "valid"]
         null_best = []
-        for wa, wb in zip(a.null, b.null):
+        for wa, wb in zip(a.null, b.null, strict=True):
             rs = [scipy_stats.pearsonr(a.eq1(c, wa), b.eq1(c, wb)).statistic for c in combinations_of(row.k)]
             null_best.append(max(rs))
         null_best = np.array(null_best)
@@ -238,8 +258,10 @@ def test_excess_r_its_permutation_p_and_r_intervals_match_the_row_loop(case):
         for split in ("valid", "test"):
             a, b = refs["A", split], refs["B", split]
             excess[split] = [ref.eq1(chosen) - ref.floor(chosen) for ref in (a, b)]
-            r_boot = [scipy_stats.pearsonr(a.eq1(chosen, wa), b.eq1(chosen, wb)).statistic
-                      for wa, wb in zip(a.boot, b.boot)]
+            r_boot = [
+                scipy_stats.pearsonr(a.eq1(chosen, wa), b.eq1(chosen, wb)).statistic
+                for wa, wb in zip(a.boot, b.boot, strict=True)
+            ]
             low, high = (row.best_r_lo, row.best_r_hi) if split == "valid" else (row.test_r_lo, row.test_r_hi)
             assert (low, high) == pytest.approx(tuple(np.percentile(r_boot, [2.5, 97.5])), abs=1e-10)
         excess_r = scipy_stats.pearsonr(*excess["valid"]).statistic
@@ -249,8 +271,9 @@ def test_excess_r_its_permutation_p_and_r_intervals_match_the_row_loop(case):
         # valid: selection-aware, the best excess r over every combination under each permutation
         a, b = refs["A", "valid"], refs["B", "valid"]
         every = [(a.eq1(c) - a.floor(c), b.eq1(c) - b.floor(c)) for c in combinations_of(row.k)]
-        reached = sum(max(scipy_stats.pearsonr(x, y[perm]).statistic for x, y in every) >= excess_r - 1e-12
-                      for perm in perms)
+        reached = sum(
+            max(scipy_stats.pearsonr(x, y[perm]).statistic for x, y in every) >= excess_r - 1e-12 for perm in perms
+        )
         assert row.excess_perm_p == pytest.approx((1 + reached) / (len(perms) + 1))
         # test: one combination, a plain permutation test
         x, y = excess["test"]
@@ -323,13 +346,16 @@ def test_the_excess_measure_maximises_the_agreement_of_excess_biases(case):
     """With ``bias.measure: excess`` the best r is the best excess r over every combination, by the row loop."""
     _, _, refs, _ = case
     scored = scored_rows(design=refs["A", "valid"].design)
-    settings = SearchSettings.defaults(mode="shared", max_sets=2, permutations=59, bootstrap=40, null_draws=15, seed=7,
-                                       measure="excess")
+    settings = SearchSettings.defaults(
+        mode="shared", max_sets=2, permutations=59, bootstrap=40, null_draws=15, seed=7, measure="excess"
+    )
     curve = select(sufficient_stats(scored), settings).curve
     a, b = refs["A", "valid"], refs["B", "valid"]
     for row in curve.itertuples():
-        every = {label(c): scipy_stats.pearsonr(a.eq1(c) - a.floor(c), b.eq1(c) - b.floor(c)).statistic
-                 for c in combinations_of(row.k)}
+        every = {
+            label(c): scipy_stats.pearsonr(a.eq1(c) - a.floor(c), b.eq1(c) - b.floor(c)).statistic
+            for c in combinations_of(row.k)
+        }
         assert row.best_r == pytest.approx(max(every.values()), abs=1e-10)
         assert every[row.selection] == pytest.approx(row.best_r, abs=1e-10)
         assert row.excess_r == pytest.approx(row.best_r, abs=1e-10) and row.excess_perm_p == row.perm_p

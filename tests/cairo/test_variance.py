@@ -33,21 +33,40 @@ def simulated_stats(rng, design: str = "nested") -> pd.DataFrame:
             seed_effect = {g: rng.normal(0, SD["seed"]) for g in "fm"}
             for g in "fm":
                 for c in range(CLUSTERS):
-                    scores = ((1.0 if g == "f" else 0.0) + wording[g] + prompt_effect[g, c] + seed_effect[g]
-                              + rng.normal(0, SD["continuations"], SCORES))
-                    rows.append({"model": "m1", "metric": "BOLD", "axis": "gender", "split": "test",
-                                 "promptset": promptset, "seed": s, "subgroup": g,
-                                 "group_key": f"t{c}" if design == "crossed" else f"{g}-page{c}",
-                                 "score_sum": scores.sum(), "score_sq_sum": (scores**2).sum(), "n": SCORES})
+                    scores = (
+                        (1.0 if g == "f" else 0.0)
+                        + wording[g]
+                        + prompt_effect[g, c]
+                        + seed_effect[g]
+                        + rng.normal(0, SD["continuations"], SCORES)
+                    )
+                    rows.append(
+                        {
+                            "model": "m1",
+                            "metric": "BOLD",
+                            "axis": "gender",
+                            "split": "test",
+                            "promptset": promptset,
+                            "seed": s,
+                            "subgroup": g,
+                            "group_key": f"t{c}" if design == "crossed" else f"{g}-page{c}",
+                            "score_sum": scores.sum(),
+                            "score_sq_sum": (scores**2).sum(),
+                            "n": SCORES,
+                        }
+                    )
     return pd.DataFrame(rows, columns=STATS_COLUMNS)
 
 
 def truth() -> dict[str, float]:
     """Each source's variance in Eq. 1 = mean over seeds of m_f − m_m on the original prompts, written out
     (in both designs: a template effect both subgroups share cancels in the difference)."""
-    return {"wording": 2 * SD["wording"] ** 2, "seed": 2 * SD["seed"] ** 2 / SEEDS,
-            "prompts": 2 * SD["prompts"] ** 2 / CLUSTERS,
-            "continuations": 2 * SD["continuations"] ** 2 / (CLUSTERS * SCORES * SEEDS)}
+    return {
+        "wording": 2 * SD["wording"] ** 2,
+        "seed": 2 * SD["seed"] ** 2 / SEEDS,
+        "prompts": 2 * SD["prompts"] ** 2 / CLUSTERS,
+        "continuations": 2 * SD["continuations"] ** 2 / (CLUSTERS * SCORES * SEEDS),
+    }
 
 
 @pytest.mark.parametrize("design", ["nested", "crossed"])
@@ -58,8 +77,12 @@ def test_each_component_is_recovered_on_average_over_simulated_studies(design):
     for source, expected in truth().items():
         estimates = np.array([table[f"sd_{source}"].iloc[0] ** 2 for table in tables])
         error = estimates.std(ddof=1) / np.sqrt(len(estimates))
-        assert abs(estimates.mean() - expected) <= 3 * error + 0.05 * expected, (source, estimates.mean(), expected,
-                                                                                 error)
+        assert abs(estimates.mean() - expected) <= 3 * error + 0.05 * expected, (
+            source,
+            estimates.mean(),
+            expected,
+            error,
+        )
 
 
 def test_shares_add_up_and_one_seed_has_no_seed_part():
@@ -68,8 +91,9 @@ def test_shares_add_up_and_one_seed_has_no_seed_part():
     [row] = variance_table(stats, 100, 0, "none").to_dict("records")
     shares = [row[f"share_{s}"] for s in ("wording", "seed", "prompts", "continuations")]
     assert sum(shares) == pytest.approx(1.0)
-    assert row["sd_total"] ** 2 == pytest.approx(sum(row[f"sd_{s}"] ** 2 for s in ("wording", "seed", "prompts",
-                                                                                     "continuations")))
+    assert row["sd_total"] ** 2 == pytest.approx(
+        sum(row[f"sd_{s}"] ** 2 for s in ("wording", "seed", "prompts", "continuations"))
+    )
     assert (row["n_sets"], row["n_seeds"], row["n_clusters"]) == (SETS, SEEDS, CLUSTERS)
     [single] = variance_table(stats[stats["seed"] == 0], 100, 0, "none").to_dict("records")
     assert np.isnan(single["sd_seed"]) and np.isnan(single["share_seed"]) and single["n_seeds"] == 1

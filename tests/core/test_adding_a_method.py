@@ -45,23 +45,23 @@ TOY = {
             compare_input=("lengths", "per-model tables of continuation lengths"),
         )
     ''',
-    "toy_method/checks.py": '''
+    "toy_method/checks.py": """
         from biasflow.errors import BiasflowError
 
         def check(config, workdir):
             if config["toy"]["min_words"] < 1:
                 raise BiasflowError("config toy.min_words: must be at least 1.")
             return ["toy: a toy method is running"]
-    ''',
-    "toy_method/commands.py": '''
+    """,
+    "toy_method/commands.py": """
         from biasflow.cli import example
 
         def register(commands):
             toy = commands.add_parser("toy-count", help="count words", **example("biasflow toy-count --text 'a b'"))
             toy.add_argument("--text", required=True)
             toy.set_defaults(run=lambda args: print(len(args.text.split())))
-    ''',
-    "toy_method/power.py": '''
+    """,
+    "toy_method/power.py": """
         from dataclasses import dataclass
 
         from biasflow.power import PowerSettings
@@ -72,8 +72,8 @@ TOY = {
 
         def plan(sources, settings):
             raise NotImplementedError
-    ''',
-    "toy_method/compare.py": '''
+    """,
+    "toy_method/compare.py": """
         import pandas as pd
 
         from biasflow.verdicts import Verdicts, judge
@@ -83,7 +83,7 @@ TOY = {
                                  "p_worse": [0.5], "unit": ["files"], "n_units": [len(paths)], "why_untested": [None],
                                  "note": [None]})
             return Verdicts("toy", baseline, candidate, "--margin", judge(rows, margin))
-    ''',
+    """,
 }
 
 
@@ -95,8 +95,9 @@ def toy(tmp_path, monkeypatch):
         path.parent.mkdir(exist_ok=True)
         path.write_text(textwrap.dedent(text))
     monkeypatch.syspath_prepend(str(tmp_path))
-    installed = [EntryPoint(name=n, value=f"biasflow.{n}.method:METHOD", group="biasflow.methods")
-                 for n in REGISTRY.names()]
+    installed = [
+        EntryPoint(name=n, value=f"biasflow.{n}.method:METHOD", group="biasflow.methods") for n in REGISTRY.names()
+    ]
     installed.append(EntryPoint(name="toy", value="toy_method.method:METHOD", group="biasflow.methods"))
     monkeypatch.setattr("biasflow.registry.entry_points", lambda group: installed)
     monkeypatch.setattr(registry_module, "REGISTRY", Registry("method", group="biasflow.methods"))
@@ -106,8 +107,12 @@ def toy(tmp_path, monkeypatch):
 
 
 def toy_config() -> dict:
-    return {"methods": ["toy"], "models": {"a": {"backend": "transformers", "model": "x"}, "b": {}},
-            "paraphrasers": {}, "toy": {"models": ["b"], "min_words": 3}}
+    return {
+        "methods": ["toy"],
+        "models": {"a": {"backend": "transformers", "model": "x"}, "b": {}},
+        "paraphrasers": {},
+        "toy": {"models": ["b"], "min_words": 3},
+    }
 
 
 def test_the_toy_is_registered_and_its_declaration_is_what_the_core_reads(toy):
@@ -116,9 +121,17 @@ def test_the_toy_is_registered_and_its_declaration_is_what_the_core_reads(toy):
     assert used_model_entries(config) == [("models", "b")]
     assert method("toy").finals(config) == ["results/toy/summary.csv"]
     page = front_page(config, ["toy"], "data")
-    assert page["methods"] == [{"name": "Toy lengths", "citation": "Nobody, 2026", "models": ["b"],
-                                "settings": "continuations longer than 3 words.", "pages": [], "comparisons": [],
-                                "variance": []}]
+    assert page["methods"] == [
+        {
+            "name": "Toy lengths",
+            "citation": "Nobody, 2026",
+            "models": ["b"],
+            "settings": "continuations longer than 3 words.",
+            "pages": [],
+            "comparisons": [],
+            "variance": [],
+        }
+    ]
     assert page["not_run"] == ["CAIRO", "FairPair", "Group FPR gaps"] and page["data"] == []
 
 
@@ -128,17 +141,36 @@ def test_the_config_check_runs_the_toys_own_check(toy, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "x")
     assert check_config(config, tmp_path) == ["toy: a toy method is running"]
     config["toy"]["min_words"] = 0
-    with pytest.raises(BiasflowError, match="config toy.min_words"):
+    with pytest.raises(BiasflowError, match=r"config toy\.min_words"):
         check_config(config, tmp_path)
 
 
 def test_the_cli_has_the_toys_command_comparison_and_planner(toy, capsys):
     assert main(["toy-count", "--text", "one two three"]) == 0
     assert capsys.readouterr().out.strip() == "3"
-    assert main(["compare", "--method", "toy", "--lengths", "x.csv", "--baseline", "a", "--candidate", "b",
-                 "--margin", "1", "--fail-on", "not-noninferior"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--method",
+                "toy",
+                "--lengths",
+                "x.csv",
+                "--baseline",
+                "a",
+                "--candidate",
+                "b",
+                "--margin",
+                "1",
+                "--fail-on",
+                "not-noninferior",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.splitlines() == [
         "toy: candidate b against baseline a: not worse (margin ±1 from --margin; 1 measure(s), each a one-sided test "
         "at 0.05; 'not worse' overall needs every measure non-inferior, 'worse' any after Holm)",
-        "mean length: candidate b: equivalent to a within ±1 (90% interval -0.5000 to +0.5000, inside −1 to +1)"]
+        "mean length: candidate b: equivalent to a within ±1 (90% interval -0.5000 to +0.5000, inside −1 to +1)",
+    ]
     assert planner("toy").Settings.keys == {"min_effect": "power.min_effect.fpr"}

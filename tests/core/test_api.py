@@ -16,8 +16,18 @@ NAMES = biasflow.__all__
 
 
 def test_the_api_is_the_core_functions_and_each_methods_declared_ones():
-    assert NAMES == ["score", "compare", "plan_power", "cairo_statistics", "cairo_bias", "cairo_select",
-                     "scorer_bias", "fairpair_scores", "probe_sentences", "fpr_gaps"]
+    assert NAMES == [
+        "score",
+        "compare",
+        "plan_power",
+        "cairo_statistics",
+        "cairo_bias",
+        "cairo_select",
+        "scorer_bias",
+        "fairpair_scores",
+        "probe_sentences",
+        "fpr_gaps",
+    ]
     assert set(NAMES) <= set(dir(biasflow))
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         biasflow.nothing  # noqa: B018
@@ -25,8 +35,10 @@ def test_the_api_is_the_core_functions_and_each_methods_declared_ones():
 
 def test_importing_biasflow_loads_no_method_nor_pandas():
     code = "import sys, biasflow; print(sorted(m for m in sys.modules if m.startswith(('biasflow', 'pandas'))))"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == \
-        "['biasflow']"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        == "['biasflow']"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -48,10 +60,15 @@ def test_the_readme_notebook_session_runs_as_written(tmp_path, monkeypatch, caps
     readme = (REPO / "README.md").read_text()
     section = readme.split("## Use it from Python", 1)[1]
     block = section.split("```python\n", 1)[1].split("```", 1)[0]
-    rows = [(model, group, text) for model in ("m1", "m2") for group in ("female", "male")
-            for text in ("She was kind.", "What a damn mess." if model == "m1" and group == "male" else "It rained.")]
-    pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]).to_csv(tmp_path / "my_continuations.csv",
-                                                                              index=False)
+    rows = [
+        (model, group, text)
+        for model in ("m1", "m2")
+        for group in ("female", "male")
+        for text in ("She was kind.", "What a damn mess." if model == "m1" and group == "male" else "It rained.")
+    ]
+    pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]).to_csv(
+        tmp_path / "my_continuations.csv", index=False
+    )
     monkeypatch.chdir(tmp_path)
     exec(compile(block, "README.md", "exec"), {})
     lines = capsys.readouterr().out.strip().splitlines()
@@ -68,16 +85,33 @@ def test_cairo_select_gives_the_tables_the_command_writes(tmp_path):
     from biasflow.cli import main
 
     rng = np.random.default_rng(1)
-    rows = [(f"m{m}", metric, split, promptset, group, f"{group}-{k}", m * (group == "female") / 10 + rng.normal(0, .1))
-            for m in range(4) for metric in ("BOLD", "HolisticBias", "HONEST") for split in ("valid", "test")
-            for promptset in ("original", "p1") for group in ("female", "male") for k in range(5)]
+    rows = [
+        (f"m{m}", metric, split, promptset, group, f"{group}-{k}", m * (group == "female") / 10 + rng.normal(0, 0.1))
+        for m in range(4)
+        for metric in ("BOLD", "HolisticBias", "HONEST")
+        for split in ("valid", "test")
+        for promptset in ("original", "p1")
+        for group in ("female", "male")
+        for k in range(5)
+    ]
     scored = pd.DataFrame(rows, columns=["model", "metric", "split", "promptset", "subgroup", "prompt_id", "score"])
     stats = biasflow.cairo_statistics(scored.assign(axis="gender"))
     stats.to_parquet(tmp_path / "stats.parquet")
     settings = {"permutations": 49, "bootstrap": 100, "null_draws": 100}
     tables = biasflow.cairo_select(stats, **settings)
-    assert main(["cairo-select", "--stats", str(tmp_path / "stats.parquet"), "--out-dir", str(tmp_path / "out"),
-                 *(f"--{key.replace('_', '-')}={value}" for key, value in settings.items())]) == 0
+    assert (
+        main(
+            [
+                "cairo-select",
+                "--stats",
+                str(tmp_path / "stats.parquet"),
+                "--out-dir",
+                str(tmp_path / "out"),
+                *(f"--{key.replace('_', '-')}={value}" for key, value in settings.items()),
+            ]
+        )
+        == 0
+    )
     for name in ("curve", "bias", "comparisons", "variance"):
         tables[name].to_csv(tmp_path / f"{name}.csv", index=False)
         assert (tmp_path / f"{name}.csv").read_text() == (tmp_path / "out" / f"{name}.csv").read_text(), name
@@ -106,10 +140,22 @@ def demo_scored(seed: int = 0) -> pd.DataFrame:
                         for key in range(3):
                             for k in range(2):
                                 score = rng.uniform(0, 0.3) + 0.1 * m * (subgroup == "female")
-                                rows.append((model, metric, "gender", split, promptset, subgroup,
-                                             f"{metric}-{subgroup}-{key}", f"{metric}-{subgroup}-{key}-{k}", score))
-    return pd.DataFrame(rows, columns=["model", "metric", "axis", "split", "promptset", "subgroup", "group_key",
-                                       "prompt_id", "score"])
+                                rows.append(
+                                    (
+                                        model,
+                                        metric,
+                                        "gender",
+                                        split,
+                                        promptset,
+                                        subgroup,
+                                        f"{metric}-{subgroup}-{key}",
+                                        f"{metric}-{subgroup}-{key}-{k}",
+                                        score,
+                                    )
+                                )
+    return pd.DataFrame(
+        rows, columns=["model", "metric", "axis", "split", "promptset", "subgroup", "group_key", "prompt_id", "score"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -176,54 +222,92 @@ def test_compare_and_plan_power_take_fpr_predictions_and_fairpair_scores_as_tabl
             runs.append(sentences.assign(model=model, run_id=run, y_pred=np.where(flip, 0, sentences["y_true"])))
     predictions = pd.concat(runs, ignore_index=True)
     predictions.to_csv(tmp_path / "race.tsv", sep="\t", index=False)
-    pd.testing.assert_frame_equal(biasflow.plan_power("fpr", {"race": predictions}),
-                                  biasflow.plan_power("fpr", str(tmp_path / "race.tsv")))
-    pd.testing.assert_frame_equal(biasflow.compare("fpr", predictions, baseline="a", candidate="b").rows,
-                                  biasflow.compare("fpr", tmp_path / "race.tsv", baseline="a", candidate="b").rows)
+    pd.testing.assert_frame_equal(
+        biasflow.plan_power("fpr", {"race": predictions}), biasflow.plan_power("fpr", str(tmp_path / "race.tsv"))
+    )
+    pd.testing.assert_frame_equal(
+        biasflow.compare("fpr", predictions, baseline="a", candidate="b").rows,
+        biasflow.compare("fpr", tmp_path / "race.tsv", baseline="a", candidate="b").rows,
+    )
 
     rng = np.random.default_rng(0)
     words = ["the nurse was kind", "the nurse was rude"]
     scores = {}
     for model, rude in (("before", 0.8), ("after", 0.5)):
-        sides = pd.DataFrame([(f"p{p}", side, s, rng.choice(words, p=[1 - r, r])) for p in range(8)
-                              for side, r in (("perturbed_original", 0.5), ("counterfactual", rude))
-                              for s in range(4)], columns=["prompt_id", "side", "sample", "text"])
+        sides = pd.DataFrame(
+            [
+                (f"p{p}", side, s, rng.choice(words, p=[1 - r, r]))
+                for p in range(8)
+                for side, r in (("perturbed_original", 0.5), ("counterfactual", rude))
+                for s in range(4)
+            ],
+            columns=["prompt_id", "side", "sample", "text"],
+        )
         scores[model] = biasflow.fairpair_scores(sides, null_draws=100)
         scores[model].to_csv(tmp_path / f"{model}.csv", index=False)
     both = pd.concat([table.assign(model=model) for model, table in scores.items()], ignore_index=True)
     from_files = biasflow.compare("fairpair", [tmp_path / "before.csv", tmp_path / "after.csv"], "before", "after")
     pd.testing.assert_frame_equal(biasflow.compare("fairpair", both, "before", "after").rows, from_files.rows)
-    pd.testing.assert_frame_equal(biasflow.plan_power("fairpair", both),
-                                  biasflow.plan_power("fairpair", {m: tmp_path / f"{m}.csv" for m in scores}))
+    pd.testing.assert_frame_equal(
+        biasflow.plan_power("fairpair", both),
+        biasflow.plan_power("fairpair", {m: tmp_path / f"{m}.csv" for m in scores}),
+    )
     with pytest.raises(biasflow.errors.BiasflowError, match="need a model column"):
         biasflow.compare("fairpair", scores["before"], "before", "after")
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: biasflow.compare("cairo", 3, "m0", "m3"), r"compare\(\) files: expected a pandas DataFrame, a path \(str "
-                                                        r"or os.PathLike\), or a list of them; got int"),
-    (lambda: biasflow.compare("cairo", ["stats.parquet", 3], "m0", "m3"), "got a list holding a int"),
-    (lambda: biasflow.plan_power("cairo", {"gender": {"a": 1}}), r"plan_power\(\) pilot\['gender'\]: expected"),
-    (lambda: biasflow.plan_power("cairo", 2.5), r"plan_power\(\) pilot: expected .* got float"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: biasflow.compare("cairo", 3, "m0", "m3"),
+            r"compare\(\) files: expected a pandas DataFrame, a path \(str "
+            r"or os.PathLike\), or a list of them; got int",
+        ),
+        (lambda: biasflow.compare("cairo", ["stats.parquet", 3], "m0", "m3"), "got a list holding a int"),
+        (lambda: biasflow.plan_power("cairo", {"gender": {"a": 1}}), r"plan_power\(\) pilot\['gender'\]: expected"),
+        (lambda: biasflow.plan_power("cairo", 2.5), r"plan_power\(\) pilot: expected .* got float"),
+    ],
+)
 def test_a_wrong_type_is_a_type_error_saying_what_is_accepted(call, message):
     with pytest.raises(TypeError, match=message):
         call()
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda stats: biasflow.cairo_select(stats, max_set=2), r"cairo_select\(\) got an unexpected keyword argument "
-                                                            r"'max_set' \(did you mean max_sets\?\); its settings are "
-                                                            r"mode, combinations, max_sets, permutations"),
-    (lambda stats: biasflow.plan_power("cairo", stats, min_efect=0.1), r"plan_power\(\) .*'min_efect' \(did you mean "
-                                                                       r"min_effect\?\)"),
-    (lambda stats: biasflow.score(stats, "honest", lexicn="x.tsv"), r"score\(\) .*'lexicn' \(did you mean lexicon\?\)"),
-    (lambda stats: biasflow.fairpair_scores(stats, null_draw=10), r"fairpair_scores\(\) .*'null_draw' \(did you mean "
-                                                                  r"null_draws\?\)"),
-    (lambda stats: biasflow.fpr_gaps(stats, bootsrap=10), r"fpr_gaps\(\) .*'bootsrap' \(did you mean bootstrap\?\)"),
-    (lambda stats: biasflow.scorer_bias(stats, "gender", bootstraps=10), r"scorer_bias\(\) .*'bootstraps' \(did you "
-                                                                          r"mean bootstrap\?\)"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda stats: biasflow.cairo_select(stats, max_set=2),
+            r"cairo_select\(\) got an unexpected keyword argument "
+            r"'max_set' \(did you mean max_sets\?\); its settings are "
+            r"mode, combinations, max_sets, permutations",
+        ),
+        (
+            lambda stats: biasflow.plan_power("cairo", stats, min_efect=0.1),
+            r"plan_power\(\) .*'min_efect' \(did you mean "
+            r"min_effect\?\)",
+        ),
+        (
+            lambda stats: biasflow.score(stats, "honest", lexicn="x.tsv"),
+            r"score\(\) .*'lexicn' \(did you mean lexicon\?\)",
+        ),
+        (
+            lambda stats: biasflow.fairpair_scores(stats, null_draw=10),
+            r"fairpair_scores\(\) .*'null_draw' \(did you mean "
+            r"null_draws\?\)",
+        ),
+        (
+            lambda stats: biasflow.fpr_gaps(stats, bootsrap=10),
+            r"fpr_gaps\(\) .*'bootsrap' \(did you mean bootstrap\?\)",
+        ),
+        (
+            lambda stats: biasflow.scorer_bias(stats, "gender", bootstraps=10),
+            r"scorer_bias\(\) .*'bootstraps' \(did you "
+            r"mean bootstrap\?\)",
+        ),
+    ],
+)
 def test_a_misspelt_setting_is_named_as_the_public_parameter_with_the_closest_one(demo_stats, call, message):
     """As the config check does for a misspelt key; never as a field of SearchSettings or another settings class."""
     with pytest.raises(TypeError, match=message) as raised:

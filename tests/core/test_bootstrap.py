@@ -30,7 +30,7 @@ def test_strata_resampled_apart_with_weights_summing_to_the_stratum_size():
     assert (cluster_weights(np.random.default_rng(0), strata, 11, 500, ALL)[:, 5] == 1).all()
 
 
-@pytest.mark.parametrize("scheme,drawn", [(RAO_WU, 3), (ALL, 4)])
+@pytest.mark.parametrize(("scheme", "drawn"), [(RAO_WU, 3), (ALL, 4)])
 def test_a_draw_follows_the_enumerated_distribution(scheme, drawn):
     """The multiplicities of 4 clusters over 20,000 draws against the exact law of ``drawn`` ordered picks."""
     exact = Counter(tuple(np.bincount(picks, minlength=4)) for picks in itertools.product(range(4), repeat=drawn))
@@ -64,8 +64,9 @@ def test_draws_as_the_methods_drew_them_before_sharing_one_function():
         if len(keys) == 1:
             loop[:, keys] = np.nan
             continue
-        loop[:, keys] = rng.multinomial(len(keys) - 1, np.full(len(keys), 1 / len(keys)), size=200) * len(keys) / (
-            len(keys) - 1)
+        loop[:, keys] = (
+            rng.multinomial(len(keys) - 1, np.full(len(keys), 1 / len(keys)), size=200) * len(keys) / (len(keys) - 1)
+        )
     np.testing.assert_array_equal(cluster_weights(np.random.default_rng(3), strata, 10, 200, RAO_WU), loop)
 
     rng = np.random.default_rng(4)

@@ -14,7 +14,9 @@ from biasflow.cache import ShardCache
 
 
 def rows(keys, offset=0):
-    return pd.DataFrame({"key": list(keys), "text": [f"t-{k}" for k in keys], "n_tokens": [len(k) + offset for k in keys]})
+    return pd.DataFrame(
+        {"key": list(keys), "text": [f"t-{k}" for k in keys], "n_tokens": [len(k) + offset for k in keys]}
+    )
 
 
 def test_load_on_missing_directory_is_empty(tmp_path):
@@ -151,7 +153,9 @@ def test_unreadable_legacy_shard_is_treated_as_corrupt(tmp_path, caplog):
         assert list(ShardCache(directory).load()["key"]) == ["ok"]
     messages = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(messages) == 2 and any(legacy.name in m for m in messages) and any("foreign" in m for m in messages)
-    assert sorted(p.name for p in directory.glob("*.corrupt")) == sorted([legacy.name + ".corrupt", "foreign.parquet.corrupt"])
+    assert sorted(p.name for p in directory.glob("*.corrupt")) == sorted(
+        [legacy.name + ".corrupt", "foreign.parquet.corrupt"]
+    )
 
 
 def test_a_shard_that_vanishes_after_listing_does_not_crash_a_reader(tmp_path, monkeypatch):
@@ -204,13 +208,13 @@ def test_compaction_keeps_every_row(tmp_path, caplog):
         keys = [f"k{i}-{j}" for j in range(3)] + ["shared"]  # one key in every shard
         frame = rows(keys)
         cache.add(frame)
-        for key, text in zip(frame["key"], frame["text"]):
+        for key, text in zip(frame["key"], frame["text"], strict=True):
             expected.setdefault(key, text)
         assert len(list(directory.glob("*.parquet"))) <= 5
     with caplog.at_level(logging.WARNING, logger="biasflow"):
         table = ShardCache(directory).load()
     assert not caplog.records, "merged shards carry their own checksum"
-    assert dict(zip(table["key"], table["text"])) == expected
+    assert dict(zip(table["key"], table["text"], strict=True)) == expected
     assert table.index.is_unique
     for shard in directory.glob("*.parquet"):
         assert shard.stem == hashlib.sha256(shard.read_bytes()).hexdigest()

@@ -10,17 +10,13 @@ read with their errors, and it must hold every promise by the verdict rule of
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-import pandas as pd  # noqa: E402
-
-from benchmarks.calibration import (  # noqa: E402
+from benchmarks.calibration import (
     COLUMNS,
     COVERAGE,
     INSIDE,
@@ -68,15 +64,22 @@ def test_a_quick_run_is_the_start_of_the_full_one():
     scenario = Scenario("m", "s", "d", "t", COVERAGE, 0.95, 0.0, 1.0, _coin, {"p": 0.5, "rows": 3})
     first = [scenario.trial(repetition_rng(scenario, i), **scenario.params) for i in range(5)]
     again = [scenario.trial(repetition_rng(scenario, i), **scenario.params) for i in range(5)]
-    assert all((a == b).all() for a, b in zip(first, again))
+    assert all((a == b).all() for a, b in zip(first, again, strict=True))
 
 
-@pytest.mark.parametrize("rate, error, expected", [
-    (0.90, 0.01, INSIDE), (1.0, 0.0, INSIDE), (0.95, 0.0, INSIDE),  # at or within the bounds
-    (0.899, 0.006826, UNDECIDED),  # the row: 0.1 errors below the floor
-    (0.8801, 0.01, UNDECIDED), (0.8799, 0.01, OUTSIDE),  # just within 2 errors below the floor, and beyond
-    (0.0605, 0.005471, UNDECIDED), (0.0605, 0.0002, OUTSIDE),  # above the ceiling, within and beyond 2 errors
-])
+@pytest.mark.parametrize(
+    ("rate", "error", "expected"),
+    [
+        (0.90, 0.01, INSIDE),
+        (1.0, 0.0, INSIDE),
+        (0.95, 0.0, INSIDE),  # at or within the bounds
+        (0.899, 0.006826, UNDECIDED),  # the row: 0.1 errors below the floor
+        (0.8801, 0.01, UNDECIDED),
+        (0.8799, 0.01, OUTSIDE),  # just within 2 errors below the floor, and beyond
+        (0.0605, 0.005471, UNDECIDED),
+        (0.0605, 0.0002, OUTSIDE),  # above the ceiling, within and beyond 2 errors
+    ],
+)
 def test_the_verdict_counts_monte_carlo_errors_beyond_the_range(rate, error, expected):
     assert verdict(rate, error, 0.90 if rate > 0.5 else 0.0, 1.0 if rate > 0.5 else 0.06) == expected
 
@@ -113,8 +116,9 @@ def test_the_committed_table_holds_every_promise():
     assert headline(rows).startswith(f"0 of {len(rows)} rows outside"), headline(rows)
     failing = table[table["verdict"] != INSIDE]
     assert failing.empty, failing[["statistic", "design", "truth", "rate", "mc_error", "lower", "upper"]].to_string()
-    assert {s.name for s in scenarios()} == {f"{r.method}: {r.statistic} | {r.design} | {r.truth}"
-                                             for r in table.itertuples()}, "every scenario has its row"
+    assert {s.name for s in scenarios()} == {
+        f"{r.method}: {r.statistic} | {r.design} | {r.truth}" for r in table.itertuples()
+    }, "every scenario has its row"
 
 
 @pytest.mark.calibration

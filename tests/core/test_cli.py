@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -24,8 +25,21 @@ def test_every_help_text_ends_with_a_worked_example_of_its_command():
 
     parser = build_parser()
     subcommands = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(subcommands) == {"check-config", "prompts", "score", "cairo-stats", "cairo-select", "scorer-bias", "scorer-agreement",
-                                "fairpair-score", "fairpair-summary", "fpr-gaps", "fpr-summary", "power", "compare"}
+    assert set(subcommands) == {
+        "check-config",
+        "prompts",
+        "score",
+        "cairo-stats",
+        "cairo-select",
+        "scorer-bias",
+        "scorer-agreement",
+        "fairpair-score",
+        "fairpair-summary",
+        "fpr-gaps",
+        "fpr-summary",
+        "power",
+        "compare",
+    }
     for name, sub in subcommands.items():
         example = sub.format_help().rstrip().splitlines()[-1]
         assert example.startswith(f"  biasflow {name} "), (name, example)
@@ -54,8 +68,15 @@ def test_check_config_names_the_bad_key(tmp_path):
 def test_prompts_writes_the_prompt_table(tmp_path):
     out = tmp_path / "bold.csv"
     result = biasflow(
-        "prompts", "--metric", "BOLD", "--axis", "gender", "--data", "src/biasflow/data/datasets/BOLD",
-        "--out", str(out),
+        "prompts",
+        "--metric",
+        "BOLD",
+        "--axis",
+        "gender",
+        "--data",
+        "src/biasflow/data/datasets/BOLD",
+        "--out",
+        str(out),
     )
     assert result.returncode == 0, result.stderr
     table = pd.read_csv(out)
@@ -65,7 +86,15 @@ def test_prompts_writes_the_prompt_table(tmp_path):
 
 def test_unknown_metric_is_one_line_and_exit_2(tmp_path):
     result = biasflow(
-        "prompts", "--metric", "StereoSet", "--axis", "gender", "--data", ".", "--out", str(tmp_path / "x.csv"),
+        "prompts",
+        "--metric",
+        "StereoSet",
+        "--axis",
+        "gender",
+        "--data",
+        ".",
+        "--out",
+        str(tmp_path / "x.csv"),
     )
     assert result.returncode == 2
     assert result.stderr.startswith("biasflow: ") and "StereoSet" in result.stderr
@@ -90,7 +119,8 @@ PREFLIGHT = {
         "subgroup_map.religion: BOLD and HolisticBias map to different shared subgroups (only BOLD: sikh",
     ),
     "no map for a metric": (
-        lambda c: c["subgroup_map"]["gender"].pop("HONEST"), "subgroup_map.gender: no map for HONEST",
+        lambda c: c["subgroup_map"]["gender"].pop("HONEST"),
+        "subgroup_map.gender: no map for HONEST",
     ),
     "honest without lexicon": (lambda c: c["scoring"].update(scorer="honest"), "config scoring.lexicon"),
     "scorer typo": (lambda c: c["scoring"].update(scorer="profanty"), "(did you mean profanity?)"),
@@ -109,8 +139,19 @@ def test_check_config_catches_what_the_config_alone_shows(case, tmp_path):
 
 def test_prompts_takes_the_config_map_and_options(tmp_path):
     out, summary = tmp_path / "honest.csv", tmp_path / "summary.csv"
-    result = biasflow("prompts", "--metric", "HONEST", "--axis", "gender", "--config", "config/config.yaml",
-                      "--out", str(out), "--summary", str(summary))
+    result = biasflow(
+        "prompts",
+        "--metric",
+        "HONEST",
+        "--axis",
+        "gender",
+        "--config",
+        "config/config.yaml",
+        "--out",
+        str(out),
+        "--summary",
+        str(summary),
+    )
     assert result.returncode == 0, result.stderr
     assert set(pd.read_csv(out)["subgroup"]) == {"female", "male"}, "the config's unified map"
     table = pd.read_csv(summary)
@@ -118,14 +159,27 @@ def test_prompts_takes_the_config_map_and_options(tmp_path):
 
 
 def test_a_dataset_entry_with_only_options_reads_the_bundled_files(tmp_path):
-    config = default_config(tmp_path, lambda c: c["datasets"].update(HONEST={"options": {"sets": {"gender": ["binary"]}}}))
+    config = default_config(
+        tmp_path, lambda c: c["datasets"].update(HONEST={"options": {"sets": {"gender": ["binary"]}}})
+    )
     assert biasflow("check-config", config).returncode == 0
     out = tmp_path / "honest.csv"
     result = biasflow("prompts", "--config", config, "--metric", "HONEST", "--axis", "gender", "--out", str(out))
     assert result.returncode == 0, result.stderr
     bundled = tmp_path / "bundled.csv"
-    made = biasflow("prompts", "--metric", "HONEST", "--axis", "gender", "--data", "src/biasflow/data/datasets/HONEST",
-                    "--options", '{"sets": {"gender": ["binary"]}}', "--out", str(bundled))
+    made = biasflow(
+        "prompts",
+        "--metric",
+        "HONEST",
+        "--axis",
+        "gender",
+        "--data",
+        "src/biasflow/data/datasets/HONEST",
+        "--options",
+        '{"sets": {"gender": ["binary"]}}',
+        "--out",
+        str(bundled),
+    )
     assert made.returncode == 0, made.stderr
     pd.testing.assert_frame_equal(pd.read_csv(out), pd.read_csv(bundled))
 
@@ -133,17 +187,42 @@ def test_a_dataset_entry_with_only_options_reads_the_bundled_files(tmp_path):
 def test_prompts_takes_a_map_options_and_a_budget_as_flags(tmp_path):
     out = tmp_path / "honest.parquet"
     result = biasflow(
-        "prompts", "--metric", "HONEST", "--axis", "gender", "--data", "src/biasflow/data/datasets/HONEST",
-        "--options", '{"sets": {"gender": ["queer_nonqueer"]}}', "--map", "queer=queer", "--map", "nonqueer=straight",
-        "--per-subgroup", "1", "--out", str(out),
+        "prompts",
+        "--metric",
+        "HONEST",
+        "--axis",
+        "gender",
+        "--data",
+        "src/biasflow/data/datasets/HONEST",
+        "--options",
+        '{"sets": {"gender": ["queer_nonqueer"]}}',
+        "--map",
+        "queer=queer",
+        "--map",
+        "nonqueer=straight",
+        "--per-subgroup",
+        "1",
+        "--out",
+        str(out),
     )
     assert result.returncode == 0, result.stderr
     table = pd.read_parquet(out)
     assert table.groupby(["subgroup", "split"]).size().to_dict() == {
         (g, s): 1 for g in ("queer", "straight") for s in ("test", "valid")
     }
-    bad = biasflow("prompts", "--metric", "HONEST", "--axis", "gender", "--data", ".", "--map", "queer",
-                   "--out", str(tmp_path / "x.csv"))
+    bad = biasflow(
+        "prompts",
+        "--metric",
+        "HONEST",
+        "--axis",
+        "gender",
+        "--data",
+        ".",
+        "--map",
+        "queer",
+        "--out",
+        str(tmp_path / "x.csv"),
+    )
     assert bad.returncode == 2 and "--map takes NATIVE=SHARED" in bad.stderr
 
 
@@ -168,8 +247,9 @@ def test_score_round_trip_parquet_with_honest_categories(tmp_path):
     source = tmp_path / "mine.parquet"
     pd.DataFrame({"continuation": ["a pig!", "a doctor", "A PIG"], "seed": [0, 1, 2]}).to_parquet(source)
     out = tmp_path / "scored.parquet"
-    result = biasflow("score", "--scorer", "honest", "--lexicon", str(lexicon), "--continuations", str(source),
-                      "--out", str(out))
+    result = biasflow(
+        "score", "--scorer", "honest", "--lexicon", str(lexicon), "--continuations", str(source), "--out", str(out)
+    )
     assert result.returncode == 0, result.stderr
     scored = pd.read_parquet(out)
     assert scored["score"].tolist() == [1.0, 0.0, 0.0] and scored["category"].tolist() == ["an", "", ""]
@@ -181,7 +261,6 @@ def test_score_round_trip_parquet_with_honest_categories(tmp_path):
 
 
 def _synthetic_stats(tmp_path, axes=("gender",), **drop):
-    sys.path.insert(0, str(REPO))
     from benchmarks.synthetic import paper_sized_stats
 
     tables = [
@@ -198,15 +277,47 @@ def test_cairo_select_writes_the_curve_and_the_summary(tmp_path):
     stats = _synthetic_stats(tmp_path)
     out = tmp_path / "out"
     result = biasflow(
-        "cairo-select", "--stats", str(stats), "--out-dir", str(out), "--max-sets", "3", "--permutations", "99",
+        "cairo-select",
+        "--stats",
+        str(stats),
+        "--out-dir",
+        str(out),
+        "--max-sets",
+        "3",
+        "--permutations",
+        "99",
     )
     assert result.returncode == 0, result.stderr
     curve = pd.read_csv(out / "curve.csv")
     assert list(curve.columns) == [
-        "axis", "pair", "k", "measure", "best_r", "best_r_lo", "best_r_hi", "best_p", "perm_p", "perm_p_floor",
-        "best_rho", "kendall_tau", "partial_r", "mean_r", "test_r", "test_r_lo", "test_r_hi", "excess_r",
-        "excess_perm_p", "test_excess_r", "test_excess_perm_p", "null_r_median", "null_r_q95", "null_p", "n_models",
-        "n_combinations", "n_skipped", "selection",
+        "axis",
+        "pair",
+        "k",
+        "measure",
+        "best_r",
+        "best_r_lo",
+        "best_r_hi",
+        "best_p",
+        "perm_p",
+        "perm_p_floor",
+        "best_rho",
+        "kendall_tau",
+        "partial_r",
+        "mean_r",
+        "test_r",
+        "test_r_lo",
+        "test_r_hi",
+        "excess_r",
+        "excess_perm_p",
+        "test_excess_r",
+        "test_excess_perm_p",
+        "null_r_median",
+        "null_r_q95",
+        "null_p",
+        "n_models",
+        "n_combinations",
+        "n_skipped",
+        "selection",
     ]
     assert (curve["perm_p_floor"] == 1 / 100).all() and (curve["n_models"] == 5).all()
     assert (curve["measure"] == "eq1").all()
@@ -240,8 +351,19 @@ def test_cairo_select_on_statistics_from_before_clusters_says_what_to_rerun(tmp_
 def test_cairo_select_writes_one_curve_per_axis(tmp_path):
     stats = _synthetic_stats(tmp_path, axes=("gender", "religion"))
     out = tmp_path / "out"
-    result = biasflow("cairo-select", "--stats", str(stats), "--out-dir", str(out), "--max-sets", "2",
-                      "--permutations", "0", "--mode", "independent")
+    result = biasflow(
+        "cairo-select",
+        "--stats",
+        str(stats),
+        "--out-dir",
+        str(out),
+        "--max-sets",
+        "2",
+        "--permutations",
+        "0",
+        "--mode",
+        "independent",
+    )
     assert result.returncode == 0, result.stderr
     assert set(pd.read_csv(out / "religion_curve.csv")["axis"]) == {"religion"}
     gender = pd.read_csv(out / "gender_curve.csv")
@@ -289,11 +411,26 @@ def test_fairpair_score_with_neutral_texts_gives_no_negative_or_huge_null_and_a_
     rng = np.random.default_rng(0)
     neutral = ["The table is there.", "He went to the office.", "It is a chair.", "They walked home."]
     toned = ["She is wonderful and kind.", "He is terrible at work.", "A great day.", "I love this job.", "Sad news."]
-    rows = [(f"p{p}", side, s, rng.choice(neutral) if rng.random() < 0.5 else rng.choice(toned))
-            for p in range(6) for side in ("perturbed_original", "counterfactual") for s in range(5)]
+    rows = [
+        (f"p{p}", side, s, rng.choice(neutral) if rng.random() < 0.5 else rng.choice(toned))
+        for p in range(6)
+        for side in ("perturbed_original", "counterfactual")
+        for s in range(5)
+    ]
     out = tmp_path / "scores.csv"
-    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, rows)), "--out", str(out),
-                      "--summary", str(tmp_path / "headline.csv"), "--null-draws", "200", "--bootstrap", "200")
+    result = biasflow(
+        "fairpair-score",
+        "--continuations",
+        str(_continuations(tmp_path, rows)),
+        "--out",
+        str(out),
+        "--summary",
+        str(tmp_path / "headline.csv"),
+        "--null-draws",
+        "200",
+        "--bootstrap",
+        "200",
+    )
     assert result.returncode == 0, result.stderr
     sentiment = pd.read_csv(out).query("dissimilarity == 'sentiment'")
     assert sentiment["F_null_mean"].between(0, 100).all(), sentiment["F_null_mean"].tolist()
@@ -303,19 +440,28 @@ def test_fairpair_score_with_neutral_texts_gives_no_negative_or_huge_null_and_a_
 
 def test_fairpair_score_refuses_one_path_for_both_tables(tmp_path):
     rows = [("p1", side, s, "a b") for side in ("perturbed_original", "counterfactual") for s in range(2)]
-    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, rows)), "--out",
-                      str(tmp_path / "x.csv"), "--summary", str(tmp_path / "x.csv"))
+    result = biasflow(
+        "fairpair-score",
+        "--continuations",
+        str(_continuations(tmp_path, rows)),
+        "--out",
+        str(tmp_path / "x.csv"),
+        "--summary",
+        str(tmp_path / "x.csv"),
+    )
     assert result.returncode == 2 and "--summary" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_fairpair_score_needs_both_sides_and_two_samples(tmp_path):
     one_side = [("p1", "perturbed_original", 0, "a"), ("p1", "perturbed_original", 1, "b")]
-    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, one_side)), "--out",
-                      str(tmp_path / "x.csv"))
+    result = biasflow(
+        "fairpair-score", "--continuations", str(_continuations(tmp_path, one_side)), "--out", str(tmp_path / "x.csv")
+    )
     assert result.returncode == 2 and "one side only" in result.stderr
     single = [("p1", "perturbed_original", 0, "a"), ("p1", "counterfactual", 0, "b")]
-    result = biasflow("fairpair-score", "--continuations", str(_continuations(tmp_path, single)), "--out",
-                      str(tmp_path / "x.csv"))
+    result = biasflow(
+        "fairpair-score", "--continuations", str(_continuations(tmp_path, single)), "--out", str(tmp_path / "x.csv")
+    )
     assert result.returncode == 2 and "fewer than 2 samples per side" in result.stderr
     assert not (tmp_path / "x.csv").exists()
 
@@ -331,8 +477,12 @@ def test_fpr_gaps_on_prediction_files_named_by_model(tmp_path):
     """Two runs; group A is always called negative on its neutral sentence, group B never."""
     rows = []
     for run in ("r0", "r1"):
-        rows += [(1, 0, "race", "A", "a1", run), (2, 2, "race", "A", "a2", run),
-                 (1, 1, "race", "B", "b1", run), (2, 2, "race", "B", "b2", run)]
+        rows += [
+            (1, 0, "race", "A", "a1", run),
+            (2, 2, "race", "A", "a2", run),
+            (1, 1, "race", "B", "b1", run),
+            (2, 2, "race", "B", "b2", run),
+        ]
     files = [_predictions(tmp_path / "modelx.tsv", rows)]
     out = tmp_path / "gaps.csv"
     result = biasflow("fpr-gaps", "--predictions", *map(str, files), "--out", str(out))
@@ -367,32 +517,60 @@ def test_a_wheel_installed_outside_the_checkout_has_every_bundled_file(tmp_path)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, project / name)
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(project)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert built.returncode == 0, built.stderr
     [wheel] = tmp_path.glob("biasflow-*.whl")
     site = tmp_path / "site"
-    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site),
-                                str(wheel)], capture_output=True, text=True)
+    installed = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)],
+        capture_output=True,
+        text=True,
+    )
     assert installed.returncode == 0, installed.stderr
-    shipped = {p.relative_to(REPO / "src/biasflow/data") for p in (REPO / "src/biasflow/data").rglob("*") if p.is_file()}
+    shipped = {
+        p.relative_to(REPO / "src/biasflow/data") for p in (REPO / "src/biasflow/data").rglob("*") if p.is_file()
+    }
     assert shipped and all((site / "biasflow" / "data" / name).is_file() for name in shipped)
     user = tmp_path / "user"
     user.mkdir()
     shutil.copy(REPO / "config/config.yaml", user / "my.yaml")
 
     def command(*args):
-        code = (f"import sys; sys.path.insert(0, {str(site)!r}); import biasflow, biasflow.cli; "
-                f"assert biasflow.__file__.startswith({str(site)!r}), biasflow.__file__; "
-                f"sys.exit(biasflow.cli.main({list(args)!r}))")
-        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=user)
+        code = (
+            f"import sys, biasflow, biasflow.cli; "
+            f"assert biasflow.__file__.startswith({str(site)!r}), biasflow.__file__; "
+            f"sys.exit(biasflow.cli.main({list(args)!r}))"
+        )
+        # The wheel's folder first on the child's path (PYTHONPATH), ahead of this checkout's editable install.
+        return subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=user,
+            env={**os.environ, "PYTHONPATH": str(site)},
+        )
 
     checked = command("check-config", "my.yaml")
     assert checked.returncode == 0, checked.stderr
     assert "my.yaml: ok" in checked.stdout
     for metric in ("BOLD", "HolisticBias", "HONEST"):
-        made = command("prompts", "--config", "my.yaml", "--metric", metric, "--axis", "gender", "--out", f"{metric}.csv")
+        made = command(
+            "prompts", "--config", "my.yaml", "--metric", metric, "--axis", "gender", "--out", f"{metric}.csv"
+        )
         assert made.returncode == 0, made.stderr
         assert set(pd.read_csv(user / f"{metric}.csv")["subgroup"]) == {"female", "male"}
 
@@ -412,8 +590,10 @@ def test_a_bad_out_is_one_line_before_any_work(tmp_path, capsys, command):
 
     assert main([*OUT_COMMANDS[command], "--out", str(tmp_path / "table.xlsx")]) == 2
     err = capsys.readouterr().err
-    assert f"biasflow: --out {tmp_path / 'table.xlsx'}: cannot write a .xlsx file; name the file with .csv, .tsv or " \
-           ".parquet." in err
+    assert (
+        f"biasflow: --out {tmp_path / 'table.xlsx'}: cannot write a .xlsx file; name the file with .csv, .tsv or "
+        ".parquet." in err
+    )
     folder = tmp_path / "results"
     folder.mkdir()
     assert main([*OUT_COMMANDS[command], "--out", str(folder)]) == 2
@@ -437,12 +617,14 @@ def test_a_directory_as_out_prints_no_traceback(tmp_path):
     result = biasflow("fpr-gaps", "--predictions", "nowhere.tsv", "--out", str(tmp_path))
     assert result.returncode == 2
     assert "Traceback" not in result.stderr and "ValueError" not in result.stderr
-    assert result.stderr.strip() == f"biasflow: --out {tmp_path} is a directory; name a file inside it, " \
-                                    f"e.g. {tmp_path / 'table.csv'}."
+    assert (
+        result.stderr.strip() == f"biasflow: --out {tmp_path} is a directory; name a file inside it, "
+        f"e.g. {tmp_path / 'table.csv'}."
+    )
 
 
 def test_no_help_text_prints_a_doubled_percent_sign():
-    """argparse fills in a flag's help with %, not a command's description, where "95%%" prints as written (issue 39)."""
+    """argparse fills in a flag's help with %, not a command's description, so "95%%" prints as written (issue 39)."""
     from biasflow.cli import build_parser
 
     parser = build_parser()

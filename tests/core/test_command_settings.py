@@ -26,12 +26,26 @@ def scored(sets=("original",), models=MODELS, metrics=("BOLD", "HONEST"), seed=1
     """Scored continuations: each model's female prompts more toxic by m / 10; the two splits' group keys apart,
     as the workflow's split by group key makes them."""
     rng = np.random.default_rng(seed)
-    rows = [(model, metric, split, promptset, group, f"{metric}-{split}-{group}-{k}",
-             m * (group == "female") / 10 + rng.normal(0, .1))
-            for m, model in enumerate(models) for metric in metrics for split in ("valid", "test")
-            for promptset in sets for group in ("female", "male") for k in range(5)]
-    return pd.DataFrame(rows, columns=["model", "metric", "split", "promptset", "subgroup", "prompt_id", "score"]
-                        ).assign(axis="gender")
+    rows = [
+        (
+            model,
+            metric,
+            split,
+            promptset,
+            group,
+            f"{metric}-{split}-{group}-{k}",
+            m * (group == "female") / 10 + rng.normal(0, 0.1),
+        )
+        for m, model in enumerate(models)
+        for metric in metrics
+        for split in ("valid", "test")
+        for promptset in sets
+        for group in ("female", "male")
+        for k in range(5)
+    ]
+    return pd.DataFrame(
+        rows, columns=["model", "metric", "split", "promptset", "subgroup", "prompt_id", "score"]
+    ).assign(axis="gender")
 
 
 def stats_file(folder: Path, **kwargs) -> Path:
@@ -48,8 +62,11 @@ def config_file(folder: Path, text: str, name: str = "one.yaml") -> Path:
 
 def tables(folder: Path) -> dict[str, str]:
     """Every table and summary a command wrote into ``folder`` (figures left out), by name."""
-    return {path.relative_to(folder).as_posix(): path.read_text() for path in sorted(folder.rglob("*"))
-            if path.suffix in (".csv", ".json")}
+    return {
+        path.relative_to(folder).as_posix(): path.read_text()
+        for path in sorted(folder.rglob("*"))
+        if path.suffix in (".csv", ".json")
+    }
 
 
 def run(*argv) -> int:
@@ -58,17 +75,34 @@ def run(*argv) -> int:
 
 # --- a study of the original prompts alone -----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", ["shared", "independent"])
 def test_cairo_select_searches_the_original_prompts_of_a_study_without_paraphrases(tmp_path, mode, caplog):
     """The default max_sets (4) searches k = 1 only and says why; every table is the one --max-sets 1 writes."""
     stats = stats_file(tmp_path)
     with caplog.at_level("INFO", logger="biasflow"):
-        assert run("cairo-select", "--stats", stats, "--out-dir", tmp_path / "default", "--mode", mode,
-                   *FAST_SELECT) == 0
-    assert ("gender BOLD~HONEST: searched at k = 1 (the original prompts) only, although max_sets is 4: k > 1 needs "
-            "paraphrase sets, and BOLD and HONEST have none") in caplog.text
-    assert run("cairo-select", "--stats", stats, "--out-dir", tmp_path / "one", "--mode", mode, "--max-sets", "1",
-               *FAST_SELECT) == 0
+        assert (
+            run("cairo-select", "--stats", stats, "--out-dir", tmp_path / "default", "--mode", mode, *FAST_SELECT) == 0
+        )
+    assert (
+        "gender BOLD~HONEST: searched at k = 1 (the original prompts) only, although max_sets is 4: k > 1 needs "
+        "paraphrase sets, and BOLD and HONEST have none"
+    ) in caplog.text
+    assert (
+        run(
+            "cairo-select",
+            "--stats",
+            stats,
+            "--out-dir",
+            tmp_path / "one",
+            "--mode",
+            mode,
+            "--max-sets",
+            "1",
+            *FAST_SELECT,
+        )
+        == 0
+    )
     default, one = tables(tmp_path / "default"), tables(tmp_path / "one")
     assert pd.read_csv(tmp_path / "default/curve.csv")["k"].tolist() == [1]
     summaries = [json.loads(found.pop("selection.json")) for found in (default, one)]
@@ -94,18 +128,23 @@ def test_compare_answers_on_a_study_without_paraphrases_with_the_eq1_difference_
     the baseline's, computed here from the raw scores (both splits, docs/methods.md §1.6), not a refusal."""
     stats = stats_file(tmp_path)
     out = tmp_path / "compared.csv"
-    assert run("compare", "--method", "cairo", "--stats", stats, "--baseline", "m0", "--candidate", "m4",
-               "--out", out) == 0
+    assert (
+        run("compare", "--method", "cairo", "--stats", stats, "--baseline", "m0", "--candidate", "m4", "--out", out)
+        == 0
+    )
     rows = pd.read_csv(out).set_index("metric")
     raw = scored()
-    eq1 = {(model, metric): part.groupby("subgroup")["score"].mean().sub(part["score"].mean()).abs().sum()
-           for (model, metric), part in raw.groupby(["model", "metric"])}
+    eq1 = {
+        (model, metric): part.groupby("subgroup")["score"].mean().sub(part["score"].mean()).abs().sum()
+        for (model, metric), part in raw.groupby(["model", "metric"])
+    }
     for metric in ("BOLD", "HONEST"):
         assert rows.loc[metric, "difference"] == pytest.approx(eq1["m4", metric] - eq1["m0", metric], abs=1e-12)
         assert np.isfinite(rows.loc[metric, "lo90"]) and rows.loc[metric, "verdict"]
 
 
 # --- --config takes any part of a config ----------------------------------------------------------------------------
+
 
 def test_one_setting_config_on_compare_is_an_answer(tmp_path, capsys):
     """The issue's file, `selection: {max_sets: 1}` alone, and a setting compare reads: the file's value as the flag."""
@@ -115,8 +154,16 @@ def test_one_setting_config_on_compare_is_an_answer(tmp_path, capsys):
     one = config_file(tmp_path, "selection: {max_sets: 1}\n")
     assert run(*pair, "--config", one, "--out", tmp_path / "k1.csv") == 0
     assert (tmp_path / "k1.csv").read_text() == (tmp_path / "plain.csv").read_text()
-    assert run(*pair, "--config", config_file(tmp_path, "selection: {seed: 7}\n", "seed.yaml"),
-               "--out", tmp_path / "file.csv") == 0
+    assert (
+        run(
+            *pair,
+            "--config",
+            config_file(tmp_path, "selection: {seed: 7}\n", "seed.yaml"),
+            "--out",
+            tmp_path / "file.csv",
+        )
+        == 0
+    )
     assert run(*pair, "--seed", "7", "--out", tmp_path / "flag.csv") == 0
     assert (tmp_path / "file.csv").read_text() == (tmp_path / "flag.csv").read_text()
     assert (tmp_path / "file.csv").read_text() != (tmp_path / "plain.csv").read_text(), "the seed moves the intervals"
@@ -127,10 +174,28 @@ def test_the_library_compare_takes_a_part_of_a_config_as_the_command_does(tmp_pa
     from biasflow.tables import write_table
 
     stats = stats_file(tmp_path)
-    assert run("compare", "--method", "cairo", "--stats", stats, "--baseline", "m0", "--candidate", "m4", "--seed", "7",
-               "--out", tmp_path / "flag.csv") == 0
-    write_table(biasflow.compare("cairo", str(stats), "m0", "m4", config={"selection": {"seed": 7}}).rows,
-                tmp_path / "library.csv")
+    assert (
+        run(
+            "compare",
+            "--method",
+            "cairo",
+            "--stats",
+            stats,
+            "--baseline",
+            "m0",
+            "--candidate",
+            "m4",
+            "--seed",
+            "7",
+            "--out",
+            tmp_path / "flag.csv",
+        )
+        == 0
+    )
+    write_table(
+        biasflow.compare("cairo", str(stats), "m0", "m4", config={"selection": {"seed": 7}}).rows,
+        tmp_path / "library.csv",
+    )
     assert (tmp_path / "library.csv").read_text() == (tmp_path / "flag.csv").read_text()
     with pytest.raises(BiasflowError, match=r"unknown key 'sed' \(did you mean seed\?\)"):
         biasflow.compare("cairo", str(stats), "m0", "m4", config={"selection": {"sed": 7}})
@@ -140,8 +205,10 @@ def test_the_library_compare_takes_a_part_of_a_config_as_the_command_does(tmp_pa
 def test_one_setting_config_on_cairo_select(tmp_path):
     stats = stats_file(tmp_path, sets=("original", "p1", "p2"), models=MODELS[:4])
     common = ["cairo-select", "--stats", stats, *FAST_SELECT]
-    assert run(*common, "--config", config_file(tmp_path, "selection: {max_sets: 1}\n"), "--out-dir",
-               tmp_path / "file") == 0
+    assert (
+        run(*common, "--config", config_file(tmp_path, "selection: {max_sets: 1}\n"), "--out-dir", tmp_path / "file")
+        == 0
+    )
     assert run(*common, "--max-sets", "1", "--out-dir", tmp_path / "flag") == 0
     assert run(*common, "--out-dir", tmp_path / "plain") == 0
     assert tables(tmp_path / "file") == tables(tmp_path / "flag") != tables(tmp_path / "plain")
@@ -154,9 +221,19 @@ def fairpair_sides(folder: Path) -> list[Path]:
     words = {"perturbed_original": ["good", "kind", "work", "hard"], "counterfactual": ["late", "nurse", "doctor"]}
     paths = []
     for model in ("model_a", "model_b"):
-        rows = [{"prompt_id": f"p{p}", "side": side, "sample": s,
-                 "text": " ".join(rng.choice(words[side] if model == "model_b" else sum(words.values(), []), 5))}
-                for p in range(5) for side in words for s in range(4)]
+        rows = [
+            {
+                "prompt_id": f"p{p}",
+                "side": side,
+                "sample": s,
+                "text": " ".join(
+                    rng.choice(words[side] if model == "model_b" else [w for side in words.values() for w in side], 5)
+                ),
+            }
+            for p in range(5)
+            for side in words
+            for s in range(4)
+        ]
         paths.append(folder / f"{model}.csv")
         pd.DataFrame(rows).to_csv(paths[-1], index=False)
     return paths
@@ -165,14 +242,21 @@ def fairpair_sides(folder: Path) -> list[Path]:
 def test_one_setting_config_on_fairpair_summary_sets_what_no_flag_used_to(tmp_path):
     """fairpair.ngrams.top, which the command once took from the schema whatever the config said."""
     common = ["fairpair-summary", "--sides", *fairpair_sides(tmp_path), "--null-draws", "50", "--bootstrap", "50"]
-    assert run(*common, "--config", config_file(tmp_path, "fairpair: {ngrams: {top: 2}}\n"), "--out-dir",
-               tmp_path / "file") == 0
+    assert (
+        run(
+            *common, "--config", config_file(tmp_path, "fairpair: {ngrams: {top: 2}}\n"), "--out-dir", tmp_path / "file"
+        )
+        == 0
+    )
     assert run(*common, "--ngrams-top", "2", "--out-dir", tmp_path / "flag") == 0
     assert run(*common, "--out-dir", tmp_path / "plain") == 0
     assert tables(tmp_path / "file") == tables(tmp_path / "flag") != tables(tmp_path / "plain")
     top = pd.read_csv(tmp_path / "file/model_b_ngrams.csv")
-    assert top.groupby("side").size().max() == 2 < pd.read_csv(tmp_path / "plain/model_b_ngrams.csv").groupby(
-        "side").size().max()
+    assert (
+        top.groupby("side").size().max()
+        == 2
+        < pd.read_csv(tmp_path / "plain/model_b_ngrams.csv").groupby("side").size().max()
+    )
 
 
 def predictions(folder: Path) -> list[Path]:
@@ -180,9 +264,22 @@ def predictions(folder: Path) -> list[Path]:
     rng = np.random.default_rng(0)
     paths = []
     for model in ("a", "b"):
-        rows = [{"y_true": y, "y_pred": int(rng.integers(3)), "category": "race", "group": g,
-                 "text": f"t{t} {g} {y}", "model": model, "run_id": r, "template_id": f"t{t}"}
-                for r in range(3) for t in range(6) for g in ("black", "white", "(unmarked)") for y in range(3)]
+        rows = [
+            {
+                "y_true": y,
+                "y_pred": int(rng.integers(3)),
+                "category": "race",
+                "group": g,
+                "text": f"t{t} {g} {y}",
+                "model": model,
+                "run_id": r,
+                "template_id": f"t{t}",
+            }
+            for r in range(3)
+            for t in range(6)
+            for g in ("black", "white", "(unmarked)")
+            for y in range(3)
+        ]
         paths.append(folder / f"race_{model}.tsv")
         pd.DataFrame(rows).to_csv(paths[-1], sep="\t", index=False)
     return paths
@@ -191,13 +288,16 @@ def predictions(folder: Path) -> list[Path]:
 def test_one_setting_config_on_fpr_summary_chooses_the_pairs(tmp_path):
     """`comparisons: {pairs: none}` as --pairs none: no comparison table."""
     common = ["fpr-summary", "--probe-set", "race", *predictions(tmp_path), "--bootstrap", "50", "--null-draws", "50"]
-    assert run(*common, "--config", config_file(tmp_path, "comparisons: {pairs: none}\n"), "--out-dir",
-               tmp_path / "file") == 0
+    assert (
+        run(*common, "--config", config_file(tmp_path, "comparisons: {pairs: none}\n"), "--out-dir", tmp_path / "file")
+        == 0
+    )
     assert run(*common, "--pairs", "none", "--out-dir", tmp_path / "flag") == 0
     assert run(*common, "--out-dir", tmp_path / "plain") == 0
     assert tables(tmp_path / "file") == tables(tmp_path / "flag") != tables(tmp_path / "plain")
     assert "race_comparisons.csv" in tables(tmp_path / "plain") and "race_comparisons.csv" not in tables(
-        tmp_path / "file")
+        tmp_path / "file"
+    )
 
 
 def test_one_setting_config_on_power_and_a_flag_beating_it(tmp_path):
@@ -227,9 +327,22 @@ def test_a_flag_beats_the_config_on_compare(tmp_path, capsys):
 def test_a_typo_in_a_partial_config_is_one_line_naming_the_closest_key(tmp_path, capsys, command):
     stats = stats_file(tmp_path)
     typo = config_file(tmp_path, "selection: {max_set: 1}\n")
-    argv = {"compare": ["compare", "--method", "cairo", "--stats", stats, "--baseline", "m0", "--candidate", "m4",
-                        "--out", tmp_path / "out.csv"],
-            "cairo-select": ["cairo-select", "--stats", stats, "--out-dir", tmp_path / "out"]}[command]
+    argv = {
+        "compare": [
+            "compare",
+            "--method",
+            "cairo",
+            "--stats",
+            stats,
+            "--baseline",
+            "m0",
+            "--candidate",
+            "m4",
+            "--out",
+            tmp_path / "out.csv",
+        ],
+        "cairo-select": ["cairo-select", "--stats", stats, "--out-dir", tmp_path / "out"],
+    }[command]
     assert run(*argv, "--config", typo) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("biasflow: config key selection: unknown key 'max_set' (did you mean max_sets?)")
@@ -241,10 +354,26 @@ def test_a_typo_in_a_partial_config_is_one_line_naming_the_closest_key(tmp_path,
 
 def test_a_setting_the_method_does_not_read_is_refused(tmp_path, capsys):
     stats = stats_file(tmp_path)
-    assert run("compare", "--method", "fairpair", "--scores", stats, "--baseline", "m0", "--candidate", "m4",
-               "--bootstrap", "10") == 2
-    assert ("biasflow: --bootstrap sets selection.bootstrap and fpr.bootstrap, which --method fairpair does not read; "
-            "leave it out.") in capsys.readouterr().err
+    assert (
+        run(
+            "compare",
+            "--method",
+            "fairpair",
+            "--scores",
+            stats,
+            "--baseline",
+            "m0",
+            "--candidate",
+            "m4",
+            "--bootstrap",
+            "10",
+        )
+        == 2
+    )
+    assert (
+        "biasflow: --bootstrap sets selection.bootstrap and fpr.bootstrap, which --method fairpair does not read; "
+        "leave it out."
+    ) in capsys.readouterr().err
     assert run("power", "--method", "fpr", "--pilot", stats, "--target-r", "0.6", "--out", tmp_path / "p.csv") == 2
     assert "--target-r sets power.min_r, which --method fpr does not read" in capsys.readouterr().err
 

@@ -6,9 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from workflow_helpers import REPO
 
-from biasflow.schema import config_schema
 from biasflow.config_docs import (
     BEGIN,
     END,
@@ -19,15 +17,40 @@ from biasflow.config_docs import (
     markdown_table,
     rewritten,
 )
+from biasflow.schema import config_schema
+from workflow_helpers import REPO
 
 README = REPO / "config/README.md"
 
 # JSON Schema keywords the config schema uses. A key outside this list is almost always a
 # YAML slip: an unquoted comma in a flow mapping ({description: a, b}) makes "b" a key.
 KEYWORDS = {
-    "$schema", "$ref", "definitions", "type", "enum", "const", "properties", "additionalProperties",
-    "propertyNames", "required", "items", "minItems", "uniqueItems", "multipleOf", "minLength", "minProperties", "minimum", "maximum",
-    "exclusiveMinimum", "exclusiveMaximum", "pattern", "allOf", "if", "then", "default", "description",
+    "$schema",
+    "$ref",
+    "definitions",
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "additionalProperties",
+    "propertyNames",
+    "required",
+    "items",
+    "minItems",
+    "uniqueItems",
+    "multipleOf",
+    "minLength",
+    "minProperties",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "pattern",
+    "allOf",
+    "if",
+    "then",
+    "default",
+    "description",
 }
 
 
@@ -66,8 +89,14 @@ TINY = {
         "decoding": {
             "type": "object",
             "description": "How to decode.",
-            "properties": {"temperature": {"type": "number", "exclusiveMinimum": 0, "default": 1.0,
-                                           "description": "Softmax temperature."}},
+            "properties": {
+                "temperature": {
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                    "default": 1.0,
+                    "description": "Softmax temperature.",
+                }
+            },
         },
         "model": {
             "type": "object",
@@ -80,19 +109,38 @@ TINY = {
         },
     },
     "properties": {
-        "models": {"type": "object", "description": "Evaluated models.",
-                   "additionalProperties": {"$ref": "#/definitions/model"}},
+        "models": {
+            "type": "object",
+            "description": "Evaluated models.",
+            "additionalProperties": {"$ref": "#/definitions/model"},
+        },
         "split": {"type": "string", "enum": ["valid", "test"], "default": "valid", "description": "Which | split."},
         "budget": {"type": ["integer", "null"], "minimum": 1, "default": None, "description": "At most this many."},
-        "axes": {"type": "object", "minProperties": 1, "default": {"gender": ["BOLD", "HONEST"]},
-                 "description": "Axis to metrics.",
-                 "additionalProperties": {"type": "array", "minItems": 1, "items": {"type": "string"},
-                                          "description": "Its metrics."}},
-        "pairs": {"type": "array", "default": [{"name": "John"}], "description": "Name pairs.",
-                  "items": {"type": "object", "required": ["name"],
-                            "properties": {"name": {"type": "string", "description": "A name."},
-                                           "label": {"type": "string", "default": "a: b",
-                                                     "description": "A label."}}}},
+        "axes": {
+            "type": "object",
+            "minProperties": 1,
+            "default": {"gender": ["BOLD", "HONEST"]},
+            "description": "Axis to metrics.",
+            "additionalProperties": {
+                "type": "array",
+                "minItems": 1,
+                "items": {"type": "string"},
+                "description": "Its metrics.",
+            },
+        },
+        "pairs": {
+            "type": "array",
+            "default": [{"name": "John"}],
+            "description": "Name pairs.",
+            "items": {
+                "type": "object",
+                "required": ["name"],
+                "properties": {
+                    "name": {"type": "string", "description": "A name."},
+                    "label": {"type": "string", "default": "a: b", "description": "A label."},
+                },
+            },
+        },
     },
 }
 
@@ -117,10 +165,20 @@ def test_tiny_schema_renders_to_the_worked_rows():
     assert table[7] == r"| `split` | one of `valid`, `test` | `valid` | Which \| split. |"
 
 
-@pytest.mark.parametrize("value, text", [
-    (None, "null"), (True, "true"), (0.2, "0.2"), ([0], "[0]"), ({}, "{}"), ("auto", "auto"),
-    ("null", '"null"'), ("", '""'), ({"max_new_tokens": 128, "top_p": 0.9}, "{max_new_tokens: 128, top_p: 0.9}"),
-])
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (None, "null"),
+        (True, "true"),
+        (0.2, "0.2"),
+        ([0], "[0]"),
+        ({}, "{}"),
+        ("auto", "auto"),
+        ("null", '"null"'),
+        ("", '""'),
+        ({"max_new_tokens": 128, "top_p": 0.9}, "{max_new_tokens: 128, top_p: 0.9}"),
+    ],
+)
 def test_defaults_are_inline_yaml(value, text):
     assert inline_yaml(value) == text
 

@@ -1,18 +1,16 @@
 """The demo's profile: a job's phases from its log and benchmark, worked by hand (benchmarks/demo_profile.py)."""
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from benchmarks.demo_profile import markdown_table, profile  # noqa: E402
+from benchmarks.demo_profile import markdown_table, profile
 
 GENERATE_LOG = """2026-11-24 12:00:00,000 INFO generate m: 0 of 8 rows from cache, 8 to compute
 2026-11-24 12:00:04,000 INFO model m (pkg:x/y.gguf) on cpu, loaded in 3.5 s
 \rgenerate m:   0%|          | 0/8 [00:00<?, ?req/s]\rgenerate m:  50%|#####     | 4/8 [00:03<00:03, 1.3req/s]\
-2026-11-24 12:00:10,000 INFO model m: 200 new tokens for 8 requests in 5.0 s (prefill 1.0 s, decode 3.0 s, sampling 0.5 s)
+2026-11-24 12:00:10,000 INFO model m: 200 new tokens for 8 requests in 5.0 s (prefill 1.0 s, decode 3.0 s, \
+sampling 0.5 s)
 """
 SCORE_LOG = "2026-11-24 12:00:11,000 INFO scorer profanity: 8 texts\n2026-11-24 12:00:13,000 INFO done\n"
 BENCHMARK = "s\th:m:s\tmax_rss\n{}\t0:00:12\t100\n"

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ast
+import re
+import tokenize
+from pathlib import Path
 
 import pytest
 
@@ -35,8 +38,11 @@ def test_no_module_copies_a_schema_enum(path):
     """A tuple or list of the same strings as a schema enum is a second home for it: read ``choices(key)``."""
     copies = []
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) >= 2 and all(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        if (
+            isinstance(node, (ast.Tuple, ast.List))
+            and len(node.elts) >= 2
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+        ):
             values = frozenset(e.value for e in node.elts)
             if values in ENUMS:
                 copies.append((node.lineno, ENUMS[values]))
@@ -84,3 +90,37 @@ def test_the_embedded_default_sets_only_what_differs_from_the_schema():
             redundant.append(".".join(map(str, path)))
     assert not redundant, f"config/config.yaml repeats the schema's defaults: {redundant}"
     assert "sets only what differs from the schema's defaults" in (REPO / "config" / "config.yaml").read_text()
+
+
+# A number of minutes in a comment: a suite's time written by hand, which drifts.
+DURATION = re.compile(r"\b\d+(?:\.\d+)?\s*(?:minutes?|min)\b")
+
+
+def comment_lines(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every comment in ``path``: Python's by its tokens, others' lines starting with #."""
+    if path.suffix == ".py":
+        with path.open() as handle:
+            tokens = tokenize.generate_tokens(handle.readline)
+            return [(token.start[0], token.string) for token in tokens if token.type == tokenize.COMMENT]
+    lines = path.read_text().splitlines()
+    return [(number, line) for number, line in enumerate(lines, 1) if line.lstrip().startswith("#")]
+
+
+def test_suite_times_are_stated_in_benchmarks_readme_alone():
+    """Issue 41: the same suite's time was 5, 6 and 8 minutes in three comments. Each suite's time is in
+    benchmarks/README.md ("Test suite"); the Makefile, CI, pyproject.toml, the tests' comments and the README's
+    paragraph on the suites point there."""
+    places = [REPO / "Makefile", REPO / ".ci" / "run", REPO / "pyproject.toml", *sorted((REPO / "tests").rglob("*.py"))]
+    stated = [
+        f"{path.relative_to(REPO)}:{number}: {text.strip()}"
+        for path in places
+        for number, text in comment_lines(path)
+        if DURATION.search(text)
+    ]
+    assert not stated, "\n".join(stated)
+    readme = (REPO / "README.md").read_text()
+    suites = readme[readme.index("## Your own environment") :]
+    suites = suites[: suites.index("\n## ", 1)]
+    assert not DURATION.search(suites), "the README's paragraph on the suites states a time"
+    assert 'benchmarks/README.md` ("Test suite")' in suites
+    assert "## Test suite" in (REPO / "benchmarks" / "README.md").read_text()

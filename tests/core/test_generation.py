@@ -12,8 +12,7 @@ import torch
 
 from biasflow.cache import ShardCache
 from biasflow.errors import BiasflowError
-from biasflow.generation import CachedGenerator, continuation_table
-from biasflow.generation import GenerationSettings
+from biasflow.generation import CachedGenerator, GenerationSettings, continuation_table
 from biasflow.models import Generation, ModelSpec, Request
 from biasflow.models.transformers_backend import TransformersBackend, _inverse_cdf, _nucleus, _sample, _top_k
 from specs import make_decoding, make_spec
@@ -30,6 +29,7 @@ def _filter(torch, logits, decoding):
     _, ids, kept = _nucleus(torch, torch.softmax(logits, dim=-1), decoding.top_p)
     keep = torch.zeros_like(logits, dtype=torch.bool).scatter(1, ids, kept)
     return logits.masked_fill(~keep, float("-inf"))
+
 
 EPS = 1e-5  # tokens whose preceding mass is this close to top_p may go either way (float rounding)
 
@@ -82,7 +82,7 @@ def assert_filter_matches_reference(logits: torch.Tensor, top_k: int, top_p: flo
 
 
 @pytest.mark.parametrize("vocab", [7, 50, 1000, 1024, 1025, 5000])
-@pytest.mark.parametrize("top_k,top_p", [(0, 0.5), (0, 0.9), (0, 0.999), (10, 1.0), (40, 0.8), (2000, 0.95)])
+@pytest.mark.parametrize(("top_k", "top_p"), [(0, 0.5), (0, 0.9), (0, 0.999), (10, 1.0), (40, 0.8), (2000, 0.95)])
 def test_filter_matches_brute_force_on_random_logits(vocab, top_k, top_p):
     gen = torch.Generator().manual_seed(vocab * 1000 + top_k)
     logits = torch.randn(6, vocab, generator=gen) * torch.tensor([[0.5], [1.0], [2.0], [3.0], [5.0], [8.0]])
@@ -154,7 +154,7 @@ def test_blocked_inverse_cdf_at_the_ends_of_the_unit_interval():
 
 
 @pytest.mark.parametrize("vocab", [50, 1500, 262144])
-@pytest.mark.parametrize("top_k,top_p", [(0, 0.5), (0, 0.9), (0, 0.95), (40, 0.9), (1, 0.9)])
+@pytest.mark.parametrize(("top_k", "top_p"), [(0, 0.5), (0, 0.9), (0, 0.95), (40, 0.9), (1, 0.9)])
 def test_nucleus_sampling_finds_the_token_of_filtering_the_whole_vocabulary(vocab, top_k, top_p):
     """The search among the nucleus's candidates against the filter, then one float64 sum over the whole vocabulary."""
     gen = torch.Generator().manual_seed(vocab + top_k)
@@ -206,8 +206,9 @@ PROMPTS = [
 
 def backend(model_dir, cache_dir, batch_size=4, chat=False, dtype="auto", **decoding) -> TransformersBackend:
     decoding.setdefault("max_new_tokens", 8)
-    spec = make_spec("tiny", "transformers", str(model_dir), make_decoding(**decoding), batch_size=batch_size, chat=chat,
-                     dtype=dtype)
+    spec = make_spec(
+        "tiny", "transformers", str(model_dir), make_decoding(**decoding), batch_size=batch_size, chat=chat, dtype=dtype
+    )
     return TransformersBackend(spec, cache_dir=str(cache_dir), device="cpu")
 
 
@@ -290,10 +291,7 @@ def test_greedy_equals_a_manual_argmax_loop(tiny_model_dir, tmp_path, batch_size
 def test_a_generate_call_logs_where_its_time_went(tiny_model_dir, tmp_path, caplog):
     """The summary line the demo's profile reads (benchmarks/demo_profile.py parses it with these patterns)."""
     import logging
-    import sys
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from benchmarks.demo_profile import GENERATED, LOADED
 
     with caplog.at_level(logging.INFO, logger="biasflow"):
@@ -351,14 +349,45 @@ def test_max_new_tokens_is_respected(tiny_model_dir, tmp_path):
 
 
 def test_truncation_keeps_the_end_of_the_prompt(tiny_model_dir, tmp_path):
-    words = ("the woman worked as a nurse and the man worked as a doctor she is a kind person who likes music "
-             "and he is a friendly neighbour the cook said that").split()
+    words = [
+        "the",
+        "woman",
+        "worked",
+        "as",
+        "a",
+        "nurse",
+        "and",
+        "the",
+        "man",
+        "worked",
+        "as",
+        "a",
+        "doctor",
+        "she",
+        "is",
+        "a",
+        "kind",
+        "person",
+        "who",
+        "likes",
+        "music",
+        "and",
+        "he",
+        "is",
+        "a",
+        "friendly",
+        "neighbour",
+        "the",
+        "cook",
+        "said",
+        "that",
+    ]
     long_prompt = " ".join(words)
     n = 7
     suffix = " ".join(words[-n:])
     prefix = " ".join(words[:n])
     model = backend(tiny_model_dir, tmp_path, do_sample=False, max_prompt_tokens=n, max_new_tokens=6, batch_size=1)
-    cut, from_suffix, from_prefix = model.generate([Request(long_prompt), Request(suffix), Request(prefix)])
+    cut, from_suffix, _ = model.generate([Request(long_prompt), Request(suffix), Request(prefix)])
     assert cut == from_suffix
     from transformers import AutoTokenizer
 
@@ -383,14 +412,16 @@ def test_chat_with_a_chat_template_continues_the_rendered_conversation(tiny_mode
     model = backend(chat_dir, tmp_path, chat=True, do_sample=False, max_new_tokens=5)
     out = model.generate([Request("the cook said"), Request("she is a kind")])
     tokenizer = AutoTokenizer.from_pretrained(chat_dir)
-    for request, got in zip([Request("the cook said"), Request("she is a kind")], out):
+    for request, got in zip([Request("the cook said"), Request("she is a kind")], out, strict=True):
         rendered = tokenizer.apply_chat_template(
             [{"role": "user", "content": request.prompt}], tokenize=False, add_generation_prompt=True
         )
         assert rendered.endswith("assistant:")
         ids = tokenizer(rendered, add_special_tokens=False)["input_ids"]
         assert got == manual_greedy(chat_dir, ids, 5)
-    sampled = backend(chat_dir, tmp_path, chat=True, max_new_tokens=5).generate([Request("she", 0, k) for k in range(4)])
+    sampled = backend(chat_dir, tmp_path, chat=True, max_new_tokens=5).generate(
+        [Request("she", 0, k) for k in range(4)]
+    )
     assert all(g.n_tokens <= 5 for g in sampled)
 
 
@@ -493,8 +524,9 @@ def test_renamed_model_hits_the_cache_and_changed_decoding_misses(tmp_path):
     other_model(REQUESTS[:2])
     assert len(factory.fake.computed) == 2
     # auto resolves to float32 or bfloat16 on a CPU, never float16 (tests/models/test_dtypes.py)
-    fp16, factory = cached(tmp_path, spec=make_spec("old-name", "transformers", "some/model", make_decoding(),
-                                                    dtype="float16"))
+    fp16, factory = cached(
+        tmp_path, spec=make_spec("old-name", "transformers", "some/model", make_decoding(), dtype="float16")
+    )
     fp16(REQUESTS[:2])
     assert len(factory.fake.computed) == 2, "the numbers the weights are computed in change the outputs"
 
@@ -545,7 +577,10 @@ def test_continuation_table_columns_rows_and_order(tmp_path):
         for seed in (0, 5)
         for sample in range(3)
     ]
-    assert list(table[["prompt_id", "group", "text", "seed", "sample"]].itertuples(index=False, name=None)) == expected_rows
+    assert (
+        list(table[["prompt_id", "group", "text", "seed", "sample"]].itertuples(index=False, name=None))
+        == expected_rows
+    )
     assert (table["model"] == "my-model").all()
     for row in table.itertuples():
         assert row.continuation == fake_text(Request(row.text, row.seed, row.sample)).text
@@ -556,15 +591,21 @@ def test_continuation_table_columns_rows_and_order(tmp_path):
 
 def test_continuation_table_is_reproducible_with_the_real_backend(tiny_model_dir, tmp_path):
     spec = make_spec("tiny", "transformers", str(tiny_model_dir), make_decoding(max_new_tokens=5), batch_size=4)
-    first = continuation_table(PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "a")), GenerationSettings(seeds=[0, 1], samples=2))
-    fresh = continuation_table(PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "b")), GenerationSettings(seeds=[0, 1], samples=2))
+    first = continuation_table(
+        PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "a")), GenerationSettings(seeds=[0, 1], samples=2)
+    )
+    fresh = continuation_table(
+        PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "b")), GenerationSettings(seeds=[0, 1], samples=2)
+    )
     pd.testing.assert_frame_equal(first, fresh)
 
     def no_backend(spec, cache_dir):
         raise AssertionError("a fully cached rerun must not load the model")
 
     rerun = continuation_table(
-        PROMPT_TABLE, CachedGenerator(spec, str(tmp_path / "a"), backend_factory=no_backend), GenerationSettings(seeds=[0, 1], samples=2)
+        PROMPT_TABLE,
+        CachedGenerator(spec, str(tmp_path / "a"), backend_factory=no_backend),
+        GenerationSettings(seeds=[0, 1], samples=2),
     )
     pd.testing.assert_frame_equal(first, rerun)
     assert first["continuation"].nunique() > 1

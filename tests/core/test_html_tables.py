@@ -39,9 +39,12 @@ def test_a_page_holds_each_table_whole_with_readable_numbers(tmp_path):
     first = pd.DataFrame({"model": ["a<b>", "c"], "n": [1200, 3], "r": [0.123456, np.nan]})
     second = pd.DataFrame({"pair": ["BOLD~HONEST"], "p": [1 / 3]})
     path = tmp_path / "page.html"
-    write_tables_page(path, "Title & more", "What it shows.", [Section("One", "text", first),
-                                                               Section("Two", "text", second),
-                                                               Section("Empty", "text", first.iloc[:0])])
+    write_tables_page(
+        path,
+        "Title & more",
+        "What it shows.",
+        [Section("One", "text", first), Section("Two", "text", second), Section("Empty", "text", first.iloc[:0])],
+    )
     page = path.read_text()
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page and "Title &amp; more" in page
     cells = Cells()

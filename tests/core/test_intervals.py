@@ -54,14 +54,21 @@ def test_hand_worked():
     assert interval_p(0.0, np.arange(1.0, 10.0), 1.0) == 1.0
 
 
-@pytest.mark.parametrize("estimate, draws, factor", [
-    (np.nan, np.arange(5.0), 1.0), (1.0, np.full(5, np.nan), 1.0), (1.0, np.arange(5.0), np.nan),
-])
+@pytest.mark.parametrize(
+    ("estimate", "draws", "factor"),
+    [
+        (np.nan, np.arange(5.0), 1.0),
+        (1.0, np.full(5, np.nan), 1.0),
+        (1.0, np.arange(5.0), np.nan),
+    ],
+)
 def test_undefined_is_nan_never_zero(estimate, draws, factor):
     assert np.isnan(interval_p(estimate, draws, factor))
 
 
-@pytest.mark.parametrize("df, level, table", [(5, 0.95, 2.571), (2, 0.95, 4.303), (10, 0.90, 1.812), (30, 0.99, 2.750)])
+@pytest.mark.parametrize(
+    ("df", "level", "table"), [(5, 0.95, 2.571), (2, 0.95, 4.303), (10, 0.90, 1.812), (30, 0.99, 2.750)]
+)
 def test_t_quantile_matches_a_printed_t_table(df, level, table):
     """The two-sided quantiles of a printed Student t table (three decimals)."""
     assert t_quantile(df, level) == pytest.approx(table, abs=5e-4)
@@ -102,12 +109,13 @@ def test_rounding_is_told_from_a_difference_by_the_values_size():
     assert is_rounding((0.1 + 0.2) - 0.3, 0.3) and is_rounding(0.0, 0.0)
     assert not is_rounding(1e-6, 0.3) and not is_rounding(1e-12, 1e-12), "at the values' own size it is a difference"
     assert without_rounding(3.5e-18, 0.1) == 0.0 and without_rounding(0.02, 0.1) == 0.02
-    np.testing.assert_array_equal(without_rounding(np.array([-5e-17, 0.3, 4e-17]), np.array([0.2, 0.2, 0.2])),
-                                  [0.0, 0.3, 0.0])
+    np.testing.assert_array_equal(
+        without_rounding(np.array([-5e-17, 0.3, 4e-17]), np.array([0.2, 0.2, 0.2])), [0.0, 0.3, 0.0]
+    )
 
 
 def test_bounds_are_cut_to_the_quantitys_values_and_empty_without_spread():
-    """Hand-worked: a bound below 0 of a quantity that cannot be negative is 0; zero or rounding width is no interval."""
+    """Hand-worked: a bound below 0 of a quantity that can't be negative is 0; a zero or rounding width, no interval."""
     assert within(0.0358, -0.0087, 0.09, NON_NEGATIVE) == (0.0, 0.09)
     assert within(0.36, -0.81, 1.54, NON_NEGATIVE) == (0.0, 1.54)
     assert within(-0.2, -0.5, 0.1) == (-0.5, 0.1), "a difference keeps its bounds"

@@ -36,20 +36,24 @@ SCRIPTS_IMPORT = {
 
 @pytest.mark.parametrize("job", sorted(SCRIPTS_IMPORT))
 def test_a_jobs_imports_pull_in_neither_scipy_nor_torch(job):
-    code = (f"import sys, json; import {', '.join(SCRIPTS_IMPORT[job])}; "
-            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'torch'})))")
-    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                       check=True).stdout)
+    code = (
+        f"import sys, json; import {', '.join(SCRIPTS_IMPORT[job])}; "
+        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'torch'})))"
+    )
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert loaded == []
 
 
 def test_resolving_auto_on_a_cpu_imports_no_torch():
     """A cached generation job resolves its dtype for the cache key without loading torch (Linux on x86)."""
-    code = ("import sys; from biasflow.models.dtypes import cpu_flags, default_device, resolve_dtype; "
-            "readable = cpu_flags() is not None; resolve_dtype('auto', default_device()); "
-            "print(readable, 'torch' in sys.modules)")
-    readable, loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                      check=True).stdout.split()
+    code = (
+        "import sys; from biasflow.models.dtypes import cpu_flags, default_device, resolve_dtype; "
+        "readable = cpu_flags() is not None; resolve_dtype('auto', default_device()); "
+        "print(readable, 'torch' in sys.modules)"
+    )
+    readable, loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
     if readable == "True" and default_device_is_cpu():
         assert loaded == "False"
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
-import re
 import inspect
+import re
 
 import pytest
 
@@ -36,10 +36,14 @@ def test_every_part_a_declaration_names_is_there(name):
 
 
 def test_models_loaded_and_evaluated_follow_each_methods_settings():
-    config = {"methods": ["cairo", "fairpair", "fpr"], "models": {"a": {}, "b": {}, "c": {}},
-              "paraphrasers": {"p": {}}, "axes": {"gender": ["BOLD"]},
-              "fairpair": {"models": ["b"], "perturbation": {"method": "llm", "model": "p"}},
-              "fpr": {"models": None}}
+    config = {
+        "methods": ["cairo", "fairpair", "fpr"],
+        "models": {"a": {}, "b": {}, "c": {}},
+        "paraphrasers": {"p": {}},
+        "axes": {"gender": ["BOLD"]},
+        "fairpair": {"models": ["b"], "perturbation": {"method": "llm", "model": "p"}},
+        "fpr": {"models": None},
+    }
     assert own_models(config, "fairpair") == ["b"] and own_models(config, "fpr") == ["a", "b", "c"]
     assert method("cairo").evaluated(config) == ["a", "b", "c"]
     assert method("fairpair").loads(config) == [("models", "b"), ("paraphrasers", "p")]
@@ -57,8 +61,11 @@ def core_modules():
 def test_the_core_names_no_method(path):
     """Beside the import test (test_layout.py): no core module spells a method's name as a value, so none
     branches on one or reads a method's config section; prose, help texts and examples may mention them."""
-    named = [node.lineno for node in ast.walk(ast.parse(path.read_text()))
-             if isinstance(node, ast.Constant) and node.value in NAMES]
+    named = [
+        node.lineno
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Constant) and node.value in NAMES
+    ]
     assert not named, f"{path.relative_to(PACKAGE)} names a method at line(s) {named}"
 
 

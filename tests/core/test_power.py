@@ -57,7 +57,7 @@ def test_a_correlation_of_05_needs_about_29_models():
     assert math.isnan(correlation_mdd(3, 0.05, 0.8)), "three models leave no degrees of freedom"
 
 
-@pytest.mark.parametrize("n, n_other", [(12, 12), (30, 90), (200, 50)])
+@pytest.mark.parametrize(("n", "n_other"), [(12, 12), (30, 90), (200, 50)])
 def test_two_means_have_80_percent_power_at_their_mdd_by_the_noncentral_t(n, n_other):
     mdd = means_mdd(2.0, n, n_other, 0.05, 0.8)
     assert t_test_power(mdd / 2.0, n, n_other) == pytest.approx(0.8, abs=1e-4)
@@ -79,13 +79,13 @@ def test_a_simulated_correlation_at_the_mdd_is_detected_about_80_percent_of_the_
     rho = correlation_mdd(models, 0.05, 0.8)
     x = rng.standard_normal((draws, models))
     y = rho * x + math.sqrt(1 - rho**2) * rng.standard_normal((draws, models))
-    r = np.array([np.corrcoef(a, b)[0, 1] for a, b in zip(x, y)])
+    r = np.array([np.corrcoef(a, b)[0, 1] for a, b in zip(x, y, strict=True)])
     t = r * np.sqrt((models - 2) / (1 - r**2))
     detected = np.mean(2 * stats.t.sf(np.abs(t), models - 2) < 0.05)
     assert 0.75 <= detected <= 0.85, detected
 
 
-@pytest.mark.parametrize("sd, difference", [(0.188, 0.10), (1.0, 0.3)])
+@pytest.mark.parametrize(("sd", "difference"), [(0.188, 0.10), (1.0, 0.3)])
 def test_a_swap_test_at_the_planned_size_detects_the_difference_about_80_percent_of_the_time(sd, difference):
     """Sign-flip tests of normal unit differences written out: 3,000 studies of 199 random flips each."""
     n = math.ceil(swap_needed(sd, difference, 0.05, 0.8))
@@ -100,20 +100,44 @@ def test_a_swap_test_at_the_planned_size_detects_the_difference_about_80_percent
     assert n > mean_needed(sd, difference, 0.05, 0.8) or difference / sd < 0.35
 
 
-
 def test_the_log_names_each_shortfall_once_as_a_difference(caplog):
     """A paired row's measure is already a difference: the log says it once ("difference difference" before)."""
-    import pandas as pd
 
     from biasflow.power import PowerSettings, planned
 
     settings = PowerSettings.defaults(alpha=0.05, power=0.8, min_effect=0.01)
-    rows = [{"model": "a vs b", "scope": "BOLD gender test", "subgroup": "", "measure": "paired Eq. 1 difference",
-             "unit": "group keys per subgroup", "n": 3, "n_other": math.nan, "n_effective": 3, "baseline": 0.0,
-             "sd": 0.2, "mdd": 0.3, "target": 0.01, "n_needed": 40},
-            {"model": "a", "scope": "BOLD gender", "subgroup": "female", "measure": "mean score",
-             "unit": "continuations", "n": 12, "n_other": 12, "n_effective": 12, "baseline": 0.1, "sd": 0.2,
-             "mdd": 0.2, "target": 0.01, "n_needed": 900}]
+    rows = [
+        {
+            "model": "a vs b",
+            "scope": "BOLD gender test",
+            "subgroup": "",
+            "measure": "paired Eq. 1 difference",
+            "unit": "group keys per subgroup",
+            "n": 3,
+            "n_other": math.nan,
+            "n_effective": 3,
+            "baseline": 0.0,
+            "sd": 0.2,
+            "mdd": 0.3,
+            "target": 0.01,
+            "n_needed": 40,
+        },
+        {
+            "model": "a",
+            "scope": "BOLD gender",
+            "subgroup": "female",
+            "measure": "mean score",
+            "unit": "continuations",
+            "n": 12,
+            "n_other": 12,
+            "n_effective": 12,
+            "baseline": 0.1,
+            "sd": 0.2,
+            "mdd": 0.2,
+            "target": 0.01,
+            "n_needed": 900,
+        },
+    ]
     with caplog.at_level("WARNING", logger="biasflow"):
         table = planned(rows, "cairo", settings)
     assert not table["detectable"].any()
@@ -127,8 +151,17 @@ def _noninferiority(lo90: float, hi90: float, n: float, margin: float, power: fl
     from biasflow.power import PowerSettings, noninferiority_row, planned
 
     settings = PowerSettings.defaults(alpha=0.05, power=power, min_effect=margin)
-    row = noninferiority_row(model="b vs a", scope="BOLD gender both splits", subgroup="", what="Eq. 1",
-                             unit="group keys", n=n, lo90=lo90, hi90=hi90, settings=settings)
+    row = noninferiority_row(
+        model="b vs a",
+        scope="BOLD gender both splits",
+        subgroup="",
+        what="Eq. 1",
+        unit="group keys",
+        n=n,
+        lo90=lo90,
+        hi90=hi90,
+        settings=settings,
+    )
     return planned([row], "cairo", settings).iloc[0]
 
 
@@ -171,6 +204,8 @@ def test_a_noninferiority_row_without_an_interval_plans_nothing(caplog):
 def test_the_log_says_what_a_short_noninferiority_row_needs(caplog):
     with caplog.at_level("WARNING", logger="biasflow"):
         _noninferiority(-0.0329, 0.0329, 12, 0.025)
-    assert ("b vs a, BOLD gender both splits (cairo): with 12 group keys a candidate truly equal to the baseline is "
-            "shown not worse on Eq. 1 at 80% power only at a margin of 0.0497, wider than the margin 0.025; about 48 "
-            "would be needed (docs/methods.md §6.8)") in caplog.text
+    assert (
+        "b vs a, BOLD gender both splits (cairo): with 12 group keys a candidate truly equal to the baseline is "
+        "shown not worse on Eq. 1 at 80% power only at a margin of 0.0497, wider than the margin 0.025; about 48 "
+        "would be needed (docs/methods.md §6.8)"
+    ) in caplog.text

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
-import time
 
 import pytest
 
 from benchmarks import readme_numbers
-from benchmarks.readme_numbers import DOCUMENTS, FIELDS, NUMBERS, TABLES, TABLE, VALUE, OtherProcesses
+from benchmarks.readme_numbers import DOCUMENTS, FIELDS, NUMBERS, TABLE, TABLES, VALUE, OtherProcesses
 from workflow_helpers import REPO
 
 
@@ -22,7 +23,8 @@ def numbers():
 def test_readme_says_what_numbers_json_records(document, numbers):
     text = (REPO / document).read_text()
     assert readme_numbers.render_text(text, numbers) == text, (
-        f"{document} differs from benchmarks/numbers.json: run `python -m benchmarks.readme_numbers render`")
+        f"{document} differs from benchmarks/numbers.json: run `python -m benchmarks.readme_numbers render`"
+    )
 
 
 def test_every_value_and_table_is_used_and_known():
@@ -54,24 +56,65 @@ def test_durations_and_break_even_worked_by_hand():
     assert readme_numbers.duration(587) == "9 min 47 s"
     # transformers: 5 s start, 100 tokens/s; vLLM: 105 s start, 200 tokens/s. Equal at t where
     # 5 + t/100 = 105 + t/200, t = 20,000 tokens.
-    results = [{"backend": "transformers", "load_s": 5.0, "tokens_per_s": 100.0},
-               {"backend": "vllm", "load_s": 105.0, "tokens_per_s": 200.0}]
+    results = [
+        {"backend": "transformers", "load_s": 5.0, "tokens_per_s": 100.0},
+        {"backend": "vllm", "load_s": 105.0, "tokens_per_s": 200.0},
+    ]
     assert readme_numbers._break_even(results) == pytest.approx(20_000)
 
 
 def test_watcher_counts_processes_outside_the_measurement_only():
-    """A busy process started outside this process tree is counted; a busy child of ours is not."""
-    # The outside one is orphaned (the shell that starts it exits at once), as another job would be.
-    subprocess.run(["sh", "-c", "(yes > /dev/null & pid=$!; sleep 4; kill $pid) &"], check=True)
-    child = subprocess.Popen(["sha1sum", "/dev/zero"])
+    """Two samples from snapshots written by hand: what runs outside the measured tree is counted, our
+    children and grandchildren are not, nor a process new since the last snapshot or a pid reused."""
+    # pid -> (parent, name, clock ticks); the measurement is pid 100, at 100 ticks a second.
+    first = {
+        1: (0, "init", 10),
+        100: (1, "python", 50),
+        101: (100, "sha1sum", 0),
+        102: (101, "sh", 0),
+        200: (1, "yes", 100),
+        201: (200, "make", 0),
+        400: (1, "old", 500),
+    }
+    second = {
+        1: (0, "init", 10),
+        100: (1, "python", 250),
+        101: (100, "sha1sum", 200),
+        102: (101, "sh", 100),
+        200: (1, "yes", 250),
+        201: (200, "make", 50),
+        300: (1, "new", 80),
+        400: (1, "cc1", 20),
+    }
+    third = {**second, 200: (1, "yes", 270)}
+    watcher = OtherProcesses(root=100)
+    watcher.record(first, second, seconds=2.0, tick=100)  # yes 150 ticks in 2 s: 0.75 cores; make 0.25
+    watcher.record(second, third, seconds=2.0, tick=100)  # yes 20 ticks: 0.1 cores
+    assert watcher.samples == pytest.approx([1.0, 0.1])
+    # Over the 4 s: yes 1.7 core-seconds, make 0.5; init used nothing and is not listed.
+    assert watcher.summary(4.0) == {
+        "mean_cores": pytest.approx(0.55),
+        "max_cores": pytest.approx(1.0),
+        "busiest": {"yes": pytest.approx(0.425), "make": pytest.approx(0.125)},
+    }
+
+
+def test_watcher_tells_our_processes_from_others_on_this_machine():
+    """On the live process table: a child of this process is in its tree; a process its shell left
+    behind (orphaned, as another job's would be) is not."""
+    child = subprocess.Popen(["sleep", "600"])
+    # The shell exits at once; its background sleep is handed to another parent as it exits.
+    orphan = int(
+        subprocess.run(
+            ["sh", "-c", "sleep 600 > /dev/null 2>&1 & echo $!"], capture_output=True, text=True, check=True
+        ).stdout
+    )
     try:
-        watcher = OtherProcesses(interval=0.5)
-        watcher.start()
-        time.sleep(3)
-        others = watcher.stop(3)
+        snapshot = readme_numbers._cpu_ticks()
+        ours = readme_numbers._descendants(snapshot, os.getpid())
     finally:
         child.kill()
         child.wait()
-    assert others["busiest"].get("yes", 0) > 0.3, others
-    assert "sha1sum" not in others["busiest"], others
-    assert others["max_cores"] >= others["mean_cores"] > 0.3
+        os.kill(orphan, signal.SIGKILL)
+    assert snapshot[child.pid][0] == os.getpid() and child.pid in ours
+    assert orphan in snapshot and orphan not in ours

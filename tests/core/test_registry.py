@@ -38,8 +38,11 @@ def test_a_member_is_imported_when_asked_for(registry):
 
 
 def test_an_unknown_name_says_the_close_match_and_every_choice(registry):
-    with pytest.raises(BiasflowError, match=r"^config x: unknown widget 'zetta' \(did you mean zeta\?\); "
-                                            r"use one of alpha, zeta\.$"):
+    with pytest.raises(
+        BiasflowError,
+        match=r"^config x: unknown widget 'zetta' \(did you mean zeta\?\); "
+        r"use one of alpha, zeta\.$",
+    ):
         registry.get("zetta", "config x: ")
     with pytest.raises(BiasflowError, match=r"^unknown widget 'q'; use one of alpha, zeta\.$"):
         registry.get("q")

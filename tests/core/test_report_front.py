@@ -27,8 +27,12 @@ DEMO_CONFIG = REPO / "config" / "config.yaml"
 # A category of the report's results, as the template sees one: its name.
 Category = namedtuple("Category", "name")
 # What `make demo` computes: the main job, CAIRO's gender axis (of the embedded default's gender and religion).
-DEMO_RESULTS = ["results/cairo/gender.csv", "results/cairo/gender_tables.html", "results/cairo/gender_comparisons.csv",
-                "results/cairo/gender_variance.csv"]
+DEMO_RESULTS = [
+    "results/cairo/gender.csv",
+    "results/cairo/gender_tables.html",
+    "results/cairo/gender_comparisons.csv",
+    "results/cairo/gender_variance.csv",
+]
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +73,11 @@ def rendered(page: dict, config: dict, records: list[tuple[str, str]]) -> str:
     targets += "".join(f"\n.. _{category.name}: javascript:category('{category.name}')" for category in categories)
     text = (REPO / "workflow" / "report" / "workflow.rst").read_text() + "\n" + targets + "\n"
     snakemake = SimpleNamespace(config={**config, "__report__": page})
-    filled = Environment(trim_blocks=True, lstrip_blocks=True).from_string(text).render(
-        snakemake=snakemake, categories=categories, files=[])
+    filled = (
+        Environment(trim_blocks=True, lstrip_blocks=True)
+        .from_string(text)
+        .render(snakemake=snakemake, categories=categories, files=[])
+    )
     with warnings.catch_warnings():  # docutils's notice of its next version's argument names
         warnings.simplefilter("ignore", PendingDeprecationWarning)
         return publish_parts(filled, writer_name="html")["html_body"]
@@ -86,22 +93,40 @@ def test_after_make_demo_the_front_page_lists_the_axis_computed_and_links_its_pa
     assert cairo["pages"] == ["results/cairo/gender_tables.html"]
     assert cairo["comparisons"] == ["results/cairo/gender_comparisons.csv"]
     assert cairo["variance"] == ["results/cairo/gender_variance.csv"]
-    html = rendered(page, config, [("CAIRO", "results/cairo/gender_tables.html"),
-                                   ("CAIRO", "results/cairo/gender_curve.png")])
+    html = rendered(
+        page, config, [("CAIRO", "results/cairo/gender_tables.html"), ("CAIRO", "results/cairo/gender_curve.png")]
+    )
     assert "religion" not in html and "System Message" not in html and "system-message" not in html
-    assert re.search(r'<a class="reference external" href="javascript:show\(\'gender_tables.html\'\)">'
-                     r'gender_tables.html</a>', html), "the report's own page of the tables, linked"
+    assert re.search(
+        r'<a class="reference external" href="javascript:show\(\'gender_tables.html\'\)">'
+        r"gender_tables.html</a>",
+        html,
+    ), "the report's own page of the tables, linked"
     assert "results/cairo/gender_comparisons.csv" in html and "results/cairo/religion" not in html
 
 
 def test_a_page_whose_file_name_another_result_shares_is_shown_as_its_path_not_linked(after_demo):
     """results/fairpair/summary.html and results/fpr/summary.html: a link by name would open the first of them."""
     shared = (("FairPair", "results/fairpair/summary.html"), ("Group FPR gaps", "results/fpr/summary.html"))
-    page = {"methods": [{"name": name, "citation": "c", "models": ["m"], "settings": "s.", "pages": [path],
-                         "comparisons": [], "variance": []} for name, path in shared],
-            "not_run": ["CAIRO"], "data": []}
-    html = rendered(page, after_demo, [("FairPair", "results/fairpair/summary.html"),
-                                       ("FPR gaps", "results/fpr/summary.html")])
+    page = {
+        "methods": [
+            {
+                "name": name,
+                "citation": "c",
+                "models": ["m"],
+                "settings": "s.",
+                "pages": [path],
+                "comparisons": [],
+                "variance": [],
+            }
+            for name, path in shared
+        ],
+        "not_run": ["CAIRO"],
+        "data": [],
+    }
+    html = rendered(
+        page, after_demo, [("FairPair", "results/fairpair/summary.html"), ("FPR gaps", "results/fpr/summary.html")]
+    )
     assert "System Message" not in html and "system-message" not in html
     assert 'href="javascript:show' not in html
     for path in ("results/fairpair/summary.html", "results/fpr/summary.html"):
@@ -118,8 +143,10 @@ def test_what_the_readme_docs_and_report_say_of_4_models_is_what_their_floor_is(
     report = (REPO / "workflow" / "report" / "workflow.rst").read_text()
     for name, text in (("README.md", readme), ("docs/methods.md", methods), ("workflow.rst", report)):
         assert "cannot be significant" not in text, name
-    assert f"across 4 systems can barely be shown significant: with 4 models the permutation p-value cannot fall " \
-           f"below {floor:.3f}" in readme
+    assert (
+        f"across 4 systems can barely be shown significant: with 4 models the permutation p-value cannot fall "
+        f"below {floor:.3f}" in readme
+    )
     assert f"0.161 with 3 models, {floor:.3f} with 4" in readme
     assert f"the draws give 0.161, {floor:.3f} and 0.007" in methods
     assert "with 4 it is below α, so p < 0.05 is reachable" in methods
@@ -140,17 +167,24 @@ def test_the_readme_the_package_and_the_report_say_three_methods_from_four_paper
 def test_the_verdicts_of_the_compare_pairs_come_first_where_their_tables_exist(after_demo):
     """The release question before the methods (docs/methods.md §7): a pair whose tables exist is stated, one without
     is not; a page without pairs has no such section."""
-    config = {**after_demo, "compare": [{"baseline": "smollm2-t1.0", "candidate": "smollm2-t0.7", "margin": {}},
-                                        {"baseline": "smollm2-t1.0", "candidate": "gemma3-t1.0", "margin": {}}]}
+    config = {
+        **after_demo,
+        "compare": [
+            {"baseline": "smollm2-t1.0", "candidate": "smollm2-t0.7", "margin": {}},
+            {"baseline": "smollm2-t1.0", "candidate": "gemma3-t1.0", "margin": {}},
+        ],
+    }
     folder = Path("results/compare/smollm2-t1.0_vs_smollm2-t0.7")
     folder.mkdir(parents=True)
-    (folder / "cairo.csv").write_text("verdict,p_worse,p_worse_holm,margin\nnot worse,0.7,1.0,0.05\n"
-                                      "worse by more than δ,0.001,0.002,0.05\n")
+    (folder / "cairo.csv").write_text(
+        "verdict,p_worse,p_worse_holm,margin\nnot worse,0.7,1.0,0.05\nworse by more than δ,0.001,0.002,0.05\n"
+    )
     page = front_page(config, ["cairo"], REPO / "src" / "biasflow" / "data")
     assert page["verdicts"] == [
         "Candidate ``smollm2-t0.7`` against baseline ``smollm2-t1.0``: **worse** over 2 measure(s) of 1 method(s). "
         "CAIRO: worse (2 measure(s), margin ±0.05). Each method's rows and summary: "
-        "``results/compare/smollm2-t1.0_vs_smollm2-t0.7/``."]
+        "``results/compare/smollm2-t1.0_vs_smollm2-t0.7/``."
+    ]
     html = rendered(page, config, [("CAIRO", "results/cairo/gender_tables.html")])
     assert "System Message" not in html and "system-message" not in html
     first = html.index("Did the candidate get worse?")

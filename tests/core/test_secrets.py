@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 
-from biasflow.schema import config_schema
 from biasflow.models import BACKENDS, backend_class, model_spec
+from biasflow.schema import config_schema
 from workflow_helpers import REPO
 
 SOURCES = sorted([*(REPO / "src" / "biasflow").rglob("*.py"), *(REPO / "workflow" / "scripts").glob("*.py")])
@@ -24,14 +24,20 @@ def keyword_values(name: str):
 
 
 def test_no_command_runs_through_a_shell():
-    shells = [(str(path), line) for path, line, value in keyword_values("shell")
-              if not (isinstance(value, ast.Constant) and value.value is False)]
+    shells = [
+        (str(path), line)
+        for path, line, value in keyword_values("shell")
+        if not (isinstance(value, ast.Constant) and value.value is False)
+    ]
     assert not shells, f"subprocess calls with a shell: {shells}"
 
 
 def test_remote_code_runs_only_where_a_model_entry_turns_it_on():
-    forced = [(str(path), line) for path, line, value in keyword_values("trust_remote_code")
-              if isinstance(value, ast.Constant) and value.value is True]
+    forced = [
+        (str(path), line)
+        for path, line, value in keyword_values("trust_remote_code")
+        if isinstance(value, ast.Constant) and value.value is True
+    ]
     assert not forced, f"trust_remote_code=True hard-coded at {forced}"
     assert model_spec("m", {"model": "some/hub-id"}).trust_remote_code is False
     assert model_spec("m", {"model": "some/hub-id", "trust_remote_code": True}).trust_remote_code is True
@@ -39,6 +45,7 @@ def test_remote_code_runs_only_where_a_model_entry_turns_it_on():
 
 def test_a_key_has_no_place_in_a_config():
     """Keys come from the environment: neither the schema nor any backend's options take one."""
+
     def names(schema):
         if isinstance(schema, dict):
             for key, value in schema.items():

@@ -8,12 +8,23 @@ import pandas as pd
 from PIL import Image
 
 from biasflow.plotting import (
-    SEPARATED_HIGHER, SEPARATED_LOWER, UNSEPARATED, baseline_cells, plot_separations, separation_cells,
+    SEPARATED_HIGHER,
+    SEPARATED_LOWER,
+    UNSEPARATED,
+    baseline_cells,
+    plot_separations,
+    separation_cells,
     separation_counts,
 )
 
-PAIRS = pd.DataFrame({"model_a": ["a", "a", "b"], "model_b": ["b", "c", "c"], "difference": [-0.02, -0.05, -0.03],
-                      "p_holm": [0.3, 0.01, np.nan]})
+PAIRS = pd.DataFrame(
+    {
+        "model_a": ["a", "a", "b"],
+        "model_b": ["b", "c", "c"],
+        "difference": [-0.02, -0.05, -0.03],
+        "p_holm": [0.3, 0.01, np.nan],
+    }
+)
 
 
 def test_each_cell_is_the_row_models_bias_less_the_columns_starred_where_holm_separates():
@@ -25,13 +36,19 @@ def test_each_cell_is_the_row_models_bias_less_the_columns_starred_where_holm_se
 
 
 def test_a_pair_of_a_model_not_drawn_is_left_out():
-    colours, labels = separation_cells(["a", "b"], PAIRS)
+    _, labels = separation_cells(["a", "b"], PAIRS)
     assert labels.tolist() == [["", "-0.020"], ["+0.020", ""]]
 
 
 def test_the_figure_is_written_with_models_without_an_interval(tmp_path):
-    estimates = pd.DataFrame({"model": ["a", "b", "c"], "estimate": [0.1, 0.12, 0.15], "low": [0.05, np.nan, 0.1],
-                              "high": [0.15, np.nan, 0.2]})
+    estimates = pd.DataFrame(
+        {
+            "model": ["a", "b", "c"],
+            "estimate": [0.1, 0.12, 0.15],
+            "low": [0.05, np.nan, 0.1],
+            "high": [0.15, np.nan, 0.2],
+        }
+    )
     path = tmp_path / "comparisons.png"
     plot_separations([("one", estimates, PAIRS), ("two", estimates.iloc[:2], PAIRS.iloc[:1])], "bias", path)
     assert path.read_bytes()[:4] == b"\x89PNG"
@@ -56,12 +73,25 @@ def test_above_the_matrix_size_each_model_gets_its_counts_worked_by_hand():
 
 def test_against_a_baseline_each_candidate_shows_its_difference_from_it():
     """Rows read candidate − baseline: a is 0.02 below b, not separated; c 0.05 above, separated; b the baseline."""
-    rows = pd.DataFrame({"model_a": ["a", "c"], "model_b": ["b", "b"], "difference": [-0.02, 0.05],
-                         "difference_lo": [-0.04, 0.01], "difference_hi": [0.01, 0.09], "p_holm": [0.3, 0.01]})
+    rows = pd.DataFrame(
+        {
+            "model_a": ["a", "c"],
+            "model_b": ["b", "b"],
+            "difference": [-0.02, 0.05],
+            "difference_lo": [-0.04, 0.01],
+            "difference_hi": [0.01, 0.09],
+            "p_holm": [0.3, 0.01],
+        }
+    )
     cells = baseline_cells(["c", "b", "a", "d"], rows)
     assert list(cells.index) == ["c", "b", "a", "d"]
-    assert cells.loc["c", ["baseline", "difference", "low", "high", "separated"]].tolist() == ["b", 0.05, 0.01, 0.09,
-                                                                                               True]
+    assert cells.loc["c", ["baseline", "difference", "low", "high", "separated"]].tolist() == [
+        "b",
+        0.05,
+        0.01,
+        0.09,
+        True,
+    ]
     assert cells.loc["c", "colour"] == SEPARATED_HIGHER and cells.loc["a", "colour"] == UNSEPARATED
     assert cells.loc["a", ["difference", "separated"]].tolist() == [-0.02, False]
     assert cells.loc["b", "baseline"] == "" and np.isnan(cells.loc["b", "difference"]), "the baseline's own row"
@@ -75,10 +105,16 @@ def leaderboard(n: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     estimate = rng.normal(0, 1, n)
     estimates = pd.DataFrame({"model": names, "estimate": estimate, "low": estimate - 0.5, "high": estimate + 0.5})
     a, b = np.triu_indices(n, 1)
-    pairs = pd.DataFrame({"model_a": np.array(names)[a], "model_b": np.array(names)[b],
-                          "difference": estimate[a] - estimate[b], "difference_lo": estimate[a] - estimate[b] - 0.3,
-                          "difference_hi": estimate[a] - estimate[b] + 0.3,
-                          "p_holm": np.where(np.abs(estimate[a] - estimate[b]) > 1, 0.001, 0.5)})
+    pairs = pd.DataFrame(
+        {
+            "model_a": np.array(names)[a],
+            "model_b": np.array(names)[b],
+            "difference": estimate[a] - estimate[b],
+            "difference_lo": estimate[a] - estimate[b] - 0.3,
+            "difference_hi": estimate[a] - estimate[b] + 0.3,
+            "p_holm": np.where(np.abs(estimate[a] - estimate[b]) > 1, 0.001, 0.5),
+        }
+    )
     return estimates, pairs
 
 

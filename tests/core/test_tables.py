@@ -36,7 +36,7 @@ def mode(path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)
 
 
-@pytest.mark.parametrize("mask, expected", [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+@pytest.mark.parametrize(("mask", "expected"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
 def test_written_files_get_the_mode_open_would_give_them(tmp_path, umask, mask, expected):
     """mkstemp makes 0600 files; a results folder shared with a group must stay readable to it."""
     umask(mask)
@@ -65,7 +65,9 @@ def test_an_unsupported_suffix_names_the_ones_that_work(tmp_path, name):
 
 def test_a_directory_is_not_an_output_file(tmp_path):
     (tmp_path / "results").mkdir()
-    with pytest.raises(BiasflowError, match=r"--out .*results is a directory; name a file inside it, e\.g\. .*table\.csv"):
+    with pytest.raises(
+        BiasflowError, match=r"--out .*results is a directory; name a file inside it, e\.g\. .*table\.csv"
+    ):
         check_output_path(tmp_path / "results", "--out")
     (tmp_path / "file.csv").write_text("keep")
     with pytest.raises(BiasflowError, match=r"file\.csv is a file, so no folder can be made there"):
@@ -87,6 +89,10 @@ def test_write_together_is_all_or_nothing(tmp_path):
         write_together({tmp_path / "a.csv": table_writer(FRAME, tmp_path / "a.csv"), tmp_path / "b.json": fail})
     assert (tmp_path / "a.csv").read_text() == "old a\n", "an earlier run's file is untouched"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"], "no new file, no temporary file"
-    write_together({tmp_path / "a.csv": table_writer(FRAME, tmp_path / "a.csv"),
-                    tmp_path / "b.json": lambda tmp: tmp.write_text("{}")})
+    write_together(
+        {
+            tmp_path / "a.csv": table_writer(FRAME, tmp_path / "a.csv"),
+            tmp_path / "b.json": lambda tmp: tmp.write_text("{}"),
+        }
+    )
     assert pd.read_csv(tmp_path / "a.csv").equals(FRAME) and (tmp_path / "b.json").read_text() == "{}"

@@ -29,8 +29,8 @@ from biasflow.verdicts import (
     WORSE_BEYOND,
     exit_code,
     judge,
-    sentence,
     overall,
+    sentence,
     units_needed,
     verdict,
 )
@@ -38,25 +38,28 @@ from biasflow.verdicts import (
 DELTA = 0.01
 
 
-@pytest.mark.parametrize("lo90, hi90, expected", [
-    (-0.03, -0.001, BETTER),            # wholly below 0
-    (-0.03, 0.0, NOT_WORSE),            # the upper bound at 0 is not below it; the lower beyond −δ
-    (-0.009, 0.009, EQUIVALENT),        # inside ±δ on both sides
-    (-0.01, 0.009, NOT_WORSE),          # the lower bound at −δ: not equivalent (strict), still below δ
-    (-0.05, 0.0099, NOT_WORSE),         # below the margin on the upper side only
-    (-0.05, 0.01, INCONCLUSIVE),        # the upper bound at δ decides nothing
-    (0.0101, 0.04, WORSE_BEYOND),       # wholly above δ
-    (0.01, 0.04, WORSE),                # the lower bound at δ: above 0, not beyond δ
-    (0.001, 0.02, WORSE),               # above 0, reaching past δ
-    (0.0, 0.02, INCONCLUSIVE),          # the lower bound at 0 decides nothing
-    (-0.02, 0.02, INCONCLUSIVE),        # reaches past δ above and below 0
-    (0.001, 0.005, EQUIVALENT),         # above 0, but inside ±δ: the first verdict that holds is taken
-])
+@pytest.mark.parametrize(
+    ("lo90", "hi90", "expected"),
+    [
+        (-0.03, -0.001, BETTER),  # wholly below 0
+        (-0.03, 0.0, NOT_WORSE),  # the upper bound at 0 is not below it; the lower beyond −δ
+        (-0.009, 0.009, EQUIVALENT),  # inside ±δ on both sides
+        (-0.01, 0.009, NOT_WORSE),  # the lower bound at −δ: not equivalent (strict), still below δ
+        (-0.05, 0.0099, NOT_WORSE),  # below the margin on the upper side only
+        (-0.05, 0.01, INCONCLUSIVE),  # the upper bound at δ decides nothing
+        (0.0101, 0.04, WORSE_BEYOND),  # wholly above δ
+        (0.01, 0.04, WORSE),  # the lower bound at δ: above 0, not beyond δ
+        (0.001, 0.02, WORSE),  # above 0, reaching past δ
+        (0.0, 0.02, INCONCLUSIVE),  # the lower bound at 0 decides nothing
+        (-0.02, 0.02, INCONCLUSIVE),  # reaches past δ above and below 0
+        (0.001, 0.005, EQUIVALENT),  # above 0, but inside ±δ: the first verdict that holds is taken
+    ],
+)
 def test_each_rule_at_its_boundaries(lo90, hi90, expected):
     assert verdict(lo90, hi90, DELTA) == expected
 
 
-@pytest.mark.parametrize("lo90, hi90", [(np.nan, 0.1), (0.0, np.nan), (np.nan, np.nan)])
+@pytest.mark.parametrize(("lo90", "hi90"), [(np.nan, 0.1), (0.0, np.nan), (np.nan, np.nan)])
 def test_no_interval_no_verdict(lo90, hi90):
     assert verdict(lo90, hi90, DELTA) is None
 
@@ -73,10 +76,20 @@ def test_units_needed_is_the_normal_theory_size_worked_by_hand():
 
 
 def rows(*intervals, p=None) -> pd.DataFrame:
-    lo, hi = zip(*intervals)
-    return pd.DataFrame({"measure_name": [f"m{i}" for i in range(len(lo))], "difference": np.add(lo, hi) / 2,
-                         "lo90": lo, "hi90": hi, "p_worse": p if p is not None else np.full(len(lo), 0.5),
-                         "unit": "prompts", "n_units": 20, "why_untested": None, "note": None})
+    lo, hi = zip(*intervals, strict=True)
+    return pd.DataFrame(
+        {
+            "measure_name": [f"m{i}" for i in range(len(lo))],
+            "difference": np.add(lo, hi) / 2,
+            "lo90": lo,
+            "hi90": hi,
+            "p_worse": p if p is not None else np.full(len(lo), 0.5),
+            "unit": "prompts",
+            "n_units": 20,
+            "why_untested": None,
+            "note": None,
+        }
+    )
 
 
 def test_judge_adds_the_verdicts_and_holm_over_the_rows_of_the_call():
@@ -92,14 +105,17 @@ def test_judge_adds_the_verdicts_and_holm_over_the_rows_of_the_call():
         judge(rows((0.0, 0.1)), 0.0)
 
 
-@pytest.mark.parametrize("intervals, p, expected, worse_exit, noninferior_exit", [
-    ([(-0.03, -0.01), (-0.005, 0.005), (-0.02, 0.008)], [0.9, 0.5, 0.4], "not worse", 0, 0),
-    ([(-0.03, -0.01), (-0.02, 0.02)], [0.9, 0.2], "inconclusive", 0, 1),      # one measure undecided
-    ([(-0.03, -0.01), (np.nan, np.nan)], [0.9, np.nan], "inconclusive", 0, 1),  # one untested
-    ([(0.002, 0.03), (-0.005, 0.005)], [0.02, 0.5], "worse", 1, 1),            # worse after Holm (0.04 ≤ 0.05)
-    ([(0.002, 0.03), (-0.005, 0.005), (-0.005, 0.005)], [0.02, 0.5, 0.5], "inconclusive", 0, 1),  # Holm: 0.06
-    ([(0.002, 0.008), (-0.005, 0.005)], [0.001, 0.5], "not worse", 0, 0),  # above 0 but inside ±δ: equivalent
-])
+@pytest.mark.parametrize(
+    ("intervals", "p", "expected", "worse_exit", "noninferior_exit"),
+    [
+        ([(-0.03, -0.01), (-0.005, 0.005), (-0.02, 0.008)], [0.9, 0.5, 0.4], "not worse", 0, 0),
+        ([(-0.03, -0.01), (-0.02, 0.02)], [0.9, 0.2], "inconclusive", 0, 1),  # one measure undecided
+        ([(-0.03, -0.01), (np.nan, np.nan)], [0.9, np.nan], "inconclusive", 0, 1),  # one untested
+        ([(0.002, 0.03), (-0.005, 0.005)], [0.02, 0.5], "worse", 1, 1),  # worse after Holm (0.04 ≤ 0.05)
+        ([(0.002, 0.03), (-0.005, 0.005), (-0.005, 0.005)], [0.02, 0.5, 0.5], "inconclusive", 0, 1),  # Holm: 0.06
+        ([(0.002, 0.008), (-0.005, 0.005)], [0.001, 0.5], "not worse", 0, 0),  # above 0 but inside ±δ: equivalent
+    ],
+)
 def test_the_overall_verdict_and_the_gate(intervals, p, expected, worse_exit, noninferior_exit):
     judged = judge(rows(*intervals, p=np.array(p)), DELTA)
     assert overall(judged) == expected
@@ -115,18 +131,46 @@ def scores(seed: int, prompts: int, shift: float) -> pd.DataFrame:
     return prompt_scores(seed, prompts=prompts, shift=shift)
 
 
-@pytest.mark.parametrize("candidate_shift, fail_on, status, first", [
-    (-0.15, "not-noninferior", 0, "fairpair: candidate new against baseline old: not worse (margin ±0.05 from --margin"),
-    (0.3, "worse", 1, "fairpair: candidate new against baseline old: worse (margin ±0.05 from --margin"),
-    (0.3, "never", 0, "fairpair: candidate new against baseline old: worse"),
-])
-def test_the_command_exits_0_when_the_gate_passes_and_1_when_it_fails(tmp_path, capsys, candidate_shift, fail_on,
-                                                                       status, first):
+@pytest.mark.parametrize(
+    ("candidate_shift", "fail_on", "status", "first"),
+    [
+        (
+            -0.15,
+            "not-noninferior",
+            0,
+            "fairpair: candidate new against baseline old: not worse (margin ±0.05 from --margin",
+        ),
+        (0.3, "worse", 1, "fairpair: candidate new against baseline old: worse (margin ±0.05 from --margin"),
+        (0.3, "never", 0, "fairpair: candidate new against baseline old: worse"),
+    ],
+)
+def test_the_command_exits_0_when_the_gate_passes_and_1_when_it_fails(
+    tmp_path, capsys, candidate_shift, fail_on, status, first
+):
     scores(5, 40, 0.0).to_csv(tmp_path / "old.csv", index=False)
     scores(6, 40, candidate_shift).to_csv(tmp_path / "new.csv", index=False)
-    code = main(["compare", "--method", "fairpair", "--scores", str(tmp_path / "old.csv"), str(tmp_path / "new.csv"),
-                 "--baseline", "old", "--candidate", "new", "--margin", "0.05", "--fail-on", fail_on,
-                 "--format", "json", "--out", str(tmp_path / "verdicts.csv")])
+    code = main(
+        [
+            "compare",
+            "--method",
+            "fairpair",
+            "--scores",
+            str(tmp_path / "old.csv"),
+            str(tmp_path / "new.csv"),
+            "--baseline",
+            "old",
+            "--candidate",
+            "new",
+            "--margin",
+            "0.05",
+            "--fail-on",
+            fail_on,
+            "--format",
+            "json",
+            "--out",
+            str(tmp_path / "verdicts.csv"),
+        ]
+    )
     assert code == status
     printed = json.loads(capsys.readouterr().out)
     assert printed["overall"] in first and printed["margin"] == 0.05 and printed["margin_source"] == "--margin"
@@ -136,8 +180,23 @@ def test_the_command_exits_0_when_the_gate_passes_and_1_when_it_fails(tmp_path, 
 
 def test_bad_input_exits_2_with_one_line_and_nothing_written(tmp_path, capsys):
     scores(5, 10, 0.0).to_csv(tmp_path / "old.csv", index=False)
-    code = main(["compare", "--method", "fairpair", "--scores", str(tmp_path / "old.csv"), "--baseline", "old",
-                 "--candidate", "new", "--fail-on", "worse", "--out", str(tmp_path / "verdicts.csv")])
+    code = main(
+        [
+            "compare",
+            "--method",
+            "fairpair",
+            "--scores",
+            str(tmp_path / "old.csv"),
+            "--baseline",
+            "old",
+            "--candidate",
+            "new",
+            "--fail-on",
+            "worse",
+            "--out",
+            str(tmp_path / "verdicts.csv"),
+        ]
+    )
     assert code == 2 and not (tmp_path / "verdicts.csv").exists()
     assert capsys.readouterr().err.count("\n") == 1
 
@@ -145,29 +204,61 @@ def test_bad_input_exits_2_with_one_line_and_nothing_written(tmp_path, capsys):
 def test_the_markdown_summary_leads_with_the_overall_verdict(tmp_path, capsys):
     scores(5, 40, 0.0).to_csv(tmp_path / "old.csv", index=False)
     scores(6, 40, -0.15).to_csv(tmp_path / "new.csv", index=False)
-    assert main(["compare", "--method", "fairpair", "--scores", str(tmp_path / "old.csv"), str(tmp_path / "new.csv"),
-                 "--baseline", "old", "--candidate", "new", "--format", "markdown"]) == 0
+    assert (
+        main(
+            [
+                "compare",
+                "--method",
+                "fairpair",
+                "--scores",
+                str(tmp_path / "old.csv"),
+                str(tmp_path / "new.csv"),
+                "--baseline",
+                "old",
+                "--candidate",
+                "new",
+                "--format",
+                "markdown",
+            ]
+        )
+        == 0
+    )
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("**fairpair: candidate new against baseline old: not worse (margin ±0.025 from "
-                               "power.min_effect.fairpair")
+    assert lines[0].startswith(
+        "**fairpair: candidate new against baseline old: not worse (margin ±0.025 from power.min_effect.fairpair"
+    )
     assert lines[2] == "| measure | verdict | difference | 90% interval | p worse (Holm) | note |"
     assert lines[4].startswith("| sentiment excess R | better | ")
 
 
-@pytest.mark.parametrize("interval, words", [
-    ((-0.03, -0.001), "m0: candidate B: better than A (upper bound -0.0010 < 0)"),
-    ((-0.005, 0.005), "m0: candidate B: equivalent to A within ±0.01 (90% interval -0.0050 to +0.0050, inside −0.01 "
-                      "to +0.01)"),
-    ((0.002, 0.008), "m0: candidate B: equivalent to A within ±0.01 (90% interval +0.0020 to +0.0080, inside −0.01 to "
-                     "+0.01, above it but by less than the margin)"),
-    ((-0.05, 0.004), "m0: candidate B: not worse than A (upper bound +0.0040 < margin 0.01)"),
-    ((0.02, 0.05), "m0: candidate B: worse than A by more than the margin (lower bound +0.0200 > margin 0.01)"),
-    ((0.005, 0.05), "m0: candidate B: worse than A (lower bound +0.0050 > 0; by less than the margin 0.01 or by more, "
-                    "the data do not say)"),
-    ((0.0, 0.05), "m0: candidate B: inconclusive against A: the 90% interval +0.0000 to +0.0500 reaches up to the "
-                  "margin +0.01 or beyond and down to 0 or below, so neither 'not worse' nor 'worse' is shown; about"),
-    ((np.nan, np.nan), "m0: candidate B: cannot be tested against A: one group key per subgroup; no verdict"),
-])
+@pytest.mark.parametrize(
+    ("interval", "words"),
+    [
+        ((-0.03, -0.001), "m0: candidate B: better than A (upper bound -0.0010 < 0)"),
+        (
+            (-0.005, 0.005),
+            "m0: candidate B: equivalent to A within ±0.01 (90% interval -0.0050 to +0.0050, inside −0.01 to +0.01)",
+        ),
+        (
+            (0.002, 0.008),
+            "m0: candidate B: equivalent to A within ±0.01 (90% interval +0.0020 to +0.0080, inside −0.01 to "
+            "+0.01, above it but by less than the margin)",
+        ),
+        ((-0.05, 0.004), "m0: candidate B: not worse than A (upper bound +0.0040 < margin 0.01)"),
+        ((0.02, 0.05), "m0: candidate B: worse than A by more than the margin (lower bound +0.0200 > margin 0.01)"),
+        (
+            (0.005, 0.05),
+            "m0: candidate B: worse than A (lower bound +0.0050 > 0; by less than the margin 0.01 or by more, "
+            "the data do not say)",
+        ),
+        (
+            (0.0, 0.05),
+            "m0: candidate B: inconclusive against A: the 90% interval +0.0000 to +0.0500 reaches up to the "
+            "margin +0.01 or beyond and down to 0 or below, so neither 'not worse' nor 'worse' is shown; about",
+        ),
+        ((np.nan, np.nan), "m0: candidate B: cannot be tested against A: one group key per subgroup; no verdict"),
+    ],
+)
 def test_each_verdict_in_words_names_the_bound_that_decided_it_and_the_margin_as_plus_minus(interval, words):
     table = rows(interval).assign(why_untested="one group key per subgroup")
     [line] = judge(table, DELTA).pipe(lambda judged: [sentence(r, "A", "B") for r in judged.itertuples(index=False)])

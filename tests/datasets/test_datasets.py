@@ -12,10 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from biasflow.datasets import AXES, METRICS, PROMPT_SUMMARY_COLUMNS, LoaderSettings, download_dataset, load_prompts, prompt_table
-from biasflow.tables import PROMPT_COLUMNS
+from biasflow.datasets import (
+    AXES,
+    METRICS,
+    PROMPT_SUMMARY_COLUMNS,
+    LoaderSettings,
+    download_dataset,
+    load_prompts,
+    prompt_table,
+)
 from biasflow.errors import BiasflowError
 from biasflow.hashing import stable_hash, unit_interval
+from biasflow.tables import PROMPT_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parent / "data" / "datasets"
@@ -25,6 +33,8 @@ BUNDLED = ROOT / "src" / "biasflow" / "data" / "datasets"
 def loader(**settings) -> LoaderSettings:
     """The loader's schema defaults with native labels and no options, ``settings`` replacing some."""
     return LoaderSettings.defaults(**{"subgroup_map": None, "options": {}, **settings})
+
+
 HB10, HB11 = FIXTURES / "HolisticBias-v1.0", FIXTURES / "HolisticBias-v1.1"
 
 
@@ -60,7 +70,7 @@ def test_bold_rows_ids_and_identity_terms():
     natural_key = ("American_actors", "Abe_Tester", "Abe Tester is an actor who")
     assert row["source_id"] == stable_hash("BOLD", "gender", *natural_key)
     assert row["prompt_id"] == stable_hash("BOLD", "gender", row["source_id"], "Abe Tester is an actor who")
-    terms = dict(zip(df["text"], df["identity_term"]))
+    terms = dict(zip(df["text"], df["identity_term"], strict=True))
     assert terms["Abe Tester is an actor who"] == "Abe Tester"
     assert terms["CARA EXAMPLE starred in"] == "CARA EXAMPLE"  # case-insensitive, as written in the prompt
     assert terms["He later"] == ""  # the subject is not named
@@ -97,9 +107,15 @@ def test_holisticbias_sentences_built_as_the_dataset_defines():
     assert "I am a Unitarian woman." in texts  # the entry's article overrides the vowel rule
     # a standalone phrase with {noun}: filled with every noun, article from the noun
     of_faith = {
-        "I am a woman of faith.", "I am a guy of faith.", "I am an individual of faith.",
-        "I know women of faith.", "I know guys of faith.", "I know individuals of faith.",
-        "We welcome women of faith.", "We welcome guys of faith.", "We welcome individuals of faith.",
+        "I am a woman of faith.",
+        "I am a guy of faith.",
+        "I am an individual of faith.",
+        "I know women of faith.",
+        "I know guys of faith.",
+        "I know individuals of faith.",
+        "We welcome women of faith.",
+        "We welcome guys of faith.",
+        "We welcome individuals of faith.",
     }
     assert set(df.loc[df["subgroup"] == "of faith", "text"]) == of_faith
     # a fixed standalone phrase has no noun, so must_be_noun templates skip it
@@ -110,7 +126,7 @@ def test_holisticbias_sentences_built_as_the_dataset_defines():
         "I know {plural_noun_phrase}.",
         "We welcome {plural_noun_phrase}.",
     }
-    terms = dict(zip(df["text"], df["identity_term"]))
+    terms = dict(zip(df["text"], df["identity_term"], strict=True))
     assert terms["I am an atheist woman."] == "atheist"
     assert terms["I know individuals of faith."] == "of faith"
     assert terms["We welcome a seeker."] == "a seeker"
@@ -145,7 +161,7 @@ def test_holisticbias_v10_layout():
 def test_holisticbias_buckets_option(tmp_path):
     df = load_prompts("HolisticBias", "gender", HB11, options={"buckets": {"gender_and_sex": ["queer"]}})
     assert set(df["subgroup"]) == {"queer"}
-    with pytest.raises(BiasflowError, match="buckets.gender_and_sex.*binary, queer"):
+    with pytest.raises(BiasflowError, match=r"buckets\.gender_and_sex.*binary, queer"):
         load_prompts("HolisticBias", "gender", HB11, options={"buckets": {"gender_and_sex": ["nope"]}})
     with pytest.raises(BiasflowError, match="gender_and_sex, religion, race_ethnicity"):
         load_prompts("HolisticBias", "gender", HB11, options={"buckets": {"gender": ["queer"]}})
@@ -216,16 +232,22 @@ def test_every_subgroup_with_two_keys_gets_both_splits_even_when_its_keys_hash_t
     write_json(tmp_path / "religious_ideology_prompt.json", data)
     df = load_prompts("BOLD", "religion", tmp_path, valid_fraction=0.2)
     keys = df.drop_duplicates(["subgroup", "group_key"]).groupby(["subgroup", "split"]).size()
-    assert keys.to_dict() == {("hinduism", "test"): 6, ("hinduism", "valid"): 1,
-                              ("islam", "test"): 2, ("islam", "valid"): 1}
+    assert keys.to_dict() == {
+        ("hinduism", "test"): 6,
+        ("hinduism", "valid"): 1,
+        ("islam", "test"): 2,
+        ("islam", "valid"): 1,
+    }
     smallest = min(high, key=lambda key: unit_interval("BOLD", key))
     assert set(df.loc[df["split"] == "valid", "group_key"]) >= {smallest}, "the keys with the smallest hash go to valid"
     assert df.equals(load_prompts("BOLD", "religion", tmp_path, valid_fraction=0.2)), "same split on every run"
 
 
 def test_a_subgroup_with_one_key_is_split_by_prompt_and_named_in_the_log(tmp_path, caplog):
-    data = {"atheism": {"Atheism": [f"Atheism line {i} " for i in range(10)]},
-            "islam": {f"Islam_{i}": ["Islam page says "] for i in range(5)}}
+    data = {
+        "atheism": {"Atheism": [f"Atheism line {i} " for i in range(10)]},
+        "islam": {f"Islam_{i}": ["Islam page says "] for i in range(5)},
+    }
     write_json(tmp_path / "religious_ideology_prompt.json", data)
     with caplog.at_level("INFO", logger="biasflow"):
         df = load_prompts("BOLD", "religion", tmp_path, valid_fraction=0.2)
@@ -236,17 +258,22 @@ def test_a_subgroup_with_one_key_is_split_by_prompt_and_named_in_the_log(tmp_pat
 
 
 def test_a_subgroup_that_cannot_have_both_splits_stops_the_build(tmp_path):
-    write_json(tmp_path / "religious_ideology_prompt.json",
-               {"atheism": {"Atheism": ["Atheism is "]}, "islam": {"A": ["x "], "B": ["y "]}})
-    with pytest.raises(BiasflowError, match="subgroup atheism has 1 prompt.*both"):
+    write_json(
+        tmp_path / "religious_ideology_prompt.json",
+        {"atheism": {"Atheism": ["Atheism is "]}, "islam": {"A": ["x "], "B": ["y "]}},
+    )
+    with pytest.raises(BiasflowError, match=r"subgroup atheism has 1 prompt.*both"):
         load_prompts("BOLD", "religion", tmp_path)
 
 
 def test_duplicates_are_dropped_counted_and_logged(tmp_path, caplog):
-    write_json(tmp_path / "gender_prompt.json", {
-        "American_actors": {"A": ["He was ", "He was ", "He is "], "B": ["He was "]},
-        "American_actresses": {"C": ["She was ", "She was "], "D": ["She is "]},
-    })
+    write_json(
+        tmp_path / "gender_prompt.json",
+        {
+            "American_actors": {"A": ["He was ", "He was ", "He is "], "B": ["He was "]},
+            "American_actresses": {"C": ["She was ", "She was "], "D": ["She is "]},
+        },
+    )
     with caplog.at_level("INFO", logger="biasflow"):
         prompts, summary = prompt_table("BOLD", "gender", tmp_path, loader())
     assert len(prompts) == 5, "a repeat within one page is dropped; the same sentence on another page is a prompt"
@@ -307,7 +334,9 @@ def test_subgroup_map_matching_nothing_names_the_native_labels():
 def test_a_typo_in_one_subgroup_map_key_is_an_error_naming_the_closest_label():
     data = FIXTURES / "BOLD"
     typo = {"American_actress": "female", "American_actors": "male"}
-    with pytest.raises(BiasflowError, match=r"'American_actress'.*closest: American_actresses.*subgroup_map.gender.BOLD"):
+    with pytest.raises(
+        BiasflowError, match=r"'American_actress'.*closest: American_actresses.*subgroup_map.gender.BOLD"
+    ):
         load_prompts("BOLD", "gender", data, subgroup_map=typo)
 
 
@@ -328,7 +357,7 @@ def test_a_key_naming_a_descriptor_and_a_bucket_means_the_descriptor_only(tmp_pa
 BUNDLED_AXES = [(m, a) for m in ("BOLD", "HolisticBias") for a in AXES] + [("HONEST", "gender")]
 
 
-@pytest.mark.parametrize("metric,axis", BUNDLED_AXES)
+@pytest.mark.parametrize(("metric", "axis"), BUNDLED_AXES)
 def test_bundled_sets_meet_the_size_rules(metric, axis):
     df = load_prompts(metric, axis, BUNDLED / metric)
     assert 20 <= len(df) <= 40
@@ -347,14 +376,32 @@ EXAMPLE_MAP = {
         "HONEST": {"female": "female", "male": "male"},
     },
     "religion": {
-        "BOLD": {"judaism": "jewish", "christianity": "christian", "islam": "muslim", "hinduism": "hindu",
-                 "buddhism": "buddhist", "sikhism": "sikh", "atheism": "atheist"},
-        "HolisticBias": {"Jewish": "jewish", "Christian": "christian", "Muslim": "muslim", "Hindu": "hindu",
-                         "Buddhist": "buddhist", "Sikh": "sikh", "atheist": "atheist"},
+        "BOLD": {
+            "judaism": "jewish",
+            "christianity": "christian",
+            "islam": "muslim",
+            "hinduism": "hindu",
+            "buddhism": "buddhist",
+            "sikhism": "sikh",
+            "atheism": "atheist",
+        },
+        "HolisticBias": {
+            "Jewish": "jewish",
+            "Christian": "christian",
+            "Muslim": "muslim",
+            "Hindu": "hindu",
+            "Buddhist": "buddhist",
+            "Sikh": "sikh",
+            "atheist": "atheist",
+        },
     },
     "race": {
-        "BOLD": {"African_Americans": "black", "European_Americans": "white", "Asian_Americans": "asian",
-                 "Hispanic_and_Latino_Americans": "hispanic"},
+        "BOLD": {
+            "African_Americans": "black",
+            "European_Americans": "white",
+            "Asian_Americans": "asian",
+            "Hispanic_and_Latino_Americans": "hispanic",
+        },
         "HolisticBias": {"Black": "black", "white": "white", "Asian": "asian", "Hispanic": "hispanic"},
     },
 }
@@ -386,7 +433,7 @@ def test_bundled_identity_terms_are_found():
     for metric, axis in BUNDLED_AXES:
         df = load_prompts(metric, axis, BUNDLED / metric)
         rows = df[df["identity_term"] != ""]
-        assert all(t.lower() in x.lower() for t, x in zip(rows["identity_term"], rows["text"]))
+        assert all(t.lower() in x.lower() for t, x in zip(rows["identity_term"], rows["text"], strict=True))
         if metric != "HolisticBias":  # HB plural standalone phrases legitimately lose the singular term
             assert len(rows) == len(df)
 
@@ -395,9 +442,9 @@ def test_bundled_identity_terms_are_found():
 
 
 def test_unknown_metric_and_axis():
-    with pytest.raises(BiasflowError, match="'bold'.*BOLD, HolisticBias, HONEST"):
+    with pytest.raises(BiasflowError, match=r"'bold'.*BOLD, HolisticBias, HONEST"):
         load_prompts("bold", "gender", FIXTURES / "BOLD")
-    with pytest.raises(BiasflowError, match="'age'.*gender, religion, race"):
+    with pytest.raises(BiasflowError, match=r"'age'.*gender, religion, race"):
         load_prompts("BOLD", "age", FIXTURES / "BOLD")
     assert METRICS == ("BOLD", "HolisticBias", "HONEST") and AXES == ("gender", "religion", "race")
 
@@ -410,32 +457,32 @@ def test_honest_covers_only_gender(axis):
 
 
 def test_missing_dir_and_file(tmp_path):
-    with pytest.raises(BiasflowError, match="folder not found.*nowhere.*gender_prompt.json"):
+    with pytest.raises(BiasflowError, match=r"folder not found.*nowhere.*gender_prompt\.json"):
         load_prompts("BOLD", "gender", tmp_path / "nowhere")
-    with pytest.raises(BiasflowError, match="race_prompt.json"):
+    with pytest.raises(BiasflowError, match=r"race_prompt\.json"):
         load_prompts("BOLD", "race", FIXTURES / "BOLD")
     data_dir = copy_fixture("HolisticBias-v1.1", tmp_path)
     (data_dir / "nouns.json").unlink()
-    with pytest.raises(BiasflowError, match="nouns.json"):
+    with pytest.raises(BiasflowError, match=r"nouns\.json"):
         load_prompts("HolisticBias", "gender", data_dir)
 
 
 def test_missing_honest_set_file(tmp_path):
     data_dir = copy_fixture("HONEST", tmp_path)
     (data_dir / "queer_nonqueer" / "en_template.tsv").unlink()
-    with pytest.raises(BiasflowError, match="queer_nonqueer/en_template.tsv"):
+    with pytest.raises(BiasflowError, match=r"queer_nonqueer/en_template\.tsv"):
         load_prompts("HONEST", "gender", data_dir)
     assert len(load_prompts("HONEST", "gender", data_dir, options={"sets": {"gender": ["binary"]}})) == 4
 
 
 def test_bad_json(tmp_path):
     (tmp_path / "gender_prompt.json").write_text("{not json")
-    with pytest.raises(BiasflowError, match="gender_prompt.json is not valid JSON"):
+    with pytest.raises(BiasflowError, match=r"gender_prompt\.json is not valid JSON"):
         load_prompts("BOLD", "gender", tmp_path)
 
 
 @pytest.mark.parametrize(
-    "content,where",
+    ("content", "where"),
     [
         (["a list"], "the top level"),
         ({"American_actors": ["not", "pages"]}, "subgroup 'American_actors'"),
@@ -450,7 +497,7 @@ def test_bold_wrong_structure(tmp_path, content, where):
 
 
 @pytest.mark.parametrize(
-    "name,content,match",
+    ("name", "content", "match"),
     [
         ("descriptors.json", {"religion": {"all": ["x"]}}, "descriptors.json.*'gender_and_sex'"),
         (
@@ -476,7 +523,7 @@ def test_honest_missing_column_and_mask(tmp_path):
     path = data_dir / "binary" / "en_template.tsv"
     header = "template_masked\traw\tidentity\tnumber\tcategory\ttype\n"
     path.write_text(header.replace("\tcategory", "") + "the girl is [M].\t[I] is [M]\tthe girl\tsingular\tx\n")
-    with pytest.raises(BiasflowError, match="binary/en_template.tsv lacks the column.*category"):
+    with pytest.raises(BiasflowError, match=r"binary/en_template\.tsv lacks the column.*category"):
         load_prompts("HONEST", "gender", data_dir)
     path.write_text(header + "the girl is nice.\t[I] is [M]\tthe girl\tsingular\tfemale\tx\n")
     with pytest.raises(BiasflowError, match=r"binary/en_template.tsv is malformed at data row 1.*\[M\]"):
@@ -484,9 +531,9 @@ def test_honest_missing_column_and_mask(tmp_path):
 
 
 def test_bad_options_and_fraction():
-    with pytest.raises(BiasflowError, match="unknown BOLD option.*none"):
+    with pytest.raises(BiasflowError, match=r"unknown BOLD option.*none"):
         load_prompts("BOLD", "gender", FIXTURES / "BOLD", options={"buckets": {}})
-    with pytest.raises(BiasflowError, match="unknown HONEST option.*sets"):
+    with pytest.raises(BiasflowError, match=r"unknown HONEST option.*sets"):
         load_prompts("HONEST", "gender", FIXTURES / "HONEST", options={"types": {"gender": ["binary"]}})
     with pytest.raises(BiasflowError, match="valid_fraction"):
         load_prompts("BOLD", "gender", FIXTURES / "BOLD", valid_fraction=1.5)
@@ -559,11 +606,14 @@ def test_a_folder_that_lacks_the_files_names_the_folder_below_that_has_them(tmp_
 
     for version, source in (("v1.0", HB10), ("v1.1", HB11)):
         shutil.copytree(source, tmp_path / "holistic_bias" / "dataset" / version)
-    with pytest.raises(BiasflowError, match=r"lacks descriptors.json.*dataset/v1.0 and .*dataset/v1.1 below it have "
-                                            r"them: set the path to one of them"):
+    with pytest.raises(
+        BiasflowError,
+        match=r"lacks descriptors.json.*dataset/v1.0 and .*dataset/v1.1 below it have "
+        r"them: set the path to one of them",
+    ):
         check_folder("HolisticBias", ["gender"], tmp_path / "holistic_bias", {}, "here")
     with pytest.raises(BiasflowError, match="point it at the folder that holds them"):
         check_folder("BOLD", ["gender"], tmp_path, {}, "here")
     assert check_folder("BOLD", ["gender"], BUNDLED / "BOLD", {}, "here") == []
-    with pytest.raises(BiasflowError, match="race_prompt.json"):
+    with pytest.raises(BiasflowError, match=r"race_prompt\.json"):
         check_folder("BOLD", ["race"], FIXTURES / "BOLD", {}, "here")

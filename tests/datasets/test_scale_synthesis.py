@@ -4,10 +4,6 @@ the real loaders read it, with the row counts worked out by hand from its shape.
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from benchmarks.scale import (
     floor_bold,
@@ -32,7 +28,10 @@ NOUNS_PER_GENDER, TEMPLATES, MUST_BE_NOUN = 2, 4, 1
 def test_bold_files_load_with_the_counts_asked_for(tmp_path):
     synthesise_bold(tmp_path, BOLD_SMALL)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "gender_prompt.json", "profession_prompt.json", "race_prompt.json", "religious_ideology_prompt.json",
+        "gender_prompt.json",
+        "profession_prompt.json",
+        "race_prompt.json",
+        "religious_ideology_prompt.json",
     ]
     # gender: 7 prompts over 2 subgroups -> 4 and 3; pages take 1, 2, 3, ... prompts: [1, 2, 1] and [1, 2].
     # religion: 10 over 3 -> 4, 3, 3 -> 3, 2, 2 pages. race: 5 over 2 -> 3 ([1, 2]) and 2 ([1, 1]).
@@ -66,7 +65,9 @@ def test_holisticbias_files_load_with_the_counts_worked_out_by_hand(tmp_path, mo
     }
     hb_axis = {"gender": "gender_and_sex", "religion": "religion", "race": "race_ethnicity"}
     for axis, rows in expected.items():
-        table, summary = prompt_table("HolisticBias", axis, tmp_path, LoaderSettings.defaults(subgroup_map=None, options={}))
+        table, summary = prompt_table(
+            "HolisticBias", axis, tmp_path, LoaderSettings.defaults(subgroup_map=None, options={})
+        )
         assert len(table) == rows == summary["n_prompts"].sum(), axis
         assert floor_holisticbias(tmp_path, hb_axis[axis]) == rows
         assert table["group_key"].nunique() == TEMPLATES
@@ -75,7 +76,9 @@ def test_holisticbias_files_load_with_the_counts_worked_out_by_hand(tmp_path, mo
     buckets = json.loads((tmp_path / "descriptors.json").read_text())["gender_and_sex"]
     assert set(table["subgroup"]) == {*buckets, "(none)"}
     nouns = json.loads((tmp_path / "nouns.json").read_text())
-    female = next(e["descriptor"] for b in buckets.values() for e in b if isinstance(e, dict) and e["gender"] == "female")
+    female = next(
+        e["descriptor"] for b in buckets.values() for e in b if isinstance(e, dict) and e["gender"] == "female"
+    )
     texts = " ".join(table.loc[table["identity_term"] == female, "text"])
     assert all(noun not in texts.split() for pair in nouns["male"] for noun in pair), "female never meets a male noun"
 

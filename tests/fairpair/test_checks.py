@@ -6,7 +6,6 @@ import copy
 import re
 
 import pytest
-import yaml
 
 from biasflow.config import check_config, resolve_bundled, validate_config
 from biasflow.errors import BiasflowError
@@ -34,12 +33,15 @@ def checked(names: list[str], **fairpair) -> None:
     check_config(config, environment=False)
 
 
-@pytest.mark.parametrize("models, message", [
-    (["summary"], "results/fairpair/summary.csv, a file the FairPair summary writes too"),
-    (["perturbation_rejections"], "results/fairpair/perturbation_rejections.csv, a file the FairPair summary"),
-    (["x", "x_ngrams"], "results/fairpair/x_ngrams.csv, a file model 'x' writes too"),
-    (["Summary"], "a file the FairPair summary writes too"),
-])
+@pytest.mark.parametrize(
+    ("models", "message"),
+    [
+        (["summary"], "results/fairpair/summary.csv, a file the FairPair summary writes too"),
+        (["perturbation_rejections"], "results/fairpair/perturbation_rejections.csv, a file the FairPair summary"),
+        (["x", "x_ngrams"], "results/fairpair/x_ngrams.csv, a file model 'x' writes too"),
+        (["Summary"], "a file the FairPair summary writes too"),
+    ],
+)
 def test_a_model_named_like_another_output_is_refused(models, message):
     with pytest.raises(BiasflowError, match=re.escape(message)):
         checked(models)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
+from baseline_rows import assert_baseline_rows_match
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.compare import command
 from biasflow.fairpair.comparisons import FAIRPAIR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS, BootstrapSettings, scores_and_null, summarise
 from biasflow.hashing import stable_hash
 from biasflow.model_pairs import PairChoice
-from baseline_rows import assert_baseline_rows_match
 from compare_cli import assert_refused, compare
 
 
@@ -24,14 +26,23 @@ def prompt_scores(seed: int, prompts: int = 12, shift: float = 0.0, untested: tu
     spread = rng.uniform(0.05, 0.2, prompts)
     R = np.clip(centre + shift + rng.normal(0, 0.1, prompts), 0, 1)
     spread[list(untested)] = 0.0
-    table = pd.DataFrame({column: np.nan for column in PROMPT_SCORE_COLUMNS}, index=range(prompts))
-    return table.assign(prompt_id=[f"p{i:02d}" for i in range(prompts)], dissimilarity="sentiment", R=R,
-                        R_null_mean=centre, R_null_sd=spread, F=R / (1 - R))
+    table = pd.DataFrame(dict.fromkeys(PROMPT_SCORE_COLUMNS, np.nan), index=range(prompts))
+    return table.assign(
+        prompt_id=[f"p{i:02d}" for i in range(prompts)],
+        dissimilarity="sentiment",
+        R=R,
+        R_null_mean=centre,
+        R_null_sd=spread,
+        F=R / (1 - R),
+    )
 
 
 def loop_row(x: pd.DataFrame, y: pd.DataFrame, swaps: int, seed: int) -> dict:
     """The pair's numbers by explicit loops over the prompts both tested, with the swaps drawn from the named stream."""
-    keep = lambda t: {r.prompt_id: (r.R - r.R_null_mean, 1 / r.R_null_sd) for r in t.itertuples() if r.R_null_sd > 0}
+
+    def keep(t):
+        return {r.prompt_id: (r.R - r.R_null_mean, 1 / r.R_null_sd) for r in t.itertuples() if r.R_null_sd > 0}
+
     mine, theirs = keep(x), keep(y)
     shared = sorted(set(mine) & set(theirs))
 
@@ -47,17 +58,34 @@ def loop_row(x: pd.DataFrame, y: pd.DataFrame, swaps: int, seed: int) -> dict:
     m = len(shared)
     se = np.sqrt(sum(u * u for u in influence) * m / (m - 1))
     half, half90 = (stats.t.ppf(q, m - 1) * se for q in (0.975, 0.95))
-    trades = np.stack([np.random.default_rng([seed, int(stable_hash("fairpair-compare-swaps", "sentiment", p), 16)
-                                              & (2**63 - 1)]).random(swaps) < 0.5 for p in shared], axis=1)
+    trades = np.stack(
+        [
+            np.random.default_rng(
+                [seed, int(stable_hash("fairpair-compare-swaps", "sentiment", p), 16) & (2**63 - 1)]
+            ).random(swaps)
+            < 0.5
+            for p in shared
+        ],
+        axis=1,
+    )
     reached = 0
     for draw in trades:
-        first = [theirs[p] if t else mine[p] for p, t in zip(shared, draw)]
-        second = [mine[p] if t else theirs[p] for p, t in zip(shared, draw)]
+        first = [theirs[p] if t else mine[p] for p, t in zip(shared, draw, strict=True)]
+        second = [mine[p] if t else theirs[p] for p, t in zip(shared, draw, strict=True)]
         d_a, d_b = means(first, second)
         reached += abs(d_a - d_b) >= abs(a - b) * (1 - 1e-12)
-    return {"R_excess_a": a, "R_excess_b": b, "difference": a - b, "difference_lo": a - b - half,
-            "difference_hi": a - b + half, "p": (1 + reached) / (swaps + 1), "n_prompts": m,
-            "lo90": a - b - half90, "hi90": a - b + half90, "p_worse": stats.t.sf((a - b) / se, m - 1)}
+    return {
+        "R_excess_a": a,
+        "R_excess_b": b,
+        "difference": a - b,
+        "difference_lo": a - b - half,
+        "difference_hi": a - b + half,
+        "p": (1 + reached) / (swaps + 1),
+        "n_prompts": m,
+        "lo90": a - b - half90,
+        "hi90": a - b + half90,
+        "p_worse": stats.t.sf((a - b) / se, m - 1),
+    }
 
 
 def test_the_pair_matches_a_loop_over_the_shared_tested_prompts():
@@ -79,8 +107,12 @@ def test_each_models_excess_is_the_summarys_where_both_tested_every_prompt():
     rng = np.random.default_rng(3)
     frames, nulls = [], []
     for model in ("X", "Y"):
-        rows = [(f"p{p}", side, s, "", float(np.round(rng.normal(0.3 * (side == "counterfactual"), 0.4), 4)))
-                for p in range(10) for side in ("perturbed_original", "counterfactual") for s in range(5)]
+        rows = [
+            (f"p{p}", side, s, "", float(np.round(rng.normal(0.3 * (side == "counterfactual"), 0.4), 4)))
+            for p in range(10)
+            for side in ("perturbed_original", "counterfactual")
+            for s in range(5)
+        ]
         sides = pd.DataFrame(rows, columns=["prompt_id", "side", "sample", "text", "vader"])
         scores, draws = scores_and_null(sides, ["sentiment"], None, 60, 9)
         frames.append(scores.assign(model=model))
@@ -117,17 +149,27 @@ def test_the_candidate_is_read_against_the_baseline(tmp_path):
     assert rows["difference"].iloc[0] < 0 and rows["p"].iloc[0] < 0.05
     assert rows["hi90"].iloc[0] < 0 and rows["verdict"].iloc[0] == "better"
     overall, line = verdicts.lines()
-    assert overall.startswith("fairpair: candidate new against baseline old: not worse (margin ±0.025 from "
-                              "power.min_effect.fairpair")
+    assert overall.startswith(
+        "fairpair: candidate new against baseline old: not worse (margin ±0.025 from power.min_effect.fairpair"
+    )
     assert line == f"sentiment excess R: candidate new: better than old (upper bound {rows['hi90'].iloc[0]:+.4f} < 0)"
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--baseline", "old", "--candidate", "old"], "--baseline and --candidate are both 'old'; name two different models."),
-    (["--baseline", "old", "--candidate", "mid"], "--candidate 'mid' is not among the score files, whose names are the "
-                                                   "models: new, old; give results/fairpair/mid.csv too."),
-    (["--baseline", "old", "--candidate", "new", "--method", "fairpair"], None),
-])
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--baseline", "old", "--candidate", "old"],
+            "--baseline and --candidate are both 'old'; name two different models.",
+        ),
+        (
+            ["--baseline", "old", "--candidate", "mid"],
+            "--candidate 'mid' is not among the score files, whose names are the "
+            "models: new, old; give results/fairpair/mid.csv too.",
+        ),
+        (["--baseline", "old", "--candidate", "new", "--method", "fairpair"], None),
+    ],
+)
 def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
     out = tmp_path / "compared.csv"
     paths = write(tmp_path, old=prompt_scores(5), new=prompt_scores(6))
@@ -139,10 +181,13 @@ def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
     assert_refused(result, message, out)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda t: t.assign(R_null_mean=np.nan), "FairPair scores of old have no permutation null"),
-    (lambda t: t.assign(prompt_id="q" + t["prompt_id"]), "new and old share no tested prompt"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda t: t.assign(R_null_mean=np.nan), "FairPair scores of old have no permutation null"),
+        (lambda t: t.assign(prompt_id="q" + t["prompt_id"]), "new and old share no tested prompt"),
+    ],
+)
 def test_models_that_cannot_be_paired_are_refused(tmp_path, change, message):
     paths = write(tmp_path, old=change(prompt_scores(5)), new=prompt_scores(6))
     with pytest.raises(BiasflowError, match=message):
@@ -152,7 +197,7 @@ def test_models_that_cannot_be_paired_are_refused(tmp_path, change, message):
 def test_a_score_file_with_a_header_and_no_rows_is_told_it_has_no_rows(tmp_path):
     """Not that its permutation null is missing (which null_draws above 0 would add): it has no prompts at all."""
     paths = write(tmp_path, old=prompt_scores(5).iloc[:0], new=prompt_scores(6))
-    assert open(paths[0]).read().startswith("prompt_id,")
+    assert Path(paths[0]).read_text().startswith("prompt_id,")
     with pytest.raises(BiasflowError, match=r"FairPair scores .*old.csv has no rows, only a header") as raised:
         command(paths, "old", "new", None)
     assert "null_draws" not in str(raised.value)
@@ -161,10 +206,13 @@ def test_a_score_file_with_a_header_and_no_rows_is_told_it_has_no_rows(tmp_path)
 def test_the_baselines_pairs_are_the_matching_rows_of_every_pair_adjusted_over_their_own_family():
     """docs/methods.md §7: each model against "m2" is all pairs' row of the two, turned to read candidate − m2
     where all pairs wrote it m2 − candidate; Holm and BH run over the baseline's pairs only."""
-    scores = pd.concat([prompt_scores(10 + i, prompts=20, shift=0.03 * i, untested=(i,)).assign(model=f"m{i}")
-                        for i in range(5)], ignore_index=True)
+    scores = pd.concat(
+        [prompt_scores(10 + i, prompts=20, shift=0.03 * i, untested=(i,)).assign(model=f"m{i}") for i in range(5)],
+        ignore_index=True,
+    )
     every = comparison_table(scores, 80, 3)
     against = comparison_table(scores, 80, 3, pairs=PairChoice(pairs="baseline", baseline="m2"))
-    assert_baseline_rows_match(every, against, {f"m{i}": "m2" for i in (0, 1, 3, 4)}, ["dissimilarity"],
-                               ["dissimilarity"])
+    assert_baseline_rows_match(
+        every, against, {f"m{i}": "m2" for i in (0, 1, 3, 4)}, ["dissimilarity"], ["dissimilarity"]
+    )
     assert comparison_table(scores, 80, 3, pairs=PairChoice(pairs="none", baseline=None)).empty

@@ -17,8 +17,8 @@ def slow_interval(values, weights, seed: int, draws: int, confidence: float = 0.
 
     def mean_and_error(xs, ws):
         total = sum(ws)
-        mean = sum(w * x for w, x in zip(ws, xs)) / total
-        return mean, math.sqrt(m / (m - 1) * sum((w * (x - mean)) ** 2 for w, x in zip(ws, xs))) / total
+        mean = sum(w * x for w, x in zip(ws, xs, strict=True)) / total
+        return mean, math.sqrt(m / (m - 1) * sum((w * (x - mean)) ** 2 for w, x in zip(ws, xs, strict=True))) / total
 
     mean, se = mean_and_error(values, weights)
     chosen = np.random.default_rng(seed).integers(0, m, size=(draws, m))
@@ -43,10 +43,12 @@ def test_equal_weights_are_the_textbook_bootstrap_t():
     """With equal weights se = sd/√m (scipy.stats.sem), t* = (mean* − mean) / sem*."""
     values = np.random.default_rng(1).exponential(1.0, 12)
     mean, low, high = studentized_interval(values, np.random.default_rng(4), 500, 0.9, "test")
+    assert mean == pytest.approx(values.mean())
     resampled = values[np.random.default_rng(4).integers(0, 12, size=(500, 12))]
     t = np.sort((resampled.mean(axis=1) - values.mean()) / stats.sem(resampled, axis=1))
-    assert (low, high) == pytest.approx((values.mean() - t[474] * stats.sem(values),
-                                         values.mean() - t[24] * stats.sem(values)))
+    assert (low, high) == pytest.approx(
+        (values.mean() - t[474] * stats.sem(values), values.mean() - t[24] * stats.sem(values))
+    )
 
 
 def test_a_right_skew_widens_the_upper_side():
@@ -73,11 +75,14 @@ def test_a_limit_a_rounding_below_the_estimate_still_holds_it():
         assert low <= estimate <= high and estimate in (low, high)
 
 
-@pytest.mark.parametrize("values, draws, words", [
-    (np.array([0.3, 0.3, 0.3, 0.3]), 100, "all alike"),
-    (np.array([0.3]), 100, "too few"),
-    (np.array([0.1, 0.5, 0.2]), 1000, "t* is unbounded"),
-])
+@pytest.mark.parametrize(
+    ("values", "draws", "words"),
+    [
+        (np.array([0.3, 0.3, 0.3, 0.3]), 100, "all alike"),
+        (np.array([0.3]), 100, "too few"),
+        (np.array([0.1, 0.5, 0.2]), 1000, "t* is unbounded"),
+    ],
+)
 def test_an_interval_that_cannot_be_had_is_nan_with_a_log_line(values, draws, words, caplog):
     mean, low, high = studentized_interval(values, np.random.default_rng(0), draws, 0.95, "m, sentiment: R_excess")
     assert mean == pytest.approx(values.mean()) and math.isnan(low) and math.isnan(high)

@@ -13,8 +13,8 @@ import pandas as pd
 from pandas.testing import assert_frame_equal
 
 from biasflow.fairpair.comparisons import ComparisonSettings
-from biasflow.fairpair.steps import score, summary
 from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
+from biasflow.fairpair.steps import score, summary
 
 WORDS = ["good", "bad", "kind", "rude", "calm", "loud", "happy", "sad", "the", "a", "doctor", "nurse", "was", "is"]
 SETTINGS = ScoreSettings.defaults(dissimilarities=["jaccard", "sentiment"], folds=None, null_draws=30, seed=2)
@@ -24,8 +24,12 @@ SUMMARY = BootstrapSettings.defaults(bootstrap=40, seed=2)
 def sides(model: str, prompts: int = 6, samples: int = 4) -> pd.DataFrame:
     """One model's two sides of every prompt: short random sentences, drawn from the model's own stream."""
     rng = np.random.default_rng(ord(model))
-    rows = [(f"p{p}", side, s, " ".join(rng.choice(WORDS, 5)))
-            for p in range(prompts) for side in ("perturbed_original", "counterfactual") for s in range(samples)]
+    rows = [
+        (f"p{p}", side, s, " ".join(rng.choice(WORDS, 5)))
+        for p in range(prompts)
+        for side in ("perturbed_original", "counterfactual")
+        for s in range(samples)
+    ]
     return pd.DataFrame(rows, columns=["prompt_id", "side", "sample", "text"])
 
 
@@ -41,25 +45,50 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
         for kind in paths:
             paths[kind][model] = str(tmp_path / f"{model}_{kind}.parquet")
         pd.DataFrame({"n": [1], "n_accepted": [1]}).to_parquet(paths["rejections"][model])
-        score(pairs_path=str(tmp_path / f"{model}_pairs.parquet"), model=model, settings=SETTINGS,
-              out=paths["scores"][model], null_out=paths["null"][model],
-              ngrams_out=str(tmp_path / f"{model}_ngrams.csv"), ngrams_plot=str(tmp_path / f"{model}_ngrams.png"))
-    summary(score_paths=paths["scores"], null_paths=paths["null"], rejection_paths=paths["rejections"],
-            settings=SUMMARY, comparison=ComparisonSettings(null_draws=30, seed=2), out=str(tmp_path / "summary.csv"),
-            comparisons_out=str(tmp_path / "comparisons.csv"), comparisons_plot=str(tmp_path / "comparisons.png"),
-            plot_out=str(tmp_path / "summary.png"), variance_out=str(tmp_path / "variance.csv"),
-            variance_plot=str(tmp_path / "variance.png"), rejections_out=str(tmp_path / "rejections.csv"), tables_page=str(tmp_path / "tables.html"))
+        score(
+            pairs_path=str(tmp_path / f"{model}_pairs.parquet"),
+            model=model,
+            settings=SETTINGS,
+            out=paths["scores"][model],
+            null_out=paths["null"][model],
+            ngrams_out=str(tmp_path / f"{model}_ngrams.csv"),
+            ngrams_plot=str(tmp_path / f"{model}_ngrams.png"),
+        )
+    summary(
+        score_paths=paths["scores"],
+        null_paths=paths["null"],
+        rejection_paths=paths["rejections"],
+        settings=SUMMARY,
+        comparison=ComparisonSettings(null_draws=30, seed=2),
+        out=str(tmp_path / "summary.csv"),
+        comparisons_out=str(tmp_path / "comparisons.csv"),
+        comparisons_plot=str(tmp_path / "comparisons.png"),
+        plot_out=str(tmp_path / "summary.png"),
+        variance_out=str(tmp_path / "variance.csv"),
+        variance_plot=str(tmp_path / "variance.png"),
+        rejections_out=str(tmp_path / "rejections.csv"),
+        tables_page=str(tmp_path / "tables.html"),
+    )
     # The adjusted p-values correct over every pair of the table, which pools the models by definition.
     compared = pd.read_csv(tmp_path / "comparisons.csv").drop(columns=["p_holm", "p_bh"])
-    tables = {"summary": pd.read_csv(tmp_path / "summary.csv"), "variance": pd.read_csv(tmp_path / "variance.csv"),
-              "comparisons": compared[(compared["model_a"] == "B") & (compared["model_b"] == "C")].assign(model="B")}
+    tables = {
+        "summary": pd.read_csv(tmp_path / "summary.csv"),
+        "variance": pd.read_csv(tmp_path / "variance.csv"),
+        "comparisons": compared[(compared["model_a"] == "B") & (compared["model_b"] == "C")].assign(model="B"),
+    }
     for kind in ("scores", "null"):
         tables[kind] = pd.concat([pd.read_parquet(paths[kind][model]).assign(model=model) for model in ("B", "C")])
-    keys = {"summary": ["model", "dissimilarity"], "variance": ["model", "dissimilarity"], "comparisons": ["dissimilarity"],
-            "scores": ["model", "prompt_id", "dissimilarity"],
-            "null": ["model", "prompt_id", "dissimilarity", "draw"]}
-    return {name: table[table["model"].isin(["B", "C"])].sort_values(keys[name]).reset_index(drop=True)
-            for name, table in tables.items()}
+    keys = {
+        "summary": ["model", "dissimilarity"],
+        "variance": ["model", "dissimilarity"],
+        "comparisons": ["dissimilarity"],
+        "scores": ["model", "prompt_id", "dissimilarity"],
+        "null": ["model", "prompt_id", "dissimilarity", "draw"],
+    }
+    return {
+        name: table[table["model"].isin(["B", "C"])].sort_values(keys[name]).reset_index(drop=True)
+        for name, table in tables.items()
+    }
 
 
 def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_path):

@@ -17,8 +17,16 @@ def test_differential_ngrams_finds_phrase_on_its_side():
     assert row["log_ratio"] < 0 and row["freq_a"] == 0
     assert "good at it" in set(ngrams.loc[ngrams["side"] == "perturbed_original", "ngram"])
     # The 8 n-grams only the counterfactual side has outrank every n-gram both sides share.
-    only_b = {"loving", "caring", "is loving", "loving caring", "she is loving", "is loving caring",
-              "and she is loving", "she is loving caring"}
+    only_b = {
+        "loving",
+        "caring",
+        "is loving",
+        "loving caring",
+        "she is loving",
+        "is loving caring",
+        "and she is loving",
+        "she is loving caring",
+    }
     assert set(ngrams.loc[ngrams["side"] == "counterfactual", "ngram"].head(8)) == only_b
     shared = ngrams[(ngrams["count_a"] > 0) & (ngrams["count_b"] > 0)]
     assert "works as a nurse" in set(shared["ngram"])

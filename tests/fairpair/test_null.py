@@ -24,15 +24,19 @@ def sides(rng: np.random.Generator, prompt: str, n: int, shift: int = 0) -> pd.D
     """n samples per side, 4 words each; ``shift`` > 0 draws the counterfactual side from other words (bias)."""
     rows = []
     for side in fairpair.SIDES:
-        vocabulary = WORDS[shift:] if side == "counterfactual" and shift else WORDS[:len(WORDS) - shift]
+        vocabulary = WORDS[shift:] if side == "counterfactual" and shift else WORDS[: len(WORDS) - shift]
         rows += [(prompt, side, s, " ".join(rng.choice(vocabulary, 4))) for s in range(n)]
     return pd.DataFrame(rows, columns=fairpair.SIDE_COLUMNS)
 
 
 def scored(values: dict) -> pd.DataFrame:
     """Continuation rows with given VADER scores: {prompt: (first side's scores, second side's)}."""
-    rows = [(prompt, side, s, "", score) for prompt, pair in values.items()
-            for side, scores in zip(fairpair.SIDES, pair) for s, score in enumerate(scores)]
+    rows = [
+        (prompt, side, s, "", score)
+        for prompt, pair in values.items()
+        for side, scores in zip(fairpair.SIDES, pair, strict=True)
+        for s, score in enumerate(scores)
+    ]
     return pd.DataFrame(rows, columns=[*fairpair.SIDE_COLUMNS, fairpair.SENTIMENT_COLUMN])
 
 
@@ -40,22 +44,22 @@ def slow_F(first: list[float], second: list[float]) -> float:
     """B² / (V_pg · V_gp) by double loops over the sentiment scores (§2.3); inf or NaN where a V is 0."""
     n = len(first)
     B = sum(abs(a - b) for a in first for b in second) / n**2
-    V = [sum(abs(x[i] - x[j]) for i in range(n) for j in range(n) if i != j) / (n * (n - 1))
-         for x in (first, second)]
+    V = [sum(abs(x[i] - x[j]) for i in range(n) for j in range(n) if i != j) / (n * (n - 1)) for x in (first, second)]
     if V[0] * V[1] == 0:
         return math.inf if B > 0 else math.nan
     return B**2 / (V[0] * V[1])
 
 
 def slow_R(F: float) -> float:
-    return 1.0 if F == math.inf else F / (1 + F)
+    return 1.0 if math.inf == F else F / (1 + F)
 
 
 def test_null_draws_equal_rescoring_each_resplit_the_slow_way():
-    """Each draw's sides rebuilt as rows and scored by fairpair_scores: the same F per draw, null means, spread and p."""
+    """Each draw's sides rebuilt as rows and scored by fairpair_scores: same F per draw, null means, spread and p."""
     rng = np.random.default_rng(0)
-    table = with_vader(pd.concat([sides(rng, "p0", 5), sides(rng, "p1", 5)], ignore_index=True),
-                       choices("fairpair.dissimilarities"))
+    table = with_vader(
+        pd.concat([sides(rng, "p0", 5), sides(rng, "p1", 5)], ignore_index=True), choices("fairpair.dissimilarities")
+    )
     draws, seed = 30, 4
     scores, null = fairpair.scores_and_null(table, choices("fairpair.dissimilarities"), None, draws, seed)
     for prompt in ["p0", "p1"]:
@@ -66,8 +70,9 @@ def test_null_draws_equal_rescoring_each_resplit_the_slow_way():
         for name in choices("fairpair.dissimilarities"):
             slow = []
             for split in splits:
-                resplit = pd.concat([pooled[split].assign(side=fairpair.SIDES[0]),
-                                     pooled[~split].assign(side=fairpair.SIDES[1])])
+                resplit = pd.concat(
+                    [pooled[split].assign(side=fairpair.SIDES[0]), pooled[~split].assign(side=fairpair.SIDES[1])]
+                )
                 resplit["sample"] = resplit.groupby("side").cumcount()
                 slow.append(fairpair.fairpair_scores(resplit, [name], None)["F"].iloc[0])
             fast = null[(null["prompt_id"] == prompt) & (null["dissimilarity"] == name)].sort_values("draw")
@@ -99,9 +104,11 @@ def test_the_null_averages_over_the_explicit_splits():
 
 def test_no_f_is_negative_with_exact_zeros_and_ties():
     """Neutral texts (VADER 0) and repeated scores: a side whose scores are all alike has F = inf, never huge or < 0."""
-    values = {"zeros": ([0.0, 0.0, 0.0, 0.0, 0.5], [0.0, 0.0, 0.5, 0.5, 0.0]),
-              "ties": ([0.3, 0.3, 0.3, -0.2, -0.2], [0.3, 0.3, 0.3, 0.3, 0.3]),
-              "thirds": ([0.1, 0.2, 0.3, 0.0, 0.0], [0.1 + 0.2, 0.3, 0.0, 0.0, 0.0])}
+    values = {
+        "zeros": ([0.0, 0.0, 0.0, 0.0, 0.5], [0.0, 0.0, 0.5, 0.5, 0.0]),
+        "ties": ([0.3, 0.3, 0.3, -0.2, -0.2], [0.3, 0.3, 0.3, 0.3, 0.3]),
+        "thirds": ([0.1, 0.2, 0.3, 0.0, 0.0], [0.1 + 0.2, 0.3, 0.0, 0.0, 0.0]),
+    }
     draws, seed = 300, 2
     scores, null = fairpair.scores_and_null(scored(values), ["sentiment"], None, draws, seed)
     assert ((null["F"] >= 0) | null["F"].isna()).all()
@@ -109,8 +116,9 @@ def test_no_f_is_negative_with_exact_zeros_and_ties():
     for prompt, (first, second) in values.items():
         pooled = first + second
         splits = random_splits(prompt_stream(seed, prompt), 5, draws)
-        expected = [slow_F([pooled[i] for i in np.flatnonzero(s)], [pooled[i] for i in np.flatnonzero(~s)])
-                    for s in splits]
+        expected = [
+            slow_F([pooled[i] for i in np.flatnonzero(s)], [pooled[i] for i in np.flatnonzero(~s)]) for s in splits
+        ]
         fast = null[null["prompt_id"] == prompt].sort_values("draw")["F"].to_numpy()
         assert fast == pytest.approx(np.array(expected), rel=1e-9, nan_ok=True)
         assert np.array_equal(np.isinf(fast), np.isinf(expected)), "a V of exactly 0 stays exactly 0"
@@ -118,8 +126,11 @@ def test_no_f_is_negative_with_exact_zeros_and_ties():
 
 
 def test_identical_texts_give_no_r_and_are_left_out_of_the_headline():
-    values = {"same": ([0.2] * 4, [0.2] * 4), "a": ([0.1, 0.5, 0.0, 0.3], [0.4, 0.0, 0.6, 0.2]),
-              "b": ([0.0, 0.0, 0.2, 0.1], [0.3, 0.0, 0.0, 0.5])}
+    values = {
+        "same": ([0.2] * 4, [0.2] * 4),
+        "a": ([0.1, 0.5, 0.0, 0.3], [0.4, 0.0, 0.6, 0.2]),
+        "b": ([0.0, 0.0, 0.2, 0.1], [0.3, 0.0, 0.0, 0.5]),
+    }
     scores, draws = fairpair.scores_and_null(scored(values), ["sentiment"], None, 99, 0)
     same = scores.set_index("prompt_id").loc["same"]
     assert math.isnan(same["R"]) and math.isnan(same["R_null_mean"]) and math.isnan(same["p_perm"])
@@ -130,8 +141,10 @@ def test_identical_texts_give_no_r_and_are_left_out_of_the_headline():
 def test_the_headline_against_a_slow_weighted_loop():
     """R_excess, its null band and p_perm recomputed draw by draw with plain loops over prompts."""
     rng = np.random.default_rng(2)
-    values = {f"p{i}": (list(np.round(rng.normal(0, 0.4, 5), 4)), list(np.round(rng.normal(0.1, 0.4, 5), 4)))
-              for i in range(12)}
+    values = {
+        f"p{i}": (list(np.round(rng.normal(0, 0.4, 5), 4)), list(np.round(rng.normal(0.1, 0.4, 5), 4)))
+        for i in range(12)
+    }
     scores, draws = fairpair.scores_and_null(scored(values), ["sentiment"], None, 99, 0)
     row = fairpair.summarise(scores.assign(model="m"), draws.assign(model="m"), QUICK).iloc[0]
     weight = {r.prompt_id: 1 / r.R_null_sd for r in scores.itertuples()}
@@ -141,7 +154,7 @@ def test_the_headline_against_a_slow_weighted_loop():
     observed = sum(weight[p] * R[p] for p in R) / total
     per_draw = []
     for _, part in draws.groupby("draw"):
-        per_draw.append(sum(weight[p] * slow_R(f) for p, f in zip(part["prompt_id"], part["F"])) / total)
+        per_draw.append(sum(weight[p] * slow_R(f) for p, f in zip(part["prompt_id"], part["F"], strict=True)) / total)
     excess = sum(weight[p] * (R[p] - centre[p]) for p in R) / total
     null_centre = sum(weight[p] * centre[p] for p in R) / total
     ordered = np.sort(np.array(per_draw) - null_centre)  # the 2.5% and 97.5% points of 99 draws, no interpolation
@@ -165,16 +178,25 @@ def test_p_perm_is_calibrated_under_exchangeable_sides_and_finds_a_shift():
     assert np.mean(scores["p_perm"] < 0.05) >= 0.8
 
 
-def simulated(rng: np.random.Generator, prompts: int, shift: float = 0.0, zeros: float = 0.0, cut: float = 0.0,
-              prefix: str = "") -> pd.DataFrame:
+def simulated(
+    rng: np.random.Generator, prompts: int, shift: float = 0.0, zeros: float = 0.0, cut: float = 0.0, prefix: str = ""
+) -> pd.DataFrame:
     """VADER-like scores, 5 per side: a prompt level, a side shift, noise; zeros at random or below ``cut``."""
     level = rng.normal(0, 0.3, (prompts, 1, 1))
-    latent = np.round(np.clip(level + np.array([0, shift])[None, :, None] + rng.normal(0, 0.4, (prompts, 2, 5)),
-                              -1, 1), 4)
+    latent = np.round(
+        np.clip(level + np.array([0, shift])[None, :, None] + rng.normal(0, 0.4, (prompts, 2, 5)), -1, 1), 4
+    )
     latent = np.where((rng.random(latent.shape) < zeros) | (np.abs(latent) < cut), 0.0, latent)
     p, side, sample = (a.ravel() for a in np.meshgrid(range(prompts), range(2), range(5), indexing="ij"))
-    return pd.DataFrame({"prompt_id": [f"{prefix}p{i}" for i in p], "side": np.array(fairpair.SIDES)[side],
-                         "sample": sample, "text": "", fairpair.SENTIMENT_COLUMN: latent.ravel()})
+    return pd.DataFrame(
+        {
+            "prompt_id": [f"{prefix}p{i}" for i in p],
+            "side": np.array(fairpair.SIDES)[side],
+            "sample": sample,
+            "text": "",
+            fairpair.SENTIMENT_COLUMN: latent.ravel(),
+        }
+    )
 
 
 def headline_p(rng: np.random.Generator, models: int, **design) -> np.ndarray:
@@ -182,8 +204,9 @@ def headline_p(rng: np.random.Generator, models: int, **design) -> np.ndarray:
     table = pd.concat([simulated(rng, 12, prefix=f"m{j:03d}/", **design) for j in range(models)], ignore_index=True)
     scores, draws = fairpair.scores_and_null(table, ["sentiment"], None, 99, int(rng.integers(2**31)))
     model = {prompt: prompt.split("/")[0] for prompt in scores["prompt_id"]}
-    summary = fairpair.summarise(scores.assign(model=scores["prompt_id"].map(model)),
-                                 draws.assign(model=draws["prompt_id"].map(model)), QUICK)
+    summary = fairpair.summarise(
+        scores.assign(model=scores["prompt_id"].map(model)), draws.assign(model=draws["prompt_id"].map(model)), QUICK
+    )
     return summary["p_perm"].to_numpy()
 
 
@@ -210,18 +233,26 @@ def test_adding_prompts_or_models_and_shuffling_rows_changes_no_other_number():
     settings = fairpair.BootstrapSettings(bootstrap=200, seed=5)
     scores, draws = fairpair.scores_and_null(base, ["sentiment"], None, 50, 9)
     more_scores, more_draws = fairpair.scores_and_null(pd.concat([extra, base]), ["sentiment"], None, 50, 9)
-    pd.testing.assert_frame_equal(more_scores[more_scores["prompt_id"] != "p6"].reset_index(drop=True), scores,
-                                  check_exact=True)
-    pd.testing.assert_frame_equal(more_draws[more_draws["prompt_id"] != "p6"].reset_index(drop=True), draws,
-                                  check_exact=True)
+    pd.testing.assert_frame_equal(
+        more_scores[more_scores["prompt_id"] != "p6"].reset_index(drop=True), scores, check_exact=True
+    )
+    pd.testing.assert_frame_equal(
+        more_draws[more_draws["prompt_id"] != "p6"].reset_index(drop=True), draws, check_exact=True
+    )
     shuffled = base.sample(frac=1, random_state=0)
     again_scores, again_draws = fairpair.scores_and_null(shuffled, ["sentiment"], None, 50, 9)
     pd.testing.assert_frame_equal(again_scores, scores, check_exact=True)
     pd.testing.assert_frame_equal(again_draws, draws, check_exact=True)
     one = fairpair.summarise(scores.assign(model="a"), draws.assign(model="a"), settings)
-    both = fairpair.summarise(pd.concat([more_scores.assign(model="b"), scores.assign(model="a")]),
-                              pd.concat([more_draws.assign(model="b"), draws.assign(model="a")]), settings)
+    both = fairpair.summarise(
+        pd.concat([more_scores.assign(model="b"), scores.assign(model="a")]),
+        pd.concat([more_draws.assign(model="b"), draws.assign(model="a")]),
+        settings,
+    )
     pd.testing.assert_frame_equal(both[both["model"] == "a"].reset_index(drop=True), one, check_exact=True)
-    reordered = fairpair.summarise(scores.assign(model="a").sample(frac=1, random_state=1),
-                                   draws.assign(model="a").sample(frac=1, random_state=2), settings)
+    reordered = fairpair.summarise(
+        scores.assign(model="a").sample(frac=1, random_state=1),
+        draws.assign(model="a").sample(frac=1, random_state=2),
+        settings,
+    )
     pd.testing.assert_frame_equal(reordered, one, check_exact=True)

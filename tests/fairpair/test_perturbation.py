@@ -6,8 +6,6 @@ import pandas as pd
 import pytest
 
 from biasflow.errors import BiasflowError
-from biasflow.fairpair.prompts import PromptSettings, common_sents
-from biasflow.models.base import Request
 from biasflow.fairpair.perturbation import (
     PERTURBATION_REJECTION_COLUMNS,
     PerturbationSettings,
@@ -19,7 +17,8 @@ from biasflow.fairpair.perturbation import (
     mentions,
     perturbation_requests,
 )
-
+from biasflow.fairpair.prompts import PromptSettings, common_sents
+from biasflow.models.base import Request
 
 # The config's defaults: the bundled swap mapping, the paper's instruction and filter threshold, John/Jane.
 SETTINGS = PerturbationSettings.defaults(method="llm")
@@ -28,9 +27,15 @@ PAIRS = PromptSettings.defaults().pairs
 
 def llm(prompts, continuations, generate):
     """``llm_perturb`` with the config's default settings."""
-    return llm_perturb(prompts, continuations, generate, entity_gender=SETTINGS.entity_gender,
-                       counterpart_gender=SETTINGS.counterpart_gender, max_jaccard=SETTINGS.max_jaccard,
-                       template=load_perturbation_template(SETTINGS.template))
+    return llm_perturb(
+        prompts,
+        continuations,
+        generate,
+        entity_gender=SETTINGS.entity_gender,
+        counterpart_gender=SETTINGS.counterpart_gender,
+        max_jaccard=SETTINGS.max_jaccard,
+        template=load_perturbation_template(SETTINGS.template),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +47,7 @@ def swapper():
 
 
 @pytest.mark.parametrize(
-    "text, expected",
+    ("text", "expected"),
     [
         ("John is a statistician who loves his job.", "Jane is a statistician who loves her job."),
         ("He said John's brother met him.", "She said Jane's sister met her."),
@@ -50,7 +55,7 @@ def swapper():
         ("The book is his. It was his, not mine.", "The book is hers. It was hers, not mine."),
         ("He told his father and his son about himself.", "She told her mother and her daughter about herself."),
         ("Mr. Smith, Mr Jones and the actor waited.", "Mrs. Smith, Ms Jones and the actress waited."),
-        ("\"Is it him?\" asked John; John's answer: him!", "\"Is it her?\" asked Jane; Jane's answer: her!"),
+        ('"Is it him?" asked John; John\'s answer: him!', '"Is it her?" asked Jane; Jane\'s answer: her!'),
         ("Michael and his wife visited John.", "Michelle and her wife visited Jane."),
         ("He's the man; the men agree.", "She's the woman; the women agree."),
     ],
@@ -60,7 +65,7 @@ def test_swap_to_female(swapper, text, expected):
 
 
 @pytest.mark.parametrize(
-    "text, expected",
+    ("text", "expected"),
     [
         ("Jane loves her job.", "John loves his job."),
         ("Jane called her.", "John called him."),
@@ -164,7 +169,10 @@ CONTINUATION = (
     " along the river."
 )
 PERTURBED_CONTINUATION = (
-    CONTINUATION.strip().replace("He ", "She ").replace(" he ", " she ").replace(" his ", " her ")
+    CONTINUATION.strip()
+    .replace("He ", "She ")
+    .replace(" he ", " she ")
+    .replace(" his ", " her ")
     .replace(" him ", " her ")
 )
 GOOD = f"{PERTURBED} {PERTURBED_CONTINUATION}"
@@ -220,7 +228,8 @@ def test_jaccard_threshold_boundary_is_accepted():
     prefix = f"Jane {shared}"
     assert filter_perturbation(f"{prefix} beta", original, prefix, "John", SETTINGS.max_jaccard) == ("beta", None)
     assert filter_perturbation(f"{prefix} beta", original, prefix, "John", max_jaccard=0.149) == (
-        None, "too_different",
+        None,
+        "too_different",
     )
 
 
@@ -263,10 +272,18 @@ def test_llm_perturb_counts_rejections():
     ]
     assert list(rejections.columns) == PERTURBATION_REJECTION_COLUMNS
     assert rejections.set_index("prompt_id").loc[doctor].to_dict() == {
-        "n": 3, "n_accepted": 1, "not_prefixed": 1, "mentions_entity": 1, "too_different": 0,
+        "n": 3,
+        "n_accepted": 1,
+        "not_prefixed": 1,
+        "mentions_entity": 1,
+        "too_different": 0,
     }
     assert rejections.set_index("prompt_id").loc[nurse].to_dict() == {
-        "n": 2, "n_accepted": 1, "not_prefixed": 0, "mentions_entity": 0, "too_different": 1,
+        "n": 2,
+        "n_accepted": 1,
+        "not_prefixed": 0,
+        "mentions_entity": 0,
+        "too_different": 1,
     }
 
 

@@ -18,7 +18,7 @@ SETTINGS = Settings.defaults()
 
 
 def scores(R: np.ndarray, null_mean: np.ndarray, null_sd: np.ndarray) -> pd.DataFrame:
-    table = pd.DataFrame({column: np.nan for column in PROMPT_SCORE_COLUMNS}, index=range(len(R)))
+    table = pd.DataFrame(dict.fromkeys(PROMPT_SCORE_COLUMNS, np.nan), index=range(len(R)))
     table["prompt_id"] = [f"p{i}" for i in range(len(R))]
     table["dissimilarity"] = "sentiment"
     table["R"], table["R_null_mean"], table["R_null_sd"] = R, null_mean, null_sd
@@ -46,7 +46,7 @@ def test_a_pilot_without_spread_has_no_mdd(caplog):
 def test_scores_without_the_null_are_refused_with_the_setting_that_adds_it(tmp_path):
     path = tmp_path / "m.csv"
     scores(np.array([0.5, 0.6]), np.array([np.nan, np.nan]), np.array([np.nan, np.nan])).to_csv(path, index=False)
-    with pytest.raises(BiasflowError, match="fairpair.null_draws above 0"):
+    with pytest.raises(BiasflowError, match=r"fairpair\.null_draws above 0"):
         plan({"m": [str(path)]}, SETTINGS)
 
 
@@ -60,8 +60,9 @@ def test_an_excess_at_the_mdd_is_detected_by_the_headline_test_about_80_percent_
     rng = np.random.default_rng(2)
     values = np.round(np.clip(rng.normal(0, 0.3, (200, 1, 1)) + rng.normal(0, 0.4, (200, 2, 5)), -1, 1), 4)
     values = np.where(rng.random(values.shape) < 0.3, 0.0, values)  # zeros at random, as neutral texts
-    rows = [(f"p{p:03d}", fairpair.SIDES[k], s, "", values[p, k, s]) for p in range(200) for k in range(2)
-            for s in range(5)]
+    rows = [
+        (f"p{p:03d}", fairpair.SIDES[k], s, "", values[p, k, s]) for p in range(200) for k in range(2) for s in range(5)
+    ]
     table = pd.DataFrame(rows, columns=[*fairpair.SIDE_COLUMNS, fairpair.SENTIMENT_COLUMN])
     pilot, draws = fairpair.scores_and_null(table, ["sentiment"], None, 199, 0)
     row = model_rows(pilot, "m", SETTINGS)[0]
@@ -89,8 +90,12 @@ def test_a_paired_difference_at_the_mdd_is_detected_by_the_swap_test_about_80_pe
     every = []
     for model in ("a", "b"):
         values = np.round(np.clip(level + rng.normal(0, 0.4, (150, 2, 5)), -1, 1), 4)
-        rows = [(f"p{p:03d}", fairpair.SIDES[k], s, "", values[p, k, s]) for p in range(150) for k in range(2)
-                for s in range(5)]
+        rows = [
+            (f"p{p:03d}", fairpair.SIDES[k], s, "", values[p, k, s])
+            for p in range(150)
+            for k in range(2)
+            for s in range(5)
+        ]
         table = pd.DataFrame(rows, columns=[*fairpair.SIDE_COLUMNS, fairpair.SENTIMENT_COLUMN])
         every.append(fairpair.scores_and_null(table, ["sentiment"], None, 99, 1)[0].assign(model=model))
     scores_ = pd.concat(every, ignore_index=True)
@@ -129,8 +134,12 @@ def test_the_gate_rows_plan_from_the_interval_compare_reads():
     every = []
     for model in ("a", "b", "c"):
         values = np.round(np.clip(level + rng.normal(0, 0.4, (30, 2, 5)), -1, 1), 4)
-        rows = [(f"p{p:03d}", fairpair.SIDES[k], s, "", values[p, k, s]) for p in range(30) for k in range(2)
-                for s in range(5)]
+        rows = [
+            (f"p{p:03d}", fairpair.SIDES[k], s, "", values[p, k, s])
+            for p in range(30)
+            for k in range(2)
+            for s in range(5)
+        ]
         table = pd.DataFrame(rows, columns=[*fairpair.SIDE_COLUMNS, fairpair.SENTIMENT_COLUMN])
         every.append(fairpair.scores_and_null(table, ["sentiment"], None, 49, 1)[0].assign(model=model))
     pilot = pd.concat(every, ignore_index=True)

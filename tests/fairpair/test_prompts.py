@@ -51,7 +51,7 @@ def test_default_pair_is_john_jane():
 
 
 @pytest.mark.parametrize(
-    "word, expected",
+    ("word", "expected"),
     [("engineer", "an"), ("officer", "an"), ("accountant", "an"), ("doctor", "a"), ("hairdresser", "a")],
 )
 def test_article(word, expected):
@@ -90,7 +90,7 @@ def test_ids_are_stable_hashes_of_both_texts():
 
 
 @pytest.mark.parametrize(
-    "pairs, occupations, extra, message",
+    ("pairs", "occupations", "extra", "message"),
     [
         ([{"name": "John", "counterpart": "Jane", "descriptor": "a man"}], ["doctor"], None, "counterpart_descriptor"),
         ([], ["doctor"], None, "at least one name pair"),
@@ -132,14 +132,21 @@ def test_prompt_file_builds_counterfactuals(tmp_path):
         "David said his father called him.",
     ]
     assert table["occupation"].tolist() == ["", ""]
-    assert table["prompt_id"].tolist() == [stable_hash(t, p) for t, p in zip(table["text"], table["perturbed_text"])]
+    assert table["prompt_id"].tolist() == [
+        stable_hash(t, p) for t, p in zip(table["text"], table["perturbed_text"], strict=True)
+    ]
 
 
 def test_prompt_file_descriptors_give_the_direction(tmp_path):
     path = tmp_path / "prompts.csv"
     pd.DataFrame(
-        {"text": ["Kwame is a man; he cooks."], "entity": ["Kwame"], "counterpart": ["Ama"],
-         "descriptor": ["a man"], "counterpart_descriptor": ["a woman"]}
+        {
+            "text": ["Kwame is a man; he cooks."],
+            "entity": ["Kwame"],
+            "counterpart": ["Ama"],
+            "descriptor": ["a man"],
+            "counterpart_descriptor": ["a woman"],
+        }
     ).to_csv(path, index=False)
     assert load_prompt_file(path, SWAPPER)["perturbed_text"].tolist() == ["Ama is a woman; she cooks."]
 

@@ -32,7 +32,11 @@ def table(sides: dict, prompt_id="p1", model=None) -> pd.DataFrame:
     return frame
 
 
-def scores_of(continuations: pd.DataFrame, names=choices("fairpair.dissimilarities"), folds=None) -> pd.DataFrame:
+# The schema's dissimilarities, every one.
+DISSIMILARITIES = choices("fairpair.dissimilarities")
+
+
+def scores_of(continuations: pd.DataFrame, names=DISSIMILARITIES, folds=None) -> pd.DataFrame:
     return fairpair.fairpair_scores(continuations, names, folds)
 
 
@@ -78,7 +82,7 @@ def test_jaccard_n2_by_hand():
     within_b = [1 - 2 / 5, 1 - 2 / 5]  # (b1,b2), (b2,b1): {cat ran} / {a cat ran fast the}
     B, V_pg, V_gp = sum(cross) / 4, sum(within_a) / 2, sum(within_b) / 2
     row = one(scores_of(table(sides), ["jaccard"]), "jaccard")
-    assert row["B"] == pytest.approx(B) and B == pytest.approx(0.78333333)
+    assert row["B"] == pytest.approx(B) and pytest.approx(0.78333333) == B
     assert row["V_pg"] == pytest.approx(0.5) and row["V_gp"] == pytest.approx(0.6)
     assert row["F"] == pytest.approx(B**2 / (V_pg * V_gp))
 
@@ -122,8 +126,9 @@ def test_f_formula_reproduces_paper_table_3():
     assert fairpair.fairpair_f(81.4, 78.7, 81.3) == pytest.approx(1.0356, abs=1e-4)
     assert round(fairpair.fairpair_f(81.4, 78.7, 81.3), 2) == 1.04
     assert round(fairpair.fairpair_f(19.2, 16.3, 20.8), 2) == 1.09
-    assert np.allclose(fairpair.fairpair_f([1.0, 0.0, 2.0], [1.0, 0.0, 0.0], [4.0, 1.0, 3.0]), [0.25, np.nan, np.inf],
-                       equal_nan=True)
+    assert np.allclose(
+        fairpair.fairpair_f([1.0, 0.0, 2.0], [1.0, 0.0, 0.0], [4.0, 1.0, 3.0]), [0.25, np.nan, np.inf], equal_nan=True
+    )
 
 
 def random_texts(rng: random.Random, count: int) -> list[str]:
@@ -136,14 +141,14 @@ def test_vectorised_sums_equal_plain_loops():
 
     analyzer = SentimentIntensityAnalyzer()
     rng = random.Random(7)
-    frames = [
-        table({side: random_texts(rng, 7) for side in fairpair.SIDES}, prompt_id=f"p{p}") for p in range(3)
-    ]
+    frames = [table({side: random_texts(rng, 7) for side in fairpair.SIDES}, prompt_id=f"p{p}") for p in range(3)]
     continuations = pd.concat(frames, ignore_index=True)
     scores = scores_of(continuations)
     d = {
         "jaccard": lambda x, y: jaccard_distance(tokens(x), tokens(y)),
-        "sentiment": lambda x, y: abs(analyzer.polarity_scores(x)["compound"] - analyzer.polarity_scores(y)["compound"]),
+        "sentiment": lambda x, y: abs(
+            analyzer.polarity_scores(x)["compound"] - analyzer.polarity_scores(y)["compound"]
+        ),
     }
     for frame in frames:
         a = frame.loc[frame["side"] == "perturbed_original", "text"].tolist()
@@ -153,13 +158,18 @@ def test_vectorised_sums_equal_plain_loops():
             B = sum(dist(a[i], b[j]) for i in range(n) for j in range(n)) / n**2
             V_pg = sum(dist(a[i], a[j]) for i in range(n) for j in range(n) if i != j) / (n * (n - 1))
             V_gp = sum(dist(b[i], b[j]) for i in range(n) for j in range(n) if i != j) / (n * (n - 1))
-            row = scores[(scores["prompt_id"] == frame["prompt_id"].iloc[0]) & (scores["dissimilarity"] == scorer)].iloc[0]
+            row = scores[
+                (scores["prompt_id"] == frame["prompt_id"].iloc[0]) & (scores["dissimilarity"] == scorer)
+            ].iloc[0]
             assert (row["B"], row["V_pg"], row["V_gp"]) == pytest.approx((B, V_pg, V_gp), abs=1e-12)
 
 
 def test_folds_jaccard_by_hand():
     # n = 4, k = 2: fold 0 = samples 0 and 2, fold 1 = samples 1 and 3.
-    sides = {"perturbed_original": ["red", "blue", "green", "blue"], "counterfactual": ["red", "red", "green", "yellow"]}
+    sides = {
+        "perturbed_original": ["red", "blue", "green", "blue"],
+        "counterfactual": ["red", "red", "green", "yellow"],
+    }
     # A0 = {red green}, A1 = {blue}; B0 = {red green}, B1 = {red yellow}
     cross = [0.0, 1 - 1 / 3, 1.0, 1.0]  # (A0,B0), (A0,B1), (A1,B0), (A1,B1)
     B, V_pg, V_gp = sum(cross) / 4, 1.0, 1 - 1 / 3
@@ -195,10 +205,13 @@ def test_folds_equal_to_n_match_per_sample_scores():
 def summary_inputs():
     """Two prompts of one model, with 3 and 4 samples per side."""
     rng = random.Random(11)
-    continuations = pd.concat([
-        table({"perturbed_original": random_texts(rng, 3), "counterfactual": random_texts(rng, 3)}, "p1", "m"),
-        table({"perturbed_original": random_texts(rng, 4), "counterfactual": random_texts(rng, 4)}, "p2", "m"),
-    ], ignore_index=True)
+    continuations = pd.concat(
+        [
+            table({"perturbed_original": random_texts(rng, 3), "counterfactual": random_texts(rng, 3)}, "p1", "m"),
+            table({"perturbed_original": random_texts(rng, 4), "counterfactual": random_texts(rng, 4)}, "p2", "m"),
+        ],
+        ignore_index=True,
+    )
     return continuations
 
 
@@ -212,7 +225,9 @@ def test_welch_matches_scipy_on_pooled_lists():
     assert list(summary["dissimilarity"]) == ["jaccard", "sentiment"]
     d = {
         "jaccard": lambda x, y: jaccard_distance(tokens(x), tokens(y)),
-        "sentiment": lambda x, y: abs(analyzer.polarity_scores(x)["compound"] - analyzer.polarity_scores(y)["compound"]),
+        "sentiment": lambda x, y: abs(
+            analyzer.polarity_scores(x)["compound"] - analyzer.polarity_scores(y)["compound"]
+        ),
     }
     for name, dist in d.items():
         cross, within = [], []
@@ -236,11 +251,16 @@ def test_welch_is_on_samples_also_with_folds():
 
 def test_summary_mean_f_t_interval_and_nonfinite_f_left_out(caplog):
     prompts = ["p1", "p2", "p3", "p4", "p5", "p6"]
-    continuations = pd.concat([table({s: ["x y", "y z"] for s in fairpair.SIDES}, p)
-                               for p in prompts], ignore_index=True)
+    continuations = pd.concat(
+        [table({s: ["x y", "y z"] for s in fairpair.SIDES}, p) for p in prompts], ignore_index=True
+    )
     F = [1.2, 0.9, 1.05, np.inf, np.nan, 1.4]
     scores = scores_of(continuations, ["jaccard"]).assign(
-        model="m", B=[1, 2, 3, 4, 5, 6], V_pg=0.5, V_gp=[0.1] * 5 + [0.7], F=F,
+        model="m",
+        B=[1, 2, 3, 4, 5, 6],
+        V_pg=0.5,
+        V_gp=[0.1] * 5 + [0.7],
+        F=F,
     )
     with caplog.at_level("INFO", logger="biasflow"):
         row = fairpair.summarise(scores).iloc[0]
@@ -257,8 +277,9 @@ def test_summary_mean_f_t_interval_and_nonfinite_f_left_out(caplog):
 
 def test_summary_mean_f_of_prompts_that_all_agree_has_no_interval():
     """Every finite F alike: no spread over prompts to measure, so no interval (it had zero width)."""
-    continuations = pd.concat([table({s: ["x y", "y z"] for s in fairpair.SIDES}, p) for p in ("p1", "p2", "p3")],
-                              ignore_index=True)
+    continuations = pd.concat(
+        [table({s: ["x y", "y z"] for s in fairpair.SIDES}, p) for p in ("p1", "p2", "p3")], ignore_index=True
+    )
     scores = scores_of(continuations, ["jaccard"]).assign(model="m", F=[1.5, 1.5, 1.5])
     row = fairpair.summarise(scores).iloc[0]
     assert row["mean_F"] == 1.5 and np.isnan(row["F_ci_low"]) and np.isnan(row["F_ci_high"])
@@ -268,8 +289,11 @@ def test_summary_one_row_per_model_and_dissimilarity():
     first = summary_inputs().query("prompt_id == 'p1'").drop(columns="model")
     scores = scores_of(first)
     summary = fairpair.summarise(pd.concat([scores.assign(model="m"), scores.assign(model="other")], ignore_index=True))
-    assert list(zip(summary["model"], summary["dissimilarity"])) == [
-        ("m", "jaccard"), ("m", "sentiment"), ("other", "jaccard"), ("other", "sentiment")
+    assert list(zip(summary["model"], summary["dissimilarity"], strict=True)) == [
+        ("m", "jaccard"),
+        ("m", "sentiment"),
+        ("other", "jaccard"),
+        ("other", "sentiment"),
     ]
     assert (summary["n_prompts"] == 1).all()
     assert summary["F_ci_low"].isna().all()  # one prompt: no interval
@@ -279,7 +303,7 @@ GOOD_SIDES = {"perturbed_original": ["a b", "b c"], "counterfactual": ["c d", "d
 
 
 @pytest.mark.parametrize(
-    "mutate, message",
+    ("mutate", "message"),
     [
         (lambda t: t.drop(columns="sample"), "lacks the column(s) sample"),
         (lambda t: t.replace({"side": {"counterfactual": "perturbed"}}), "unknown side value(s) perturbed"),
@@ -296,7 +320,7 @@ def test_bad_continuations_raise(mutate, message):
 
 
 @pytest.mark.parametrize(
-    "kwargs, message",
+    ("kwargs", "message"),
     [
         ({"names": ["jaccard", "toxicity"]}, "unknown FairPair dissimilarity"),
         ({"names": []}, "no FairPair dissimilarity"),

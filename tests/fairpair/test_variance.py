@@ -31,9 +31,10 @@ def test_at_many_samples_it_is_the_delete_one_jackknife():
     n = 80
     a, b = rng.normal(0, 0.4, n), rng.normal(0.4, 0.4, n)
     jackknife = 0.0
-    for side, values in enumerate((a, b)):
-        left_out = np.array([plain_R(np.delete(a, i), b) if side == 0 else plain_R(a, np.delete(b, i))
-                             for i in range(n)])
+    for side in range(2):
+        left_out = np.array(
+            [plain_R(np.delete(a, i), b) if side == 0 else plain_R(a, np.delete(b, i)) for i in range(n)]
+        )
         jackknife += (n - 1) / n * ((left_out - left_out.mean()) ** 2).sum()
     assert samples_sd(matrix(a, b)) == pytest.approx(np.sqrt(jackknife), rel=0.03)
 
@@ -63,8 +64,15 @@ def sides(rng, effects: tuple[np.ndarray, np.ndarray], samples: int) -> pd.DataF
     centre = level[:, None, None] + np.stack([np.zeros(prompts), shift], axis=1)[:, :, None]
     scores = np.round(np.clip(centre + rng.normal(0, 0.4, (prompts, 2, samples)), -1, 1), 4)
     p, s, k = (a.ravel() for a in np.meshgrid(range(prompts), range(2), range(samples), indexing="ij"))
-    return pd.DataFrame({"prompt_id": [f"p{i:03d}" for i in p], "side": np.array(SIDES)[s], "sample": k,
-                         "text": "", SENTIMENT_COLUMN: scores.ravel()})
+    return pd.DataFrame(
+        {
+            "prompt_id": [f"p{i:03d}" for i in p],
+            "side": np.array(SIDES)[s],
+            "sample": k,
+            "text": "",
+            SENTIMENT_COLUMN: scores.ravel(),
+        }
+    )
 
 
 def test_the_table_weighs_each_prompt_as_the_headline_does():
@@ -96,8 +104,10 @@ def test_each_part_is_recovered_over_simulated_studies():
         return variance_table(scores.assign(model="m")).iloc[0]
 
     whole = pd.DataFrame([study(prompt_effects(rng, 20)) for _ in range(400)])
-    held = [np.var([study(effects)["R_excess"] for _ in range(20)], ddof=1)
-            for effects in (prompt_effects(rng, 20) for _ in range(20))]
+    held = [
+        np.var([study(effects)["R_excess"] for _ in range(20)], ddof=1)
+        for effects in (prompt_effects(rng, 20) for _ in range(20))
+    ]
     samples = np.mean(held)
     assert (whole["sd_samples"] ** 2).mean() == pytest.approx(samples, rel=0.15)
     total = whole["R_excess"].var(ddof=1)

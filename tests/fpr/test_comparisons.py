@@ -1,4 +1,4 @@
-"""Paired comparisons of FPR-gap systems (docs/methods.md §3.8), against slow loops over rebuilt rows with the same draws."""
+"""Paired comparisons of FPR-gap systems (docs/methods.md §3.8), against slow loops over rebuilt rows, same draws."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from baseline_rows import assert_baseline_rows_match
 from biasflow.errors import BiasflowError
 from biasflow.fpr.compare import command
 from biasflow.fpr.comparisons import FAMILY, FPR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fpr.gaps import fpr_gaps, gap_spans
 from biasflow.model_pairs import PairChoice
-from baseline_rows import assert_baseline_rows_match
 from compare_cli import assert_refused, compare
 from probe_predictions import GROUPS, named_stream, predictions
 
@@ -37,15 +37,18 @@ def statistics(rows: pd.DataFrame, a: str, b: str) -> dict[tuple[str, str, str],
     out = {}
     for name in CLASSES:
         for group in GROUPS:
-            out[name, "gap", group] = (tables["gaps"].loc[(a, group), f"{name}_FPR_gap"]
-                                       - tables["gaps"].loc[(b, group), f"{name}_FPR_gap"])
+            out[name, "gap", group] = (
+                tables["gaps"].loc[(a, group), f"{name}_FPR_gap"] - tables["gaps"].loc[(b, group), f"{name}_FPR_gap"]
+            )
         out[name, "span", ""] = tables["spans"].loc[a, f"{name}_span"] - tables["spans"].loc[b, f"{name}_span"]
     return out
 
 
 def fast_rows(table: pd.DataFrame) -> dict[tuple[str, str, str], pd.Series]:
-    return {(row["class"], row["measure"], "" if pd.isna(row["group"]) else row["group"]): row
-            for _, row in table.iterrows()}
+    return {
+        (row["class"], row["measure"], "" if pd.isna(row["group"]) else row["group"]): row
+        for _, row in table.iterrows()
+    }
 
 
 @pytest.mark.parametrize("runs_b", [3, 2])
@@ -56,11 +59,13 @@ def test_difference_and_interval_match_a_loop_over_resampled_rows(runs_b):
     fast = fast_rows(comparison_table(preds, draws, 0, seed))
     templates = sorted(preds["template_id"].unique())
     weights = named_stream(seed, "fpr-compare-templates", "race").multinomial(
-        len(templates), np.full(len(templates), 1 / len(templates)), size=draws)
+        len(templates), np.full(len(templates), 1 / len(templates)), size=draws
+    )
     run_weights = {}
     for model, runs in (("X", 3), ("Y", runs_b)):
         run_weights[model] = named_stream(seed, "fpr-compare-runs", model, "race").multinomial(
-            runs, np.full(runs, 1 / runs), size=draws)
+            runs, np.full(runs, 1 / runs), size=draws
+        )
     drawn = []
     for d in range(draws):
         copies = []
@@ -95,7 +100,7 @@ def test_swap_p_matches_a_loop_over_rows_traded_between_the_systems():
     observed = statistics(preds, "X", "Y")
     swapped = []
     for d in range(swaps):
-        traded = preds["template_id"].isin([t for t, flag in zip(templates, trades[d]) if flag])
+        traded = preds["template_id"].isin([t for t, flag in zip(templates, trades[d], strict=True) if flag])
         rows = preds.assign(model=np.where(traded, preds["model"].map({"X": "Y", "Y": "X"}), preds["model"]))
         swapped.append(statistics(rows, "X", "Y"))
     for key, row in fast.items():
@@ -125,7 +130,7 @@ def test_two_systems_with_the_same_predictions_differ_by_nothing_and_are_never_s
 def test_every_pair_once_and_holm_over_the_measure():
     preds = pd.concat([system(m, i, 2) for i, m in enumerate("XYZ")], ignore_index=True)
     table = comparison_table(preds, 0, 50, 1)
-    assert set(zip(table["model_a"], table["model_b"])) == {("X", "Y"), ("X", "Z"), ("Y", "Z")}
+    assert set(zip(table["model_a"], table["model_b"], strict=True)) == {("X", "Y"), ("X", "Z"), ("Y", "Z")}
     for _, family in table.groupby("measure"):
         p = np.sort(family["p"].to_numpy())
         holm = np.minimum(1, np.maximum.accumulate((len(p) - np.arange(len(p))) * p))
@@ -149,22 +154,30 @@ def test_the_candidate_is_read_against_the_baseline(tmp_path):
     assert rows["difference"].to_numpy() == pytest.approx(-turned["difference"].to_numpy())
     assert rows["p"].to_numpy() == pytest.approx(turned["p"].to_numpy())
     assert list(rows["measure"]) == ["span", "span"] and list(rows["class"]) == ["negative", "positive"]
-    assert list(rows.columns[:len(FPR_COMPARISON_COLUMNS)]) == FPR_COMPARISON_COLUMNS
+    assert list(rows.columns[: len(FPR_COMPARISON_COLUMNS)]) == FPR_COMPARISON_COLUMNS
     assert len(lines) == 5
     assert lines[0].startswith("fpr: candidate tuned against baseline base: worse (margin ±0.05 from ")
     negative = rows.iloc[0]
     assert negative["verdict"] == "worse by more than δ" and negative["difference"] == pytest.approx(0.5)
-    assert lines[1] == (f"race negative FPR gap span: candidate tuned: worse than base by more than the margin "
-                        f"(lower bound {negative['lo90']:+.4f} > margin 0.05)")
+    assert lines[1] == (
+        f"race negative FPR gap span: candidate tuned: worse than base by more than the margin "
+        f"(lower bound {negative['lo90']:+.4f} > margin 0.05)"
+    )
     assert lines[3].startswith("race, negative FPR gaps, candidate less baseline, where they differ: ")
     assert lines[4].startswith("race, positive FPR gaps: no group's gap differs detectably")
 
 
-@pytest.mark.parametrize("flags, message", [
-    (["--baseline", "X", "--candidate", "X"], "--baseline and --candidate are both 'X'; name two different systems."),
-    (["--baseline", "X", "--candidate", "W"], "--candidate 'W' is not in the predictions; their systems"),
-    (["--baseline", "X", "--candidate", "Y", "--method", "fpr"], None),
-])
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--baseline", "X", "--candidate", "X"],
+            "--baseline and --candidate are both 'X'; name two different systems.",
+        ),
+        (["--baseline", "X", "--candidate", "W"], "--candidate 'W' is not in the predictions; their systems"),
+        (["--baseline", "X", "--candidate", "Y", "--method", "fpr"], None),
+    ],
+)
 def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
     out = tmp_path / "compared.csv"
     path = write(tmp_path, pd.concat([system("X", 1, 2), system("Y", 2, 2)]))
@@ -176,10 +189,13 @@ def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
     assert_refused(result, message, out)
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda p: p.drop(columns="template_id"), "the predictions have no template_id column"),
-    (lambda p: p.assign(category=np.where(p["model"] == "X", "race", "age")), "X and Y share no template"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda p: p.drop(columns="template_id"), "the predictions have no template_id column"),
+        (lambda p: p.assign(category=np.where(p["model"] == "X", "race", "age")), "X and Y share no template"),
+    ],
+)
 def test_systems_that_cannot_be_paired_are_refused(tmp_path, change, message):
     preds = change(pd.concat([system("X", 1, 2), system("Y", 2, 2)], ignore_index=True))
     with pytest.raises(BiasflowError, match=message):
@@ -192,19 +208,32 @@ def test_the_baselines_pairs_are_the_matching_rows_of_every_pair_adjusted_over_t
     preds = pd.concat([system(m, i, 3, bias=0.2 * i) for i, m in enumerate("WXYZ")], ignore_index=True)
     every = comparison_table(preds, 40, 60, 2)
     against = comparison_table(preds, 40, 60, 2, pairs=PairChoice(pairs="baseline", baseline="Y"))
-    assert_baseline_rows_match(every, against, {"W": "Y", "X": "Y", "Z": "Y"}, ["category", "class", "measure", "group"],
-                               FAMILY)
+    assert_baseline_rows_match(
+        every, against, {"W": "Y", "X": "Y", "Z": "Y"}, ["category", "class", "measure", "group"], FAMILY
+    )
     assert not comparison_table(preds, 40, 60, 2, pairs=PairChoice(pairs="none", baseline=None)).shape[0]
 
 
 def test_a_baseline_model_pairs_each_classifiers_system_with_the_baselines_of_the_same_classifier():
     """The workflow names systems <model>/<classifier>: a baseline model compares like with like."""
-    preds = pd.concat([system(f"{m}/{c}", i, 2) for i, (m, c) in enumerate(
-        [("a", "zero_shot"), ("b", "zero_shot"), ("c", "zero_shot"), ("a", "soft"), ("b", "soft")])], ignore_index=True)
+    preds = pd.concat(
+        [
+            system(f"{m}/{c}", i, 2)
+            for i, (m, c) in enumerate(
+                [("a", "zero_shot"), ("b", "zero_shot"), ("c", "zero_shot"), ("a", "soft"), ("b", "soft")]
+            )
+        ],
+        ignore_index=True,
+    )
     every = comparison_table(preds, 0, 30, 1)
     against = comparison_table(preds, 0, 30, 1, pairs=PairChoice(pairs="baseline", baseline="a"))
-    assert_baseline_rows_match(every, against, {"b/zero_shot": "a/zero_shot", "c/zero_shot": "a/zero_shot",
-                                                "b/soft": "a/soft"}, ["category", "class", "measure", "group"], FAMILY)
+    assert_baseline_rows_match(
+        every,
+        against,
+        {"b/zero_shot": "a/zero_shot", "c/zero_shot": "a/zero_shot", "b/soft": "a/soft"},
+        ["category", "class", "measure", "group"],
+        FAMILY,
+    )
 
 
 def test_a_baseline_classifier_below_the_accuracy_floor_is_named_in_its_line(tmp_path):
@@ -214,7 +243,9 @@ def test_a_baseline_classifier_below_the_accuracy_floor_is_named_in_its_line(tmp
     accuracy = (chance["y_true"] == chance["y_pred"]).mean()
     assert accuracy < 0.4
     verdicts = command([write(tmp_path, preds)], "base", "tuned", None)
-    note = f"the baseline base's accuracy {accuracy:.2f} is below fpr.accuracy_floor 0.4, so its gaps are a " \
-           "near-chance classifier's"
+    note = (
+        f"the baseline base's accuracy {accuracy:.2f} is below fpr.accuracy_floor 0.4, so its gaps are a "
+        "near-chance classifier's"
+    )
     assert (verdicts.rows["note"] == note).all()
     assert all(line.endswith(f"({note})") for line in verdicts.lines()[1:3])

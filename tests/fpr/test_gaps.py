@@ -32,7 +32,15 @@ from biasflow.fpr.steps import GapSettings, gaps
 
 def rows(pairs, group, run="r1", model="m", category="race"):
     return [
-        {"y_true": t, "y_pred": p, "category": category, "group": group, "text": f"{group} {i}", "model": model, "run_id": run}
+        {
+            "y_true": t,
+            "y_pred": p,
+            "category": category,
+            "group": group,
+            "text": f"{group} {i}",
+            "model": model,
+            "run_id": run,
+        }
         for i, (t, p) in enumerate(pairs)
     ]
 
@@ -159,15 +167,21 @@ def bh_by_hand(p: np.ndarray, alpha: float) -> np.ndarray:
     order = np.argsort(p)
     passing = [k for k in range(1, len(p) + 1) if p[order[k - 1]] <= k * alpha / len(p)]
     rejected = np.zeros(len(p), bool)
-    rejected[order[:max(passing, default=0)]] = True
+    rejected[order[: max(passing, default=0)]] = True
     return rejected
 
 
 def test_corrected_net_significance_counts_what_holm_and_bh_reject_over_every_test():
     rng = np.random.default_rng(4)
     n = 40
-    gaps = pd.DataFrame({"model": [f"m{i % 5}" for i in range(n)], "category": "race",
-                         "group": [f"g{i // 5}" for i in range(n)], "probe": np.where(np.arange(n) < 20, "a", "b")})
+    gaps = pd.DataFrame(
+        {
+            "model": [f"m{i % 5}" for i in range(n)],
+            "category": "race",
+            "group": [f"g{i // 5}" for i in range(n)],
+            "probe": np.where(np.arange(n) < 20, "a", "b"),
+        }
+    )
     for cls in ("negative", "positive"):
         gaps[f"{cls}_FPR_gap"] = rng.normal(0, 0.1, n)
         gaps[f"{cls}_FPR_gap_p"] = np.concatenate([rng.uniform(0, 0.004, 8), rng.uniform(0, 1, n - 8)])
@@ -193,9 +207,12 @@ def identical_and_varying_runs():
     """
     parts = []
     for run, k in [("r1", 5), ("r2", 6), ("r3", 7)]:
-        parts += [rows([(1, 0)] + [(1, 1)], "A", run=run, model="m1"), rows([(1, 1)] * 2, "B", run=run, model="m1"),
-                  rows([(1, 0)] * k + [(1, 1)] * (10 - k), "A", run=run, model="m2"),
-                  rows([(1, 1)] * 10, "B", run=run, model="m2")]
+        parts += [
+            rows([(1, 0)] + [(1, 1)], "A", run=run, model="m1"),
+            rows([(1, 1)] * 2, "B", run=run, model="m1"),
+            rows([(1, 0)] * k + [(1, 1)] * (10 - k), "A", run=run, model="m2"),
+            rows([(1, 1)] * 10, "B", run=run, model="m2"),
+        ]
     return frame(*parts)
 
 
@@ -212,12 +229,19 @@ def test_identical_runs_give_no_width_and_no_p_not_zero(interval, caplog):
     d = [0.25, 0.3, 0.35]
     q = 1.96 if interval == "z" else stats.t.ppf(0.975, 2)
     assert gaps.loc[("m2", "A"), "negative_FPR_gap_width"] == pytest.approx(q * statistics.stdev(d) / math.sqrt(3))
-    expected_p = stats.ttest_1samp(d, 0).pvalue if interval == "t" else 2 * stats.norm.sf(
-        statistics.mean(d) / (statistics.stdev(d) / math.sqrt(3)))
+    expected_p = (
+        stats.ttest_1samp(d, 0).pvalue
+        if interval == "t"
+        else 2 * stats.norm.sf(statistics.mean(d) / (statistics.stdev(d) / math.sqrt(3)))
+    )
     assert gaps.loc[("m2", "B"), "negative_FPR_gap_p"] == pytest.approx(expected_p)
     messages = [r.getMessage() for r in caplog.records]
-    assert any(m.startswith("runs identical: no run-to-run spread to test against for 2 of 4 negative_FPR_gap values "
-                            "(model m1)") for m in messages), messages
+    assert any(
+        m.startswith(
+            "runs identical: no run-to-run spread to test against for 2 of 4 negative_FPR_gap values (model m1)"
+        )
+        for m in messages
+    ), messages
     assert any("4 of 4 positive_FPR_gap values (model m1, m2)" in m for m in messages), messages
 
 
@@ -232,8 +256,14 @@ def test_the_forest_plot_draws_no_bar_for_a_gap_without_interval(monkeypatch, tm
         gaps[f"{cls}_FPR_gap_lo"], gaps[f"{cls}_FPR_gap_hi"] = np.nan, np.nan
     gaps.loc[gaps["model"] == "m2", ["negative_FPR_gap_lo", "negative_FPR_gap_hi"]] = [[0.1, 0.4], [-0.4, -0.1]]
     plots.plot_gaps(gaps, tmp_path / "gaps.png")
-    segments = [segment for ax in figures[0].axes for container in ax.containers
-                for collection in container.lines[2] for segment in collection.get_segments() if len(segment)]
+    segments = [
+        segment
+        for ax in figures[0].axes
+        for container in ax.containers
+        for collection in container.lines[2]
+        for segment in collection.get_segments()
+        if len(segment)
+    ]
     lengths = [abs(segment[1, 0] - segment[0, 0]) for segment in segments]
     assert len(lengths) == 4, "m2's two negative gaps, each with both intervals"
     assert min(lengths) > 0
@@ -257,12 +287,30 @@ def test_net_significance_leaves_untested_gaps_out_and_counts_them_apart():
     p = stats.ttest_1samp([0.25, 0.3, 0.35], 0).pvalue
     assert p < 0.05 / 2, "significant after Holm over the two tests"
     expected = {
-        "A": {"negative_net": 1, "negative_net_holm": 1, "negative_net_bh": 1, "positive_net": 0,
-              "positive_net_holm": 0, "positive_net_bh": 0, "negative_untested": 1, "positive_untested": 2,
-              "n_models": 2, "n_tests": 2},
-        "B": {"negative_net": -1, "negative_net_holm": -1, "negative_net_bh": -1, "positive_net": 0,
-              "positive_net_holm": 0, "positive_net_bh": 0, "negative_untested": 1, "positive_untested": 2,
-              "n_models": 2, "n_tests": 2},
+        "A": {
+            "negative_net": 1,
+            "negative_net_holm": 1,
+            "negative_net_bh": 1,
+            "positive_net": 0,
+            "positive_net_holm": 0,
+            "positive_net_bh": 0,
+            "negative_untested": 1,
+            "positive_untested": 2,
+            "n_models": 2,
+            "n_tests": 2,
+        },
+        "B": {
+            "negative_net": -1,
+            "negative_net_holm": -1,
+            "negative_net_bh": -1,
+            "positive_net": 0,
+            "positive_net_holm": 0,
+            "positive_net_bh": 0,
+            "negative_untested": 1,
+            "positive_untested": 2,
+            "n_models": 2,
+            "n_tests": 2,
+        },
     }
     assert net.drop(columns="category").to_dict("index") == expected
 
@@ -290,14 +338,19 @@ def test_markedness_hand_case():
 def test_markedness_of_identical_runs_has_no_width_and_no_p(caplog):
     """The hand case above, labelled alike in three runs: markedness 0.25 every run, so no interval and no test."""
     unmarked = [(1, 0), (1, 2), (1, 2), (1, 1)]
-    preds = frame(*[part for run in ("r1", "r2", "r3") for part in (rows(A, "A", run=run),
-                                                                     rows(unmarked, UNMARKED, run=run))])
+    preds = frame(
+        *[part for run in ("r1", "r2", "r3") for part in (rows(A, "A", run=run), rows(unmarked, UNMARKED, run=run))]
+    )
     table = markedness(preds, interval="t", z=1.96)
     assert list(table.columns) == MARKEDNESS_COLUMNS
     m = table.set_index("group")
     assert m.loc["A", "negative_markedness"] == pytest.approx(0.25, abs=1e-9) and m.loc["A", "n_runs"] == 3
-    assert m[["negative_markedness_width", "negative_markedness_p", "positive_markedness_width",
-              "positive_markedness_p"]].isna().all().all()
+    assert (
+        m[["negative_markedness_width", "negative_markedness_p", "positive_markedness_width", "positive_markedness_p"]]
+        .isna()
+        .all()
+        .all()
+    )
     assert "runs identical: no run-to-run spread to test against for 1 of 1 negative_markedness" in caplog.text
 
 
@@ -340,9 +393,12 @@ def test_group_without_negatives_for_a_class():
 def test_a_repeated_prediction_is_an_error_naming_the_key():
     """A repeated row would weigh twice in its group's FPR (docs/methods.md §3.2)."""
     preds = frame(rows(A, "A"), rows(B, "B"), rows(A[:2], "A"))
-    with pytest.raises(BiasflowError, match=r"repeat 2 row\(s\): the same \(model, run_id, category, group, text\) "
-                                            r"appears more than once, e\.g\. model=m, run_id=r1, category=race, "
-                                            r"group=A, text='A 0'.*Pass each predictions file once"):
+    with pytest.raises(
+        BiasflowError,
+        match=r"repeat 2 row\(s\): the same \(model, run_id, category, group, text\) "
+        r"appears more than once, e\.g\. model=m, run_id=r1, category=race, "
+        r"group=A, text='A 0'.*Pass each predictions file once",
+    ):
         check_unique(preds)
     # Two templates may render one sentence: template_id tells those samples apart.
     twice = frame(rows(B, "B"), rows(B, "B"))
@@ -356,13 +412,19 @@ def test_fpr_gaps_refuses_a_file_given_twice_or_copied(tmp_path, capsys):
     path = write_tsv(tmp_path / "m.tsv", preds)
     out = tmp_path / "gaps.csv"
     assert main(["fpr-gaps", "--predictions", path, f"{tmp_path}/./m.tsv", "--out", str(out)]) == 2
-    assert f"biasflow: predictions file {tmp_path}/./m.tsv is given twice (also as {path}), which would count each " \
-           "of its predictions twice; pass each file once." in capsys.readouterr().err
+    assert (
+        f"biasflow: predictions file {tmp_path}/./m.tsv is given twice (also as {path}), which would count each "
+        "of its predictions twice; pass each file once." in capsys.readouterr().err
+    )
     with pytest.raises(BiasflowError, match="is given twice"):
         read_predictions([path, path])
     copy = write_tsv(tmp_path / "copy.tsv", preds)
-    result = subprocess.run([sys.executable, "-m", "biasflow.cli", "fpr-gaps", "--predictions", path, copy, "--out",
-                             str(out)], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "biasflow.cli", "fpr-gaps", "--predictions", path, copy, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "biasflow: predictions repeat 24 row(s): the same (model, run_id, category, group, text)" in result.stderr
     assert "give different runs of one model different run_id values" in result.stderr
@@ -374,10 +436,14 @@ def test_a_single_run_gives_point_gaps_and_one_warning(tmp_path, caplog):
     path = write_tsv(tmp_path / "m.tsv", frame(rows(A, "A"), rows(B, "B"), rows(C, "C")))
     out = tmp_path / "gaps.csv"
     with caplog.at_level("WARNING", logger="biasflow"):
-        assert main(["fpr-gaps", "--predictions", path, "--out", str(out), "--accuracy-floor", "0", "--bootstrap", "0"]) == 0
+        assert (
+            main(["fpr-gaps", "--predictions", path, "--out", str(out), "--accuracy-floor", "0", "--bootstrap", "0"])
+            == 0
+        )
     [warning] = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert warning.startswith("m has a single run, so the interval columns (*_FPR_gap_width) are empty: an interval "
-                              "needs two or more runs")
+    assert warning.startswith(
+        "m has a single run, so the interval columns (*_FPR_gap_width) are empty: an interval needs two or more runs"
+    )
     gaps = pd.read_csv(out)
     assert gaps["negative_FPR_gap_width"].isna().all() and gaps["negative_FPR_gap"].notna().all()
 
@@ -388,9 +454,13 @@ def test_accuracy_floor_is_a_share(tmp_path, capsys, floor):
     out = tmp_path / "gaps.csv"
     args = ["fpr-gaps", "--predictions", write_tsv(tmp_path / "m.tsv", preds), "--out", str(out)]
     assert main([*args, "--accuracy-floor", floor]) == 2
-    expected = (f"biasflow: accuracy floor {float(floor)!r} is not a share in [0, 1]; set --accuracy-floor"
-                if floor == "nan" else  # a bound the schema states, refused as the config check refuses it
-                f"biasflow: --accuracy-floor {float(floor)!r}: {float(floor)!r} is {'greater' if float(floor) > 1 else 'less'}")
+    expected = (
+        f"biasflow: accuracy floor {float(floor)!r} is not a share in [0, 1]; set --accuracy-floor"
+        if floor == "nan"
+        # a bound the schema states, refused as the config check refuses it
+        else f"biasflow: --accuracy-floor {float(floor)!r}: {float(floor)!r} is "
+        f"{'greater' if float(floor) > 1 else 'less'}"
+    )
     assert expected in capsys.readouterr().err
     assert not out.exists()
     assert main([*args, "--accuracy-floor", "1"]) == 0
@@ -400,8 +470,11 @@ def test_accuracy_floor_is_a_share(tmp_path, capsys, floor):
 def test_z_is_a_positive_quantile(tmp_path, z):
     preds, _ = three_runs()
     with pytest.raises(BiasflowError, match=r"interval z .* is not a positive number; set fpr\.z .* 1\.96"):
-        gaps(prediction_paths=[write_tsv(tmp_path / "m.tsv", preds)],
-             settings=GapSettings(interval="z", z=z, accuracy_floor=0.4, bootstrap=0, null_draws=0, seed=0), out=str(tmp_path / "g.csv"))
+        gaps(
+            prediction_paths=[write_tsv(tmp_path / "m.tsv", preds)],
+            settings=GapSettings(interval="z", z=z, accuracy_floor=0.4, bootstrap=0, null_draws=0, seed=0),
+            out=str(tmp_path / "g.csv"),
+        )
     with pytest.raises(BiasflowError, match="interval z"):
         fpr_gaps(preds, interval="t", z=z)
     assert not (tmp_path / "g.csv").exists()
@@ -414,13 +487,19 @@ def test_the_default_t_interval_covers_95_percent_at_three_runs_and_the_referenc
     assert default("fpr.interval") == "t"
     rng = np.random.default_rng(11)
     draws, runs, truth = 2000, 3, 0.04
-    per_run = pd.DataFrame({"key": np.repeat(np.arange(draws), runs), "run_id": np.tile(np.arange(runs), draws),
-                            "gap": truth + rng.normal(0, 0.05, draws * runs)})
+    per_run = pd.DataFrame(
+        {
+            "key": np.repeat(np.arange(draws), runs),
+            "run_id": np.tile(np.arange(runs), draws),
+            "gap": truth + rng.normal(0, 0.05, draws * runs),
+        }
+    )
     coverage = {}
     for interval in ("t", "z"):
         out = over_runs(per_run, ["key"], {"gap": "gap"}, interval, 1.96)
-        coverage[interval] = float(((out["gap"] - out["gap_width"] <= truth)
-                                    & (truth <= out["gap"] + out["gap_width"])).mean())
+        coverage[interval] = float(
+            ((out["gap"] - out["gap_width"] <= truth) & (truth <= out["gap"] + out["gap_width"])).mean()
+        )
         # The p-value is the interval's own test: below 0.05 exactly where the interval excludes 0.
         excludes = (out["gap"] - out["gap_width"] > 0) | (out["gap"] + out["gap_width"] < 0)
         assert ((out["gap_p"] < 0.05) == excludes).all()

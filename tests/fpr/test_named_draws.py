@@ -1,11 +1,10 @@
 """Every FPR draw is keyed by names: adding a model, or shuffling the rows, moves no other model's number.
 
-docs/methods.md §3.3-3.4, §3.6, §3.8. ``biasflow fpr-gaps`` (with the paired comparisons) and
-the summary step (gap spans with their null) run on models B and C, then on a model A (sorting first) added and every file's
-rows shuffled; every number of B and C must be byte-identical. (Net significance counts over
-models and corrects over all their tests: it pools the models by definition.) The
-classifiers' own draws (k-shot demonstrations, fallback labels, the tuning's shuffle) depend
-on no other sentence and on no row order either.
+docs/methods.md §3.3-3.4, §3.6, §3.8. ``biasflow fpr-gaps`` (with the paired comparisons) and the summary step (gap
+spans with their null) run on models B and C, then on a model A (sorting first) added and every file's rows shuffled;
+every number of B and C must be byte-identical. (Net significance counts over models and corrects over all their tests:
+it pools the models by definition.) The classifiers' own draws (k-shot demonstrations, fallback labels, the tuning's
+shuffle) depend on no other sentence and on no row order either.
 """
 
 from __future__ import annotations
@@ -35,9 +34,19 @@ def predictions(model: str, seed: int, templates: int = 6, runs: int = 3) -> pd.
                 terms = [(group, term) for group, names in GROUPS.items() for term in names] + [("unmarked", "")]
                 for group, term in terms:
                     pred = int(rng.choice([c for c in range(3) if c != gold])) if rng.random() < 0.3 else gold
-                    rows.append({"y_true": gold, "y_pred": pred, "category": category, "group": group,
-                                 "text": f"{category} template {t} with {term}", "model": model, "run_id": f"r{run}",
-                                 "template_id": f"{category}-t{t}", "marked": group != "unmarked"})
+                    rows.append(
+                        {
+                            "y_true": gold,
+                            "y_pred": pred,
+                            "category": category,
+                            "group": group,
+                            "text": f"{category} template {t} with {term}",
+                            "model": model,
+                            "run_id": f"r{run}",
+                            "template_id": f"{category}-t{t}",
+                            "marked": group != "unmarked",
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -60,18 +69,49 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
     paths = write(tmp_path, models, shuffle)
     out = tmp_path / "gaps.csv"
     compared = tmp_path / "comparisons.csv"
-    assert main(["fpr-gaps", "--predictions", *paths, "--out", str(out), "--bootstrap", "30", "--null-draws", "25",
-                 "--seed", "4", "--comparisons", str(compared)]) == 0
+    assert (
+        main(
+            [
+                "fpr-gaps",
+                "--predictions",
+                *paths,
+                "--out",
+                str(out),
+                "--bootstrap",
+                "30",
+                "--null-draws",
+                "25",
+                "--seed",
+                "4",
+                "--comparisons",
+                str(compared),
+            ]
+        )
+        == 0
+    )
     outputs = {name: str(tmp_path / f"{name}.csv") for name in ("spans", "net", "markedness", "variance")}
-    summary(gap_paths={"p": str(out)}, prediction_paths={"p": paths}, comparison_paths={"p": str(compared)},
-            settings=SummarySettings(interval="t", z=1.96, null_draws=25, seed=4),
-            spans_out=outputs["spans"], net_out=outputs["net"], markedness_out=outputs["markedness"],
-            spans_plot=str(tmp_path / "spans.png"), markedness_plot=str(tmp_path / "markedness.png"),
-            variance_out=outputs["variance"], variance_plot=str(tmp_path / "variance.png"), tables_page=str(tmp_path / "tables.html"))
-    tables = {"gaps": pd.read_csv(out).assign(probe="p"), "spans": pd.read_csv(outputs["spans"]),
-              "markedness": pd.read_csv(outputs["markedness"]), "variance": pd.read_csv(outputs["variance"]),
-              # The adjusted p-values correct over every pair of the table, which pools the systems by definition.
-              "comparisons": pd.read_csv(compared).drop(columns=["p_holm", "p_bh"])}
+    summary(
+        gap_paths={"p": str(out)},
+        prediction_paths={"p": paths},
+        comparison_paths={"p": str(compared)},
+        settings=SummarySettings(interval="t", z=1.96, null_draws=25, seed=4),
+        spans_out=outputs["spans"],
+        net_out=outputs["net"],
+        markedness_out=outputs["markedness"],
+        spans_plot=str(tmp_path / "spans.png"),
+        markedness_plot=str(tmp_path / "markedness.png"),
+        variance_out=outputs["variance"],
+        variance_plot=str(tmp_path / "variance.png"),
+        tables_page=str(tmp_path / "tables.html"),
+    )
+    tables = {
+        "gaps": pd.read_csv(out).assign(probe="p"),
+        "spans": pd.read_csv(outputs["spans"]),
+        "markedness": pd.read_csv(outputs["markedness"]),
+        "variance": pd.read_csv(outputs["variance"]),
+        # The adjusted p-values correct over every pair of the table, which pools the systems by definition.
+        "comparisons": pd.read_csv(compared).drop(columns=["p_holm", "p_bh"]),
+    }
     return {name: kept(table) for name, table in tables.items()}
 
 
@@ -97,8 +137,9 @@ def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_pat
 def test_a_prompted_label_depends_on_no_other_sentence_and_no_row_order():
     """k-shot with answers naming no label: the same demonstrations and fallback label per sentence in both runs."""
     template = load_prompt_templates(bundled("classify"), "k_shot")
-    labelled = pd.DataFrame([(f"{name} example {i}", y) for y, name in enumerate(LABELS) for i in range(6)],
-                            columns=["text", "label"])
+    labelled = pd.DataFrame(
+        [(f"{name} example {i}", y) for y, name in enumerate(LABELS) for i in range(6)], columns=["text", "label"]
+    )
     texts = [f"sentence {i}" for i in range(40)]
 
     def classify(texts, labelled):
@@ -110,7 +151,7 @@ def test_a_prompted_label_depends_on_no_other_sentence_and_no_row_order():
 
         labels, n_fallback = prompt_classify(texts, generate, "k_shot", template, run_seed=5, labelled=labelled, k=9)
         assert n_fallback == len(texts)
-        return dict(zip(texts, zip(labels.tolist(), prompts)))
+        return dict(zip(texts, zip(labels.tolist(), prompts, strict=True), strict=True))
 
     alone = classify(texts[:20], labelled)
     added = classify([*texts[::-1]], labelled.sample(frac=1, random_state=0))
@@ -134,12 +175,22 @@ def test_a_tuned_classifier_does_not_depend_on_the_order_of_the_labelled_rows(ti
     tokenizer.save_pretrained(tmp_path / "model")
     model.save_pretrained(tmp_path / "model")
     spec = make_spec(name="tiny", backend="transformers", model=str(tmp_path / "model"))
-    texts = [f"the {word} was {mood}" for word in ("bread", "teacher", "town", "stage")
-             for mood in ("good", "bad", "ok")]
+    texts = [
+        f"the {word} was {mood}" for word in ("bread", "teacher", "town", "stage") for mood in ("good", "bad", "ok")
+    ]
     labels = [i % 3 for i in range(len(texts))]
     settings = ClassifierSettings.of("soft_prompt", {"method": "soft_prompt", "epochs": 2, "val_fraction": 0.25})
     order = np.random.default_rng(0).permutation(len(texts))
-    runs = [soft_prompt_train(spec, str(tmp_path / "cache"), [texts[i] for i in rows], [labels[i] for i in rows],
-                              settings=settings, seed=1) for rows in (range(len(texts)), order)]
+    runs = [
+        soft_prompt_train(
+            spec,
+            str(tmp_path / "cache"),
+            [texts[i] for i in rows],
+            [labels[i] for i in rows],
+            settings=settings,
+            seed=1,
+        )
+        for rows in (range(len(texts)), order)
+    ]
     assert runs[0].history == runs[1].history
     np.testing.assert_array_equal(runs[0].logits(texts), runs[1].logits(texts))

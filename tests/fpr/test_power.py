@@ -25,8 +25,17 @@ def predictions(sizes: dict[str, int], fpr: dict[str, float], runs: int = 2) -> 
         for group, size in sizes.items():
             wrong = round(fpr[group] * size)
             for i in range(size):
-                rows.append({"y_true": 1, "y_pred": 0 if i < wrong else 1, "category": "race", "group": group,
-                             "text": f"{group} sentence {i}", "model": "m", "run_id": f"r{run}"})
+                rows.append(
+                    {
+                        "y_true": 1,
+                        "y_pred": 0 if i < wrong else 1,
+                        "category": "race",
+                        "group": group,
+                        "text": f"{group} sentence {i}",
+                        "model": "m",
+                        "run_id": f"r{run}",
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -98,20 +107,22 @@ def test_the_paired_rows_spread_is_that_of_the_difference_of_gaps_over_studies()
     assert np.mean(differences) == pytest.approx(0.10, abs=0.01)
 
 
-
 def test_the_paired_rows_follow_the_comparisons_choice_of_pairs():
     """docs/methods.md §6.6, §7: against a baseline, each candidate's rows are the all-pairs rows of the two (the
     spread of a difference is the same whichever way it is taken), named candidate vs baseline; none: no rows."""
-    preds = pd.concat([probe_predictions(i, templates=6, runs=2, bias=0.2 * i, model=m) for i, m in enumerate("WXYZ")],
-                      ignore_index=True)
+    preds = pd.concat(
+        [probe_predictions(i, templates=6, runs=2, bias=0.2 * i, model=m) for i, m in enumerate("WXYZ")],
+        ignore_index=True,
+    )
     every = pd.DataFrame(pair_rows(preds, "p", SETTINGS))
     against = pd.DataFrame(pair_rows(preds, "p", Settings.defaults(pairs=PairChoice(pairs="baseline", baseline="Y"))))
     assert sorted(set(against["model"])) == ["W vs Y", "X vs Y", "Z vs Y"]
     turned = every.assign(model=every["model"].replace({"Y vs Z": "Z vs Y"}))
     expected = turned[turned["model"].isin(["W vs Y", "X vs Y", "Z vs Y"])]
     key = ["model", "subgroup", "measure"]
-    pd.testing.assert_frame_equal(against.sort_values(key).reset_index(drop=True),
-                                  expected.sort_values(key).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        against.sort_values(key).reset_index(drop=True), expected.sort_values(key).reset_index(drop=True)
+    )
     assert not pair_rows(preds, "p", Settings.defaults(pairs=PairChoice(pairs="none", baseline=None)))
 
 
@@ -121,12 +132,13 @@ def test_the_gate_rows_plan_from_the_span_interval_compare_reads():
     inconclusive verdict quotes."""
     from biasflow.fpr.compare import command
 
-    preds = pd.concat([probe_predictions(1, templates=12, runs=3, model="X"),
-                       probe_predictions(2, templates=12, runs=3, model="Y")], ignore_index=True)
+    preds = pd.concat(
+        [probe_predictions(1, templates=12, runs=3, model="X"), probe_predictions(2, templates=12, runs=3, model="Y")],
+        ignore_index=True,
+    )
     table = plan({"p": [preds]}, Settings.defaults(min_effect=0.005))
     gate = table[table["measure"].str.startswith("non-inferiority margin")].set_index("measure")
-    assert sorted(gate.index) == [f"non-inferiority margin ({name} FPR gap span)"
-                                  for name in ("negative", "positive")]
+    assert sorted(gate.index) == [f"non-inferiority margin ({name} FPR gap span)" for name in ("negative", "positive")]
     assert set(gate["model"]) == {"X vs Y"} and set(gate["scope"]) == {"p race"} and set(gate["n"]) == {12}
     judged = command([preds], "Y", "X", None, margin=0.005).rows
     for row in judged.to_dict("records"):

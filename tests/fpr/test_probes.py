@@ -47,7 +47,7 @@ def write(path, text):
 
 
 @pytest.mark.parametrize(
-    "template, asian, black",
+    ("template", "asian", "black"),
     [
         ("I met the {identity_adj} chef.", "I met the Asian chef.", "I met the Black chef."),
         ("{Identity_adj} chefs cook.", "Asian chefs cook.", "Black chefs cook."),
@@ -80,8 +80,8 @@ def test_template_ids_are_stable_and_shared_with_the_unmarked_variant():
     frame = templates(("A {race_adj} cartoonist draws.", 1), ("The {identity_np} sang.", 2))
     first = expand(frame, TERMS, "race", unmarked=True)
     again = expand(frame.iloc[::-1].reset_index(drop=True), TERMS, "race", unmarked=True)
-    ids = dict(zip(first["text"], first["template_id"]))
-    assert ids == dict(zip(again["text"], again["template_id"]))
+    ids = dict(zip(first["text"], first["template_id"], strict=True))
+    assert ids == dict(zip(again["text"], again["template_id"], strict=True))
     cartoon = first[first["text"].str.contains("cartoonist")]
     assert cartoon["template_id"].nunique() == 1 and len(cartoon) == 4
     assert first["template_id"].nunique() == 2
@@ -101,7 +101,7 @@ def test_templates_for_other_attributes_or_unknown_placeholders_are_skipped():
 
 
 @pytest.mark.parametrize(
-    "template, unmarked",
+    ("template", "unmarked"),
     [
         ("A {race_adj} cartoonist is a person who draws.", "A cartoonist is a person who draws."),
         ("An {identity_adj} engineer fixed it.", "An engineer fixed it."),
@@ -146,7 +146,9 @@ def test_unmarked_false_emits_only_marked_samples():
 
 
 def test_load_templates_reads_czarnowska_format(tmp_path):
-    path = write(tmp_path / "t.csv", "TEMPLATE,DOMAIN,SENT,NER\n\"A {race_adj} baker, sadly.\",x,0,\nThe {identity_np}.,y,2,O\n")
+    path = write(
+        tmp_path / "t.csv", 'TEMPLATE,DOMAIN,SENT,NER\n"A {race_adj} baker, sadly.",x,0,\nThe {identity_np}.,y,2,O\n'
+    )
     frame = load_templates(path)
     assert frame["TEMPLATE"].tolist() == ["A {race_adj} baker, sadly.", "The {identity_np}."]
     assert frame["SENT"].tolist() == [0, 2]
@@ -159,7 +161,7 @@ def test_load_templates_without_optional_columns_and_with_duplicates(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "content, pattern",
+    ("content", "pattern"),
     [
         ("TEMPLATE,DOMAIN,NER\nThe {identity_np}.,x,\n", r"t\.csv.*missing column\(s\) SENT"),
         ("DOMAIN,SENT\nx,1\n", "missing column.*TEMPLATE"),
@@ -185,7 +187,7 @@ def test_load_identity_terms(tmp_path):
     assert load_identity_terms(path).to_dict("records") == [
         {"attribute": "race", "group": "Asian", "term": "Asian", "np": "Asian person"}
     ]
-    with pytest.raises(BiasflowError, match="missing column.*np"):
+    with pytest.raises(BiasflowError, match=r"missing column.*np"):
         load_identity_terms(write(tmp_path / "a.csv", "attribute,group,term\nrace,A,A\n"))
     with pytest.raises(BiasflowError, match="np is empty on line 2"):
         load_identity_terms(write(tmp_path / "b.csv", "attribute,group,term,np\nrace,A,A,\n"))
@@ -194,11 +196,11 @@ def test_load_identity_terms(tmp_path):
 
 
 def test_load_labelled(tmp_path):
-    frame = load_labelled(write(tmp_path / "l.csv", "text,label\nGreat.,2\n\"Fine, ok.\",1\n"), "ternary")
+    frame = load_labelled(write(tmp_path / "l.csv", 'text,label\nGreat.,2\n"Fine, ok.",1\n'), "ternary")
     assert frame.to_dict("records") == [{"text": "Great.", "label": 2}, {"text": "Fine, ok.", "label": 1}]
     with pytest.raises(BiasflowError, match="label on line 2"):
         load_labelled(write(tmp_path / "m.csv", "text,label\nBad.,-1\n"), "ternary")
-    with pytest.raises(BiasflowError, match="missing column.*label"):
+    with pytest.raises(BiasflowError, match=r"missing column.*label"):
         load_labelled(write(tmp_path / "n.csv", "text,y\nBad.,0\n"), "ternary")
 
 
@@ -206,12 +208,23 @@ def test_probe_samples_spec_errors():
     with pytest.raises(BiasflowError, match="attribute"):
         probe_samples({"templates": "templates.csv", "terms": "identity_terms.csv", "unmarked": True})
     with pytest.raises(BiasflowError, match="unknown keys colour"):
-        probe_samples({"templates": "templates.csv", "terms": "identity_terms.csv", "attribute": "race", "unmarked": True,
-                       "colour": 1})
+        probe_samples(
+            {
+                "templates": "templates.csv",
+                "terms": "identity_terms.csv",
+                "attribute": "race",
+                "unmarked": True,
+                "colour": 1,
+            }
+        )
     with pytest.raises(BiasflowError, match="unmarked"):
-        probe_samples({"templates": "templates.csv", "terms": "identity_terms.csv", "attribute": "race", "unmarked": "yes"})
-    with pytest.raises(BiasflowError, match="templates.csv: file not found"):
-        probe_samples({"templates": "templates.csv", "terms": "identity_terms.csv", "attribute": "race", "unmarked": True})
+        probe_samples(
+            {"templates": "templates.csv", "terms": "identity_terms.csv", "attribute": "race", "unmarked": "yes"}
+        )
+    with pytest.raises(BiasflowError, match=r"templates\.csv: file not found"):
+        probe_samples(
+            {"templates": "templates.csv", "terms": "identity_terms.csv", "attribute": "race", "unmarked": True}
+        )
 
 
 # --- bundled sets ------------------------------------------------------------------------
@@ -221,15 +234,32 @@ def test_bundled_templates_cover_every_label_and_placeholder_form():
     frame = load_templates(BUNDLED_DIR / "templates.csv")
     assert (frame["SENT"].value_counts() >= 8).all() and set(frame["SENT"]) == {0, 1, 2}
     joined = " ".join(frame["TEMPLATE"])
-    for form in ("{identity_adj}", "{Identity_adj}", "{a:identity_np}", "{A:identity_np}", "{identity_np}", "{race_adj}", "{Race_adj}", "{a:race_np}"):
+    for form in (
+        "{identity_adj}",
+        "{Identity_adj}",
+        "{a:identity_np}",
+        "{A:identity_np}",
+        "{identity_np}",
+        "{race_adj}",
+        "{Race_adj}",
+        "{a:race_np}",
+    ):
         assert form in joined
 
 
 @pytest.mark.parametrize("attribute", ["race", "age", "sexuality"])
-@pytest.mark.parametrize("file, labels", [("templates.csv", {0, 1, 2}), ("occupations.csv", {1}), ("regard.csv", {0, 1, 2})])
+@pytest.mark.parametrize(
+    ("file", "labels"), [("templates.csv", {0, 1, 2}), ("occupations.csv", {1}), ("regard.csv", {0, 1, 2})]
+)
 def test_bundled_sets_expand(attribute, file, labels):
-    samples = probe_samples({"templates": BUNDLED_DIR / file, "terms": BUNDLED_DIR / "identity_terms.csv",
-                             "attribute": attribute, "unmarked": True})
+    samples = probe_samples(
+        {
+            "templates": BUNDLED_DIR / file,
+            "terms": BUNDLED_DIR / "identity_terms.csv",
+            "attribute": attribute,
+            "unmarked": True,
+        }
+    )
     marked = samples[samples["marked"]]
     assert marked["group"].nunique() >= 3
     assert set(samples["y_true"]) == labels
@@ -245,7 +275,11 @@ def test_bundled_sets_expand(attribute, file, labels):
 def test_bundled_occupations_and_labelled_set():
     occupations = load_templates(BUNDLED_DIR / "occupations.csv")
     assert len(occupations) >= 10 and set(occupations["SENT"]) == {1}
-    assert len(expand(occupations, load_identity_terms(BUNDLED_DIR / "identity_terms.csv"), "race", unmarked=True).query("not marked")) == len(occupations)
+    assert len(
+        expand(occupations, load_identity_terms(BUNDLED_DIR / "identity_terms.csv"), "race", unmarked=True).query(
+            "not marked"
+        )
+    ) == len(occupations)
     labelled = load_labelled(BUNDLED_DIR / "sentiment_labelled.csv", "ternary")
     assert labelled["label"].value_counts().to_dict() == {0: 20, 1: 20, 2: 20}
     terms = load_identity_terms(BUNDLED_DIR / "identity_terms.csv")
@@ -265,8 +299,9 @@ def test_semeval_intensity_classes_map_as_paper_004(tmp_path):
 
     path = tmp_path / "V-oc.txt"
     classes = [f"{v}: some words" for v in (-3, -2, -1, 0, 1, 2, 3)]
-    pd.DataFrame({"ID": range(7), "Tweet": list("abcdefg"), "Affect Dimension": "valence",
-                  "Intensity Class": classes}).to_csv(path, sep="\t", index=False)
+    pd.DataFrame(
+        {"ID": range(7), "Tweet": list("abcdefg"), "Affect Dimension": "valence", "Intensity Class": classes}
+    ).to_csv(path, sep="\t", index=False)
     assert load_labelled(path, "semeval2018")["label"].tolist() == [0, 0, 1, 1, 1, 2, 2]
 
 

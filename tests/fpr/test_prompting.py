@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from biasflow.bundled import bundled
+from biasflow.errors import BiasflowError
 from biasflow.fpr.predictions import LABELS
 from biasflow.fpr.prompting import METHODS, demonstrations, extract_label, load_prompt_templates, prompt_classify
 from biasflow.fpr.steps import ClassifySettings
-from biasflow.errors import BiasflowError
 from biasflow.models.base import Request
 
 CLASSIFY = bundled("classify")

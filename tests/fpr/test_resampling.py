@@ -54,7 +54,7 @@ def test_span_null_equals_a_slow_loop_over_relabelled_rows():
     observed = spans(preds)
     null = {cls: [] for cls in ("negative", "positive")}
     for _ in range(draws):
-        relabel = dict(zip(sentences, groups[permuted_labels(rng, labels, templates)]))
+        relabel = dict(zip(sentences, groups[permuted_labels(rng, labels, templates)], strict=True))
         row = spans(preds.assign(group=keys.map(relabel)))
         for cls in null:
             null[cls].append(row[f"{cls}_span"])
@@ -73,7 +73,7 @@ def test_adding_a_model_or_shuffling_rows_moves_no_other_models_intervals_or_spa
     grown = pd.concat([other, preds], ignore_index=True).sample(frac=1.0, random_state=1).reset_index(drop=True)
     after = bootstrap_gaps(grown, 50, 3), span_null(grown, 50, 3)
     assert set(after[0]["model"]) == {"a0", "m"}
-    for old, new in zip(before, after):
+    for old, new in zip(before, after, strict=True):
         mine = new[new["model"] == "m"].reset_index(drop=True)
         assert mine.select_dtypes(exclude="number").equals(old.select_dtypes(exclude="number"))
         numbers = old.select_dtypes("number").to_numpy()
@@ -115,11 +115,16 @@ def test_span_p_is_valid_without_bias_and_small_with_it():
     Spans of counts tie often (multiples of 1/48 here) and ties count as extreme, so the test
     is conservative at these sizes, as a permutation test of a discrete statistic is.
     """
-    null_p = np.array([span_null(predictions(seed, templates=12), 199, seed)["negative_span_p"].iloc[0]
-                       for seed in range(100)])
+    null_p = np.array(
+        [span_null(predictions(seed, templates=12), 199, seed)["negative_span_p"].iloc[0] for seed in range(100)]
+    )
     for alpha in (0.05, 0.2, 0.5):
         assert np.mean(null_p <= alpha) <= alpha + 2.5 * np.sqrt(alpha * (1 - alpha) / len(null_p))
     assert np.mean(null_p <= 0.5) >= 0.25, "conservative, not blind"
-    biased = np.array([span_null(predictions(seed, templates=12, bias=0.3), 199, seed)["negative_span_p"].iloc[0]
-                       for seed in range(20)])
+    biased = np.array(
+        [
+            span_null(predictions(seed, templates=12, bias=0.3), 199, seed)["negative_span_p"].iloc[0]
+            for seed in range(20)
+        ]
+    )
     assert np.mean(biased < 0.05) >= 0.8

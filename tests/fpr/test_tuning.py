@@ -66,8 +66,9 @@ def test_soft_prompt_lowers_loss_and_freezes_the_lm(label_model):
 
     initial = soft_prompt_train(*label_model, TEXTS, LABELS, settings=tuned("soft_prompt", epochs=0), seed=1)
     before = {k: v.clone() for k, v in initial.model.state_dict().items()}
-    trained = soft_prompt_train(*label_model, TEXTS, LABELS, settings=tuned("soft_prompt", epochs=8, patience=8, val_fraction=0.0),
-                                seed=1)
+    trained = soft_prompt_train(
+        *label_model, TEXTS, LABELS, settings=tuned("soft_prompt", epochs=8, patience=8, val_fraction=0.0), seed=1
+    )
     after = trained.model.state_dict()
     assert before.keys() == after.keys()
     assert all(torch.equal(before[k], after[k]) for k in before)
@@ -82,7 +83,9 @@ def test_soft_prompt_lowers_loss_and_freezes_the_lm(label_model):
 def test_soft_prompt_early_stopping_records_validation(label_model):
     from biasflow.fpr.tuning import soft_prompt_train
 
-    clf = soft_prompt_train(*label_model, TEXTS, LABELS, settings=tuned("soft_prompt", epochs=30, patience=2, lr=3.0), seed=0)
+    clf = soft_prompt_train(
+        *label_model, TEXTS, LABELS, settings=tuned("soft_prompt", epochs=30, patience=2, lr=3.0), seed=0
+    )
     assert 1 <= len(clf.history) <= 30
     assert all(h["val_loss"] is not None for h in clf.history)
 
@@ -95,11 +98,18 @@ def test_user_errors(label_model, tiny_model_dir):
     with pytest.raises(BiasflowError, match="unknown fine-tuning method"):
         fine_tune(*label_model, TEXTS, LABELS, settings=tuned("adapter"), seed=0)
     with pytest.raises(BiasflowError, match="not distinct"):  # the plain tiny vocabulary lacks the words
-        soft_prompt_train(spec_of(tiny_model_dir), label_model[1], TEXTS, LABELS, settings=tuned("soft_prompt", epochs=0),
-                          seed=0)
+        soft_prompt_train(
+            spec_of(tiny_model_dir), label_model[1], TEXTS, LABELS, settings=tuned("soft_prompt", epochs=0), seed=0
+        )
     with pytest.raises(BiasflowError, match=r"need local weights \(backend transformers\), not backend openai"):
-        soft_prompt_train(make_spec(name="api", backend="openai", model="gpt"), label_model[1], TEXTS, LABELS,
-                          settings=tuned("soft_prompt"), seed=0)
+        soft_prompt_train(
+            make_spec(name="api", backend="openai", model="gpt"),
+            label_model[1],
+            TEXTS,
+            LABELS,
+            settings=tuned("soft_prompt"),
+            seed=0,
+        )
 
 
 @pytest.mark.skipif(importlib.util.find_spec("peft") is None, reason="peft not installed (pip install -e '.[lora]')")

@@ -29,20 +29,31 @@ def truth(templates: int, runs: int) -> dict[str, float]:
     group-level variance v enters as v (G − 1) / G; the sentences' Bernoulli variance is E[p (1 − p)]."""
     share = (len(GROUPS) - 1) / len(GROUPS)
     bernoulli = BASE * (1 - BASE) - SD_TEMPLATE**2 - SD_RUN**2
-    return {"templates": share * SD_TEMPLATE**2 / templates, "runs": share * SD_RUN**2 / runs,
-            "sentences": share * bernoulli / (templates * TERMS * runs)}
+    return {
+        "templates": share * SD_TEMPLATE**2 / templates,
+        "runs": share * SD_RUN**2 / runs,
+        "sentences": share * bernoulli / (templates * TERMS * runs),
+    }
 
 
 def rows(called: np.ndarray) -> pd.DataFrame:
     """The predictions of ``called``: templates of gold label positive (2), a sentence called negative or not."""
     r, t, g, k = (a.ravel() for a in np.meshgrid(*map(np.arange, called.shape), indexing="ij"))
-    return pd.DataFrame({"model": "m", "run_id": [f"r{i}" for i in r], "category": "race",
-                         "group": np.array(GROUPS)[g], "template_id": [f"t{i:02d}" for i in t],
-                         "text": [f"sentence {a}-{b}-{c}" for a, b, c in zip(t, g, k)], "y_true": 2,
-                         "y_pred": np.where(called.ravel(), 0, 2)})
+    return pd.DataFrame(
+        {
+            "model": "m",
+            "run_id": [f"r{i}" for i in r],
+            "category": "race",
+            "group": np.array(GROUPS)[g],
+            "template_id": [f"t{i:02d}" for i in t],
+            "text": [f"sentence {a}-{b}-{c}" for a, b, c in zip(t, g, k, strict=True)],
+            "y_true": 2,
+            "y_pred": np.where(called.ravel(), 0, 2),
+        }
+    )
 
 
-@pytest.mark.parametrize("templates, runs", [(12, 4), (6, 2)])
+@pytest.mark.parametrize(("templates", "runs"), [(12, 4), (6, 2)])
 def test_each_component_is_recovered_on_average_over_simulated_probes(templates, runs):
     """Unbiased before clipping: the mean estimate over simulated probe sets against the variances written out."""
     rng = np.random.default_rng(templates)
@@ -64,8 +75,9 @@ def test_a_known_probe_set_component_is_recovered():
     sd, studies = 0.08, 200
     estimates = []
     for _ in range(studies):
-        table = variance_table({f"p{i}": rows(called_negative(rng, 8, 3, rng.normal(0, sd, len(GROUPS))))
-                                for i in range(4)})
+        table = variance_table(
+            {f"p{i}": rows(called_negative(rng, 8, 3, rng.normal(0, sd, len(GROUPS)))) for i in range(4)}
+        )
         estimates.append((table.loc[table["class"] == "negative", "sd_probe_sets"] ** 2).mean())
     expected = (len(GROUPS) - 1) / len(GROUPS) * sd**2
     error = np.std(estimates, ddof=1) / np.sqrt(studies)
@@ -116,8 +128,11 @@ def test_probe_sets_part_and_one_run():
         shares = negative[[f"share_{s}" for s in ("probe_sets", "templates", "runs", "sentences")]].to_numpy()
         np.testing.assert_allclose(np.nansum(shares, axis=1), 1.0)
     one_run = predictions(1, templates=9, runs=3)
-    [alone] = variance_table({"p1": one_run[one_run["run_id"] == "r0"]}).query(
-        "`class` == 'negative' and group == 'A'").to_dict("records")
+    [alone] = (
+        variance_table({"p1": one_run[one_run["run_id"] == "r0"]})
+        .query("`class` == 'negative' and group == 'A'")
+        .to_dict("records")
+    )
     assert np.isnan(alone["sd_runs"]) and np.isnan(alone["sd_sentences"]) and np.isnan(alone["sd_probe_sets"])
     assert alone["sd_templates"] > 0 and alone["n_probe_sets"] == 1
 

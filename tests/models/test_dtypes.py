@@ -52,9 +52,16 @@ def test_an_explicit_dtype_always_wins(monkeypatch):
 
 
 @pytest.mark.parametrize("flag", ["avx512_bf16", "amx_bf16"])
-@pytest.mark.parametrize("environment", [{}, {"ATEN_CPU_CAPABILITY": "avx512"},
-                                         {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE_BF16"},
-                                         {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE_AMX"}, {"ONEDNN_MAX_CPU_ISA": "ALL"}])
+@pytest.mark.parametrize(
+    "environment",
+    [
+        {},
+        {"ATEN_CPU_CAPABILITY": "avx512"},
+        {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE_BF16"},
+        {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE_AMX"},
+        {"ONEDNN_MAX_CPU_ISA": "ALL"},
+    ],
+)
 def test_native_bfloat16_is_taken_without_measuring(monkeypatch, flag, environment):
     measured = fake_cpu(monkeypatch, {"avx2", "avx512f", flag}, **environment)
     dtype, why = dtypes.resolve_dtype("auto", "cpu")
@@ -67,12 +74,15 @@ def test_no_native_flags_give_float32_without_measuring(monkeypatch):
     assert dtype == "float32" and "no native bfloat16" in why and not measured
 
 
-@pytest.mark.parametrize("environment, named", [
-    ({"ATEN_CPU_CAPABILITY": "avx2"}, "ATEN_CPU_CAPABILITY=avx2"),
-    ({"ATEN_CPU_CAPABILITY": "default"}, "ATEN_CPU_CAPABILITY=default"),
-    ({"ONEDNN_MAX_CPU_ISA": "AVX2"}, "ONEDNN_MAX_CPU_ISA=AVX2"),
-    ({"ONEDNN_MAX_CPU_ISA": "avx512_core_vnni"}, "ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI"),
-])
+@pytest.mark.parametrize(
+    ("environment", "named"),
+    [
+        ({"ATEN_CPU_CAPABILITY": "avx2"}, "ATEN_CPU_CAPABILITY=avx2"),
+        ({"ATEN_CPU_CAPABILITY": "default"}, "ATEN_CPU_CAPABILITY=default"),
+        ({"ONEDNN_MAX_CPU_ISA": "AVX2"}, "ONEDNN_MAX_CPU_ISA=AVX2"),
+        ({"ONEDNN_MAX_CPU_ISA": "avx512_core_vnni"}, "ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI"),
+    ],
+)
 def test_kernels_capped_below_the_flags_give_float32(monkeypatch, environment, named):
     """ATEN_CPU_CAPABILITY / ONEDNN_MAX_CPU_ISA can keep PyTorch from the CPU's bfloat16 instructions."""
     fake_cpu(monkeypatch, {"avx512f", "avx512_bf16"}, **environment)
@@ -80,7 +90,7 @@ def test_kernels_capped_below_the_flags_give_float32(monkeypatch, environment, n
     assert dtype == "float32" and named in why
 
 
-@pytest.mark.parametrize("gflops, expected", [((150.0, 80.0), "bfloat16"), ((100.0, 80.0), "float32")])
+@pytest.mark.parametrize(("gflops", "expected"), [((150.0, 80.0), "bfloat16"), ((100.0, 80.0), "float32")])
 def test_unreadable_flags_go_by_a_clear_measured_margin(monkeypatch, gflops, expected):
     """Where the flags cannot be read (an ARM CPU, macOS), bfloat16 needs to be clearly faster:
     a margin of 1.5, so timing noise cannot flip the choice and with it the cache key."""
@@ -96,7 +106,7 @@ def test_a_machine_without_an_nvidia_driver_is_a_cpu_without_importing_torch(mon
     assert dtypes.default_device() == "cpu"
 
 
-@pytest.mark.parametrize("supported, expected", [(True, "bfloat16"), (False, "float16")])
+@pytest.mark.parametrize(("supported", "expected"), [(True, "bfloat16"), (False, "float16")])
 def test_gpu_takes_bfloat16_where_supported(monkeypatch, supported, expected):
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: supported)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a, **k: "Some GPU")
@@ -114,8 +124,10 @@ def test_auto_picks_float32_where_bfloat16_is_emulated():
     """The real rule and the real kernels, in a process whose kernels are capped at AVX2: bfloat16
     really runs emulated there (a decoding-shaped product slower than in float32), and auto picks float32."""
     env = {**os.environ, "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
-    code = ("import torch; from biasflow.models.dtypes import resolve_dtype, measure_gflops; "
-            "print(resolve_dtype('auto', 'cpu')[0], *measure_gflops(torch))")
+    code = (
+        "import torch; from biasflow.models.dtypes import resolve_dtype, measure_gflops; "
+        "print(resolve_dtype('auto', 'cpu')[0], *measure_gflops(torch))"
+    )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     dtype, bf16, fp32 = out.split()
     assert float(bf16) < float(fp32), "capped at AVX2, bfloat16 must be emulated (slower than float32)"
@@ -149,7 +161,7 @@ def generator(tmp_path, dtype, echo):
     return CachedGenerator(spec, str(tmp_path), backend_factory=lambda spec, cache_dir: echo)
 
 
-@pytest.mark.parametrize("resolved, other", [("float32", "bfloat16"), ("bfloat16", "float32")])
+@pytest.mark.parametrize(("resolved", "other"), [("float32", "bfloat16"), ("bfloat16", "float32")])
 def test_the_cache_key_holds_the_resolved_dtype(monkeypatch, tmp_path, caplog, resolved, other):
     """auto's continuations are those of the dtype it resolves to: served to a job that sets that
     dtype, never to one that sets the other; the log names the choice and why."""

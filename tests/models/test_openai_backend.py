@@ -53,7 +53,11 @@ class FakeServer:
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 try:
-                    status, payload, headers, wait = server.fault(body) or (*server.answer(self.path, auth, body), {}, 0)
+                    status, payload, headers, wait = server.fault(body) or (
+                        *server.answer(self.path, auth, body),
+                        {},
+                        0,
+                    )
                     time.sleep(wait)
                 finally:
                     with server.lock:
@@ -331,7 +335,7 @@ def test_retries_that_run_out_end_in_one_clear_error(server):
         backend.generate([Request("hello")])
     assert len(server.calls) == 3 and KEY not in str(info.value)
     server.faults["fake-model"] = [(429, ERROR, {"Retry-After": "0"}, 0)] * 2
-    with pytest.raises(BiasflowError, match="Rate limit or quota exceeded.*max_concurrency"):
+    with pytest.raises(BiasflowError, match=r"Rate limit or quota exceeded.*max_concurrency"):
         OpenAIBackend(openai_spec(server.base_url, max_retries=1)).generate([Request("again")])
 
 
@@ -346,7 +350,7 @@ def test_a_timeout_is_retried_then_one_clear_error(server):
 def test_a_malformed_answer_is_one_clear_error(server):
     backend = OpenAIBackend(openai_spec(server.base_url))
     server.faults["fake-model"] = [(200, b"<html>not json</html>", {"Content-Type": "text/html"}, 0)]
-    with pytest.raises(BiasflowError, match="not an OpenAI completion.*/v1 address"):
+    with pytest.raises(BiasflowError, match=r"not an OpenAI completion.*/v1 address"):
         backend.generate([Request("hello")])
     server.faults["fake-model"] = [(200, {"id": "c", "object": "text_completion", "choices": []}, {}, 0)]
     with pytest.raises(BiasflowError, match="not an OpenAI completion"):

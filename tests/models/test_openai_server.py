@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from workflow_helpers import snakemake, tiny_config, write_config
 
 from biasflow.cairo.paraphrase import ParaphraseSettings, load_templates, paraphrase_prompts, template_files
 from biasflow.fairpair.perturbation import PerturbationSettings, llm_perturb, load_perturbation_template
@@ -28,6 +27,7 @@ from biasflow.generation import CachedGenerator
 from biasflow.models import load_backend
 from biasflow.models.base import ModelSpec, Request
 from specs import make_decoding, make_spec
+from workflow_helpers import snakemake, tiny_config, write_config
 
 pytest.importorskip("openai", reason="the openai backend needs: pip install -e '.[openai]'")
 
@@ -50,27 +50,33 @@ def served(tiny_models, tmp_path_factory):
     port = free_port()
     hub_cache = tmp_path_factory.mktemp("hub-cache")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(hub_cache)}
-    command = [str(Path(sys.executable).parent / "transformers"), "serve", str(tiny_models["tiny-chat"]),
-               "--host", "127.0.0.1", "--port", str(port)]
-    log = open(tmp_path_factory.mktemp("server") / "serve.log", "w")
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + STARTUP_S
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"{base}/health", timeout=1)
-            break
-        except OSError:
-            if process.poll() is not None:
-                pytest.fail(f"transformers serve exited: {Path(log.name).read_text()[-2000:]}")
-            time.sleep(0.5)
-    else:
-        process.kill()
-        pytest.fail(f"transformers serve was not up within {STARTUP_S} s")
-    yield f"{base}/v1", str(tiny_models["tiny-chat"])
-    process.terminate()
-    process.wait(timeout=30)
-    log.close()
+    command = [
+        str(Path(sys.executable).parent / "transformers"),
+        "serve",
+        str(tiny_models["tiny-chat"]),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
+    with open(tmp_path_factory.mktemp("server") / "serve.log", "w") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + STARTUP_S
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{base}/health", timeout=1)
+                break
+            except OSError:
+                if process.poll() is not None:
+                    pytest.fail(f"transformers serve exited: {Path(log.name).read_text()[-2000:]}")
+                time.sleep(0.5)
+        else:
+            process.kill()
+            pytest.fail(f"transformers serve was not up within {STARTUP_S} s")
+        yield f"{base}/v1", str(tiny_models["tiny-chat"])
+        process.terminate()
+        process.wait(timeout=30)
 
 
 @pytest.fixture
@@ -82,9 +88,14 @@ def key(monkeypatch):
 
 def spec(served, chat=False, max_new_tokens=8, max_concurrency=2) -> ModelSpec:
     base_url, model = served
-    return make_spec(name="served", backend="openai", model=model, chat=chat,
-                     decoding=make_decoding(max_new_tokens=max_new_tokens),
-                     options={"base_url": base_url, "api_key_env": KEY_ENV, "max_concurrency": max_concurrency})
+    return make_spec(
+        name="served",
+        backend="openai",
+        model=model,
+        chat=chat,
+        decoding=make_decoding(max_new_tokens=max_new_tokens),
+        options={"base_url": base_url, "api_key_env": KEY_ENV, "max_concurrency": max_concurrency},
+    )
 
 
 @pytest.mark.parametrize("chat", [False, True], ids=["completions", "chat"])
@@ -104,27 +115,50 @@ def test_seeded_requests_repeat_and_usage_is_counted(served, key, chat, tmp_path
 
 
 def test_paraphrase_and_perturb_through_the_server(served, key, tmp_path):
-    originals = pd.DataFrame({
-        "prompt_id": ["a", "b"], "metric": "BOLD", "axis": "gender", "subgroup": ["female", "male"], "split": "valid",
-        "group_key": ["k1", "k2"], "promptset": "original", "source_id": ["s1", "s2"],
-        "text": ["the woman worked as a", "the man worked as a"], "identity_term": "",
-    })
+    originals = pd.DataFrame(
+        {
+            "prompt_id": ["a", "b"],
+            "metric": "BOLD",
+            "axis": "gender",
+            "subgroup": ["female", "male"],
+            "split": "valid",
+            "group_key": ["k1", "k2"],
+            "promptset": "original",
+            "source_id": ["s1", "s2"],
+            "text": ["the woman worked as a", "the man worked as a"],
+            "identity_term": "",
+        }
+    )
     generator = CachedGenerator(spec(served, chat=True, max_new_tokens=12), str(tmp_path))
-    settings = ParaphraseSettings.defaults(seeds=[0], max_attempts=2, min_ratio=0.01, max_ratio=100,
-                                           keep_identity_term=False)
+    settings = ParaphraseSettings.defaults(
+        seeds=[0], max_attempts=2, min_ratio=0.01, max_ratio=100, keep_identity_term=False
+    )
     rows, rejections = paraphrase_prompts(
-        originals, lambda rs: [g.text for g in generator(rs)], paraphraser="served", chat=True,
-        templates=load_templates(template_files(settings, chat=True)), settings=settings,
+        originals,
+        lambda rs: [g.text for g in generator(rs)],
+        paraphraser="served",
+        chat=True,
+        templates=load_templates(template_files(settings, chat=True)),
+        settings=settings,
     )
     assert int(rejections["n_prompts"].sum()) == 2
     assert len(rows) + int(rejections["n_dropped"].sum()) == 2
     prompts = common_sents(PromptSettings.defaults().pairs, ["doctor"], [])
-    continuations = pd.DataFrame({"prompt_id": prompts["prompt_id"].iloc[0], "sample": [0, 1],
-                                  "text": [" He said his day was long.", " He smiled."]})
+    continuations = pd.DataFrame(
+        {
+            "prompt_id": prompts["prompt_id"].iloc[0],
+            "sample": [0, 1],
+            "text": [" He said his day was long.", " He smiled."],
+        }
+    )
     perturbation = PerturbationSettings.defaults(method="llm")
     perturbed, counts = llm_perturb(
-        prompts, continuations, lambda rs: [g.text for g in generator(rs)], entity_gender=perturbation.entity_gender,
-        counterpart_gender=perturbation.counterpart_gender, max_jaccard=perturbation.max_jaccard,
+        prompts,
+        continuations,
+        lambda rs: [g.text for g in generator(rs)],
+        entity_gender=perturbation.entity_gender,
+        counterpart_gender=perturbation.counterpart_gender,
+        max_jaccard=perturbation.max_jaccard,
         template=load_perturbation_template(perturbation.template),
     )
     assert int(counts["n"].sum()) == 2, "both continuations were sent and judged by the paper's filters"
@@ -135,10 +169,15 @@ def test_paraphrase_and_perturb_through_the_server(served, key, tmp_path):
 def test_workflow_paraphrases_through_the_server_and_never_shows_the_key(served, tiny_models, tmp_path):
     base_url, model = served
     config = tiny_config(tiny_models, tmp_path)
-    config["paraphrasers"] = {"served": {
-        "backend": "openai", "model": model, "chat": True, "decoding": {"max_new_tokens": 12},
-        "options": {"base_url": base_url, "api_key_env": KEY_ENV, "max_concurrency": 2},
-    }}
+    config["paraphrasers"] = {
+        "served": {
+            "backend": "openai",
+            "model": model,
+            "chat": True,
+            "decoding": {"max_new_tokens": 12},
+            "options": {"base_url": base_url, "api_key_env": KEY_ENV, "max_concurrency": 2},
+        }
+    }
     write_config(config, tmp_path)
     missing = snakemake(tmp_path, "results/prompts/sets/BOLD/gender.parquet", check=False)
     assert missing.returncode != 0 and f"from the environment variable {KEY_ENV}, which is not set" in missing.stderr

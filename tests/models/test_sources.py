@@ -31,7 +31,7 @@ def test_local_directory_with_config_is_a_dir_source(tmp_path):
 def test_local_directory_without_config_is_refused(tmp_path):
     model = tmp_path / "not-a-model"
     model.mkdir()
-    with pytest.raises(BiasflowError, match="config.json"):
+    with pytest.raises(BiasflowError, match=r"config\.json"):
         resolve_source(str(model), tmp_path / "cache")
 
 
@@ -177,8 +177,13 @@ def test_model_spec_builds_decoding_and_defaults():
     assert spec.backend == "transformers"
     assert spec.decoding == make_decoding(top_p=0.9, max_new_tokens=5)
     assert spec.chat is True
-    assert spec.identity() == {"backend": "transformers", "model": "gpt2", "decoding": spec.decoding.as_dict(), "chat": True,
-                               "dtype": "auto"}
+    assert spec.identity() == {
+        "backend": "transformers",
+        "model": "gpt2",
+        "decoding": spec.decoding.as_dict(),
+        "chat": True,
+        "dtype": "auto",
+    }
 
 
 def test_model_spec_unknown_backend():

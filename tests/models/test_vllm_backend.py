@@ -117,8 +117,12 @@ def test_engine_kwargs_gguf_with_tokenizer_and_engine_options():
         model="/models/smol.Q4_1.gguf",
         dtype="float16",
         options={
-            "tokenizer": "HuggingFaceTB/SmolLM2-135M-Instruct", "gpu_memory_utilization": 0.5, "max_model_len": 512,
-            "tensor_parallel_size": 2, "enforce_eager": True, "engine": {"swap_space": 2},
+            "tokenizer": "HuggingFaceTB/SmolLM2-135M-Instruct",
+            "gpu_memory_utilization": 0.5,
+            "max_model_len": 512,
+            "tensor_parallel_size": 2,
+            "enforce_eager": True,
+            "engine": {"swap_space": 2},
         },
     )
 
@@ -147,7 +151,9 @@ def test_unknown_model_options_are_named_with_the_closest_one():
 
     with pytest.raises(BiasflowError, match=r"unknown option 'max_model_length' \(did you mean max_model_len\?\)"):
         model_spec("big", {"backend": "vllm", "model": "org/big", "options": {"max_model_length": 4096}})
-    with pytest.raises(BiasflowError, match="unknown option 'base_url' for backend transformers; its options are: none"):
+    with pytest.raises(
+        BiasflowError, match="unknown option 'base_url' for backend transformers; its options are: none"
+    ):
         model_spec("local", {"model": "org/small", "options": {"base_url": "http://x"}})
 
 

@@ -26,8 +26,15 @@ ENGINE = {"gpu_memory_utilization": 0.15, "max_model_len": 256, "enforce_eager":
 
 
 def spec(path, decoding: Decoding, chat: bool = False) -> ModelSpec:
-    return make_spec(name="tiny", backend="vllm", model=str(path), decoding=decoding, chat=chat, dtype="float32",
-                     options=dict(ENGINE))
+    return make_spec(
+        name="tiny",
+        backend="vllm",
+        model=str(path),
+        decoding=decoding,
+        chat=chat,
+        dtype="float32",
+        options=dict(ENGINE),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +78,7 @@ def test_results_do_not_depend_on_batch_composition(sampler):
     alone = {r: texts(sampler, [r])[0] for r in REQUESTS[:2]}
     others = [Request(f"people of every faith live in this town {i}", seed=i) for i in range(14)]
     mixed = [*others[:7], REQUESTS[1], *others[7:], REQUESTS[0]]
-    together = dict(zip(mixed, texts(sampler, mixed)))
+    together = dict(zip(mixed, texts(sampler, mixed), strict=True))
     assert {r: together[r] for r in alone} == alone
 
 

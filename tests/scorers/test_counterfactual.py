@@ -18,19 +18,39 @@ from biasflow.scorers import get_scorer
 from biasflow.scorers.table import ScoringSettings
 from biasflow.steps import counterfactual, neutral
 
-TEXTS = {"p1": ("christian", "Every Christian deserves respect."), "p2": ("christian", "He is very Christian."),
-         "p3": ("muslim", "The Muslim sings."), "p4": ("muslim", "It rained all day.")}
+TEXTS = {
+    "p1": ("christian", "Every Christian deserves respect."),
+    "p2": ("christian", "He is very Christian."),
+    "p3": ("muslim", "The Muslim sings."),
+    "p4": ("muslim", "It rained all day."),
+}
 
 
 def test_an_unswappable_continuation_gets_no_variants_and_keeps_its_raw_neutral_score(tmp_path, caplog):
     caplog.set_level(logging.WARNING, "biasflow")
-    continuations = pd.DataFrame([{"prompt_id": key, "model": "m", "seed": 0, "sample": 0, "subgroup": group,
-                                   "text": "", "continuation": text} for key, (group, text) in TEXTS.items()])
+    continuations = pd.DataFrame(
+        [
+            {
+                "prompt_id": key,
+                "model": "m",
+                "seed": 0,
+                "sample": 0,
+                "subgroup": group,
+                "text": "",
+                "continuation": text,
+            }
+            for key, (group, text) in TEXTS.items()
+        ]
+    )
     continuations.to_parquet(tmp_path / "c.parquet")
-    counterfactual(continuations_path=str(tmp_path / "c.parquet"),
-                   settings=ScoringSettings.defaults(scorer="profanity"),
-                   lexicon_path=bundled.bundled("identity/lexicon.yaml"), axis="religion", cache_dir=str(tmp_path),
-                   out=str(tmp_path / "v.parquet"))
+    counterfactual(
+        continuations_path=str(tmp_path / "c.parquet"),
+        settings=ScoringSettings.defaults(scorer="profanity"),
+        lexicon_path=bundled.bundled("identity/lexicon.yaml"),
+        axis="religion",
+        cache_dir=str(tmp_path),
+        out=str(tmp_path / "v.parquet"),
+    )
     variants = pd.read_parquet(tmp_path / "v.parquet")
     by_key = {key: part.set_index("variant") for key, part in variants.groupby("prompt_id")}
     assert sorted(by_key) == ["p1", "p2", "p3"], "p4 names no group"
@@ -42,14 +62,20 @@ def test_an_unswappable_continuation_gets_no_variants_and_keeps_its_raw_neutral_
 
     scorer = get_scorer("profanity")
     raw = continuations[["prompt_id", "model", "seed", "sample"]].assign(
-        scorer="profanity", score=scorer.score(continuations["continuation"].tolist()))
+        scorer="profanity", score=scorer.score(continuations["continuation"].tolist())
+    )
     raw.to_parquet(tmp_path / "s.parquet")
-    neutral(scores_path=str(tmp_path / "s.parquet"), variants_path=str(tmp_path / "v.parquet"),
-            out=str(tmp_path / "n.parquet"))
+    neutral(
+        scores_path=str(tmp_path / "s.parquet"),
+        variants_path=str(tmp_path / "v.parquet"),
+        out=str(tmp_path / "n.parquet"),
+    )
     scores = pd.read_parquet(tmp_path / "n.parquet").set_index("prompt_id")["score"]
     own = raw.set_index("prompt_id")["score"]
     assert scores["p1"] == scorer.score(["Every person deserves respect."])[0]
     assert scores["p3"] == scorer.score(["The person sings."])[0]
     assert scores["p2"] == own["p2"] and scores["p4"] == own["p4"]
-    assert "1 of 4 continuations name their group in a form that cannot be swapped grammatically and keep their raw " \
-           "score" in caplog.text
+    assert (
+        "1 of 4 continuations name their group in a form that cannot be swapped grammatically and keep their raw "
+        "score" in caplog.text
+    )

@@ -14,8 +14,13 @@ from tiny_models import build_tiny_detoxify
 detoxify = pytest.importorskip("detoxify", reason="detoxify is part of the test extra: pip install -e '.[test]'")
 torch = pytest.importorskip("torch")
 
-TEXTS = ["the cook said that the bread was good", "she is a kind person", "", "people meet at the market",
-         "an actor and an actress"] * 7
+TEXTS = [
+    "the cook said that the bread was good",
+    "she is a kind person",
+    "",
+    "people meet at the market",
+    "an actor and an actress",
+] * 7
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +49,15 @@ def test_device_is_chosen_from_the_config_and_batches_sized_for_it(tiny):
     assert auto.device == expected and auto.batch_size == {"cpu": 32, "cuda": 512}[expected]
     assert scorer(tiny, device="cpu").device == "cpu"
     assert scorer(tiny, device="cpu", batch_size=7).batch_size == 7
-    settings = {"scorer": "detoxify-unbiased", "score_text": "continuation", "batch_size": None, "device": "cpu",
-                "checkpoint": str(tiny[0]), "huggingface_config": str(tiny[1]), "lexicon": "ignored"}
+    settings = {
+        "scorer": "detoxify-unbiased",
+        "score_text": "continuation",
+        "batch_size": None,
+        "device": "cpu",
+        "checkpoint": str(tiny[0]),
+        "huggingface_config": str(tiny[1]),
+        "lexicon": "ignored",
+    }
     built = ScoringSettings.of(settings)
     assert "lexicon" not in built.options, "only the scorer's own options"
     assert built.build().device == "cpu"
@@ -71,5 +83,5 @@ def test_a_different_checkpoint_never_reuses_cached_scores(tiny, tmp_path):
 
 
 def test_missing_checkpoint_file_is_one_clear_error(tmp_path):
-    with pytest.raises(BiasflowError, match="Detoxify checkpoint not found.*scoring.checkpoint"):
+    with pytest.raises(BiasflowError, match=r"Detoxify checkpoint not found.*scoring\.checkpoint"):
         get_scorer("detoxify-unbiased", checkpoint=tmp_path / "nope.ckpt")

@@ -35,7 +35,7 @@ def lexicon(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "text, score, category",
+    ("text", "score", "category"),
     [
         ("He works as a doctor.", 0.0, ""),
         ("He is a thief.", 1.0, "re"),  # punctuation removed before the split
@@ -63,7 +63,13 @@ def test_lowercase_option_matches_case_blind(lexicon):
 
 
 def test_reading_the_lexicon_keeps_conservative_lemmas_first_category(lexicon):
-    assert read_hurtlex(lexicon, lowercase=False) == {"pig": "an", "thief": "re", "idiot": "cds", "cretin": "cds", "gag reel": "qas"}
+    assert read_hurtlex(lexicon, lowercase=False) == {
+        "pig": "an",
+        "thief": "re",
+        "idiot": "cds",
+        "cretin": "cds",
+        "gag reel": "qas",
+    }
     assert strip_accents("Crème brûlée") == "Creme brulee"
 
 
@@ -72,24 +78,37 @@ def test_cache_key_changes_with_the_lexicon_and_the_case_option(lexicon, tmp_pat
     first = HonestScorer(lexicon, lowercase=False)
     assert score_texts(first, ["a pig"], cache).tolist() == [1.0]
     other = write_lexicon(tmp_path / "other.tsv", rows=[("EN1", "n", "an", "no", "dog", "conservative")])
-    assert score_texts(HonestScorer(other, lowercase=False), ["a pig"], cache).tolist() == [0.0], "another lexicon never reuses scores"
+    assert score_texts(HonestScorer(other, lowercase=False), ["a pig"], cache).tolist() == [0.0], (
+        "another lexicon never reuses scores"
+    )
     assert first.cache_identity() != HonestScorer(lexicon, lowercase=True).cache_identity()
     assert first.cache_identity() == HonestScorer(lexicon, lowercase=False).cache_identity()
 
 
 def test_built_from_the_config_section(lexicon):
-    scorer = ScoringSettings.of({"scorer": "honest", "score_text": "continuation", "batch_size": 8,
-                                 "lexicon": str(lexicon), "lowercase": True, "device": "cuda"}).build()
+    scorer = ScoringSettings.of(
+        {
+            "scorer": "honest",
+            "score_text": "continuation",
+            "batch_size": 8,
+            "lexicon": str(lexicon),
+            "lowercase": True,
+            "device": "cuda",
+        }
+    ).build()
     assert isinstance(scorer, HonestScorer) and scorer.lowercase and scorer.batch_size == 8
 
 
 @pytest.mark.parametrize(
-    "make, message",
+    ("make", "message"),
     [
         (lambda tmp: None, "needs the HurtLex lexicon"),
         (lambda tmp: tmp / "missing.tsv", "HurtLex lexicon not found"),
         (lambda tmp: write_lexicon(tmp / "x.tsv", rows=[("1", "pig")], header=("id", "word")), "lacks the column"),
-        (lambda tmp: write_lexicon(tmp / "y.tsv", rows=[r for r in LEXICON if r[5] == "inclusive"]), "no lemma of level"),
+        (
+            lambda tmp: write_lexicon(tmp / "y.tsv", rows=[r for r in LEXICON if r[5] == "inclusive"]),
+            "no lemma of level",
+        ),
     ],
 )
 def test_bad_lexicon_is_one_clear_error(tmp_path, make, message):

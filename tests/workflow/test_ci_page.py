@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+
 from workflow_helpers import REPO, copy_checkout, job_stats, write_config
 
 PAGE = REPO / "docs" / "ci.md"
@@ -49,8 +50,13 @@ def run_step(name: str) -> str:
 def bash(command: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
     """``command`` as GitHub runs a step's ``run:`` (``bash -e``), with this environment's tools first on PATH."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    return subprocess.run(["bash", "-e", "-c", command], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "PATH": path, "PYTHONWARNINGS": "ignore", **env})
+    return subprocess.run(
+        ["bash", "-e", "-c", command],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": path, "PYTHONWARNINGS": "ignore", **env},
+    )
 
 
 def test_the_job_restores_the_results_keyed_on_the_config_and_gates_in_pull_requests_only():
@@ -70,10 +76,17 @@ def test_the_job_restores_the_results_keyed_on_the_config_and_gates_in_pull_requ
 
 def test_the_install_step_installs_what_make_demo_installs():
     """This environment is installed; the step's lines are those of the Makefile's set-up for `make demo`."""
-    makefile = (REPO / "Makefile").read_text().replace("$(UV_PIP)", "pip install")
+    makefile = (REPO / "Makefile").read_text()
     torch = re.search(r"^TORCH_SPEC \?= (\S+)$", makefile, re.M).group(1)
+    lock = re.search(r"^LOCK := (\S+)$", makefile, re.M).group(1)
+    makefile = makefile.replace("$(UV_PIP)", f"pip install -c {lock}").replace(
+        "$(BIN)/pip install -c $(LOCK)", f"pip install -c {lock}"
+    )
     lines = run_step("Install biasflow").strip().splitlines()
-    assert lines[0] == f"pip install {torch}"
+    assert (
+        lines[0] == f"pip install -c {lock} {torch}"
+        and 'pip install -c $(LOCK) "$(TORCH_SPEC)"' in (REPO / "Makefile").read_text()
+    )
     for line in lines[1:]:
         assert line in makefile, line
 
@@ -87,7 +100,7 @@ def checkout(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.mark.parametrize("name, models", [("Measure the baseline", 4), ("Measure the candidate", 5)])
+@pytest.mark.parametrize(("name", "models"), [("Measure the baseline", 4), ("Measure the candidate", 5)])
 def test_the_workflow_steps_plan_the_statistics_of_each_model(checkout, name, models):
     """From nothing, as a dry run: the candidate's config adds one model's generation (and every step that pools
     them); with the baseline's results restored only the candidate's jobs would remain (README.md)."""
@@ -96,11 +109,15 @@ def test_the_workflow_steps_plan_the_statistics_of_each_model(checkout, name, mo
     assert result.returncode == 0, result.stderr[-3000:]
     planned = job_stats(result.stdout + result.stderr)
     assert {rule: planned.get(rule) for rule in ("generate_gender", "generate_religion", "cairo_stats")} == {
-        "generate_gender": models, "generate_religion": models, "cairo_stats": 2}, planned
+        "generate_gender": models,
+        "generate_religion": models,
+        "cairo_stats": 2,
+    }, planned
     assert "cairo_select" not in planned, "the gate needs the statistics, not the selection"
     if models == 5:
-        assert re.search(r"rule generate_gender:\n(    .*\n)*?    wildcards: model=candidate\n", result.stdout), \
+        assert re.search(r"rule generate_gender:\n(    .*\n)*?    wildcards: model=candidate\n", result.stdout), (
             "the candidate's generation is planned"
+        )
 
 
 @pytest.mark.workflow
@@ -118,9 +135,12 @@ def test_with_the_results_restored_the_candidates_step_plans_only_the_candidates
         os.utime(path, (later, later))
     entry = {**config["models"]["a-t1.0"], "decoding": {"temperature": 0.8, "max_new_tokens": 6}}
     (workdir / "candidate.yaml").write_text(yaml.safe_dump({"models": {"candidate": entry}}))
-    command = (run_step("Measure the candidate").replace(" results/cairo/stats/religion.parquet", "")
-               .replace("config/config.yaml config/candidate.yaml", "config.yaml candidate.yaml")
-               .replace("snakemake ", f"snakemake -n -s {REPO / 'Snakefile'} ", 1))
+    command = (
+        run_step("Measure the candidate")
+        .replace(" results/cairo/stats/religion.parquet", "")
+        .replace("config/config.yaml config/candidate.yaml", "config.yaml candidate.yaml")
+        .replace("snakemake ", f"snakemake -n -s {REPO / 'Snakefile'} ", 1)
+    )
     planned = bash(command, workdir)
     assert planned.returncode == 0, planned.stderr[-3000:]
     assert job_stats(planned.stdout) == {"generate_gender": 1, "score": 3, "cairo_stats": 1}, planned.stdout[-3000:]
@@ -139,15 +159,24 @@ def write_statistics(root: Path, candidate_shift: float | None) -> None:
     rng = np.random.default_rng(40)
     (root / "results/cairo/stats").mkdir(parents=True, exist_ok=True)
     for axis, means in AXES.items():
-        prompts = pd.DataFrame([(subgroup, f"{axis}-{subgroup}-{k}", mean + rng.normal(0, 0.05))
-                                for subgroup, mean in means.items() for k in range(40)],
-                               columns=["subgroup", "prompt_id", "level"])
+        prompts = pd.DataFrame(
+            [
+                (subgroup, f"{axis}-{subgroup}-{k}", mean + rng.normal(0, 0.05))
+                for subgroup, mean in means.items()
+                for k in range(40)
+            ],
+            columns=["subgroup", "prompt_id", "level"],
+        )
         models = {BASELINE: 0.0, "gemma3-t1.0": 0.02}
         if candidate_shift is not None:
             models[CANDIDATE] = 0.0
-        scored = pd.concat([prompts.assign(model=model, score=prompts["level"] + offset + rng.normal(0, 0.005,
-                                                                                                       len(prompts)))
-                            for model, offset in models.items()], ignore_index=True)
+        scored = pd.concat(
+            [
+                prompts.assign(model=model, score=prompts["level"] + offset + rng.normal(0, 0.005, len(prompts)))
+                for model, offset in models.items()
+            ],
+            ignore_index=True,
+        )
         if candidate_shift:
             raised = (scored["model"] == CANDIDATE) & (scored["subgroup"] == "female")
             scored.loc[raised, "score"] += candidate_shift
@@ -155,9 +184,10 @@ def write_statistics(root: Path, candidate_shift: float | None) -> None:
         stats.to_parquet(root / f"results/cairo/stats/{axis}.parquet")
 
 
-@pytest.mark.parametrize("case, shift, status", [("equal to the baseline", 0.0, 0),
-                                                 ("0.1 more gender bias", 0.1, 1),
-                                                 ("not measured", None, 2)])
+@pytest.mark.parametrize(
+    ("case", "shift", "status"),
+    [("equal to the baseline", 0.0, 0), ("0.1 more gender bias", 0.1, 1), ("not measured", None, 2)],
+)
 def test_the_gate_exits_0_when_not_worse_1_when_worse_and_2_on_bad_input(tmp_path, case, shift, status):
     write_statistics(tmp_path, shift)
     summary = tmp_path / "step_summary.md"
@@ -168,12 +198,15 @@ def test_the_gate_exits_0_when_not_worse_1_when_worse_and_2_on_bad_input(tmp_pat
     posted = summary.read_text()
     if status == 2:
         assert posted == "" and result.stderr.strip().splitlines() == [
-            "biasflow: --candidate 'candidate' is not in the statistics; their models: gemma3-t1.0, smollm2-t1.0."]
+            "biasflow: --candidate 'candidate' is not in the statistics; their models: gemma3-t1.0, smollm2-t1.0."
+        ]
         return
     first, _, header, _, *rows = posted.strip().splitlines()
     verdicts = {row.split(" | ")[0].strip("| "): row.split(" | ")[1] for row in rows}
     assert header.startswith("| measure | verdict |") and set(verdicts) == {
-        "gender BOLD Eq. 1", "religion BOLD Eq. 1"}, posted
+        "gender BOLD Eq. 1",
+        "religion BOLD Eq. 1",
+    }, posted
     assert "(margin ±0.02 from --margin;" in first
     if status == 0:
         assert first.startswith(f"**cairo: candidate {CANDIDATE} against baseline {BASELINE}: not worse ")

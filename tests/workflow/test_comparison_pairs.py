@@ -18,7 +18,7 @@ COMPARISON_FILES = re.compile(r"\S*comparisons\.(?:csv|png)")
 
 
 def planned(tmp_path, name: str, comparisons: dict) -> tuple[dict[str, int], set[str], str]:
-    """A dry run of the embedded default with ``comparisons``: its job counts, the comparison files it plans, its text."""
+    """A dry run of the embedded default with ``comparisons``: its job counts, the comparison files planned, text."""
     config = embedded_config()
     config["comparisons"] = comparisons
     write_config(config, tmp_path / name)
@@ -34,8 +34,12 @@ def every(tmp_path_factory):
 
 def test_no_pairs_plans_the_same_jobs_and_no_comparison_file(every, tmp_path):
     jobs, files, _ = every
-    assert {"results/cairo/gender_comparisons.csv", "results/cairo/gender_comparisons.png",
-            "results/fairpair/comparisons.csv", "results/fpr/templates_race_comparisons.png"} <= files
+    assert {
+        "results/cairo/gender_comparisons.csv",
+        "results/cairo/gender_comparisons.png",
+        "results/fairpair/comparisons.csv",
+        "results/fpr/templates_race_comparisons.png",
+    } <= files
     none_jobs, none_files, _ = planned(tmp_path, "none", {"pairs": "none"})
     assert none_jobs == jobs
     assert not none_files, "no rule declares, and no rule reads, a comparison table or figure"
@@ -43,8 +47,7 @@ def test_no_pairs_plans_the_same_jobs_and_no_comparison_file(every, tmp_path):
 
 def test_a_baseline_plans_the_same_jobs_and_files(every, tmp_path):
     jobs, files, _ = every
-    baseline_jobs, baseline_files, _ = planned(tmp_path, "baseline",
-                                               {"pairs": "baseline", "baseline": "smollm2-t1.0"})
+    baseline_jobs, baseline_files, _ = planned(tmp_path, "baseline", {"pairs": "baseline", "baseline": "smollm2-t1.0"})
     assert (baseline_jobs, baseline_files) == (jobs, files)
 
 
@@ -64,21 +67,31 @@ def test_the_tiny_run_against_a_baseline_and_with_no_pairs(finished_workflow, tm
     a-t1.0 each method's table is the all-pairs table's rows of the baseline's pairs, adjusted over them; with none,
     no comparison file is written and the tables pages leave the section out."""
     source, config = finished_workflow
-    every = {path.relative_to(source / "results"): pd.read_csv(path)
-             for path in (source / "results").rglob("*comparisons.csv")}
-    assert {str(path) for path in every} >= {"cairo/gender_comparisons.csv", "fairpair/comparisons.csv",
-                                             "fpr/templates_race_comparisons.csv"}
-    keys = {"cairo": (["axis", "pair", "metric", "split", "prompts", "measure"], CAIRO_FAMILY),
-            "fairpair": (["dissimilarity"], ["dissimilarity"]),
-            "fpr": (["category", "class", "measure", "group"], FPR_FAMILY)}
+    every = {
+        path.relative_to(source / "results"): pd.read_csv(path)
+        for path in (source / "results").rglob("*comparisons.csv")
+    }
+    assert {str(path) for path in every} >= {
+        "cairo/gender_comparisons.csv",
+        "fairpair/comparisons.csv",
+        "fpr/templates_race_comparisons.csv",
+    }
+    keys = {
+        "cairo": (["axis", "pair", "metric", "split", "prompts", "measure"], CAIRO_FAMILY),
+        "fairpair": (["dissimilarity"], ["dissimilarity"]),
+        "fpr": (["category", "class", "measure", "group"], FPR_FAMILY),
+    }
 
     against = tmp_path / "baseline"
     shutil.copytree(source, against)
     write_config({**config, "comparisons": {"pairs": "baseline", "baseline": "a-t1.0"}}, against)
     planned = snakemake(against, "--dry-run")
     rerun = job_stats(planned.stdout + planned.stderr)
-    assert {"cairo_select", "fairpair_summary", "fpr_gaps", "power"} <= set(rerun) <= {
-        "cairo_select", "fairpair_summary", "fpr_gaps", "fpr_summary", "power", "all"}, rerun
+    assert (
+        {"cairo_select", "fairpair_summary", "fpr_gaps", "power"}
+        <= set(rerun)
+        <= {"cairo_select", "fairpair_summary", "fpr_gaps", "fpr_summary", "power", "all"}
+    ), rerun
     snakemake(against)
     for path, table in every.items():
         method = path.parts[0]

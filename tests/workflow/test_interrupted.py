@@ -47,8 +47,13 @@ def fault_config(tiny_models, workdir: Path, detoxify: tuple[Path, Path], labels
     config["axes"] = {"gender": ["BOLD"]}  # the generation job of a model and axis: BOLD's prompts only
     config["generation"] = {"seeds": [0, 1, 2, 3], "samples": 8}
     checkpoint, hf_config = detoxify
-    config["scoring"] = {"scorer": "detoxify-unbiased", "checkpoint": str(checkpoint),
-                         "huggingface_config": str(hf_config), "device": "cpu", "batch_size": 4}
+    config["scoring"] = {
+        "scorer": "detoxify-unbiased",
+        "checkpoint": str(checkpoint),
+        "huggingface_config": str(hf_config),
+        "device": "cpu",
+        "batch_size": 4,
+    }
     config["fpr"]["models"] = ["a-t1.0"]
     config["fpr"]["classifiers"] = {"soft": {"method": "soft_prompt", "epochs": 4, "patience": 4}}
     return config
@@ -85,10 +90,25 @@ def kill_when(workdir: Path, targets: list[str], ready, timeout: float = 300) ->
 
     Fails if the run ended before that: the kill must come part-way.
     """
-    command = [*SNAKEMAKE, "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--configfile",
-               str(workdir / "config.yaml"), "--cores", "2", *targets]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                               env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    command = [
+        *SNAKEMAKE,
+        "-s",
+        str(REPO / "Snakefile"),
+        "-d",
+        str(workdir),
+        "--configfile",
+        str(workdir / "config.yaml"),
+        "--cores",
+        "2",
+        *targets,
+    ]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
     deadline = time.monotonic() + timeout
     try:
         while not ready():

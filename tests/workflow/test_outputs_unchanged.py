@@ -47,8 +47,11 @@ def digest(path: Path) -> str:
     if path.suffix == ".json":
         text = json.dumps(canonical(json.loads(path.read_text())), sort_keys=True)
     else:
-        table = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(
-            path, sep="\t" if path.suffix == ".tsv" else ",", keep_default_na=False, dtype=str)
+        table = (
+            pd.read_parquet(path)
+            if path.suffix == ".parquet"
+            else pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",", keep_default_na=False, dtype=str)
+        )
         if path.suffix != ".parquet":  # read as text, so an integer column stays an integer: floats only are rounded
             table = table.apply(lambda column: column.map(_round_text))
         text = table.to_csv(index=False, float_format=f"%.{DIGITS}g", lineterminator="\n")
@@ -66,8 +69,9 @@ def _round_text(cell: str) -> str:
 
 
 def tables(results: Path) -> dict[str, str]:
-    return {str(path.relative_to(results)): digest(path)
-            for path in sorted(results.rglob("*")) if path.suffix in TABLES}
+    return {
+        str(path.relative_to(results)): digest(path) for path in sorted(results.rglob("*")) if path.suffix in TABLES
+    }
 
 
 def test_the_tiny_workflow_writes_the_recorded_tables(finished_workflow):

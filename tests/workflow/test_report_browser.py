@@ -16,6 +16,7 @@ then the info button. The report's own ``categories`` and ``results`` globals sa
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -27,8 +28,14 @@ from workflow_helpers import REPO, snakemake, tiny_config, write_config
 
 pytestmark = pytest.mark.browser
 
-TARGETS = ("results/cairo/gender.csv", "results/fairpair/summary.csv", "results/fpr/gap_spans.csv",
-           "results/power/cairo.csv", "results/power/fairpair.csv", "results/power/fpr.csv")
+TARGETS = (
+    "results/cairo/gender.csv",
+    "results/fairpair/summary.csv",
+    "results/fpr/gap_spans.csv",
+    "results/power/cairo.csv",
+    "results/power/fairpair.csv",
+    "results/power/fpr.csv",
+)
 # The report's expected items: category -> results, by the path the report lists them under.
 # A result the report holds beyond these (in any category) must pass the same checks; an HTML
 # page is checked as an iframe holding a table, a figure as a loaded image.
@@ -67,8 +74,9 @@ def chromium() -> tuple[str, str]:
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     driver = "/usr/bin/chromedriver" if os.access("/usr/bin/chromedriver", os.X_OK) else shutil.which("chromedriver")
     if not browser or not driver:
-        pytest.fail(f"headless Chromium not found (chromium: {browser}, chromedriver: {driver}); {INSTALL}",
-                    pytrace=False)
+        pytest.fail(
+            f"headless Chromium not found (chromium: {browser}, chromedriver: {driver}); {INSTALL}", pytrace=False
+        )
     try:
         import selenium  # noqa: F401
     except ImportError:
@@ -95,8 +103,13 @@ def browser(chromium):
     options = webdriver.ChromeOptions()
     options.binary_location = binary
     # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                     f"--window-size={WINDOW[0]},{WINDOW[1]}"):
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        f"--window-size={WINDOW[0]},{WINDOW[1]}",
+    ):
         options.add_argument(argument)
     with pytest.MonkeyPatch.context() as env:
         env.setenv("SE_OFFLINE", "true")  # Selenium Manager must not download a browser or driver
@@ -119,8 +132,18 @@ def test_landing_page_lists_every_category(browser, report, artifacts):
     assert set(EXPECTED) <= set(categories), f"categories in the report: {sorted(categories)}"
     page = browser.page_source
     assert "What was run" in page and "a-t1.0" in page and "profanity" in page, "the front page says what was run"
-    for words in ("CAIRO", "FairPair", "Group FPR gaps", "Zayed et al., 2024", "Dwivedi-Yu et al., 2024",
-                  "Tian et al., 2023", "The data", "small bundled set", "release v1.1", "every prompt"):
+    for words in (
+        "CAIRO",
+        "FairPair",
+        "Group FPR gaps",
+        "Zayed et al., 2024",
+        "Dwivedi-Yu et al., 2024",
+        "Tian et al., 2023",
+        "The data",
+        "small bundled set",
+        "release v1.1",
+        "every prompt",
+    ):
         assert words in page, f"the front page names {words!r}: the data, the methods run and their papers"
     assert "Not run" not in page and not re.search(r"paper 00\d", page), "every paper cited by authors and year"
     assert "System Message" not in page, "the front page is valid reStructuredText"
@@ -147,6 +170,7 @@ def test_results_in_other_categories_are_shown_and_captioned(browser, report, ar
 
 # -- driving the report ---------------------------------------------------------------------------
 
+
 def wait(driver):
     from selenium.webdriver.support.ui import WebDriverWait
 
@@ -156,8 +180,10 @@ def wait(driver):
 def open_report(driver, report: Path) -> dict[str, dict[str, list[str]]]:
     """Load the page afresh; the report's category -> subcategory -> result paths."""
     driver.get(report.as_uri())
-    wait(driver).until(lambda d: d.execute_script("return document.querySelector('#app nav ul > li > a') !== null"),
-                       message="the report's menu never rendered")
+    wait(driver).until(
+        lambda d: d.execute_script("return document.querySelector('#app nav ul > li > a') !== null"),
+        message="the report's menu never rendered",
+    )
     return driver.execute_script("return categories")
 
 
@@ -186,7 +212,9 @@ def click(driver, find, what: str) -> None:
         where = d.execute_script(
             "const e = arguments[0], r = e.getBoundingClientRect();"
             "const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
-            "return [r.left, r.top, r.width, r.height, hit !== null && e.contains(hit)];", element)
+            "return [r.left, r.top, r.width, r.height, hit !== null && e.contains(hit)];",
+            element,
+        )
         still = where == seen.get("where") and where[4]
         seen["where"] = where
         return element if still else False
@@ -199,9 +227,13 @@ def check_category(driver, report: Path, artifacts: Path, categories: dict, cate
         for path in paths:
             open_report(driver, report)
             label = menu_label(categories, category)
-            click(driver, lambda d: menu_entry(d, label), f"menu entry {label!r}")
+            click(driver, lambda d, label=label: menu_entry(d, label), f"menu entry {label!r}")
             if len(categories[category]) > 1:  # one subcategory opens straight away (template app.js)
-                click(driver, lambda d: menu_entry(d, subcategory), f"subcategory {subcategory!r}")
+                click(
+                    driver,
+                    lambda d, subcategory=subcategory: menu_entry(d, subcategory),
+                    f"subcategory {subcategory!r}",
+                )
             check_result(driver, artifacts, path)
 
 
@@ -212,17 +244,18 @@ def check_result(driver, artifacts: Path, path: str) -> None:
 
     row_xpath = f"//nav//table/tbody/tr[td[1][normalize-space()={xpath_string(path)}]]"
     # The list renders after the click, later on a busy machine: wait for the row, then say what was listed.
-    try:
+    with contextlib.suppress(TimeoutException):
         wait(driver).until(lambda d: d.find_elements(By.XPATH, row_xpath))
-    except TimeoutException:
-        pass
     rows = driver.find_elements(By.XPATH, row_xpath)
     first_cells = driver.find_elements(By.XPATH, "//nav//table/tbody/tr/td[1]")
     listed = [cell.get_attribute("textContent") for cell in first_cells]
     assert rows, f"{path} is not listed by its file name; the list shows {listed}"
     buttons = "td:last-child [role=group] > a"  # the view button, then the info button
-    click(driver, lambda d: d.find_element(By.XPATH, row_xpath).find_elements(By.CSS_SELECTOR, buttons)[0],
-          f"{path}'s view button")
+    click(
+        driver,
+        lambda d: d.find_element(By.XPATH, row_xpath).find_elements(By.CSS_SELECTOR, buttons)[0],
+        f"{path}'s view button",
+    )
     result = driver.execute_script("return results[arguments[0]]", path)
     if result["mime_type"].startswith("image/"):
         check_image(driver, path)
@@ -231,14 +264,18 @@ def check_result(driver, artifacts: Path, path: str) -> None:
     else:
         raise AssertionError(f"{path}: no in-page view for {result['mime_type']}")
 
-    click(driver, lambda d: d.find_element(By.XPATH, row_xpath).find_elements(By.CSS_SELECTOR, buttons)[1],
-          f"{path}'s info button")
+    click(
+        driver,
+        lambda d: d.find_element(By.XPATH, row_xpath).find_elements(By.CSS_SELECTOR, buttons)[1],
+        f"{path}'s info button",
+    )
     caption = wait(driver).until(
         lambda d: d.find_element(By.XPATH, "//nav//li[normalize-space()='Description']/following-sibling::li[1]"),
         message=f"{path}: no caption (Description) in its info panel",
     )
-    assert driver.find_elements(By.XPATH, f"//nav/ol/li[normalize-space()={xpath_string(path)}]"), \
+    assert driver.find_elements(By.XPATH, f"//nav/ol/li[normalize-space()={xpath_string(path)}]"), (
         f"{path}: the info panel opened for another result"
+    )
     assert_visible(driver, caption, f"{path}'s caption")
     assert caption.text.strip(), f"{path}: empty caption"
     driver.save_screenshot(str(artifacts / screenshot_name(path)))
@@ -250,7 +287,9 @@ def shown_element(driver, tag: str, path: str, ready: str, message: str):
         lambda d: d.execute_script(
             "const uri = results[arguments[0]].data_uri;"
             f"return Array.from(document.querySelectorAll('#app {tag}'))"
-            f"  .find(e => e.getAttribute('src') === uri && ({ready})) || null;", path),
+            f"  .find(e => e.getAttribute('src') === uri && ({ready})) || null;",
+            path,
+        ),
         message=message,
     )
     assert_visible(driver, element, path)
@@ -258,8 +297,13 @@ def shown_element(driver, tag: str, path: str, ready: str, message: str):
 
 
 def check_image(driver, path: str) -> None:
-    shown_element(driver, "img", path, "e.complete && e.naturalWidth > 0",
-                  f"{path}: its image never loaded (naturalWidth 0 or not shown)")
+    shown_element(
+        driver,
+        "img",
+        path,
+        "e.complete && e.naturalWidth > 0",
+        f"{path}: its image never loaded (naturalWidth 0 or not shown)",
+    )
 
 
 def check_html_page(driver, path: str) -> None:
@@ -269,7 +313,8 @@ def check_html_page(driver, path: str) -> None:
         tables = wait(driver).until(
             lambda d: d.execute_script(
                 "if (document.readyState !== 'complete') return 0;"
-                "return Array.from(document.querySelectorAll('table')).filter(t => t.querySelector('tr td')).length;"),
+                "return Array.from(document.querySelectorAll('table')).filter(t => t.querySelector('tr td')).length;"
+            ),
             message=f"{path}: the page holds no <table> with a data row",
         )
     finally:
@@ -283,7 +328,9 @@ def assert_visible(driver, element, what: str) -> None:
     on_screen = driver.execute_script(
         "const r = arguments[0].getBoundingClientRect();"
         "return r.width > 0 && r.height > 0 && r.right > 0 && r.bottom > 0"
-        "  && r.left < window.innerWidth && r.top < window.innerHeight;", element)
+        "  && r.left < window.innerWidth && r.top < window.innerHeight;",
+        element,
+    )
     assert on_screen, f"{what} is outside the window"
 
 
@@ -300,4 +347,4 @@ def xpath_string(text: str) -> str:
         return f"'{text}'"
     if '"' not in text:
         return f'"{text}"'
-    return "concat(" + ", \"'\", ".join(f"'{part}'" for part in text.split("'")) + ")"
+    return "concat(" + ', "\'", '.join(f"'{part}'" for part in text.split("'")) + ")"

@@ -16,17 +16,38 @@ from workflow_helpers import REPO, SNAKEMAKE, copy_checkout, write_config
 
 def test_a_second_clone_reads_its_own_edited_files_and_names_the_code_it_runs(tiny_model_dir, tmp_path):
     clone = copy_checkout(tmp_path / "clone")
-    (clone / "src/biasflow/data/fairpair/occupations.txt").write_text("# edited in the second clone\nastronaut\nbaker\n")
+    (clone / "src/biasflow/data/fairpair/occupations.txt").write_text(
+        "# edited in the second clone\nastronaut\nbaker\n"
+    )
     workdir = tmp_path / "work"
-    write_config({"methods": ["fairpair"], "models": {"tiny": {"model": str(tiny_model_dir)}},
-                  "cache_dir": str(workdir / "cache")}, workdir)
+    write_config(
+        {
+            "methods": ["fairpair"],
+            "models": {"tiny": {"model": str(tiny_model_dir)}},
+            "cache_dir": str(workdir / "cache"),
+        },
+        workdir,
+    )
     result = subprocess.run(
-        [*SNAKEMAKE, "-s", str(clone / "Snakefile"), "-d", str(workdir), "--configfile", str(workdir / "config.yaml"),
-         "--cores", "1", "results/fairpair/prompts.parquet"],
-        capture_output=True, text=True,
+        [
+            *SNAKEMAKE,
+            "-s",
+            str(clone / "Snakefile"),
+            "-d",
+            str(workdir),
+            "--configfile",
+            str(workdir / "config.yaml"),
+            "--cores",
+            "1",
+            "results/fairpair/prompts.parquet",
+        ],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     prompts = pd.read_parquet(workdir / "results/fairpair/prompts.parquet")
     assert sorted(prompts["occupation"].unique()) == ["astronaut", "baker"], "the clone's own file, as edited"
-    assert f"this workflow is in {clone.resolve()}, but Python imports biasflow from {REPO / 'src' / 'biasflow'}" \
+    assert (
+        f"this workflow is in {clone.resolve()}, but Python imports biasflow from {REPO / 'src' / 'biasflow'}"
         in " ".join(result.stderr.split())
+    )

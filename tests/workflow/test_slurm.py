@@ -13,6 +13,7 @@ import subprocess
 
 import pytest
 import yaml
+
 from workflow_helpers import REPO, snakemake, tiny_config, write_config
 
 pytestmark = [pytest.mark.slurm]
@@ -20,8 +21,14 @@ if shutil.which("sinfo") is None or subprocess.run(["sinfo"], capture_output=Tru
     pytestmark.append(pytest.mark.skip(reason="no SLURM cluster here: make test-slurm starts one (as root)"))
 
 TARGET = "results/cairo/gender.csv"
-COMPARED = ["results/cairo/gender.csv", "results/cairo/gender_curve.csv", "results/cairo/gender_comparisons.csv",
-            "results/cairo/gender.json", "results/cairo/stats/gender.parquet", "results/cairo/bias/gender.csv"]
+COMPARED = [
+    "results/cairo/gender.csv",
+    "results/cairo/gender_curve.csv",
+    "results/cairo/gender_comparisons.csv",
+    "results/cairo/gender.json",
+    "results/cairo/stats/gender.parquet",
+    "results/cairo/bias/gender.csv",
+]
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +60,11 @@ def test_model_jobs_went_to_the_cpu_partition_and_light_steps_stayed_local(runs)
     text = result.stdout + result.stderr
     submitted = re.findall(r"Job \d+ has been submitted with SLURM jobid (\d+)", text)
     assert submitted, text[-3000:]
-    accounted = subprocess.run(["sacct", "-n", "-X", "-P", "-j", ",".join(submitted), "-o", "JobID,Partition,State"],
-                               capture_output=True, text=True).stdout.split()
+    accounted = subprocess.run(
+        ["sacct", "-n", "-X", "-P", "-j", ",".join(submitted), "-o", "JobID,Partition,State"],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
     assert len(accounted) == len(submitted)
     # Jobs without a GPU go to the partition without GPUs (profiles/slurm/partitions.yaml).
     assert {line.split("|")[1:] == ["cpu", "COMPLETED"] for line in accounted} == {True}, accounted

@@ -37,12 +37,15 @@ def test_the_compare_target_plans_a_table_per_method_that_evaluates_both(tmp_pat
     jobs = job_stats(text)
     assert jobs["compare_verdicts"] == 2 and jobs["compare"] == 1 and "cairo_select" not in jobs, jobs
     assert set(re.findall(r"results/compare/\S+\.(?:csv|md)", text)) == {
-        f"results/compare/smollm2-t1.0_vs_smollm2-t0.7/{method}.{ext}" for method in ("cairo", "fairpair")
-        for ext in ("csv", "md")}
+        f"results/compare/smollm2-t1.0_vs_smollm2-t0.7/{method}.{ext}"
+        for method in ("cairo", "fairpair")
+        for ext in ("csv", "md")
+    }
     assert "compare[0]: Group FPR gaps does not evaluate both smollm2-t1.0 and smollm2-t0.7" in result.stderr
     # what each reads: CAIRO the statistics of both axes, FairPair the two models' scores
     assert {"results/cairo/stats/gender.parquet", "results/cairo/stats/religion.parquet"} <= set(
-        re.findall(r"results/cairo/stats/\w+\.parquet", text))
+        re.findall(r"results/cairo/stats/\w+\.parquet", text)
+    )
 
 
 def test_the_default_target_adds_the_tables_only_where_pairs_are_named(tmp_path):
@@ -57,16 +60,22 @@ def test_a_bad_pair_stops_before_planning_with_one_line(tmp_path):
     result = snakemake(tmp_path, "--dry-run", "compare", check=False)
     assert result.returncode != 0 and "Job stats" not in result.stdout and "Traceback" not in result.stderr
     [line] = [line for line in result.stderr.splitlines() if line.startswith("biasflow config error:")]
-    assert line == ("biasflow config error: compare[0].candidate 'smollm2-t0.5' is not a model of this config "
-                    "(gemma3-t0.7, gemma3-t1.0, smollm2-t0.7, smollm2-t1.0) (did you mean smollm2-t0.7?); name one "
-                    "of models.")
+    assert line == (
+        "biasflow config error: compare[0].candidate 'smollm2-t0.5' is not a model of this config "
+        "(gemma3-t0.7, gemma3-t1.0, smollm2-t0.7, smollm2-t1.0) (did you mean smollm2-t0.7?); name one "
+        "of models."
+    )
 
 
 def biasflow_compare(workdir, *args: str) -> pd.DataFrame:
     """`biasflow compare` in the run's folder, with the run's config for its settings, its rows read back."""
     out = workdir / "by_command.csv"
-    result = subprocess.run([sys.executable, "-m", "biasflow.cli", "compare", *args, "--config", "config.yaml",
-                             "--out", str(out)], cwd=workdir, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "biasflow.cli", "compare", *args, "--config", "config.yaml", "--out", str(out)],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     return pd.read_csv(out)
 
@@ -79,27 +88,59 @@ def test_the_tiny_run_writes_each_pairs_verdicts_and_the_report_states_them_firs
     config = copy.deepcopy(finished)
     config["compare"] = [{"baseline": "a-t1.0", "candidate": "b-t1.0", "margin": {"cairo": 0.05, "fpr": 0.1}}]
     write_config(config, workdir)
-    assert job_stats(snakemake(workdir, "--dry-run", "compare").stdout) == {"compare_verdicts": 3, "compare": 1}, \
+    assert job_stats(snakemake(workdir, "--dry-run", "compare").stdout) == {"compare_verdicts": 3, "compare": 1}, (
         "the finished run's results are read, nothing is recomputed"
+    )
     snakemake(workdir, "compare")
     folder = workdir / "results/compare/a-t1.0_vs_b-t1.0"
     tables = {method: pd.read_csv(folder / f"{method}.csv") for method in ("cairo", "fairpair", "fpr")}
 
-    cairo = biasflow_compare(workdir, "--method", "cairo", "--stats", "results/cairo/stats/gender.parquet",
-                             "--baseline", "a-t1.0", "--candidate", "b-t1.0", "--margin", "0.05")
+    cairo = biasflow_compare(
+        workdir,
+        "--method",
+        "cairo",
+        "--stats",
+        "results/cairo/stats/gender.parquet",
+        "--baseline",
+        "a-t1.0",
+        "--candidate",
+        "b-t1.0",
+        "--margin",
+        "0.05",
+    )
     pd.testing.assert_frame_equal(tables["cairo"], cairo)
-    fairpair = biasflow_compare(workdir, "--method", "fairpair", "--scores", "results/fairpair/a-t1.0.csv",
-                                "results/fairpair/b-t1.0.csv", "--baseline", "a-t1.0", "--candidate", "b-t1.0")
+    fairpair = biasflow_compare(
+        workdir,
+        "--method",
+        "fairpair",
+        "--scores",
+        "results/fairpair/a-t1.0.csv",
+        "results/fairpair/b-t1.0.csv",
+        "--baseline",
+        "a-t1.0",
+        "--candidate",
+        "b-t1.0",
+    )
     pd.testing.assert_frame_equal(tables["fairpair"], fairpair)
     assert (tables["fairpair"]["margin"] == default("power.min_effect.fairpair")).all(), "the tiny config's own"
     fpr = tables["fpr"]
-    assert set(zip(fpr["probe"], fpr["classifier"])) == {
-        (probe, classifier) for probe in config["fpr"]["probes"] for classifier in config["fpr"]["classifiers"]}
+    assert set(zip(fpr["probe"], fpr["classifier"], strict=True)) == {
+        (probe, classifier) for probe in config["fpr"]["probes"] for classifier in config["fpr"]["classifiers"]
+    }
     for (probe, classifier), rows in fpr.groupby(["probe", "classifier"]):
-        theirs = biasflow_compare(workdir, "--method", "fpr", "--predictions",
-                                  *(f"results/fpr/{probe}/{model}/{classifier}.tsv" for model in ("a-t1.0", "b-t1.0")),
-                                  "--baseline", f"a-t1.0/{classifier}", "--candidate", f"b-t1.0/{classifier}",
-                                  "--margin", "0.1")
+        theirs = biasflow_compare(
+            workdir,
+            "--method",
+            "fpr",
+            "--predictions",
+            *(f"results/fpr/{probe}/{model}/{classifier}.tsv" for model in ("a-t1.0", "b-t1.0")),
+            "--baseline",
+            f"a-t1.0/{classifier}",
+            "--candidate",
+            f"b-t1.0/{classifier}",
+            "--margin",
+            "0.1",
+        )
         same = ["class", "difference", "lo90", "hi90", "p_worse", "verdict", "margin"]
         pd.testing.assert_frame_equal(rows[same].reset_index(drop=True), theirs[same])
     for method in tables:
@@ -120,9 +161,11 @@ def test_the_tiny_run_writes_each_pairs_verdicts_and_the_report_states_them_firs
     assert "System Message" not in page
     first = page.index("Did the candidate get worse?")
     assert first < page.index("What was run")
-    text = re.sub(r"<[^>]+>", "", page[first:page.index("What was run")].replace('\\"', '"'))  # the section's words
-    assert (f"Candidate b-t1.0 against baseline a-t1.0: {verdict} over {sum(map(len, tables.values()))} measure(s) "
-            "of 3 method(s).") in text, text
+    text = re.sub(r"<[^>]+>", "", page[first : page.index("What was run")].replace('\\"', '"'))  # the section's words
+    assert (
+        f"Candidate b-t1.0 against baseline a-t1.0: {verdict} over {sum(map(len, tables.values()))} measure(s) "
+        "of 3 method(s)."
+    ) in text, text
 
 
 def test_the_rule_files_name_no_method_in_the_core():

@@ -50,7 +50,7 @@ def test_a_rerun_reads_every_continuation_from_the_cache(run):
     shutil.rmtree(workdir / "results")
     snakemake(workdir, MAIN_JOB)
     after = [pd.read_parquet(path) for path in paths]
-    assert all(old.equals(new) for old, new in zip(before, after))
+    assert all(old.equals(new) for old, new in zip(before, after, strict=True))
     log = (workdir / "logs/generate/a-t1.0/gender.log").read_text()
     requests = len(pd.concat(after).drop_duplicates(["text", "seed", "sample"]))
     assert f"{requests} of {requests} rows from cache, 0 to compute" in log, "one job generates both metrics' rows"

@@ -13,8 +13,8 @@ import json
 import os
 import re
 import shutil
-from pathlib import Path
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -98,8 +98,15 @@ def test_main_job_writes_every_selection_output(run):
     assert curve["perm_p"].dropna().between(1 / 51, 1).all()
     summary = json.loads((workdir / "results/cairo/gender.json").read_text())
     assert {p["pair"] for p in summary["pairs"]} == set(table["pair"])
-    assert {"r_original", "r_selected", "r_selected_interval", "permutation_p", "excess_permutation_p",
-            "null_best_r", "selection"} <= set(summary["pairs"][0])
+    assert {
+        "r_original",
+        "r_selected",
+        "r_selected_interval",
+        "permutation_p",
+        "excess_permutation_p",
+        "null_best_r",
+        "selection",
+    } <= set(summary["pairs"][0])
     for figure in ("gender_curve.png", "gender_bias.png", "gender_paraphrasers.png", "bias/gender.png"):
         assert (workdir / "results/cairo" / figure).read_bytes()[:4] == b"\x89PNG"
     comparisons = pd.read_csv(workdir / "results/cairo/gender_comparisons.csv")
@@ -109,8 +116,13 @@ def test_main_job_writes_every_selection_output(run):
     for measure, column in (("eq1", "bias"), ("excess", "excess_bias")):
         own_value = table.set_index([*keys, "model"])[column]
         rows = comparisons[comparisons["measure"] == measure]
-        own = rows.apply(lambda r: own_value[(r["pair"], r["metric"], r["split"], r["prompts"], r["model_a"])]
-                         - own_value[(r["pair"], r["metric"], r["split"], r["prompts"], r["model_b"])], axis=1)
+        own = rows.apply(
+            lambda r, own_value=own_value: (
+                own_value[(r["pair"], r["metric"], r["split"], r["prompts"], r["model_a"])]
+                - own_value[(r["pair"], r["metric"], r["split"], r["prompts"], r["model_b"])]
+            ),
+            axis=1,
+        )
         assert np.allclose(rows["difference"], own, equal_nan=True), f"the headline's {column} differenced"
     eq1_p = comparisons.loc[comparisons["measure"] == "eq1", ["p", "p_holm"]]
     assert eq1_p["p"].between(1 / 51, 1).all() and (eq1_p["p_holm"] >= eq1_p["p"]).all()
@@ -124,9 +136,7 @@ def test_stats_equal_a_per_row_recomputation(run):
         for metric in config["axes"]["gender"]:
             rows = pd.read_parquet(workdir / f"results/continuations/{model}/{metric}/gender.parquet")
             scores = pd.read_parquet(workdir / f"results/scores/profanity/{model}/{metric}/gender.parquet")
-            lookup = {
-                (r.prompt_id, r.seed, r.sample): r.score for r in scores.itertuples(index=False)
-            }
+            lookup = {(r.prompt_id, r.seed, r.sample): r.score for r in scores.itertuples(index=False)}
             for r in rows.itertuples(index=False):
                 cell = expected[(model, metric, r.split, r.promptset, r.seed, r.subgroup, r.group_key)]
                 score = lookup[(r.prompt_id, r.seed, r.sample)]
@@ -136,8 +146,9 @@ def test_stats_equal_a_per_row_recomputation(run):
     stats = pd.read_parquet(workdir / TARGET)
     assert len(stats) == len(expected)
     for r in stats.itertuples(index=False):
-        score_sum, score_sq_sum, n = expected[(r.model, r.metric, r.split, r.promptset, r.seed, r.subgroup,
-                                               r.group_key)]
+        score_sum, score_sq_sum, n = expected[
+            (r.model, r.metric, r.split, r.promptset, r.seed, r.subgroup, r.group_key)
+        ]
         assert r.n == n
         assert np.isclose(r.score_sum, score_sum) and np.isclose(r.score_sq_sum, score_sq_sum)
 
@@ -160,23 +171,35 @@ def test_report_after_the_main_job_alone_shows_what_it_computed(run, tmp_path):
         shutil.rmtree(workdir / "results" / method)
     config = copy.deepcopy(run[1])
     config["axes"]["religion"] = ["BOLD", "HolisticBias"]
-    config["subgroup_map"]["religion"] = {"BOLD": {"christianity": "christian", "islam": "muslim"},
-                                          "HolisticBias": {"Christian": "christian", "Muslim": "muslim"}}
+    config["subgroup_map"]["religion"] = {
+        "BOLD": {"christianity": "christian", "islam": "muslim"},
+        "HolisticBias": {"Christian": "christian", "Muslim": "muslim"},
+    }
     write_config(config, workdir)
     result = snakemake(workdir, *REPORT.split()[1:])
     page = (workdir / "report.html").read_text()
-    for item in ("gender_curve.png", "gender_bias.png", "gender_paraphrasers.png", "gender_tables.html",
-                 "What was run"):
+    for item in (
+        "gender_curve.png",
+        "gender_bias.png",
+        "gender_paraphrasers.png",
+        "gender_tables.html",
+        "What was run",
+    ):
         assert item in page, item
     assert "fairpair/summary" not in page
     assert "Not run, so not shown: FairPair, Group FPR gaps" in page and "continuations per side" not in page
     assert "BOLD: the files in data/datasets/BOLD" in page and "Zayed et al., 2024" in page, "the data, the paper"
     assert "System Message" not in page, "the front page is valid reStructuredText as Snakemake renders it"
-    for words, table in (("Is one model less biased than another:", "gender_comparisons.csv"),
-                         ("Where each number would move:", "gender_variance.csv")):  # where to read the answers
+    for words, table in (
+        ("Is one model less biased than another:", "gender_comparisons.csv"),
+        ("Where each number would move:", "gender_variance.csv"),
+    ):  # where to read the answers
         assert re.search(re.escape(words) + r".{0,300}?results/cairo/" + re.escape(table), page, re.DOTALL), words
-    assert re.search(r"Its tables in this report:.{0,200}?<a [^>]*showResultInfo[^>]*>gender_tables.html</a>",
-                     page.replace('\\"', '"'), re.DOTALL), "the page of the tables, linked in the report"
+    assert re.search(
+        r"Its tables in this report:.{0,200}?<a [^>]*showResultInfo[^>]*>gender_tables.html</a>",
+        page.replace('\\"', '"'),
+        re.DOTALL,
+    ), "the page of the tables, linked in the report"
     assert "religion" not in page.split("What was run", 1)[1].split("The data", 1)[0], "what was computed only"
     assert "religion_comparisons" not in page and "religion_variance" not in page
     [not_yet] = [line for line in result.stderr.splitlines() if "The report shows what has been computed" in line]
@@ -190,8 +213,10 @@ def test_report_on_results_of_an_earlier_version_says_how_to_bring_them_up_to_da
     page.unlink()
     result = snakemake(workdir, *REPORT.split()[1:])
     assert "gender_tables.html" not in (workdir / "report.html").read_text()
-    advice = ("Left out of the report: results/cairo/gender.csv was written by an earlier biasflow without "
-              "results/cairo/gender_tables.html; `snakemake --cores 2 results/cairo/gender_tables.html` writes it")
+    advice = (
+        "Left out of the report: results/cairo/gender.csv was written by an earlier biasflow without "
+        "results/cairo/gender_tables.html; `snakemake --cores 2 results/cairo/gender_tables.html` writes it"
+    )
     assert advice in result.stderr
     rerun = snakemake(workdir, "results/cairo/gender_tables.html")
     assert "cairo_select" in rerun.stderr and "generate" not in rerun.stderr, "only the selection reruns"
@@ -200,14 +225,35 @@ def test_report_on_results_of_an_earlier_version_says_how_to_bring_them_up_to_da
 
 
 def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
-    workdir, config = run
+    workdir, _ = run
     snakemake(workdir, "results/fairpair/summary.csv")
     summary = pd.read_csv(workdir / "results/fairpair/summary.csv")
     assert list(summary.columns) == [
-        "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "n_infinite_F", "n_undefined_F",
-        "F_null_mean", "F_excess", "F_excess_lo", "F_excess_hi", "n_tested", "R_excess", "R_excess_lo",
-        "R_excess_hi", "R_null_lo", "R_null_hi", "p_perm", "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means",
-        "welch_t", "welch_p",
+        "model",
+        "dissimilarity",
+        "n_prompts",
+        "mean_F",
+        "F_ci_low",
+        "F_ci_high",
+        "n_infinite_F",
+        "n_undefined_F",
+        "F_null_mean",
+        "F_excess",
+        "F_excess_lo",
+        "F_excess_hi",
+        "n_tested",
+        "R_excess",
+        "R_excess_lo",
+        "R_excess_hi",
+        "R_null_lo",
+        "R_null_hi",
+        "p_perm",
+        "mean_B",
+        "mean_V_pg",
+        "mean_V_gp",
+        "F_of_means",
+        "welch_t",
+        "welch_p",
     ]
     assert summary["p_perm"].between(0, 1, inclusive="right").all()
     assert (summary["R_null_lo"] <= summary["R_null_hi"]).all()
@@ -228,20 +274,25 @@ def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
     rejections = pd.read_csv(workdir / "results/fairpair/perturbation_rejections.csv")
     assert (rejections["rejection_rate"] == 0).all(), "the rule-based swapper never rejects"
     # The two models compared on the prompts both tested, each with its own summary's excess where they are all.
-    [compared] = pd.read_csv(workdir / "results/fairpair/comparisons.csv").query("dissimilarity == 'jaccard'").to_dict(
-        "records")
+    [compared] = (
+        pd.read_csv(workdir / "results/fairpair/comparisons.csv").query("dissimilarity == 'jaccard'").to_dict("records")
+    )
     assert (compared["model_a"], compared["model_b"]) == ("a-t1.0", "b-t1.0")
     jaccard = summary.set_index(["model", "dissimilarity"])
-    if compared["n_prompts"] == jaccard.loc[("a-t1.0", "jaccard"), "n_tested"] == jaccard.loc[("b-t1.0", "jaccard"),
-                                                                                               "n_tested"]:
+    if (
+        compared["n_prompts"]
+        == jaccard.loc[("a-t1.0", "jaccard"), "n_tested"]
+        == jaccard.loc[("b-t1.0", "jaccard"), "n_tested"]
+    ):
         assert compared["R_excess_a"] == pytest.approx(jaccard.loc[("a-t1.0", "jaccard"), "R_excess"])
     assert 0 < compared["p"] <= 1
     assert (workdir / "results/fairpair/a-t1.0_ngrams.csv").exists()
     # Where each model's excess R would move: the parts add up to the whole, the headline's excess beside them.
     variance = pd.read_csv(workdir / "results/fairpair/variance.csv").set_index(["model", "dissimilarity"])
     assert list(variance.reset_index().columns) == FAIRPAIR_VARIANCE_COLUMNS
-    assert np.allclose(variance["R_excess"], summary.set_index(["model", "dissimilarity"]).loc[variance.index,
-                                                                                                 "R_excess"])
+    assert np.allclose(
+        variance["R_excess"], summary.set_index(["model", "dissimilarity"]).loc[variance.index, "R_excess"]
+    )
     known = variance.dropna(subset=["sd_total"])
     assert np.allclose(known["sd_total"] ** 2, known["sd_prompts"] ** 2 + known["sd_samples"] ** 2)
     for figure in ("summary.png", "a-t1.0_ngrams.png", "variance.png"):
@@ -249,15 +300,21 @@ def test_fairpair_job_writes_per_prompt_scores_and_the_summary(run):
 
 
 def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
-    workdir, config = run
+    workdir, _ = run
     snakemake(workdir, "results/fpr/gap_spans.csv")
     predictions = pd.read_csv(workdir / "results/fpr/templates_race/a-t1.0/three_shot.tsv", sep="\t")
     assert {"y_true", "y_pred", "category", "group", "text", "model", "run_id"} <= set(predictions.columns)
     assert predictions["run_id"].nunique() == 2 and predictions["y_pred"].isin([0, 1, 2]).all()
     gaps = pd.read_csv(workdir / "results/fpr/templates_race_gaps.csv")
     assert list(gaps.columns[:8]) == [
-        "model", "group", "negative_FPR_gap", "negative_FPR_gap_width", "negative_FPR_gap_p", "positive_FPR_gap",
-        "positive_FPR_gap_width", "positive_FPR_gap_p",
+        "model",
+        "group",
+        "negative_FPR_gap",
+        "negative_FPR_gap_width",
+        "negative_FPR_gap_p",
+        "positive_FPR_gap",
+        "positive_FPR_gap_width",
+        "positive_FPR_gap_p",
     ]
     assert (gaps["interval"] == "t").all(), "Student t is the default interval"
     # The workflow's predictions name each sentence's template, so every gap has its template bootstrap interval.
@@ -274,7 +331,9 @@ def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
     assert (spans["negative_span"] >= 0).all()
     per_probe = spans[spans["probe"] != "(mean)"]
     assert per_probe["negative_span_p"].between(0, 1, inclusive="right").all()
-    assert (per_probe["negative_span_exceeds"] == (per_probe["negative_span"] > per_probe["negative_span_null_q95"])).all()
+    assert (
+        per_probe["negative_span_exceeds"] == (per_probe["negative_span"] > per_probe["negative_span_null_q95"])
+    ).all()
     net = pd.read_csv(workdir / "results/fpr/net_significance.csv")
     for column in ("negative_net", "negative_net_holm", "negative_net_bh", "positive_net_holm"):
         assert (net[column].abs() <= net["n_models"]).all()
@@ -286,8 +345,13 @@ def test_fpr_job_writes_gaps_spans_significance_and_markedness(run):
     assert len(comparisons.drop_duplicates(["model_a", "model_b"])) == 6
     own = gaps.set_index(["model", "category", "group"])
     compared = comparisons[comparisons["measure"] == "gap"]
-    expected = compared.apply(lambda r: own.loc[(r["model_a"], r["category"], r["group"]), f"{r['class']}_FPR_gap"]
-                              - own.loc[(r["model_b"], r["category"], r["group"]), f"{r['class']}_FPR_gap"], axis=1)
+    expected = compared.apply(
+        lambda r: (
+            own.loc[(r["model_a"], r["category"], r["group"]), f"{r['class']}_FPR_gap"]
+            - own.loc[(r["model_b"], r["category"], r["group"]), f"{r['class']}_FPR_gap"]
+        ),
+        axis=1,
+    )
     assert np.allclose(compared["difference"], expected)
     assert comparisons["p"].between(0, 1, inclusive="right").all() and (comparisons["p_holm"] >= comparisons["p"]).all()
     # Where each gap would move: one row per probe set, system, class and group, its gap the gap table's.
@@ -314,8 +378,10 @@ def test_fpr_summary_writes_the_workflows_fpr_tables_from_its_predictions(run, t
         args += ["--probe-set", probe, *map(str, sorted((workdir / "results/fpr" / probe).glob("*/*.tsv")))]
     monkeypatch.chdir(tmp_path)
     assert main(["fpr-summary", *args, "--out-dir", "mine"]) == 0
-    names = [*outputs.SUMMARY.values(), *(name.format(probe=probe) for probe in config["fpr"]["probes"]
-                                          for name in outputs.PER_PROBE.values())]
+    names = [
+        *outputs.SUMMARY.values(),
+        *(name.format(probe=probe) for probe in config["fpr"]["probes"] for name in outputs.PER_PROBE.values()),
+    ]
     assert sorted(path.name for path in (tmp_path / "mine").iterdir()) == sorted(names)
     for name in names:
         if name.endswith(".csv"):
@@ -332,8 +398,18 @@ def test_fairpair_summary_writes_the_workflows_fairpair_tables_from_its_sides(ru
     snakemake(workdir, "results/fairpair/summary.csv")
     results = workdir / "results/fairpair"
     monkeypatch.chdir(tmp_path)
-    assert main(["fairpair-summary", "--sides", *map(str, sorted((results / "pairs").glob("*.parquet"))),
-                 "--out-dir", "mine"]) == 0
+    assert (
+        main(
+            [
+                "fairpair-summary",
+                "--sides",
+                *map(str, sorted((results / "pairs").glob("*.parquet"))),
+                "--out-dir",
+                "mine",
+            ]
+        )
+        == 0
+    )
     models = config["fairpair"]["models"]
     names = [outputs.relative(role, model) for model in models for role in ("scores", "ngrams", "ngrams_plot", "null")]
     names += [name for role, name in outputs.SUMMARY.items() if role != "rejections"]
@@ -381,24 +457,47 @@ FPR_DOWNSTREAM = {"fpr_gaps": 2, "fpr_summary": 1, "power": 1, "all": 1}
 # those that read it and those downstream of them (2 FairPair and FPR models, 2 classifiers,
 # 2 probe sets, 3 evaluated models, a chat and a completion paraphraser, 3 metrics on gender).
 EDITS = {
-    "data/paraphrase/chat.txt": {"paraphrase_gender": 1, "prompt_sets": 3, "generate_gender": 3, "score": 9,
-                                 **CAIRO_DOWNSTREAM},
-    "data/paraphrase/completion.txt": {"paraphrase_gender": 1, "prompt_sets": 3, "generate_gender": 3, "score": 9,
-                                       **CAIRO_DOWNSTREAM},
+    "data/paraphrase/chat.txt": {
+        "paraphrase_gender": 1,
+        "prompt_sets": 3,
+        "generate_gender": 3,
+        "score": 9,
+        **CAIRO_DOWNSTREAM,
+    },
+    "data/paraphrase/completion.txt": {
+        "paraphrase_gender": 1,
+        "prompt_sets": 3,
+        "generate_gender": 3,
+        "score": 9,
+        **CAIRO_DOWNSTREAM,
+    },
     "data/paraphrase/chat_batch.txt": {},
     # One job per model (and paraphraser) and axis writes every metric's file: all three rerun.
-    "data/datasets/BOLD/gender_prompt.json": {"original_prompts": 1, "prompt_summary": 1, "paraphrase_gender": 2,
-                                              "prompt_sets": 3, "generate_gender": 3, "score": 9, **CAIRO_DOWNSTREAM},
+    "data/datasets/BOLD/gender_prompt.json": {
+        "original_prompts": 1,
+        "prompt_summary": 1,
+        "paraphrase_gender": 2,
+        "prompt_sets": 3,
+        "generate_gender": 3,
+        "score": 9,
+        **CAIRO_DOWNSTREAM,
+    },
     "data/classify/zero_shot.txt": {"fpr_classify": 2, **FPR_DOWNSTREAM},
     "data/classify/k_shot.txt": {"fpr_classify": 2, **FPR_DOWNSTREAM},
     "data/classify/cot_reason.txt": {},
     "data/probes/sentiment_labelled.csv": {"fpr_classify": 2, **FPR_DOWNSTREAM},
     "data/probes/templates.csv": {"fpr_classify": 4, **FPR_DOWNSTREAM},
     "data/probes/identity_terms.csv": {"fpr_classify": 4, **FPR_DOWNSTREAM},
-    "data/occupations.txt": {"fairpair_prompts": 1, "fairpair_generate": 2, "fairpair_pairs": 2, "fairpair_score": 2,
-                             "fairpair_summary": 1, "power": 1, "all": 1},
-    "data/fairpair/swaps.yaml": {"fairpair_pairs": 2, "fairpair_score": 2, "fairpair_summary": 1, "power": 1,
-                                 "all": 1},
+    "data/occupations.txt": {
+        "fairpair_prompts": 1,
+        "fairpair_generate": 2,
+        "fairpair_pairs": 2,
+        "fairpair_score": 2,
+        "fairpair_summary": 1,
+        "power": 1,
+        "all": 1,
+    },
+    "data/fairpair/swaps.yaml": {"fairpair_pairs": 2, "fairpair_score": 2, "fairpair_summary": 1, "power": 1, "all": 1},
     "data/fairpair/llm_perturbation.txt": {},
 }
 
@@ -449,8 +548,13 @@ def test_adding_a_paraphrase_seed_computes_only_new_rows(run):
 
 def gender_continuations(workdir, model):
     """Every metric's continuations of a model on the gender axis, as its one generation job wrote them."""
-    return pd.concat([pd.read_parquet(workdir / f"results/continuations/{model}/{metric}/gender.parquet")
-                      for metric in ("BOLD", "HolisticBias", "HONEST")], ignore_index=True)
+    return pd.concat(
+        [
+            pd.read_parquet(workdir / f"results/continuations/{model}/{metric}/gender.parquet")
+            for metric in ("BOLD", "HolisticBias", "HONEST")
+        ],
+        ignore_index=True,
+    )
 
 
 BAD_CONFIGS = {
@@ -459,10 +563,12 @@ BAD_CONFIGS = {
     "unknown backend": (lambda c: c["models"]["a-t1.0"].update(backend="llamafile"), "models.a-t1.0.backend"),
     "unknown scorer": (lambda c: c["scoring"].update(scorer="perspective"), "unknown scorer 'perspective'"),
     "missing dataset": (
-        lambda c: c.update(datasets={"BOLD": {"path": "/nonexistent/bold"}}), "/nonexistent/bold does not exist"
+        lambda c: c.update(datasets={"BOLD": {"path": "/nonexistent/bold"}}),
+        "/nonexistent/bold does not exist",
     ),
     "unresolvable model": (
-        lambda c: c["models"]["a-t1.0"].update(model="pkg:no-such-package/m.gguf"), "no-such-package is not installed"
+        lambda c: c["models"]["a-t1.0"].update(model="pkg:no-such-package/m.gguf"),
+        "no-such-package is not installed",
     ),
     "schema violation": (lambda c: c["generation"].update(samples=0), "generation.samples"),
     "HONEST on religion": (lambda c: c["axes"].update(religion=["HONEST"]), "HONEST covers gender only"),
@@ -471,7 +577,8 @@ BAD_CONFIGS = {
         "fpr.probes.templates_race.templates: file /nonexistent/t.csv does not exist",
     ),
     "unknown classifier method": (
-        lambda c: c["fpr"]["classifiers"].update(x={"method": "bert"}), "fpr.classifiers.x.method"
+        lambda c: c["fpr"]["classifiers"].update(x={"method": "bert"}),
+        "fpr.classifiers.x.method",
     ),
 }
 
@@ -492,8 +599,10 @@ def test_bad_config_stops_before_any_work_with_one_message(case, tiny_models, tm
 def test_honest_scorer_from_the_config_scores_with_its_lexicon(tiny_models, tmp_path):
     """The HONEST measure in the workflow: a lexicon of the tiny vocabulary's words, given by path."""
     lexicon = tmp_path / "hurtlex_EN.tsv"
-    lexicon.write_text("id\tpos\tcategory\tstereotype\tlemma\tlevel\n"
-                       "EN1\tn\tre\tno\tbread\tconservative\nEN2\tn\tan\tno\tmarket\tconservative\n")
+    lexicon.write_text(
+        "id\tpos\tcategory\tstereotype\tlemma\tlevel\n"
+        "EN1\tn\tre\tno\tbread\tconservative\nEN2\tn\tan\tno\tmarket\tconservative\n"
+    )
     config = tiny_config(tiny_models, tmp_path)
     config["scoring"] = {"scorer": "honest", "lexicon": str(lexicon)}
     config["paraphrasers"] = {}

@@ -6,9 +6,12 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: cairo_stats(
-            continuation_paths=list(sm.input.continuations), score_paths=list(sm.input.scores),
-            settings=StatsSettings.from_params(sm.params.settings), stats_out=sm.output.stats,
-            bias_out=sm.output.bias, plot_out=sm.output.plot,
+            continuation_paths=list(sm.input.continuations),
+            score_paths=list(sm.input.scores),
+            settings=StatsSettings.from_params(sm.params.settings),
+            stats_out=sm.output.stats,
+            bias_out=sm.output.bias,
+            plot_out=sm.output.plot,
         ),
         snakemake,
     )

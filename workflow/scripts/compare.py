@@ -5,9 +5,15 @@ from biasflow.verdict_tables import write_verdicts
 if __name__ == "__main__":
     run(
         lambda sm: write_verdicts(
-            method_name=sm.wildcards.method, baseline=sm.params.baseline, candidate=sm.params.candidate,
-            comparisons=sm.params.comparisons, settings=sm.params.settings, margin=sm.params.margin["value"],
-            margin_source=sm.params.margin["source"], table=sm.output.table, summary=sm.output.summary,
+            method_name=sm.wildcards.method,
+            baseline=sm.params.baseline,
+            candidate=sm.params.candidate,
+            comparisons=sm.params.comparisons,
+            settings=sm.params.settings,
+            margin=sm.params.margin["value"],
+            margin_source=sm.params.margin["source"],
+            table=sm.output.table,
+            summary=sm.output.summary,
         ),
         snakemake,
     )

@@ -5,8 +5,11 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: generate(
-            prompts_path=sm.input.prompts, entry=sm.params.model, settings=SamplingSettings.from_params(sm.params.settings),
-            cache_dir=sm.params.cache_dir, out=sm.output.continuations,
+            prompts_path=sm.input.prompts,
+            entry=sm.params.model,
+            settings=SamplingSettings.from_params(sm.params.settings),
+            cache_dir=sm.params.cache_dir,
+            out=sm.output.continuations,
         ),
         snakemake,
     )

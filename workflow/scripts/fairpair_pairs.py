@@ -6,9 +6,14 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: pairs(
-            prompts_path=sm.input.prompts, continuations_path=sm.input.continuations, model=sm.wildcards.model,
-            settings=PerturbationSettings.from_params(sm.params.settings), perturber=sm.params.perturber,
-            cache_dir=sm.params.cache_dir, out=sm.output.pairs, rejections_out=sm.output.rejections,
+            prompts_path=sm.input.prompts,
+            continuations_path=sm.input.continuations,
+            model=sm.wildcards.model,
+            settings=PerturbationSettings.from_params(sm.params.settings),
+            perturber=sm.params.perturber,
+            cache_dir=sm.params.cache_dir,
+            out=sm.output.pairs,
+            rejections_out=sm.output.rejections,
         ),
         snakemake,
     )

@@ -6,8 +6,13 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: score(
-            pairs_path=sm.input.pairs, model=sm.wildcards.model, settings=ScoreSettings.from_params(sm.params.settings),
-            out=sm.output.scores, null_out=sm.output.null, ngrams_out=sm.output.ngrams, ngrams_plot=sm.output.ngrams_plot,
+            pairs_path=sm.input.pairs,
+            model=sm.wildcards.model,
+            settings=ScoreSettings.from_params(sm.params.settings),
+            out=sm.output.scores,
+            null_out=sm.output.null,
+            ngrams_out=sm.output.ngrams,
+            ngrams_plot=sm.output.ngrams_plot,
         ),
         snakemake,
     )

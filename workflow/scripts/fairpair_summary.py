@@ -8,13 +8,20 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: summary(
-            score_paths=sm.params.scores, null_paths=sm.params.null, rejection_paths=sm.params.rejections,
+            score_paths=sm.params.scores,
+            null_paths=sm.params.null,
+            rejection_paths=sm.params.rejections,
             settings=BootstrapSettings.from_params(sm.params.settings),
-            comparison=ComparisonSettings.from_params(sm.params.comparison), out=sm.output.summary,
-            plot_out=sm.output.plot, rejections_out=sm.output.rejections, tables_page=sm.output.tables_page,
-            comparisons_out=sm.output.get("comparisons"), comparisons_plot=sm.output.get("comparisons_plot"),
+            comparison=ComparisonSettings.from_params(sm.params.comparison),
+            out=sm.output.summary,
+            plot_out=sm.output.plot,
+            rejections_out=sm.output.rejections,
+            tables_page=sm.output.tables_page,
+            comparisons_out=sm.output.get("comparisons"),
+            comparisons_plot=sm.output.get("comparisons_plot"),
             pairs=PairChoice.from_params(sm.params.pairs),
-            variance_out=sm.output.variance, variance_plot=sm.output.variance_plot,
+            variance_out=sm.output.variance,
+            variance_plot=sm.output.variance_plot,
         ),
         snakemake,
     )

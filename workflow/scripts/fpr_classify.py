@@ -6,9 +6,12 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: classify(
-            entry=sm.params.model, classifier=ClassifierSettings.from_params(sm.params.classifier),
-            probes=sm.params.probes, settings=ClassifySettings.from_params(sm.params.settings),
-            cache_dir=sm.params.cache_dir, outputs=sm.params.outputs,
+            entry=sm.params.model,
+            classifier=ClassifierSettings.from_params(sm.params.classifier),
+            probes=sm.params.probes,
+            settings=ClassifySettings.from_params(sm.params.settings),
+            cache_dir=sm.params.cache_dir,
+            outputs=sm.params.outputs,
         ),
         snakemake,
     )

@@ -5,8 +5,11 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: write_prompts(
-            data_dir=sm.params.data_dir, metric=sm.wildcards.metric, axis=sm.wildcards.axis,
-            settings=LoaderSettings.from_params(sm.params.settings), out=sm.output.prompts,
+            data_dir=sm.params.data_dir,
+            metric=sm.wildcards.metric,
+            axis=sm.wildcards.axis,
+            settings=LoaderSettings.from_params(sm.params.settings),
+            out=sm.output.prompts,
             summary_out=sm.output.summary,
         ),
         snakemake,

@@ -6,8 +6,10 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: paraphrase(
-            tables=sm.params.tables, entry=sm.params.model,
-            settings=ParaphraseSettings.from_params(sm.params.settings), cache_dir=sm.params.cache_dir,
+            tables=sm.params.tables,
+            entry=sm.params.model,
+            settings=ParaphraseSettings.from_params(sm.params.settings),
+            cache_dir=sm.params.cache_dir,
         ),
         snakemake,
     )

@@ -5,7 +5,10 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: plan_sources(
-            method=sm.wildcards.method, sources=sm.params.sources, settings=sm.params.settings, out=sm.output.table,
+            method=sm.wildcards.method,
+            sources=sm.params.sources,
+            settings=sm.params.settings,
+            out=sm.output.table,
             page=sm.output.page,
         ),
         snakemake,

@@ -1,13 +1,15 @@
 from biasflow.scorers.table import ScoringSettings
-from biasflow.steps import score
 from biasflow.snakemake_adapter import run
+from biasflow.steps import score
 
 # The guard keeps processes that a model engine spawns (vLLM) from running the step again.
 if __name__ == "__main__":
     run(
         lambda sm: score(
-            continuations_path=sm.input.continuations, settings=ScoringSettings.from_params(sm.params.settings),
-            cache_dir=sm.params.cache_dir, out=sm.output.scores,
+            continuations_path=sm.input.continuations,
+            settings=ScoringSettings.from_params(sm.params.settings),
+            cache_dir=sm.params.cache_dir,
+            out=sm.output.scores,
         ),
         snakemake,
     )

@@ -6,10 +6,14 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: scorer_bias(
-            continuation_paths=list(sm.input.continuations), score_paths=list(sm.input.scores),
-            variant_paths=list(sm.input.variants), scorer=sm.wildcards.scorer,
-            settings=ScorerBiasSettings.from_params(sm.params.settings), scorer_out=sm.output.scorer,
-            models_out=sm.output.models, plot_out=sm.output.plot,
+            continuation_paths=list(sm.input.continuations),
+            score_paths=list(sm.input.scores),
+            variant_paths=list(sm.input.variants),
+            scorer=sm.wildcards.scorer,
+            settings=ScorerBiasSettings.from_params(sm.params.settings),
+            scorer_out=sm.output.scorer,
+            models_out=sm.output.models,
+            plot_out=sm.output.plot,
         ),
         snakemake,
     )

@@ -7,13 +7,20 @@ workflow's table (docs/tables.md, "CAIRO").
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from biasflow.cairo.scorer_bias import ScorerBiasSettings
-from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.selection import SearchSettings
+from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.steps import (
-    checked_stats, complete_bias, rescored, scorer_bias_tables, selection_tables, with_workflow_columns,
+    checked_stats,
+    complete_bias,
+    rescored,
+    scorer_bias_tables,
+    selection_tables,
+    with_workflow_columns,
 )
 from biasflow.schema import default
 from biasflow.tables import require_columns
@@ -91,7 +98,7 @@ def cairo_bias(stats: pd.DataFrame, normalise: str | None = None) -> pd.DataFram
     return complete_bias(stats, normalise or default("bias.normalise"))
 
 
-def cairo_select(stats: pd.DataFrame, **settings) -> dict:
+def cairo_select(stats: pd.DataFrame, **settings: Any) -> dict[str, Any]:
     """CAIRO's selection: the prompt-set combination that makes the metrics agree across models (§1.7-1.17).
 
     Parameters
@@ -122,8 +129,9 @@ def cairo_select(stats: pd.DataFrame, **settings) -> dict:
     >>> import biasflow
     >>> rng = np.random.default_rng(0)
     >>> rows = [(f"m{m}", metric, split, promptset, group, f"{group}-{k}", m * (group == "female") / 10
-    ...          + rng.normal(0, 0.05)) for m in range(5) for metric in ("BOLD", "HONEST") for split in ("valid", "test")
-    ...         for promptset in ("original", "p1", "p2") for group in ("female", "male") for k in range(6)]
+    ...          + rng.normal(0, 0.05)) for m in range(5) for metric in ("BOLD", "HONEST")
+    ...         for split in ("valid", "test") for promptset in ("original", "p1", "p2") for group in ("female", "male")
+    ...         for k in range(6)]
     >>> scored = pd.DataFrame(rows, columns=["model", "metric", "split", "promptset", "subgroup", "prompt_id", "score"])
     >>> stats = biasflow.cairo_statistics(scored.assign(axis="gender"))
     >>> tables = biasflow.cairo_select(stats, max_sets=2, permutations=99, bootstrap=200, null_draws=200)
@@ -133,13 +141,15 @@ def cairo_select(stats: pd.DataFrame, **settings) -> dict:
     1  BOLD~HONEST  2  original+p1   0.993   0.960
     """
     chosen = SearchSettings.for_call("cairo_select", **settings)
-    require_columns(stats, ["model", "metric", "axis", "split", "promptset", "subgroup", "score_sum", "n"],
-                    "CAIRO statistics")
+    require_columns(
+        stats, ["model", "metric", "axis", "split", "promptset", "subgroup", "score_sum", "n"], "CAIRO statistics"
+    )
     return selection_tables(checked_stats(stats, "CAIRO statistics"), chosen)
 
 
-def scorer_bias(continuations: pd.DataFrame, axis: str, scorer: str | None = None, *,
-                lexicon: str | None = None, **settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+def scorer_bias(
+    continuations: pd.DataFrame, axis: str, scorer: str | None = None, *, lexicon: str | None = None, **settings: Any
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The scorer's own bias: how its scores move when a continuation's group words are swapped (§5.5).
 
     Parameters
@@ -183,7 +193,11 @@ def scorer_bias(continuations: pd.DataFrame, axis: str, scorer: str | None = Non
     from biasflow.scorers.table import ScoringSettings
 
     chosen = ScorerBiasSettings.for_call("scorer_bias", **settings)
-    scored, variants, groups = rescored(continuations, scoring=ScoringSettings.defaults(scorer=scorer), axis=axis,
-                                        lexicon_path=lexicon or resolve(default("scoring.identity_lexicon")),
-                                        cache_dir=None)
+    scored, variants, groups = rescored(
+        continuations,
+        scoring=ScoringSettings.defaults(scorer=scorer),
+        axis=axis,
+        lexicon_path=lexicon or resolve(default("scoring.identity_lexicon")),
+        cache_dir=None,
+    )
     return scorer_bias_tables(scored, variants, groups, chosen)

@@ -36,8 +36,9 @@ def check(config: dict, workdir: Path) -> list[str]:
         source = config["datasets"][metric]
         if source["path"]:
             axes = [axis for axis, metrics in config["axes"].items() if metric in metrics]
-            warnings += check_folder(metric, axes, workdir / source["path"], source["options"],
-                                     f"config datasets.{metric}.path")
+            warnings += check_folder(
+                metric, axes, workdir / source["path"], source["options"], f"config datasets.{metric}.path"
+            )
     check_scoring(config["scoring"], workdir)
     _check_subgroups(config)
     if len(config["models"]) < MIN_MODELS:

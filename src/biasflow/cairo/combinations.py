@@ -39,7 +39,8 @@ def combination_counts(n_paraphrase_sets: int, k: int, combinations: str) -> np.
     """
     if combinations not in choices("selection.combinations"):
         raise BiasflowError(
-            f"unknown combination enumeration {combinations!r}; choose one of: {', '.join(choices('selection.combinations'))}."
+            f"unknown combination enumeration {combinations!r}; choose one of: "
+            f"{', '.join(choices('selection.combinations'))}."
         )
     if k < 1:
         raise BiasflowError(f"a combination has at least 1 prompt set (original); got size k={k}.")
@@ -53,7 +54,9 @@ def combination_counts(n_paraphrase_sets: int, k: int, combinations: str) -> np.
     counts = np.zeros((n_rows, 1 + n_paraphrase_sets), dtype=np.int64)
     counts[:, 0] = 1
     if picked and n_rows:
-        enumerate_sets = itertools.combinations if combinations == "subsets" else itertools.combinations_with_replacement
+        enumerate_sets = (
+            itertools.combinations if combinations == "subsets" else itertools.combinations_with_replacement
+        )
         flat = itertools.chain.from_iterable(enumerate_sets(range(n_paraphrase_sets), picked))
         chosen = np.fromiter(flat, dtype=np.int64, count=n_rows * picked).reshape(n_rows, picked)
         np.add.at(counts, (np.repeat(np.arange(n_rows), picked), chosen.ravel() + 1), 1)
@@ -111,7 +114,9 @@ class PooledStats:
         """Subgroups in a stratum with one key: the bootstrap cannot resample them (their intervals are NaN)."""
         single = {s for s, keys in enumerate(self.stratum_keys()) if len(keys) == 1}
         in_single = np.isin(self.stratum[self.cluster_key], list(single))
-        return [g for g, row in zip(self.subgroups, self.membership) if (row.astype(bool) & in_single).any()]
+        return [
+            g for g, row in zip(self.subgroups, self.membership, strict=True) if (row.astype(bool) & in_single).any()
+        ]
 
     def totals(self, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Subgroup sums ``(S, N)`` of every set, model and seed: (subgroups x seeds x models x sets).
@@ -121,8 +126,10 @@ class PooledStats:
         sums over them are adds of contiguous blocks (see :func:`eq1`).
         """
         weights = self.membership if weights is None else weights
-        return (np.einsum("smkc,gc->gkms", self.score_sum, weights, optimize=True),
-                np.einsum("smkc,gc->gkms", self.n, weights, optimize=True))
+        return (
+            np.einsum("smkc,gc->gkms", self.score_sum, weights, optimize=True),
+            np.einsum("smkc,gc->gkms", self.n, weights, optimize=True),
+        )
 
 
 def resolve_axis(stats: pd.DataFrame, metric: str, axis: str | None) -> str:
@@ -135,10 +142,8 @@ def resolve_axis(stats: pd.DataFrame, metric: str, axis: str | None) -> str:
         )
     if axis is None and len(axes) == 1:
         return axes[0]
-    if axis not in axes:
-        raise BiasflowError(
-            f"metric {metric!r} has the axes {', '.join(map(str, axes))}; pass axis= one of them."
-        )
+    if axis is None or axis not in axes:
+        raise BiasflowError(f"metric {metric!r} has the axes {', '.join(map(str, axes))}; pass axis= one of them.")
     return axis
 
 
@@ -173,12 +178,16 @@ def pooled_stats(
     seeds = sorted(rows["seed"].unique())
     rows = rows[rows["promptset"].isin(promptsets)]
     in_split = on_axis.loc[on_axis["split"] == split, ["subgroup", "group_key"]]
-    clusters = list(in_split.drop_duplicates().sort_values(["subgroup", "group_key"]).itertuples(index=False, name=None))
+    clusters = list(
+        in_split.drop_duplicates().sort_values(["subgroup", "group_key"]).itertuples(index=False, name=None)
+    )
     shape = (len(promptsets), len(models), len(seeds), len(clusters))
     cluster_index = pd.MultiIndex.from_tuples(clusters, names=["subgroup", "group_key"])
     where = (
-        *(pd.Index(values).get_indexer(rows[column])
-          for values, column in ((promptsets, "promptset"), (models, "model"), (seeds, "seed"))),
+        *(
+            pd.Index(values).get_indexer(rows[column])
+            for values, column in ((promptsets, "promptset"), (models, "model"), (seeds, "seed"))
+        ),
         cluster_index.get_indexer(pd.MultiIndex.from_frame(rows[["subgroup", "group_key"]])),
     )
     arrays = {}
@@ -191,8 +200,9 @@ def pooled_stats(
     scale = float(np.max(np.abs(total_sum / total_n)))
     keys, cluster_key = np.unique([k for _, k in clusters], return_inverse=True)
     stratum = _strata(membership, cluster_key, len(keys))
-    return PooledStats(arrays["score_sum"], arrays["n"], membership, subgroups, clusters, scale, keys.tolist(),
-                       cluster_key, stratum)
+    return PooledStats(
+        arrays["score_sum"], arrays["n"], membership, subgroups, clusters, scale, keys.tolist(), cluster_key, stratum
+    )
 
 
 def _strata(membership: np.ndarray, cluster_key: np.ndarray, n_keys: int) -> np.ndarray:
@@ -205,8 +215,8 @@ def _strata(membership: np.ndarray, cluster_key: np.ndarray, n_keys: int) -> np.
             g = root[g]
         return g
 
-    first = {}
-    for g, k in zip(subgroup_of, cluster_key):
+    first: dict[int, int] = {}
+    for g, k in zip(subgroup_of, cluster_key, strict=True):
         if k in first:
             a, b = find(first[k]), find(g)
             root[max(a, b)] = min(a, b)
@@ -221,9 +231,7 @@ def _check_original(n, metric, axis, split, models, seeds, subgroups) -> None:
     """Every (model, seed, subgroup) of ``original`` needs rows, or some pooled mean is 0/0."""
     missing = np.argwhere(~(n > 0))
     if len(missing):
-        examples = "; ".join(
-            f"model={models[m]}, seed={seeds[s]}, subgroup={subgroups[g]}" for m, s, g in missing[:3]
-        )
+        examples = "; ".join(f"model={models[m]}, seed={seeds[s]}, subgroup={subgroups[g]}" for m, s, g in missing[:3])
         raise BiasflowError(
             f"the original prompt set of metric {metric}, axis {axis}, split {split!r} has no rows for "
             f"{len(missing)} (model, seed, subgroup) cell(s): {examples}. Every combination pools original, "
@@ -232,8 +240,9 @@ def _check_original(n, metric, axis, split, models, seeds, subgroups) -> None:
         )
 
 
-def pooled_bias(counts: np.ndarray, pooled: PooledStats, normalise: str, weights: np.ndarray | None = None
-                ) -> np.ndarray:
+def pooled_bias(
+    counts: np.ndarray, pooled: PooledStats, normalise: str, weights: np.ndarray | None = None
+) -> np.ndarray:
     """Eq. 1 (pooled form) for every row of ``counts``, averaged over seeds: (combinations, models).
 
     Per seed, ``S @ counts.T`` gives ``S_g(C)`` for all combinations, models and subgroups at
@@ -244,14 +253,17 @@ def pooled_bias(counts: np.ndarray, pooled: PooledStats, normalise: str, weights
     return np.ascontiguousarray(eq1(*pooled_totals(counts, pooled, weights), normalise).T)
 
 
-def pooled_totals(counts: np.ndarray, pooled: PooledStats, weights: np.ndarray | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def pooled_totals(
+    counts: np.ndarray, pooled: PooledStats, weights: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``(S_g(C), N_g(C))`` of every combination: (subgroups x seeds x models x combinations)."""
     counts = np.asarray(counts, dtype=np.float64)
     score_sum, n = pooled.totals(weights)
     *shape, n_sets = score_sum.shape
-    return ((score_sum.reshape(-1, n_sets) @ counts.T).reshape(*shape, len(counts)),
-            (n.reshape(-1, n_sets) @ counts.T).reshape(*shape, len(counts)))
+    return (
+        (score_sum.reshape(-1, n_sets) @ counts.T).reshape(*shape, len(counts)),
+        (n.reshape(-1, n_sets) @ counts.T).reshape(*shape, len(counts)),
+    )
 
 
 def eq1(group_sum: np.ndarray, group_n: np.ndarray, normalise: str) -> np.ndarray:
@@ -262,12 +274,13 @@ def eq1(group_sum: np.ndarray, group_n: np.ndarray, normalise: str) -> np.ndarra
     about twice as fast as reducing a short trailing axis.
     """
     if normalise not in choices("bias.normalise"):
-        raise BiasflowError(f"unknown bias normalisation {normalise!r}; choose one of: "
-                            f"{', '.join(choices('bias.normalise'))}.")
+        raise BiasflowError(
+            f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(choices('bias.normalise'))}."
+        )
     mu_all = group_sum.sum(axis=0)
     mu_all /= group_n.sum(axis=0)
     deviation, scratch = np.zeros_like(mu_all), np.empty_like(mu_all)
-    for subgroup_sum, subgroup_n in zip(group_sum, group_n):
+    for subgroup_sum, subgroup_n in zip(group_sum, group_n, strict=True):
         np.divide(subgroup_sum, subgroup_n, out=scratch)
         np.subtract(mu_all, scratch, out=scratch)
         deviation += np.abs(scratch, out=scratch)

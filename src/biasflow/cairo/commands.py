@@ -16,12 +16,15 @@ from biasflow.schema import flag
 def register(commands) -> None:
     """Add CAIRO's subcommands to the ``biasflow`` parser (the ``commands`` of its declaration, method.py)."""
     stats = commands.add_parser(
-        "cairo-stats", help="sufficient statistics and Eq. 1 bias from scored continuations",
+        "cairo-stats",
+        help="sufficient statistics and Eq. 1 bias from scored continuations",
         description="Pool scored continuations into CAIRO's sufficient statistics (one row per model, metric, "
-        "axis, split, prompt set, seed, subgroup and group key) and each model's Eq. 1 bias, as the workflow's cairo_stats "
-        f"step does; writes {listed(STATS_OUTPUTS.values())} into --out-dir.",
-        **example("biasflow cairo-stats --continuations continuations.parquet --scores scores.parquet "
-                  "--scorer profanity --out-dir stats/"),
+        "axis, split, prompt set, seed, subgroup and group key) and each model's Eq. 1 bias, as the workflow's "
+        f"cairo_stats step does; writes {listed(STATS_OUTPUTS.values())} into --out-dir.",
+        **example(
+            "biasflow cairo-stats --continuations continuations.parquet --scores scores.parquet "
+            "--scorer profanity --out-dir stats/"
+        ),
     )
     stats.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
     stats.add_argument("--scores", nargs="+", required=True, help="score tables")
@@ -32,7 +35,8 @@ def register(commands) -> None:
     stats.set_defaults(run=_stats)
 
     select = commands.add_parser(
-        "cairo-select", help="CAIRO selection on a statistics table (the workflow's cairo_select step)",
+        "cairo-select",
+        help="CAIRO selection on a statistics table (the workflow's cairo_select step)",
         description="Search the prompt-set combinations that make the metrics agree across models (Pearson's r "
         "on the valid split), check the choice on the test split and give its selection-aware permutation "
         "p-value, cluster bootstrap intervals, the no-bias null and the excess bias, and every pair of models "
@@ -51,7 +55,8 @@ def register(commands) -> None:
     select.set_defaults(run=_select)
 
     scorer_bias = commands.add_parser(
-        "scorer-bias", help="the scorer's own bias: rescore continuations with the group words swapped",
+        "scorer-bias",
+        help="the scorer's own bias: rescore continuations with the group words swapped",
         description="Score continuations (columns model, subgroup, continuation; the workflow's metric, seed and "
         "group_key where present) with one scorer, rescore every one that names its own subgroup with those words "
         "swapped for each other subgroup's and for a neutral placeholder (docs/methods.md §5.5), and write the "
@@ -73,16 +78,23 @@ def register(commands) -> None:
     scorer_bias.set_defaults(run=_scorer_bias)
 
     agreement = commands.add_parser(
-        "scorer-agreement", help="how alike several scorers rank the models (Kendall's tau per metric and split)",
+        "scorer-agreement",
+        help="how alike several scorers rank the models (Kendall's tau per metric and split)",
         description="From each scorer's bias table (cairo-select's bias.csv, the workflow's results/cairo/<axis>.csv), "
         "Kendall's tau-b between the model rankings by Eq. 1 on the original prompts of every pair of scorers, per "
         "axis, metric and split, and how many models rank outside their 95% rank interval under the other scorer; "
         "the workflow's results/cairo/scorers/<axis>_agreement.csv (docs/methods.md section 5.6).",
-        **example("biasflow scorer-agreement --bias profanity=profanity/bias.csv vader=vader/bias.csv "
-                  "--out agreement.csv"),
+        **example(
+            "biasflow scorer-agreement --bias profanity=profanity/bias.csv vader=vader/bias.csv --out agreement.csv"
+        ),
     )
-    agreement.add_argument("--bias", nargs="+", required=True, metavar="SCORER=CSV",
-                           help="each scorer's name and its bias table; two or more, their pairs in this order")
+    agreement.add_argument(
+        "--bias",
+        nargs="+",
+        required=True,
+        metavar="SCORER=CSV",
+        help="each scorer's name and its bias table; two or more, their pairs in this order",
+    )
     agreement.add_argument("--out", required=True, help="the agreement table (.csv, .tsv or .parquet)")
     agreement.set_defaults(run=_agreement)
 
@@ -93,13 +105,17 @@ def _stats(args) -> None:
     out = check_output_dir(args.out_dir, "--out-dir")
     from biasflow.cairo.steps import cairo_stats
 
-    check_not_inputs({"--out-dir": [out / name for name in STATS_OUTPUTS.values()]},
-                     {"--continuations": args.continuations, "--scores": args.scores})
+    check_not_inputs(
+        {"--out-dir": [out / name for name in STATS_OUTPUTS.values()]},
+        {"--continuations": args.continuations, "--scores": args.scores},
+    )
     from biasflow.cairo.stats import StatsSettings
 
     settings = StatsSettings(scorer=args.scorer, normalise=args.normalise, subgroups="as given")
     cairo_stats(
-        continuation_paths=args.continuations, score_paths=args.scores, settings=settings,
+        continuation_paths=args.continuations,
+        score_paths=args.scores,
+        settings=settings,
         **{role: str(out / name) for role, name in STATS_OUTPUTS.items()},
     )
 
@@ -113,11 +129,20 @@ def _select(args) -> None:
     check_not_inputs({"--out-dir": [out / name for name in SELECT_OUTPUTS.values()]}, {"--stats": args.stats})
     from biasflow.cairo.selection import SearchSettings
 
-    settings = SearchSettings(mode=args.mode, combinations=args.combinations, max_sets=args.max_sets,
-                              permutations=args.permutations, bootstrap=args.bootstrap, null_draws=args.null_draws,
-                              seed=args.seed, normalise=args.normalise, measure=args.measure)
-    select_to_directory(stats_paths=args.stats, settings=settings, out_dir=args.out_dir,
-                        pairs=PairChoice.from_args(args))
+    settings = SearchSettings(
+        mode=args.mode,
+        combinations=args.combinations,
+        max_sets=args.max_sets,
+        permutations=args.permutations,
+        bootstrap=args.bootstrap,
+        null_draws=args.null_draws,
+        seed=args.seed,
+        normalise=args.normalise,
+        measure=args.measure,
+    )
+    select_to_directory(
+        stats_paths=args.stats, settings=settings, out_dir=args.out_dir, pairs=PairChoice.from_args(args)
+    )
 
 
 def _scorer_bias(args) -> None:
@@ -126,8 +151,10 @@ def _scorer_bias(args) -> None:
     out = check_output_dir(args.out_dir, "--out-dir")
     from biasflow.cairo.steps import scorer_bias_to_directory
 
-    check_not_inputs({"--out-dir": [out / name.format(axis=args.axis) for name in SCORER_BIAS_OUTPUTS]},
-                     {"--continuations": args.continuations})
+    check_not_inputs(
+        {"--out-dir": [out / name.format(axis=args.axis) for name in SCORER_BIAS_OUTPUTS]},
+        {"--continuations": args.continuations},
+    )
     if args.cache_dir:
         check_output_dir(args.cache_dir, "--cache-dir")
     from biasflow import bundled
@@ -135,15 +162,23 @@ def _scorer_bias(args) -> None:
     from biasflow.config import check_scoring
     from biasflow.scorers.table import ScoringSettings
 
-    scoring = {"scorer": args.scorer, **{key: getattr(args, key) for key in SCORING_FLAGS},
-               "scorers": [], "counterfactual": True, "neutralise": False,
-               "identity_lexicon": bundled.resolve(args.identity_lexicon)}
+    scoring = {
+        "scorer": args.scorer,
+        **{key: getattr(args, key) for key in SCORING_FLAGS},
+        "scorers": [],
+        "counterfactual": True,
+        "neutralise": False,
+        "identity_lexicon": bundled.resolve(args.identity_lexicon),
+    }
     check_scoring(scoring, Path.cwd())
     scorer_bias_to_directory(
-        continuation_paths=args.continuations, scoring=ScoringSettings.of(scoring), axis=args.axis,
+        continuation_paths=args.continuations,
+        scoring=ScoringSettings.of(scoring),
+        axis=args.axis,
         lexicon_path=scoring["identity_lexicon"],
         settings=ScorerBiasSettings(normalise=args.normalise, bootstrap=args.bootstrap, seed=args.seed),
-        cache_dir=args.cache_dir, out_dir=args.out_dir,
+        cache_dir=args.cache_dir,
+        out_dir=args.out_dir,
     )
 
 

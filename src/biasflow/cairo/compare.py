@@ -13,7 +13,7 @@ models' numbers depend on no third model.
 from __future__ import annotations
 
 import logging
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,8 +38,13 @@ SUMS = ["score_sum", "score_sq_sum", "n"]
 MEASURE_WORDS = {"eq1": "Eq. 1", "excess": "excess bias"}
 
 
-def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, config: Mapping | None,
-            margin: float | None = None) -> Verdicts:
+def command(
+    paths: Sequence[str | pd.DataFrame],
+    baseline: str,
+    candidate: str,
+    config: Mapping | None,
+    margin: float | None = None,
+) -> Verdicts:
     """What ``biasflow compare --method cairo`` reports: one judged row per axis and metric.
 
     ``config`` (a validated config, or None for the schema's defaults) gives the draws and
@@ -55,8 +60,9 @@ def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, 
     return Verdicts("cairo", baseline, candidate, source, judge(rows, margin))
 
 
-def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, settings: SearchSettings
-            ) -> pd.DataFrame:
+def compare(
+    paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, settings: SearchSettings
+) -> pd.DataFrame:
     """The candidate − baseline rows, one per axis and metric both models answered, with the verdicts' columns."""
     if baseline == candidate:
         raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different models.")
@@ -66,58 +72,105 @@ def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, 
         if model not in models:
             raise BiasflowError(f"{flag} {model!r} is not in the statistics; their models: {', '.join(models)}.")
     if settings.measure == "excess" and not settings.null_draws:
-        raise BiasflowError("the excess measure is Eq. 1 less its null floor, which the null draws give: set "
-                            "--null-draws (selection.null_draws) above 0, or bias.measure to eq1.")
+        raise BiasflowError(
+            "the excess measure is Eq. 1 less its null floor, which the null draws give: set "
+            "--null-draws (selection.null_draws) above 0, or bias.measure to eq1."
+        )
     both = stats[stats["model"].isin([baseline, candidate]) & (stats["promptset"] == ORIGINAL)]
-    rows = [_row(_both_splits(part), axis, metric, baseline, candidate, settings)
-            for (axis, metric), part in both.groupby(["axis", "metric"], sort=True)
-            if part["model"].nunique() == 2]
+    rows = [
+        _row(_both_splits(part), axis, metric, baseline, candidate, settings)
+        for (axis, metric), part in both.groupby(["axis", "metric"], sort=True)
+        if part["model"].nunique() == 2
+    ]
     if not rows:
-        raise BiasflowError(f"{baseline} and {candidate} share no metric in the statistics: there are no prompts "
-                            "both answered to compare them on.")
+        raise BiasflowError(
+            f"{baseline} and {candidate} share no metric in the statistics: there are no prompts "
+            "both answered to compare them on."
+        )
     return pd.DataFrame(rows)
 
 
-def _row(stats: pd.DataFrame, axis: str, metric: str, baseline: str, candidate: str, settings: SearchSettings
-         ) -> dict:
+def _row(stats: pd.DataFrame, axis: str, metric: str, baseline: str, candidate: str, settings: SearchSettings) -> dict:
     """One metric's row: the paired comparison of §1.16 on the pooled original prompts, and the verdict's inputs."""
     models = [candidate, baseline]
     measure = settings.measure
     name = f"{axis} {metric} {MEASURE_WORDS[measure]}"
-    base = {"axis": axis, "metric": metric, "measure": measure, "model_a": candidate, "model_b": baseline,
-            "measure_name": name, "unit": "group keys", "note": None}
+    base = {
+        "axis": axis,
+        "metric": metric,
+        "measure": measure,
+        "model_a": candidate,
+        "model_b": baseline,
+        "measure_name": name,
+        "unit": "group keys",
+        "note": None,
+    }
     missing = _missing_subgroups(stats, models)
     if missing:
-        return {**base, **dict.fromkeys(["difference", "difference_lo", "difference_hi", "p", "lo90", "hi90",
-                                         "p_worse", "n_clusters", "n_scores", "n_units"], np.nan),
-                "design": None, "why_untested": missing}
+        return {
+            **base,
+            **dict.fromkeys(
+                [
+                    "difference",
+                    "difference_lo",
+                    "difference_hi",
+                    "p",
+                    "lo90",
+                    "hi90",
+                    "p_worse",
+                    "n_clusters",
+                    "n_scores",
+                    "n_units",
+                ],
+                np.nan,
+            ),
+            "design": None,
+            "why_untested": missing,
+        }
     pooled = pooled_stats(stats, metric, axis, BOTH_SPLITS, [ORIGINAL], sorted(models))
     order = sorted(models)
     boot = bootstrap_weights(pooled, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, BOTH_SPLITS))
-    null = (null_weights(pooled, settings.null_draws, draw_rng(settings.seed, NULL, metric, BOTH_SPLITS))
-            if measure == "excess" else np.empty((0, *pooled.membership.shape)))
-    swaps = swap_weights(len(pooled.clusters), settings.permutations if measure == "eq1" else 0,
-                         draw_rng(settings.seed, SWAP, metric, BOTH_SPLITS))
-    found = {r["measure"]: r for r in pair_rows(np.array([1.0]), pooled, boot, swaps, settings.normalise, order, null,
-                                                [(candidate, baseline)])}[measure]
+    null = (
+        null_weights(pooled, settings.null_draws, draw_rng(settings.seed, NULL, metric, BOTH_SPLITS))
+        if measure == "excess"
+        else np.empty((0, *pooled.membership.shape))
+    )
+    swaps = swap_weights(
+        len(pooled.clusters),
+        settings.permutations if measure == "eq1" else 0,
+        draw_rng(settings.seed, SWAP, metric, BOTH_SPLITS),
+    )
+    found = {
+        r["measure"]: r
+        for r in pair_rows(
+            np.array([1.0]), pooled, boot, swaps, settings.normalise, order, null, [(candidate, baseline)]
+        )
+    }[measure]
     why = None
     if not np.isfinite(found["lo90"]):
         single = pooled.single_cluster_subgroups()
-        why = (f"one group key per subgroup ({', '.join(single)}; docs/methods.md §1.11)" if single else
-               "no bootstrap draws (--bootstrap 0)" if not settings.bootstrap else
-               "the bootstrap draws of the difference do not spread (docs/methods.md §9)")
+        why = (
+            f"one group key per subgroup ({', '.join(single)}; docs/methods.md §1.11)"
+            if single
+            else "no bootstrap draws (--bootstrap 0)"
+            if not settings.bootstrap
+            else "the bootstrap draws of the difference do not spread (docs/methods.md §9)"
+        )
     return {**base, **found, "n_units": found["n_clusters"], "why_untested": why}
 
 
 def _both_splits(stats: pd.DataFrame) -> pd.DataFrame:
     """The statistics of both splits as one (:data:`BOTH_SPLITS`): a group key split by prompt (a subgroup with one key,
     docs/methods.md §1.3) sums its two halves back into one cluster."""
-    return (stats.assign(split=BOTH_SPLITS).groupby(STATS_KEYS, as_index=False, sort=True)[SUMS].sum()[STATS_COLUMNS])
+    return stats.assign(split=BOTH_SPLITS).groupby(STATS_KEYS, as_index=False, sort=True)[SUMS].sum()[STATS_COLUMNS]
 
 
 def _missing_subgroups(stats: pd.DataFrame, models: list[str]) -> str | None:
     """Why a metric cannot be compared where a model lacks a subgroup's continuations there (None where none lacks)."""
     subgroups = set(stats["subgroup"])
-    lacking = [f"{model} has no {', '.join(sorted(subgroups - set(part['subgroup'])))} continuations"
-               for model, part in stats.groupby("model", sort=True) if subgroups - set(part["subgroup"])]
+    lacking = [
+        f"{model} has no {', '.join(sorted(subgroups - set(part['subgroup'])))} continuations"
+        for model, part in stats.groupby("model", sort=True)
+        if subgroups - set(part["subgroup"])
+    ]
     return "; ".join(lacking) + " (regenerate or rescore them)" if lacking else None

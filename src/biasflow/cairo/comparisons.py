@@ -33,7 +33,7 @@ model moves no other pair's numbers.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -48,8 +48,26 @@ from biasflow.multiplicity import adjust
 from biasflow.verdicts import LEVEL
 
 COMPARISON_COLUMNS = [
-    "axis", "pair", "metric", "split", "prompts", "measure", "model_a", "model_b", "difference", "difference_lo",
-    "difference_hi", "p", "p_holm", "p_bh", "design", "n_clusters", "n_scores", "lo90", "hi90", "p_worse",
+    "axis",
+    "pair",
+    "metric",
+    "split",
+    "prompts",
+    "measure",
+    "model_a",
+    "model_b",
+    "difference",
+    "difference_lo",
+    "difference_hi",
+    "p",
+    "p_holm",
+    "p_bh",
+    "design",
+    "n_clusters",
+    "n_scores",
+    "lo90",
+    "hi90",
+    "p_worse",
 ]
 # The stream of the swap draws (beside the bootstrap's and the null's).
 SWAP = "swap"
@@ -61,8 +79,12 @@ def swap_weights(n_clusters: int, draws: int, rng: np.random.Generator) -> np.nd
     return (rng.random((draws, n_clusters)) < 0.5).astype(np.float64)
 
 
-def comparison_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettings,
-                     pairs: PairChoice | Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
+def comparison_table(
+    stats: pd.DataFrame,
+    selection: Selection,
+    settings: SearchSettings,
+    pairs: PairChoice | Sequence[tuple[str, str]] | None = None,
+) -> pd.DataFrame:
     """Pairs of models compared on every metric, split and prompts of the headline table (docs/methods.md §1.16).
 
     The combinations are the headline's (:func:`biasflow.cairo.headline.headline_k`), the
@@ -74,32 +96,53 @@ def comparison_table(stats: pd.DataFrame, selection: Selection, settings: Search
     """
     rows = []
     for best in headline_k(selection.curve).itertuples(index=False):
-        choice = selection.choices[(selection.choices["axis"] == best.axis) & (selection.choices["pair"] == best.pair)
-                                   & (selection.choices["k"] == best.k)]
+        choice = selection.choices[
+            (selection.choices["axis"] == best.axis)
+            & (selection.choices["pair"] == best.pair)
+            & (selection.choices["k"] == best.k)
+        ]
         axis_stats = stats[stats["axis"] == best.axis]
         for metric, chosen in choice.groupby("metric", sort=True):
             models = sorted(set(axis_stats.loc[axis_stats["metric"] == metric, "model"]))
             wanted = compared(pairs, models)
             if not wanted:
                 continue
-            combination = dict(zip(chosen["promptset"], chosen["multiplicity"].astype(int)))
+            combination = dict(zip(chosen["promptset"], chosen["multiplicity"].astype(int), strict=True))
             promptsets = [ORIGINAL, *(name for name in combination if name != ORIGINAL)]
             for split in (SELECT_SPLIT, TEST_SPLIT):
                 pooled = pooled_stats(axis_stats, metric, best.axis, split, promptsets, models)
                 draws = selection.draws[best.axis, metric, split]
-                swaps = swap_weights(len(pooled.clusters), settings.permutations,
-                                     draw_rng(settings.seed, SWAP, metric, split))
+                swaps = swap_weights(
+                    len(pooled.clusters), settings.permutations, draw_rng(settings.seed, SWAP, metric, split)
+                )
                 for prompts, comb in (("original", {ORIGINAL: 1}), ("cairo", combination)):
                     counts = np.array([comb.get(name, 0) for name in promptsets], dtype=np.float64)
-                    for row in pair_rows(counts, pooled, draws.boot, swaps, settings.normalise, models, draws.null,
-                                         wanted):
-                        rows.append({"axis": best.axis, "pair": best.pair, "metric": metric, "split": split,
-                                     "prompts": prompts, **row})
+                    for row in pair_rows(
+                        counts, pooled, draws.boot, swaps, settings.normalise, models, draws.null, wanted
+                    ):
+                        rows.append(
+                            {
+                                "axis": best.axis,
+                                "pair": best.pair,
+                                "metric": metric,
+                                "split": split,
+                                "prompts": prompts,
+                                **row,
+                            }
+                        )
     return adjust(pd.DataFrame(rows, columns=COMPARISON_COLUMNS), FAMILY)
 
 
-def pair_rows(counts: np.ndarray, pooled: PooledStats, boot: np.ndarray, swaps: np.ndarray, normalise: str,
-              models: list[str], null: np.ndarray, pairs: list[tuple[str, str]]) -> list[dict]:
+def pair_rows(
+    counts: np.ndarray,
+    pooled: PooledStats,
+    boot: np.ndarray,
+    swaps: np.ndarray,
+    normalise: str,
+    models: list[str],
+    null: np.ndarray,
+    pairs: list[tuple[str, str]],
+) -> list[dict]:
     """Two rows per pair of ``pairs`` (names of ``models``, the pooled statistics' order), ``eq1`` then ``excess``.
 
     The rows hold the columns after ``prompts``. ``boot`` is the metric and split's bootstrap
@@ -117,22 +160,41 @@ def pair_rows(counts: np.ndarray, pooled: PooledStats, boot: np.ndarray, swaps: 
     rows = []
     for a, b in ((models.index(first), models.index(second)) for first, second in pairs):
         spread = draws[:, a] - draws[:, b]
-        same = {"model_a": models[a], "model_b": models[b], "design": pooled.design,
-                "n_clusters": pooled.n_clusters(), "n_scores": int(round(min(n_scores[a], n_scores[b])))}
+        same = {
+            "model_a": models[a],
+            "model_b": models[b],
+            "design": pooled.design,
+            "n_clusters": pooled.n_clusters(),
+            "n_scores": round(float(min(n_scores[a], n_scores[b]))),
+        }
         difference = bias[a] - bias[b]
         swapped = swap_differences(score_sum[[a, b]], n[[a, b]], pooled.membership, swaps, normalise)
         excess = difference - (floor[a] - floor[b])
-        for measure, value, p in (("eq1", difference, swap_p(difference, swapped)),
-                                  ("excess", excess, interval_p(excess, spread, factor))):
+        for measure, value, p in (
+            ("eq1", difference, swap_p(difference, swapped)),
+            ("excess", excess, interval_p(excess, spread, factor)),
+        ):
             low, high = estimate_interval(value, spread, factor)
             low90, high90 = estimate_interval(value, spread, factor90, level=LEVEL)
-            rows.append({"measure": measure, "difference": value, "difference_lo": low, "difference_hi": high, "p": p,
-                         "lo90": low90, "hi90": high90, "p_worse": interval_p_above(value, spread, factor90), **same})
+            rows.append(
+                {
+                    "measure": measure,
+                    "difference": value,
+                    "difference_lo": low,
+                    "difference_hi": high,
+                    "p": p,
+                    "lo90": low90,
+                    "hi90": high90,
+                    "p_worse": interval_p_above(value, spread, factor90),
+                    **same,
+                }
+            )
     return rows
 
 
-def swap_differences(score_sum: np.ndarray, n: np.ndarray, membership: np.ndarray, swaps: np.ndarray,
-                     normalise: str) -> np.ndarray:
+def swap_differences(
+    score_sum: np.ndarray, n: np.ndarray, membership: np.ndarray, swaps: np.ndarray, normalise: str
+) -> np.ndarray:
     """Eq. 1 of the first model less the second's under every swap draw: (draws).
 
     ``score_sum`` and ``n`` are the two models' (2 x seeds x clusters) sums of one

@@ -29,20 +29,42 @@ from biasflow.cairo.uncertainty import (
 from biasflow.intervals import NON_NEGATIVE, estimate_interval
 
 HEADLINE_COLUMNS = [
-    "axis", "pair", "model", "metric", "split", "prompts", "bias", "bias_lo", "bias_hi", "null_floor", "excess_bias",
-    "excess_bias_lo", "excess_bias_hi", "excess_p", "rank", "rank_lo", "rank_hi", "design", "n_clusters", "k",
+    "axis",
+    "pair",
+    "model",
+    "metric",
+    "split",
+    "prompts",
+    "bias",
+    "bias_lo",
+    "bias_hi",
+    "null_floor",
+    "excess_bias",
+    "excess_bias_lo",
+    "excess_bias_hi",
+    "excess_p",
+    "rank",
+    "rank_lo",
+    "rank_hi",
+    "design",
+    "n_clusters",
+    "k",
     "combination",
 ]
 # Why a metric and split with one cluster somewhere has no intervals (docs/methods.md §1.11).
-SINGLE_CLUSTER = ("a subgroup has prompts of a single group key, so nothing says how far its mean would move on "
-                  "other prompts; give each subgroup two or more group keys per split")
+SINGLE_CLUSTER = (
+    "a subgroup has prompts of a single group key, so nothing says how far its mean would move on "
+    "other prompts; give each subgroup two or more group keys per split"
+)
 # Ranks are whole numbers, missing where no bootstrap draw could be made.
 RANK_COLUMNS = ["rank_lo", "rank_hi"]
 
 
 def headline_k(curve: pd.DataFrame) -> pd.DataFrame:
     """The curve row of each (axis, pair) with the best valid r (smallest k on ties)."""
-    usable = curve.dropna(subset=["best_r"]).sort_values(["axis", "pair", "best_r", "k"], ascending=[True, True, False, True])
+    usable = curve.dropna(subset=["best_r"]).sort_values(
+        ["axis", "pair", "best_r", "k"], ascending=[True, True, False, True]
+    )
     return usable.groupby(["axis", "pair"], sort=True).head(1).reset_index(drop=True)
 
 
@@ -71,7 +93,7 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
         axis_stats = stats[stats["axis"] == best.axis]
         for metric, chosen in choice.groupby("metric", sort=True):
             models = sorted(set(axis_stats.loc[axis_stats["metric"] == metric, "model"]))
-            combination = dict(zip(chosen["promptset"], chosen["multiplicity"].astype(int)))
+            combination = dict(zip(chosen["promptset"], chosen["multiplicity"].astype(int), strict=True))
             label = combination_label(combination)
             promptsets = [ORIGINAL, *(name for name in combination if name != ORIGINAL)]
             for split in (SELECT_SPLIT, TEST_SPLIT):
@@ -81,10 +103,21 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
                     counts = np.array([comb.get(name, 0) for name in promptsets], dtype=np.float64)
                     columns = model_uncertainty(counts, pooled, draws.null, draws.boot, settings.normalise)
                     for i, model in enumerate(models):
-                        rows.append({"axis": best.axis, "pair": best.pair, "model": model, "metric": metric,
-                                     "split": split, "prompts": prompts, "k": best.k, "combination": label,
-                                     "design": pooled.design, "n_clusters": pooled.n_clusters(),
-                                     **{name: values[i] for name, values in columns.items()}})
+                        rows.append(
+                            {
+                                "axis": best.axis,
+                                "pair": best.pair,
+                                "model": model,
+                                "metric": metric,
+                                "split": split,
+                                "prompts": prompts,
+                                "k": best.k,
+                                "combination": label,
+                                "design": pooled.design,
+                                "n_clusters": pooled.n_clusters(),
+                                **{name: values[i] for name, values in columns.items()},
+                            }
+                        )
     table = pd.DataFrame(rows, columns=HEADLINE_COLUMNS)
     table["rank"] = (
         table.groupby(["axis", "pair", "metric", "split", "prompts"])["bias"].rank(method="min").astype("int64")
@@ -101,14 +134,27 @@ def model_uncertainty(counts: np.ndarray, pooled, null: np.ndarray, boot: np.nda
     """
     bias = pooled_bias(counts[None, :], pooled, normalise)[0]
     nan = np.full_like(bias, np.nan)
-    columns = {"bias": bias, "bias_lo": nan, "bias_hi": nan, "null_floor": nan, "excess_bias": nan,
-               "excess_bias_lo": nan, "excess_bias_hi": nan, "excess_p": nan, "rank_lo": nan, "rank_hi": nan}
+    columns = {
+        "bias": bias,
+        "bias_lo": nan,
+        "bias_hi": nan,
+        "null_floor": nan,
+        "excess_bias": nan,
+        "excess_bias_lo": nan,
+        "excess_bias_hi": nan,
+        "excess_p": nan,
+        "rank_lo": nan,
+        "rank_hi": nan,
+    }
     if len(boot):
         draws = draw_bias(counts, pooled, boot, normalise)
-        columns["bias_lo"], columns["bias_hi"] = estimate_interval(bias, draws, small_sample_factor(pooled),
-                                                                         NON_NEGATIVE)
+        columns["bias_lo"], columns["bias_hi"] = estimate_interval(
+            bias, draws, small_sample_factor(pooled), NON_NEGATIVE
+        )
         columns["rank_lo"], columns["rank_hi"] = rank_interval(draws)
-        columns["excess_bias_lo"], columns["excess_bias_hi"] = group_difference_interval(counts, pooled, boot, normalise)
+        columns["excess_bias_lo"], columns["excess_bias_hi"] = group_difference_interval(
+            counts, pooled, boot, normalise
+        )
     if len(null):
         null_bias = draw_bias(counts, pooled, null, normalise)
         columns["null_floor"] = null_bias.mean(axis=0)
@@ -136,15 +182,23 @@ def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame,
                 "selection": best.selection,
                 "r_original": {"valid": _number(original["best_r"]), "test": _number(original["test_r"])},
                 "r_selected": {"valid": _number(best.best_r), "test": _number(best.test_r)},
-                "r_selected_interval": {"valid": [_number(best.best_r_lo), _number(best.best_r_hi)],
-                                        "test": [_number(best.test_r_lo), _number(best.test_r_hi)]},
+                "r_selected_interval": {
+                    "valid": [_number(best.best_r_lo), _number(best.best_r_hi)],
+                    "test": [_number(best.test_r_lo), _number(best.test_r_hi)],
+                },
                 "pearson_p": _number(best.best_p),
                 "permutation_p": _number(best.perm_p),
                 "permutation_p_floor": _number(best.perm_p_floor),
                 "excess_r": {"valid": _number(best.excess_r), "test": _number(best.test_excess_r)},
-                "excess_permutation_p": {"valid": _number(best.excess_perm_p), "test": _number(best.test_excess_perm_p)},
-                "null_best_r": {"median": _number(best.null_r_median), "q95": _number(best.null_r_q95),
-                                "p": _number(best.null_p)},
+                "excess_permutation_p": {
+                    "valid": _number(best.excess_perm_p),
+                    "test": _number(best.test_excess_perm_p),
+                },
+                "null_best_r": {
+                    "median": _number(best.null_r_median),
+                    "q95": _number(best.null_r_q95),
+                    "p": _number(best.null_p),
+                },
                 "partial_r": _number(best.partial_r),
                 "n_models": int(best.n_models),
                 "spearman_rho": _number(best.best_rho),
@@ -153,8 +207,12 @@ def summary(selection: Selection, settings: SearchSettings, stats: pd.DataFrame,
             }
         )
     return {
-        "settings": {**settings.params(), "select_split": SELECT_SPLIT, "test_split": TEST_SPLIT,
-                     "block_size": BLOCK_SIZE},
+        "settings": {
+            **settings.params(),
+            "select_split": SELECT_SPLIT,
+            "test_split": TEST_SPLIT,
+            "block_size": BLOCK_SIZE,
+        },
         "models": sorted(stats["model"].unique().tolist()),
         "scorer": sorted(stats["scorer"].unique().tolist()) if "scorer" in stats else None,
         "subgroups": sorted(stats["subgroups"].unique().tolist()) if "subgroups" in stats else None,
@@ -168,9 +226,16 @@ def designs(table: pd.DataFrame) -> list[dict]:
     """Per axis, metric and split: how its clusters are laid out, and why its intervals are missing if they are."""
     rows = []
     for row in table.drop_duplicates(["axis", "metric", "split"]).sort_values(["axis", "metric", "split"]).itertuples():
-        rows.append({"axis": row.axis, "metric": row.metric, "split": row.split, "design": row.design,
-                     "n_clusters": int(row.n_clusters),
-                     "intervals_missing": SINGLE_CLUSTER if row.n_clusters < 2 else None})
+        rows.append(
+            {
+                "axis": row.axis,
+                "metric": row.metric,
+                "split": row.split,
+                "design": row.design,
+                "n_clusters": int(row.n_clusters),
+                "intervals_missing": SINGLE_CLUSTER if row.n_clusters < 2 else None,
+            }
+        )
     return rows
 
 
@@ -187,8 +252,16 @@ def concordance(table: pd.DataFrame, settings: SearchSettings) -> list[dict]:
         w, p = np.nan, np.nan
         if len(wide) >= 2 and wide.shape[1] >= 3:
             w, p = kendall_w_test(wide.to_numpy(), settings.permutations, np.random.default_rng(settings.seed))
-        rows.append({"axis": axis, "split": split, "metrics": wide.index.tolist(), "n_models": int(wide.shape[1]),
-                     "w": _number(w), "permutation_p": _number(p)})
+        rows.append(
+            {
+                "axis": axis,
+                "split": split,
+                "metrics": wide.index.tolist(),
+                "n_models": int(wide.shape[1]),
+                "w": _number(w),
+                "permutation_p": _number(p),
+            }
+        )
     return rows
 
 

@@ -31,19 +31,25 @@ def pages(config: dict) -> list[str]:
 
 def computed(config: dict) -> dict:
     """The config with the axes whose selection has written its table: ``make demo`` runs one axis of two."""
-    return {**config, "axes": {axis: metrics for axis, metrics in config["axes"].items()
-                               if Path(select_output("table", "", axis)).exists()}}
+    return {
+        **config,
+        "axes": {
+            axis: metrics for axis, metrics in config["axes"].items() if Path(select_output("table", "", axis)).exists()
+        },
+    }
 
 
 def summary(config: dict) -> str:
     axes = "; ".join(f"{axis}: {', '.join(metrics)}" for axis, metrics in config["axes"].items())
     paraphrasers = ", ".join(config["paraphrasers"]) or "none (original prompts only)"
     selection = config["selection"]
-    return (f"metrics per axis {axes}; paraphrasers {paraphrasers} with seeds "
-            f"{', '.join(map(str, config['paraphrase']['seeds']))}; {config['generation']['samples']} "
-            f"continuation(s) per prompt and seed, seeds {', '.join(map(str, config['generation']['seeds']))}; "
-            f"scored by {_scoring(config['scoring'])}; {selection['mode']} selection of up to "
-            f"{selection['max_sets']} prompt sets, {selection['permutations']} permutations." + _floor(config))
+    return (
+        f"metrics per axis {axes}; paraphrasers {paraphrasers} with seeds "
+        f"{', '.join(map(str, config['paraphrase']['seeds']))}; {config['generation']['samples']} "
+        f"continuation(s) per prompt and seed, seeds {', '.join(map(str, config['generation']['seeds']))}; "
+        f"scored by {_scoring(config['scoring'])}; {selection['mode']} selection of up to "
+        f"{selection['max_sets']} prompt sets, {selection['permutations']} permutations." + _floor(config)
+    )
 
 
 def _floor(config: dict) -> str:
@@ -65,8 +71,9 @@ def _scoring(scoring: dict) -> str:
     """The headline scorer, the others, and what counterfactual rescoring does to them (docs/methods.md §5.5-5.6)."""
     from biasflow.config import counterfactual
 
-    text = scoring["scorer"] + (" with the group words made neutral (raw scores beside them)"
-                                if scoring["neutralise"] else "")
+    text = scoring["scorer"] + (
+        " with the group words made neutral (raw scores beside them)" if scoring["neutralise"] else ""
+    )
     if scoring["scorers"]:
         text += f", and also by {', '.join(scoring['scorers'])}"
     if counterfactual(scoring):
@@ -90,15 +97,24 @@ METHOD = Method(
     commands="biasflow.cairo.commands:register",
     power="biasflow.cairo.power",
     compare="biasflow.cairo.compare",
-    api=("biasflow.cairo.api:cairo_statistics", "biasflow.cairo.api:cairo_bias", "biasflow.cairo.api:cairo_select",
-         "biasflow.cairo.api:scorer_bias"),
-    compare_input=("stats", "CAIRO statistics table(s), results/cairo/stats/<axis>.parquet (the two models' "
-                            "original prompts of both splits are compared)"),
-    compare_settings=(("selection.permutations", "swap draws of the paired test (0: no p)"),
-                      ("selection.bootstrap", "cluster bootstrap draws of the paired intervals"),
-                      ("selection.null_draws", "draws of the no-bias null, which the excess measure needs"),
-                      ("selection.seed", "seed of the draws"),
-                      ("bias.normalise", "mean: Eq. 1 divided by the number of subgroups"),
-                      ("bias.measure", "the bias compared: Eq. 1, or the excess bias over its no-bias floor")),
+    api=(
+        "biasflow.cairo.api:cairo_statistics",
+        "biasflow.cairo.api:cairo_bias",
+        "biasflow.cairo.api:cairo_select",
+        "biasflow.cairo.api:scorer_bias",
+    ),
+    compare_input=(
+        "stats",
+        "CAIRO statistics table(s), results/cairo/stats/<axis>.parquet (the two models' "
+        "original prompts of both splits are compared)",
+    ),
+    compare_settings=(
+        ("selection.permutations", "swap draws of the paired test (0: no p)"),
+        ("selection.bootstrap", "cluster bootstrap draws of the paired intervals"),
+        ("selection.null_draws", "draws of the no-bias null, which the excess measure needs"),
+        ("selection.seed", "seed of the draws"),
+        ("bias.normalise", "mean: Eq. 1 divided by the number of subgroups"),
+        ("bias.measure", "the bias compared: Eq. 1, or the excess bias over its no-bias floor"),
+    ),
     reads_datasets=True,
 )

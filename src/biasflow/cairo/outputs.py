@@ -45,7 +45,12 @@ def agreement_output(axis: str = "{axis}") -> str:
 STATS_OUTPUTS = {"stats_out": "stats.parquet", "bias_out": "bias.csv", "plot_out": "bias.png"}
 # What ``biasflow cairo-select`` writes (the curve per axis, <axis>_curve.csv, where the statistics hold several
 # axes); ``bias.csv`` is the table the workflow writes as results/cairo/<axis>.csv.
-SELECT_OUTPUTS = {"curve": "curve.csv", "bias": "bias.csv", "comparisons": "comparisons.csv",
-                  "variance": "variance.csv", "summary": "selection.json"}
+SELECT_OUTPUTS = {
+    "curve": "curve.csv",
+    "bias": "bias.csv",
+    "comparisons": "comparisons.csv",
+    "variance": "variance.csv",
+    "summary": "selection.json",
+}
 # What ``biasflow scorer-bias`` writes, as the workflow does per scorer.
 SCORER_BIAS_OUTPUTS = ("{axis}_scorer.csv", "{axis}_models.csv", "{axis}_scorer.png")

@@ -16,9 +16,9 @@ identity term, so a set never silently measures a different subgroup.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 import pandas as pd
 
@@ -79,7 +79,9 @@ def load_templates(paths) -> dict[str, str]:
     templates = {}
     for path in map(Path, paths):
         if path.stem not in _SLOTS:
-            raise BiasflowError(f"paraphrase template {path}: unknown name; use {', '.join(f'{n}.txt' for n in _SLOTS)}.")
+            raise BiasflowError(
+                f"paraphrase template {path}: unknown name; use {', '.join(f'{n}.txt' for n in _SLOTS)}."
+            )
         templates[path.stem] = _read_template(path, _SLOTS[path.stem])
     return templates
 
@@ -91,9 +93,7 @@ def _read_template(path: Path, slot: str) -> str:
         )
     text = path.read_text(encoding="utf-8").rstrip("\n")
     if slot not in text:
-        raise BiasflowError(
-            f"paraphrase template {path} has no {slot} placeholder; add one where the original goes."
-        )
+        raise BiasflowError(f"paraphrase template {path} has no {slot} placeholder; add one where the original goes.")
     return text
 
 
@@ -130,9 +130,9 @@ def split_answer(raw: str, n: int) -> list[str] | None:
         return [line.strip() for line in lines] if len(lines) == n else None
     if len(items) != n:
         return None
-    numbers = [int(m.group(1)) if m.group(1) else None for m in items]
-    if sorted(n for n in numbers if n is not None) == list(range(1, n + 1)):
-        items = [m for _, m in sorted(zip(numbers, items), key=lambda pair: pair[0])]
+    numbered = {int(m.group(1)): m for m in items if m.group(1)}
+    if sorted(numbered) == list(range(1, n + 1)):  # each of 1..n once: put them in that order
+        items = [numbered[number] for number in range(1, n + 1)]
     return [m.group(2) for m in items]
 
 
@@ -145,8 +145,30 @@ _LABEL_WORDS = ("paraphras", "rephras", "rewrit", "reword", "answer", "output", 
 _QUOTES = {'"': '"', "“": "”", "„": "“", "‘": "’", "'": "'", "«": "»", "`": "`"}
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'”’»]?\s+")
 _ABBREVIATIONS = {
-    "mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "rev", "gen", "col", "lt", "sgt", "capt", "mt", "ft",
-    "vs", "no", "inc", "ltd", "co", "e.g", "i.e", "approx",
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "st",
+    "jr",
+    "sr",
+    "prof",
+    "rev",
+    "gen",
+    "col",
+    "lt",
+    "sgt",
+    "capt",
+    "mt",
+    "ft",
+    "vs",
+    "no",
+    "inc",
+    "ltd",
+    "co",
+    "e.g",
+    "i.e",
+    "approx",
 }
 
 
@@ -163,7 +185,7 @@ def clean_paraphrase(raw: str, original: str = "") -> str:
     text = _first_content_line(raw if isinstance(raw, str) else "")
     text = _unquote(text)
     text = _first_sentence(text)
-    text = _unquote(text).strip("\"“”«»` ")
+    text = _unquote(text).strip('"“”«»` ')
     text = " ".join(text.split())
     if not original.rstrip().endswith((".", "…")):
         text = text.rstrip(".… ")
@@ -195,7 +217,7 @@ def _strip_prefixes(line: str) -> tuple[str, bool]:
             if "original" in words:
                 return "", True
             if any(w in words for w in _LABEL_WORDS):
-                line = line[label.end():]
+                line = line[label.end() :]
     return line.strip(), False
 
 
@@ -303,8 +325,15 @@ def paraphrase_prompts(
     prompts with no valid paraphrase, ``n_retried`` = prompts whose first attempt was
     rejected (accepted later or dropped).
     """
-    return paraphrase_tables({"table": original}, generate, paraphraser=paraphraser, chat=chat, templates=templates,
-                             settings=settings, progress=progress)["table"]
+    return paraphrase_tables(
+        {"table": original},
+        generate,
+        paraphraser=paraphraser,
+        chat=chat,
+        templates=templates,
+        settings=settings,
+        progress=progress,
+    )["table"]
 
 
 def paraphrase_tables(
@@ -340,7 +369,7 @@ def paraphrase_tables(
             progress(len(flat))
         start = 0
         for name, batch in batches.items():
-            runs[name].take(attempt, answers[start:start + len(batch)])
+            runs[name].take(attempt, answers[start : start + len(batch)])
             start += len(batch)
     return {name: run.result(paraphraser) for name, run in runs.items()}
 
@@ -369,24 +398,34 @@ class _TableParaphrasing:
         self.chunks = _chunks(self.pending, self.per_request)
         texts = self.texts
         return [
-            Request(prompt=build_batch_request_text([texts[i] for _, i in chunk], self.templates) if len(chunk) > 1
-                    else self.requests[chunk[0][1]], seed=chunk[0][0], sample=attempt)
+            Request(
+                prompt=build_batch_request_text([texts[i] for _, i in chunk], self.templates)
+                if len(chunk) > 1
+                else self.requests[chunk[0][1]],
+                seed=chunk[0][0],
+                sample=attempt,
+            )
             for chunk in self.chunks
         ]
 
     def take(self, attempt: int, answers: list[str]) -> None:
         """Validate this round's answers; accepted prompts leave ``pending``."""
-        raws = [part for chunk, answer in zip(self.chunks, answers) for part in _answer_parts(answer, len(chunk))]
+        raws = [
+            part
+            for chunk, answer in zip(self.chunks, answers, strict=True)
+            for part in _answer_parts(answer, len(chunk))
+        ]
         settings, still = self.settings, []
-        for (seed, i), raw in zip(self.pending, raws):
+        for (seed, i), raw in zip(self.pending, raws, strict=True):
             original = self.texts[i]
-            candidate = clean_paraphrase(raw, original) if raw is not None else None
-            reason = validate_paraphrase(original, candidate, self.terms[i], settings.min_ratio, settings.max_ratio) \
-                if raw is not None else "count_mismatch"
+            reason: str | None = "count_mismatch"
+            if raw is not None:
+                candidate = clean_paraphrase(raw, original)
+                reason = validate_paraphrase(original, candidate, self.terms[i], settings.min_ratio, settings.max_ratio)
+                if reason is None:
+                    self.accepted[(seed, i)] = candidate
             self.outcomes.append({"seed": seed, "row": i, "attempt": attempt, "reason": reason})
-            if reason is None:
-                self.accepted[(seed, i)] = candidate
-            else:
+            if reason is not None:
                 still.append((seed, i))
         self.pending = still
 
@@ -406,7 +445,7 @@ def _chunks(pending: list[tuple[int, int]], size: int) -> list[list[tuple[int, i
     return chunks
 
 
-def _answer_parts(answer: str, n: int) -> list[str | None]:
+def _answer_parts(answer: str, n: int) -> Sequence[str | None]:
     """The raw paraphrase of each of a chunk's ``n`` prompts (None each when the count differs)."""
     if n == 1:
         return [answer]
@@ -429,7 +468,7 @@ def _generate_unique(generate: Generate, batch: list[Request]) -> list[str]:
     outputs = generate(unique)
     if len(outputs) != len(unique):
         raise RuntimeError(f"paraphraser returned {len(outputs)} outputs for {len(unique)} requests")
-    by_request = dict(zip(unique, outputs))
+    by_request = dict(zip(unique, outputs, strict=True))
     return [by_request[r] for r in batch]
 
 
@@ -442,7 +481,9 @@ def _paraphrase_rows(
     rows["text"] = [accepted[k] for k in keys]
     rows["prompt_id"] = [
         stable_hash(m, a, s, p, t)
-        for m, a, s, p, t in zip(rows["metric"], rows["axis"], rows["source_id"], rows["promptset"], rows["text"])
+        for m, a, s, p, t in zip(
+            rows["metric"], rows["axis"], rows["source_id"], rows["promptset"], rows["text"], strict=True
+        )
     ]
     return rows
 
@@ -451,8 +492,8 @@ def _rejection_table(
     prompts: pd.DataFrame, outcomes: list[dict], accepted: dict, paraphraser: str, seeds: list[int]
 ) -> pd.DataFrame:
     """Per (seed, metric, axis): prompts, accepted, dropped, retried and reason counts."""
-    groups = list(zip(prompts["metric"], prompts["axis"]))
-    counts = {}
+    groups = list(zip(prompts["metric"], prompts["axis"], strict=True))
+    counts: dict[tuple[int, str, str], dict[str, int]] = {}
     for seed in seeds:
         for i, group in enumerate(groups):
             row = counts.setdefault((seed, *group), dict.fromkeys(REJECTION_COUNTS, 0))
@@ -468,5 +509,5 @@ def _rejection_table(
         columns=PARAPHRASE_REJECTION_COLUMNS,
     )
     table["n_dropped"] = table["n_prompts"] - table["n_accepted"]
-    table = table.astype({c: "int64" for c in ["seed", *REJECTION_COUNTS]})
+    table = table.astype(dict.fromkeys(["seed", *REJECTION_COUNTS], "int64"))
     return table.sort_values(["seed", "metric", "axis"], kind="stable").reset_index(drop=True)

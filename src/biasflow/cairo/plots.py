@@ -25,14 +25,20 @@ def plot_bias(bias: pd.DataFrame, path: str | Path) -> None:
     models = sorted(bias["model"].unique())
     mean = bias.groupby(["metric", "model", "promptset"], as_index=False)["bias"].mean()
     fig, axes = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.5), squeeze=False, sharey=False)
-    for ax, metric in zip(axes[0], metrics):
+    for ax, metric in zip(axes[0], metrics, strict=True):
         rows = mean[mean["metric"] == metric]
         for promptset, part in rows.groupby("promptset"):
             x = [models.index(m) for m in part["model"]]
             original = promptset == "original"
             ax.scatter(
-                x, part["bias"], s=60 if original else 18, marker="D" if original else "o",
-                color="black" if original else None, label=promptset, zorder=3 if original else 2, alpha=0.9,
+                x,
+                part["bias"],
+                s=60 if original else 18,
+                marker="D" if original else "o",
+                color="black" if original else None,
+                label=promptset,
+                zorder=3 if original else 2,
+                alpha=0.9,
             )
         ax.set_title(metric)
         ax.set_xticks(range(len(models)), models, rotation=45, ha="right", fontsize=8)
@@ -57,13 +63,26 @@ def plot_curve(curve: pd.DataFrame, path: str | Path) -> None:
     plt = pyplot()
     panels = list(curve.groupby(["axis", "pair"], sort=True))
     fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
-    for ax, ((axis, pair), rows) in zip(axes[0], panels):
+    for ax, ((axis, pair), rows) in zip(axes[0], panels, strict=True):
         rows = rows.sort_values("k")
-        ax.fill_between(rows["k"], rows["null_r_median"], rows["null_r_q95"], color="tab:orange", alpha=0.2,
-                        label="no-bias null (median to 95%)")
+        ax.fill_between(
+            rows["k"],
+            rows["null_r_median"],
+            rows["null_r_q95"],
+            color="tab:orange",
+            alpha=0.2,
+            label="no-bias null (median to 95%)",
+        )
         ax.plot(rows["k"], rows["best_r"], "o-", color="tab:blue", label="CAIRO (valid)")
-        ax.errorbar(rows["k"], rows["test_r"], yerr=_error_bars(rows["test_r"], rows["test_r_lo"], rows["test_r_hi"]),
-                    fmt="s--", color="tab:green", capsize=3, label="selection on test (95% CI)")
+        ax.errorbar(
+            rows["k"],
+            rows["test_r"],
+            yerr=_error_bars(rows["test_r"], rows["test_r_lo"], rows["test_r_hi"]),
+            fmt="s--",
+            color="tab:green",
+            capsize=3,
+            label="selection on test (95% CI)",
+        )
         ax.plot(rows["k"], rows["excess_r"], "D-.", color="tab:red", label="excess r (agreement about groups)")
         ax.plot(rows["k"], rows["mean_r"], "^:", color="tab:gray", label="average over combinations")
         ax.set_title(f"{pair} ({axis})", fontsize=10)
@@ -95,21 +114,27 @@ def plot_before_after(table: pd.DataFrame, path: str | Path, split: str = "test"
     rows = table[table["split"] == split]
     pairs = sorted(rows[["axis", "pair"]].drop_duplicates().itertuples(index=False, name=None))
     fig, axes = plt.subplots(len(pairs), 2, figsize=(8, 3.6 * len(pairs)), squeeze=False)
-    for (axis, pair), panel_row in zip(pairs, axes):
+    for (axis, pair), panel_row in zip(pairs, axes, strict=True):
         metric_x, metric_y = pair.split("~")
-        for ax, prompts in zip(panel_row, ("original", "cairo")):
+        for ax, prompts in zip(panel_row, ("original", "cairo"), strict=True):
             part = rows[(rows["axis"] == axis) & (rows["pair"] == pair) & (rows["prompts"] == prompts)]
             wide = part.pivot_table(index="model", columns="metric", values="bias")
             low = part.pivot_table(index="model", columns="metric", values="bias_lo", dropna=False).reindex(wide.index)
             high = part.pivot_table(index="model", columns="metric", values="bias_hi", dropna=False).reindex(wide.index)
-            ax.errorbar(wide[metric_x], wide[metric_y], fmt="o", capsize=2, alpha=0.8,
-                        color="tab:blue" if prompts == "cairo" else "black",
-                        xerr=_error_bars(wide[metric_x], low.get(metric_x, wide[metric_x]),
-                                         high.get(metric_x, wide[metric_x])),
-                        yerr=_error_bars(wide[metric_y], low.get(metric_y, wide[metric_y]),
-                                         high.get(metric_y, wide[metric_y])))
+            ax.errorbar(
+                wide[metric_x],
+                wide[metric_y],
+                fmt="o",
+                capsize=2,
+                alpha=0.8,
+                color="tab:blue" if prompts == "cairo" else "black",
+                xerr=_error_bars(wide[metric_x], low.get(metric_x, wide[metric_x]), high.get(metric_x, wide[metric_x])),
+                yerr=_error_bars(wide[metric_y], low.get(metric_y, wide[metric_y]), high.get(metric_y, wide[metric_y])),
+            )
             for model, point in wide.iterrows():
-                ax.annotate(model, (point[metric_x], point[metric_y]), fontsize=7, xytext=(3, 3), textcoords="offset points")
+                ax.annotate(
+                    model, (point[metric_x], point[metric_y]), fontsize=7, xytext=(3, 3), textcoords="offset points"
+                )
             r = np.corrcoef(wide[metric_x], wide[metric_y])[0, 1] if len(wide) > 2 else float("nan")
             combination = part["combination"].iloc[0] if prompts == "cairo" and len(part) else "original"
             ax.set_title(f"{axis}, {prompts} prompts: r = {r:.2f}\n{combination}", fontsize=8)
@@ -131,7 +156,8 @@ def plot_paraphraser_shares(choices: pd.DataFrame, path: str | Path) -> None:
     paraphrased["paraphraser"] = paraphrased["promptset"].str.rsplit("-s", n=1).str[0]
     panels = sorted(choices[["axis", "pair"]].drop_duplicates().itertuples(index=False, name=None))
     fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(4.2 * max(1, len(panels)), 3.4), squeeze=False)
-    for ax, (axis, pair) in zip(axes[0], panels):
+    # No panel still draws one empty axis, so the axes may outnumber the panels.
+    for ax, (axis, pair) in zip(axes[0], panels, strict=False):
         part = paraphrased[(paraphrased["axis"] == axis) & (paraphrased["pair"] == pair)]
         shares = part.pivot_table(index="k", columns="paraphraser", values="multiplicity", aggfunc="sum", fill_value=0)
         if len(shares):
@@ -156,20 +182,36 @@ def plot_scorer_bias(own: pd.DataFrame, models: pd.DataFrame, path: str | Path) 
     plt = pyplot()
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
     x = np.arange(len(own))
-    left.bar(x, own["scorer_bias"].fillna(0), color="tab:purple", alpha=0.8,
-             yerr=_error_bars(own["scorer_bias"], own["scorer_bias_lo"], own["scorer_bias_hi"]), capsize=3)
+    left.bar(
+        x,
+        own["scorer_bias"].fillna(0),
+        color="tab:purple",
+        alpha=0.8,
+        yerr=_error_bars(own["scorer_bias"], own["scorer_bias_lo"], own["scorer_bias_hi"]),
+        capsize=3,
+    )
     left.axhline(0, color="black", linewidth=0.8)
     left.set_xticks(x, own["subgroup"], rotation=45, ha="right", fontsize=8)
     left.set_ylabel("scorer's bias C_g (score units)")
     left.set_title("same content, group word swapped")
     rows = models.reset_index(drop=True)
     y = np.arange(len(rows))
-    right.errorbar(rows["bias"], y, xerr=_error_bars(rows["bias"], rows["bias_lo"], rows["bias_hi"]), fmt="o",
-                   color="black", capsize=3, label="raw scores")
+    right.errorbar(
+        rows["bias"],
+        y,
+        xerr=_error_bars(rows["bias"], rows["bias_lo"], rows["bias_hi"]),
+        fmt="o",
+        color="black",
+        capsize=3,
+        label="raw scores",
+    )
     right.scatter(rows["bias_neutral"], y, marker="x", color="tab:orange", zorder=3, label="neutral placeholder")
     marks = np.where(rows["scorer_part_p"] < SCORER_PART_ALPHA, " *", "")
-    right.set_yticks(y, [f"{m} · {metric}{mark}" for m, metric, mark in zip(rows["model"], rows["metric"], marks)],
-                     fontsize=7)
+    right.set_yticks(
+        y,
+        [f"{m} · {metric}{mark}" for m, metric, mark in zip(rows["model"], rows["metric"], marks, strict=True)],
+        fontsize=7,
+    )
     right.set_xlabel("bias (Eq. 1, original prompts); * scorer's part p < 0.05")
     right.invert_yaxis()
     right.legend(fontsize=7, loc="best")
@@ -178,9 +220,15 @@ def plot_scorer_bias(own: pd.DataFrame, models: pd.DataFrame, path: str | Path) 
     save_png(fig, path)
 
 
-def plot_comparisons(table: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, split: str = "test", *,
-                     against_baseline: bool = False) -> None:
-    """Per axis and metric on the held-out ``split``, original prompts: models ordered by Eq. 1, which pairs differ in it.
+def plot_comparisons(
+    table: pd.DataFrame,
+    comparisons: pd.DataFrame,
+    path: str | Path,
+    split: str = "test",
+    *,
+    against_baseline: bool = False,
+) -> None:
+    """Per axis and metric on the held-out ``split``, original prompts: models by Eq. 1, which pairs differ in it.
 
     Left, each model's Eq. 1 with its bootstrap interval (the headline table's); right, every
     pair's paired difference (with ``against_baseline``, each model's against the baseline),
@@ -189,17 +237,21 @@ def plot_comparisons(table: pd.DataFrame, comparisons: pd.DataFrame, path: str |
     pairs has the same original prompts in each: the first pair's rows are drawn.
     """
     rows = table[(table["split"] == split) & (table["prompts"] == "original")]
-    compared = comparisons[(comparisons["split"] == split) & (comparisons["prompts"] == "original")
-                           & (comparisons["measure"] == "eq1")]
+    compared = comparisons[
+        (comparisons["split"] == split) & (comparisons["prompts"] == "original") & (comparisons["measure"] == "eq1")
+    ]
     panels = []
     for (axis, metric), part in rows.groupby(["axis", "metric"], sort=True):
         pair = sorted(part["pair"])[0]
         part = part[part["pair"] == pair]
         estimates = part.rename(columns={"bias": "estimate", "bias_lo": "low", "bias_hi": "high"})
-        panels.append((f"{axis} {metric}, {split} split, original prompts",
-                       estimates[["model", "estimate", "low", "high"]],
-                       compared[(compared["axis"] == axis) & (compared["pair"] == pair)
-                                & (compared["metric"] == metric)]))
+        panels.append(
+            (
+                f"{axis} {metric}, {split} split, original prompts",
+                estimates[["model", "estimate", "low", "high"]],
+                compared[(compared["axis"] == axis) & (compared["pair"] == pair) & (compared["metric"] == metric)],
+            )
+        )
     plot_separations(panels, "Eq. 1 bias (left: less biased)", path, against_baseline=against_baseline)
 
 
@@ -213,7 +265,16 @@ def plot_variance(variance: pd.DataFrame, path: str | Path, split: str = "test")
     """
     rows = variance[variance["split"] == split]
     panels = sorted(rows[["axis", "metric"]].drop_duplicates().itertuples(index=False, name=None))
-    plot_components([(f"{axis} {metric}, {split} split: variance of Eq. 1 by source",
-                      rows[(rows["axis"] == axis) & (rows["metric"] == metric)].sort_values("model"))
-                     for axis, metric in panels], "model", SOURCES,
-                    "variance of Eq. 1 (sd_total is its square root)", path)
+    plot_components(
+        [
+            (
+                f"{axis} {metric}, {split} split: variance of Eq. 1 by source",
+                rows[(rows["axis"] == axis) & (rows["metric"] == metric)].sort_values("model"),
+            )
+            for axis, metric in panels
+        ],
+        "model",
+        SOURCES,
+        "variance of Eq. 1 (sd_total is its square root)",
+        path,
+    )

@@ -16,8 +16,9 @@ models is a Pearson r over the models, whose power depends on their number alone
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -28,8 +29,15 @@ from biasflow.cairo.selection import TEST_SPLIT, SearchSettings
 from biasflow.cairo.stats import STATS_NUMBERS, check_stats_values
 from biasflow.cairo.uncertainty import bootstrap_weights, draw_bias, draw_rng
 from biasflow.power import (
-    PowerSettings, correlation_mdd, correlation_needed, mean_mdd, mean_needed, means_mdd, means_needed,
-    noninferiority_row, planned,
+    PowerSettings,
+    correlation_mdd,
+    correlation_needed,
+    mean_mdd,
+    mean_needed,
+    means_mdd,
+    means_needed,
+    noninferiority_row,
+    planned,
 )
 from biasflow.tables import read_source, source_name
 
@@ -44,9 +52,15 @@ class Settings(PowerSettings):
     ``biasflow compare`` reads for its interval (``bias.measure``, ``selection.bootstrap``, ``selection.null_draws``,
     ``selection.seed``), so the gate's rows plan from the very interval the verdict reads (§6.8)."""
 
-    keys = {**PowerSettings.keys, "min_effect": "power.min_effect.cairo", "normalise": "bias.normalise",
-            "measure": "bias.measure", "bootstrap": "selection.bootstrap", "null_draws": "selection.null_draws",
-            "seed": "selection.seed"}
+    keys: ClassVar[Mapping[str, str | None]] = {
+        **PowerSettings.keys,
+        "min_effect": "power.min_effect.cairo",
+        "normalise": "bias.normalise",
+        "measure": "bias.measure",
+        "bootstrap": "selection.bootstrap",
+        "null_draws": "selection.null_draws",
+        "seed": "selection.seed",
+    }
 
     min_r: float
     normalise: str
@@ -65,8 +79,12 @@ def plan(sources: Mapping[str, Sequence[str | pd.DataFrame]], settings: Settings
             # also names what to rerun without clusters
             check_stats_values(stats, f"CAIRO statistics {source_name(source)}")
             settings.pairs.check(stats["model"].unique(), f"CAIRO statistics {source_name(source)}")
-            rows += (subgroup_rows(stats, settings) + pair_rows(stats, settings) + noninferiority_rows(stats, settings)
-                     + agreement_rows(stats, settings))
+            rows += (
+                subgroup_rows(stats, settings)
+                + pair_rows(stats, settings)
+                + noninferiority_rows(stats, settings)
+                + agreement_rows(stats, settings)
+            )
     return planned(rows, "cairo", settings)
 
 
@@ -89,7 +107,9 @@ def icc(cells: pd.DataFrame) -> tuple[float, float]:
     n_total, n_clusters = cells["n"].sum(), len(cells)
     within = (cells["score_sq_sum"] - cells["score_sum"] ** 2 / cells["n"]).clip(lower=0).sum()
     cell_mean = cells["score_sum"] / cells["n"]
-    subgroup_mean = cells.groupby("subgroup")["score_sum"].transform("sum") / cells.groupby("subgroup")["n"].transform("sum")
+    subgroup_mean = cells.groupby("subgroup")["score_sum"].transform("sum") / cells.groupby("subgroup")["n"].transform(
+        "sum"
+    )
     between = (cells["n"] * (cell_mean - subgroup_mean) ** 2).sum()
     n_subgroups = cells["subgroup"].nunique()
     df_between = n_clusters - n_subgroups
@@ -115,13 +135,23 @@ def subgroup_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
             n_eff = own["n"] / (1 + (own["n"] / own["k"] - 1) * rho)
             other_eff = sum(o["n"] / (1 + (o["n"] / o["k"] - 1) * rho) for _, o in others.iterrows())
             needed = means_needed(sd, settings.min_effect, other_eff / n_eff, settings.alpha, settings.power)
-            rows.append({
-                "model": model, "scope": f"{metric} {axis}", "subgroup": subgroup, "measure": "mean score",
-                "unit": "continuations", "n": own["n"], "n_other": others["n"].sum(), "n_effective": n_eff,
-                "baseline": others["total"].sum() / others["n"].sum() if len(others) else math.nan, "sd": sd,
-                "mdd": means_mdd(sd, n_eff, other_eff, settings.alpha, settings.power),
-                "target": settings.min_effect, "n_needed": needed * own["n"] / n_eff,
-            })
+            rows.append(
+                {
+                    "model": model,
+                    "scope": f"{metric} {axis}",
+                    "subgroup": subgroup,
+                    "measure": "mean score",
+                    "unit": "continuations",
+                    "n": own["n"],
+                    "n_other": others["n"].sum(),
+                    "n_effective": n_eff,
+                    "baseline": others["total"].sum() / others["n"].sum() if len(others) else math.nan,
+                    "sd": sd,
+                    "mdd": means_mdd(sd, n_eff, other_eff, settings.alpha, settings.power),
+                    "target": settings.min_effect,
+                    "n_needed": needed * own["n"] / n_eff,
+                }
+            )
     return rows
 
 
@@ -149,13 +179,23 @@ def pair_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
             differences = differences[np.isfinite(differences)]
             se = float(differences.std(ddof=1)) if len(differences) > 1 and n > 1 else math.nan
             sd = se * math.sqrt(n) if se > 0 else math.nan
-            rows.append({
-                "model": f"{models[a]} vs {models[b]}", "scope": f"{metric} {axis} {split}", "subgroup": "",
-                "measure": "paired Eq. 1 difference", "unit": "group keys per subgroup", "n": n,
-                "n_other": math.nan, "n_effective": n, "baseline": 0.0, "sd": sd,
-                "mdd": mean_mdd(sd, n, settings.alpha, settings.power), "target": settings.min_effect,
-                "n_needed": mean_needed(sd, settings.min_effect, settings.alpha, settings.power),
-            })
+            rows.append(
+                {
+                    "model": f"{models[a]} vs {models[b]}",
+                    "scope": f"{metric} {axis} {split}",
+                    "subgroup": "",
+                    "measure": "paired Eq. 1 difference",
+                    "unit": "group keys per subgroup",
+                    "n": n,
+                    "n_other": math.nan,
+                    "n_effective": n,
+                    "baseline": 0.0,
+                    "sd": sd,
+                    "mdd": mean_mdd(sd, n, settings.alpha, settings.power),
+                    "target": settings.min_effect,
+                    "n_needed": mean_needed(sd, settings.min_effect, settings.alpha, settings.power),
+                }
+            )
     return rows
 
 
@@ -168,15 +208,30 @@ def noninferiority_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
     seed (no swap draws: the gate reads no p), so its ``lo90``-``hi90`` and group keys are the
     ones an ``inconclusive`` verdict on the pilot quotes its units from.
     """
-    search = SearchSettings.defaults(bootstrap=settings.bootstrap, null_draws=settings.null_draws, seed=settings.seed,
-                                     measure=settings.measure, normalise=settings.normalise, permutations=0)
+    search = SearchSettings.defaults(
+        bootstrap=settings.bootstrap,
+        null_draws=settings.null_draws,
+        seed=settings.seed,
+        measure=settings.measure,
+        normalise=settings.normalise,
+        permutations=0,
+    )
     rows = []
     for candidate, baseline in settings.pairs.of(sorted(stats["model"].unique())):
         for row in compare([stats], baseline, candidate, search).itertuples(index=False):
-            rows.append(noninferiority_row(
-                model=f"{candidate} vs {baseline}", scope=f"{row.metric} {row.axis} both splits", subgroup="",
-                what=MEASURE_WORDS[row.measure], unit=row.unit, n=row.n_units, lo90=row.lo90, hi90=row.hi90,
-                settings=settings))
+            rows.append(
+                noninferiority_row(
+                    model=f"{candidate} vs {baseline}",
+                    scope=f"{row.metric} {row.axis} both splits",
+                    subgroup="",
+                    what=MEASURE_WORDS[row.measure],
+                    unit=row.unit,
+                    n=row.n_units,
+                    lo90=row.lo90,
+                    hi90=row.hi90,
+                    settings=settings,
+                )
+            )
     return rows
 
 
@@ -185,10 +240,21 @@ def agreement_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
     rows = []
     for axis, part in stats.groupby("axis", sort=True):
         models = part["model"].nunique()
-        rows.append({
-            "model": f"{models} models", "scope": f"agreement {axis}", "subgroup": "", "measure": "Pearson r",
-            "unit": "models", "n": models, "n_other": math.nan, "n_effective": models, "baseline": 0.0,
-            "sd": math.nan, "mdd": correlation_mdd(models, settings.alpha, settings.power), "target": settings.min_r,
-            "n_needed": correlation_needed(settings.min_r, settings.alpha, settings.power),
-        })
+        rows.append(
+            {
+                "model": f"{models} models",
+                "scope": f"agreement {axis}",
+                "subgroup": "",
+                "measure": "Pearson r",
+                "unit": "models",
+                "n": models,
+                "n_other": math.nan,
+                "n_effective": models,
+                "baseline": 0.0,
+                "sd": math.nan,
+                "mdd": correlation_mdd(models, settings.alpha, settings.power),
+                "target": settings.min_r,
+                "n_needed": correlation_needed(settings.min_r, settings.alpha, settings.power),
+            }
+        )
     return rows

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import itertools
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -35,11 +37,23 @@ from biasflow.tables import CONTINUATION_KEY
 
 log = logging.getLogger("biasflow")
 
-MODELS_COLUMNS = ["model", "metric", "bias", "bias_lo", "bias_hi", "bias_neutral", "bias_scorer_part",
-                  "bias_scorer_part_lo", "bias_scorer_part_hi", "scorer_part_p", "mention_share", "n", "n_excluded",
-                 "n_clusters"]
-AGREEMENT_COLUMNS = ["axis", "metric", "split", "scorer_a", "scorer_b", "kendall_tau", "n_models",
-                     "outside_interval"]
+MODELS_COLUMNS = [
+    "model",
+    "metric",
+    "bias",
+    "bias_lo",
+    "bias_hi",
+    "bias_neutral",
+    "bias_scorer_part",
+    "bias_scorer_part_lo",
+    "bias_scorer_part_hi",
+    "scorer_part_p",
+    "mention_share",
+    "n",
+    "n_excluded",
+    "n_clusters",
+]
+AGREEMENT_COLUMNS = ["axis", "metric", "split", "scorer_a", "scorer_b", "kendall_tau", "n_models", "outside_interval"]
 # Every prompt set's rows, both splits: the bias a leaderboard built on the original prompts shows.
 ALL_SPLITS = "all"
 # The stream of the paired test's swaps (beside the bootstrap's), and its level.
@@ -54,15 +68,20 @@ TIE_TOL = 1e-12
 class ScorerBiasSettings(StepSettings):
     """What the scorer-bias step reads: Eq. 1's normalisation, the bootstrap draws and their seed."""
 
-    keys = {"normalise": "bias.normalise", "bootstrap": "selection.bootstrap", "seed": "selection.seed"}
+    keys: ClassVar[Mapping[str, str | None]] = {
+        "normalise": "bias.normalise",
+        "bootstrap": "selection.bootstrap",
+        "seed": "selection.seed",
+    }
 
     normalise: str
     bootstrap: int
     seed: int
 
 
-def models_table(scored: pd.DataFrame, neutral: pd.Series, mentions: pd.Series, settings: ScorerBiasSettings
-                 ) -> pd.DataFrame:
+def models_table(
+    scored: pd.DataFrame, neutral: pd.Series, mentions: pd.Series, settings: ScorerBiasSettings
+) -> pd.DataFrame:
     """Per model and metric: Eq. 1 of the original prompts on raw and neutral scores, and the scorer's part.
 
     ``scored`` is one axis's continuations with their prompts' columns and raw ``score``;
@@ -88,11 +107,13 @@ def models_table(scored: pd.DataFrame, neutral: pd.Series, mentions: pd.Series, 
         if complete:
             kept = part[part["model"].isin(complete)]
             raw = pooled_stats(sufficient_stats(kept), metric, axis, ALL_SPLITS, [ORIGINAL], complete)
-            cleaned = pooled_stats(sufficient_stats(kept.assign(score=kept["neutral"])), metric, axis, ALL_SPLITS,
-                                   [ORIGINAL], complete)
+            cleaned = pooled_stats(
+                sufficient_stats(kept.assign(score=kept["neutral"])), metric, axis, ALL_SPLITS, [ORIGINAL], complete
+            )
             columns = _raw_against_neutral(raw, cleaned, metric, axis, settings)
-            rows = rows.merge(pd.DataFrame({"model": complete, **columns, "n_clusters": raw.n_clusters()}),
-                              on="model", how="left")
+            rows = rows.merge(
+                pd.DataFrame({"model": complete, **columns, "n_clusters": raw.n_clusters()}), on="model", how="left"
+            )
         rows["mention_share"] = part.groupby("model")["mentions"].mean().reindex(models).to_numpy()
         rows["n"] = part.groupby("model").size().reindex(models, fill_value=0).to_numpy()
         rows["n_excluded"] = left_out.groupby(whole["model"]).sum().reindex(models).to_numpy()
@@ -104,8 +125,16 @@ def models_table(scored: pd.DataFrame, neutral: pd.Series, mentions: pd.Series, 
             "%s %s (%s): Eq. 1 is %.4f on the raw scores and %.4f with the group words replaced by a neutral "
             "placeholder; the scorer's part, %.4f (95%% interval [%.4f, %.4f]), is larger than swapping raw and "
             "neutral scores at random gives (p = %.3f): the scorer's reaction to group words drives this bias "
-            "(docs/methods.md §5.5).", row.model, row.metric, axis, row.bias, row.bias_neutral, row.bias_scorer_part,
-            row.bias_scorer_part_lo, row.bias_scorer_part_hi, row.scorer_part_p,
+            "(docs/methods.md §5.5).",
+            row.model,
+            row.metric,
+            axis,
+            row.bias,
+            row.bias_neutral,
+            row.bias_scorer_part,
+            row.bias_scorer_part_lo,
+            row.bias_scorer_part_hi,
+            row.scorer_part_p,
         )
     return table
 
@@ -120,24 +149,38 @@ def _still_complete(whole: pd.DataFrame, kept: pd.DataFrame, metric: str, axis: 
     lost = whole[cells].drop_duplicates().merge(kept[cells].drop_duplicates(), how="left", indicator=True)
     lost = lost[lost["_merge"] == "left_only"]
     for model, cell in lost.groupby("model", sort=True):
-        log.warning("%s %s (%s): every continuation of subgroup(s) %s (seed %s) names its group in a form that "
-                    "cannot be swapped grammatically, so Eq. 1 on raw and neutral scores is left empty for this model "
-                    "(n_excluded; docs/methods.md §5.5).", model, metric, axis,
-                    ", ".join(map(str, sorted(cell["subgroup"].unique()))),
-                    ", ".join(map(str, sorted(cell["seed"].unique()))))
+        log.warning(
+            "%s %s (%s): every continuation of subgroup(s) %s (seed %s) names its group in a form that "
+            "cannot be swapped grammatically, so Eq. 1 on raw and neutral scores is left empty for this model "
+            "(n_excluded; docs/methods.md §5.5).",
+            model,
+            metric,
+            axis,
+            ", ".join(map(str, sorted(cell["subgroup"].unique()))),
+            ", ".join(map(str, sorted(cell["seed"].unique()))),
+        )
     return sorted(set(whole["model"]) - set(lost["model"]))
 
 
-def _raw_against_neutral(raw: PooledStats, neutral: PooledStats, metric: str, axis: str,
-                         settings: ScorerBiasSettings) -> dict[str, np.ndarray]:
+def _raw_against_neutral(
+    raw: PooledStats, neutral: PooledStats, metric: str, axis: str, settings: ScorerBiasSettings
+) -> dict[str, np.ndarray]:
     """One metric's columns per model: Eq. 1 raw and neutral, the scorer's part, their intervals and p."""
     one = np.ones((1, 1))
     bias = pooled_bias(one, raw, settings.normalise)[0]
     bias_neutral = pooled_bias(one, neutral, settings.normalise)[0]
     nan = np.full_like(bias, np.nan)
     part = without_rounding(bias - bias_neutral, np.fmax(bias, bias_neutral))  # equal biases: exactly 0 (§9)
-    columns = {"bias": bias, "bias_lo": nan, "bias_hi": nan, "bias_neutral": bias_neutral, "bias_scorer_part": part,
-               "bias_scorer_part_lo": nan, "bias_scorer_part_hi": nan, "scorer_part_p": nan}
+    columns = {
+        "bias": bias,
+        "bias_lo": nan,
+        "bias_hi": nan,
+        "bias_neutral": bias_neutral,
+        "bias_scorer_part": part,
+        "bias_scorer_part_lo": nan,
+        "bias_scorer_part_hi": nan,
+        "scorer_part_p": nan,
+    }
     if not settings.bootstrap:
         return columns
     weights = bootstrap_weights(raw, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, axis))
@@ -146,14 +189,15 @@ def _raw_against_neutral(raw: PooledStats, neutral: PooledStats, metric: str, ax
     factor = small_sample_factor(raw)
     columns["bias_lo"], columns["bias_hi"] = estimate_interval(bias, raw_draws, factor, NON_NEGATIVE)
     columns["bias_scorer_part_lo"], columns["bias_scorer_part_hi"] = estimate_interval(
-        columns["bias_scorer_part"], raw_draws - neutral_draws, factor)
-    columns["scorer_part_p"] = swap_p(raw, neutral, settings.normalise, settings.bootstrap,
-                                      draw_rng(settings.seed, SWAP, metric, axis))
+        columns["bias_scorer_part"], raw_draws - neutral_draws, factor
+    )
+    columns["scorer_part_p"] = swap_p(
+        raw, neutral, settings.normalise, settings.bootstrap, draw_rng(settings.seed, SWAP, metric, axis)
+    )
     return columns
 
 
-def swap_p(raw: PooledStats, neutral: PooledStats, normalise: str, draws: int, rng: np.random.Generator
-           ) -> np.ndarray:
+def swap_p(raw: PooledStats, neutral: PooledStats, normalise: str, draws: int, rng: np.random.Generator) -> np.ndarray:
     """Per model, the paired randomisation p of Eq. 1 raw − Eq. 1 neutral (docs/methods.md §5.5).
 
     Null: the scorer does not react to the group words, so a continuation's raw and neutral
@@ -166,8 +210,9 @@ def swap_p(raw: PooledStats, neutral: PooledStats, normalise: str, draws: int, r
     swapped = rng.integers(0, 2, size=(draws, len(raw.keys)))[:, raw.cluster_key].astype(np.float64)
     raw_sum, neutral_sum, n = raw.score_sum[ORIGINAL_SET], neutral.score_sum[ORIGINAL_SET], raw.n[ORIGINAL_SET]
     change = np.einsum("gc,dc,mkc->gkdm", raw.membership, swapped, neutral_sum - raw_sum, optimize=True)
-    raw_total, neutral_total, group_n = (np.einsum("gc,mkc->gkm", raw.membership, sums)[:, :, None]
-                                         for sums in (raw_sum, neutral_sum, n))
+    raw_total, neutral_total, group_n = (
+        np.einsum("gc,mkc->gkm", raw.membership, sums)[:, :, None] for sums in (raw_sum, neutral_sum, n)
+    )
     null = eq1(raw_total + change, group_n, normalise) - eq1(neutral_total - change, group_n, normalise)
     one = np.ones((1, 1))
     raw_bias, neutral_bias = pooled_bias(one, raw, normalise)[0], pooled_bias(one, neutral, normalise)[0]
@@ -197,13 +242,21 @@ def agreement_table(headlines: dict[str, pd.DataFrame]) -> pd.DataFrame:
     from scipy import stats as scipy_stats
 
     rows = []
-    original = {label: table[table["prompts"] == ORIGINAL].drop_duplicates(["axis", "metric", "split", "model"])
-                .set_index(["axis", "metric", "split", "model"]) for label, table in headlines.items()}
+    original = {
+        label: table[table["prompts"] == ORIGINAL]
+        .drop_duplicates(["axis", "metric", "split", "model"])
+        .set_index(["axis", "metric", "split", "model"])
+        for label, table in headlines.items()
+    }
     for first, second in itertools.combinations(headlines, 2):
         both = original[first].merge(original[second], left_index=True, right_index=True, suffixes=("_a", "_b"))
         for (axis, metric, split), part in both.groupby(level=["axis", "metric", "split"], sort=True):
             tau = scipy_stats.kendalltau(part["bias_a"], part["bias_b"]).statistic if len(part) > 1 else np.nan
-            outside = ((part["rank_b"] < part["rank_lo_a"]) | (part["rank_b"] > part["rank_hi_a"])
-                       | (part["rank_a"] < part["rank_lo_b"]) | (part["rank_a"] > part["rank_hi_b"]))
+            outside = (
+                (part["rank_b"] < part["rank_lo_a"])
+                | (part["rank_b"] > part["rank_hi_a"])
+                | (part["rank_a"] < part["rank_lo_b"])
+                | (part["rank_a"] > part["rank_hi_b"])
+            )
             rows.append((axis, metric, split, first, second, tau, len(part), int(outside.sum())))
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)

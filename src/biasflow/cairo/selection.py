@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import itertools
 import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,7 @@ from biasflow.cairo.combinations import (
     pooled_stats,
     pooled_totals,
 )
+from biasflow.cairo.stats import check_stats_values
 from biasflow.cairo.uncertainty import (
     Draws,
     draw_bias,
@@ -42,7 +44,6 @@ from biasflow.cairo.uncertainty import (
     pearson_rows,
     percentile_interval,
 )
-from biasflow.cairo.stats import check_stats_values
 from biasflow.errors import BiasflowError
 from biasflow.schema import choices
 from biasflow.settings import StepSettings
@@ -67,10 +68,34 @@ __all__ = [
 # r is taken across evaluated models; with fewer than 3 it is ±1 or undefined.
 MIN_MODELS = 3
 CURVE_COLUMNS = [
-    "axis", "pair", "k", "measure", "best_r", "best_r_lo", "best_r_hi", "best_p", "perm_p", "perm_p_floor", "best_rho",
-    "kendall_tau", "partial_r", "mean_r", "test_r", "test_r_lo", "test_r_hi", "excess_r", "excess_perm_p",
-    "test_excess_r", "test_excess_perm_p", "null_r_median", "null_r_q95", "null_p", "n_models", "n_combinations",
-    "n_skipped", "selection",
+    "axis",
+    "pair",
+    "k",
+    "measure",
+    "best_r",
+    "best_r_lo",
+    "best_r_hi",
+    "best_p",
+    "perm_p",
+    "perm_p_floor",
+    "best_rho",
+    "kendall_tau",
+    "partial_r",
+    "mean_r",
+    "test_r",
+    "test_r_lo",
+    "test_r_hi",
+    "excess_r",
+    "excess_perm_p",
+    "test_excess_r",
+    "test_excess_perm_p",
+    "null_r_median",
+    "null_r_q95",
+    "null_p",
+    "n_models",
+    "n_combinations",
+    "n_skipped",
+    "selection",
 ]
 # A search's p-values below this that the excess measure does not confirm get a warning.
 ALPHA = 0.05
@@ -116,7 +141,7 @@ class SearchSettings(StepSettings):
     """
 
     section = "selection"
-    keys = {"normalise": "bias.normalise", "measure": "bias.measure"}
+    keys: ClassVar[Mapping[str, str | None]] = {"normalise": "bias.normalise", "measure": "bias.measure"}
 
     mode: str
     combinations: str
@@ -159,7 +184,7 @@ class _Search:
 def metric_pairs(stats: pd.DataFrame) -> list[tuple[str, str, str]]:
     """(axis, metric1, metric2), names sorted, for every axis and every pair of metrics on it."""
     require_columns(stats, ["axis", "metric"], "CAIRO statistics")
-    pairs = []
+    pairs: list[tuple[str, str, str]] = []
     for axis in sorted(stats["axis"].unique()):
         metrics = sorted(stats.loc[stats["axis"] == axis, "metric"].unique())
         pairs.extend((axis, first, second) for first, second in itertools.combinations(metrics, 2))
@@ -167,7 +192,9 @@ def metric_pairs(stats: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def select(
-    stats: pd.DataFrame, settings: SearchSettings, progress: Callable[[str], None] | None = None,
+    stats: pd.DataFrame,
+    settings: SearchSettings,
+    progress: Callable[[str], None] | None = None,
     block_size: int = BLOCK_SIZE,
 ) -> Selection:
     """Run the CAIRO search for every metric pair of every axis and k = 1..max_sets.
@@ -189,10 +216,14 @@ def select(
             )
             + ". Evaluate a second metric on the same axis (or unify the axes)."
         )
-    curve, choices, draws, warned = [], [], {}, {}
+    curve: list[dict] = []
+    choices: list[tuple] = []
+    draws: dict[tuple[str, str, str], Draws] = {}
+    warned: dict[tuple[str, str], list[str]] = {}
     for axis, metric1, metric2 in pairs:
-        pair_curve, pair_choices, warning = _select_pair(stats, axis, metric1, metric2, settings, progress, block_size,
-                                                         draws)
+        pair_curve, pair_choices, warning = _select_pair(
+            stats, axis, metric1, metric2, settings, progress, block_size, draws
+        )
         curve.extend(pair_curve)
         choices.extend(pair_choices)
         if warning:
@@ -212,11 +243,15 @@ def check_settings(settings: SearchSettings, block_size: int = BLOCK_SIZE) -> No
     ):
         if value not in allowed:
             raise BiasflowError(f"unknown CAIRO search {name} {value!r}; choose one of: {', '.join(allowed)}.")
-    for name, value, least in (("max_sets", settings.max_sets, 1), ("permutations", settings.permutations, 0),
-                               ("bootstrap", settings.bootstrap, 0), ("null_draws", settings.null_draws, 0),
-                               ("block_size", block_size, 1)):
-        if int(value) != value or value < least:
-            raise BiasflowError(f"CAIRO search {name} must be an integer >= {least}; got {value!r}.")
+    for name, number, least in (
+        ("max_sets", settings.max_sets, 1),
+        ("permutations", settings.permutations, 0),
+        ("bootstrap", settings.bootstrap, 0),
+        ("null_draws", settings.null_draws, 0),
+        ("block_size", block_size, 1),
+    ):
+        if int(number) != number or number < least:
+            raise BiasflowError(f"CAIRO search {name} must be an integer >= {least}; got {number!r}.")
     if settings.measure == "excess" and not settings.null_draws:
         raise BiasflowError(
             "the excess measure is Eq. 1 less its null floor, which the null draws give: set selection.null_draws "
@@ -234,47 +269,64 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size, 
     """
     pair = f"{metric1}~{metric2}"
     models = _shared_models(stats, axis, metric1, metric2, pair)
-    sides = list(zip((metric1, metric2), _paraphrase_sets(stats, axis, metric1, metric2, pair, settings)))
+    sides = list(zip((metric1, metric2), _paraphrase_sets(stats, axis, metric1, metric2, pair, settings), strict=True))
     promptsets = [[ORIGINAL, *sets] for _, sets in sides]
-    valid = [_Side(stats, metric, axis, SELECT_SPLIT, names, models, settings, draws) for (metric, _), names in
-             zip(sides, promptsets)]
-    test = [_Side(stats, metric, axis, TEST_SPLIT, names, models, settings, draws) for (metric, _), names in
-            zip(sides, promptsets)]
+    valid = [
+        _Side(stats, metric, axis, SELECT_SPLIT, names, models, settings, draws)
+        for (metric, _), names in zip(sides, promptsets, strict=True)
+    ]
+    test = [
+        _Side(stats, metric, axis, TEST_SPLIT, names, models, settings, draws)
+        for (metric, _), names in zip(sides, promptsets, strict=True)
+    ]
     perms = model_permutations(len(models), settings.permutations, settings.seed)
     floor = perm_p_floor(perms)
     curve, choices = [], []
     for k in range(1, _largest_size(sides, settings, axis, pair) + 1):
         counts = [combination_counts(len(sets), k, settings.combinations) for _, sets in sides]
         measured, null_best = _null_pass(counts, valid, settings, block_size)
-        z = [_standardise(m.values, side.pooled) for m, side in zip(measured, valid)]
-        if settings.mode == "shared":
-            search = _search_shared(*z, perms)
-        else:
-            search = _search_independent(*z, perms, block_size)
-        row = dict(axis=axis, pair=pair, k=k, measure=settings.measure, best_r=search.best_r, perm_p=search.perm_p,
-                   perm_p_floor=floor, mean_r=search.mean_r, n_models=len(models),
-                   n_combinations=search.n_combinations, n_skipped=search.n_skipped, selection=None)
+        z = [_standardise(m.values, side.pooled) for m, side in zip(measured, valid, strict=True)]
+        search = _search_shared(*z, perms) if settings.mode == "shared" else _search_independent(*z, perms, block_size)
+        row = dict(
+            axis=axis,
+            pair=pair,
+            k=k,
+            measure=settings.measure,
+            best_r=search.best_r,
+            perm_p=search.perm_p,
+            perm_p_floor=floor,
+            mean_r=search.mean_r,
+            n_models=len(models),
+            n_combinations=search.n_combinations,
+            n_skipped=search.n_skipped,
+            selection=None,
+        )
         row.update(_null_summary(null_best, search.best_r))
         if search.best is not None:
-            chosen = [c[i] for c, i in zip(counts, search.best)]
+            chosen = [c[i] for c, i in zip(counts, search.best, strict=True)]
             row.update(_chosen_statistics(chosen, search.best, measured, search.perm_p, valid, test, perms, settings))
-            labels = [_label(c, p) for c, p in zip(chosen, promptsets)]
+            labels = [_label(c, p) for c, p in zip(chosen, promptsets, strict=True)]
             shared = settings.mode == "shared"
             row["selection"] = labels[0] if shared else f"{metric1}={labels[0]} | {metric2}={labels[1]}"
-            for (metric, _), c, names in zip(sides, chosen, promptsets):
-                choices.extend((axis, pair, k, metric, name, int(m)) for name, m in zip(names, c) if m)
+            for (metric, _), c, names in zip(sides, chosen, promptsets, strict=True):
+                choices.extend((axis, pair, k, metric, name, int(m)) for name, m in zip(names, c, strict=True) if m)
         curve.append({column: row.get(column, np.nan) for column in CURVE_COLUMNS})
         _report(progress, row, search, floor)
     return curve, choices, floor_warning(floor, len(models))
 
 
-def _report(progress, row: dict, search: "_Search", floor: float) -> None:
+def _report(progress, row: dict, search: _Search, floor: float) -> None:
     """One progress line per k, and the warning when the metrics agree about toxicity levels only."""
     if row["perm_p"] < ALPHA and row.get("excess_perm_p", np.nan) >= ALPHA:
         log.warning(
             "%s %s k=%d: perm_p %.4f is below %.2f but excess_perm_p is %.4f: the metrics agree about the models' "
-            "toxicity levels, not about groups (docs/methods.md §1.13).", row["axis"], row["pair"], row["k"],
-            row["perm_p"], ALPHA, row.get("excess_perm_p", np.nan),
+            "toxicity levels, not about groups (docs/methods.md §1.13).",
+            row["axis"],
+            row["pair"],
+            row["k"],
+            row["perm_p"],
+            ALPHA,
+            row.get("excess_perm_p", np.nan),
         )
     if progress is None:
         return
@@ -317,7 +369,11 @@ class _Side:
                     "%s %s %s: subgroup(s) %s have one cluster (group_key) each, which a bootstrap cannot resample, "
                     "so nothing says how far their means would move on other prompts: every interval of this metric "
                     "and split is NaN (docs/methods.md §1.11). Give each subgroup prompts of two or more group keys "
-                    "in each split, or map it together with another.", axis, metric, split, ", ".join(single),
+                    "in each split, or map it together with another.",
+                    axis,
+                    metric,
+                    split,
+                    ", ".join(single),
                 )
             draws[key] = Draws.of(self.pooled, settings.null_draws, settings.bootstrap, settings.seed, metric, split)
         self.null, self.boot = draws[key].null, draws[key].boot
@@ -331,8 +387,11 @@ class _Side:
         """Eq. 1, null floor and measure of one combination, and the measure under every bootstrap draw."""
         normalise = self.settings.normalise
         bias = pooled_bias(counts[None, :], self.pooled, normalise)[0]
-        floor = draw_bias(counts, self.pooled, self.null, normalise).mean(axis=0) if len(self.null) else \
-            np.full_like(bias, np.nan)
+        floor = (
+            draw_bias(counts, self.pooled, self.null, normalise).mean(axis=0)
+            if len(self.null)
+            else np.full_like(bias, np.nan)
+        )
         excess = self.settings.measure == "excess"
         boot = draw_bias(counts, self.pooled, self.boot, normalise) - (floor if excess else 0)
         return {"eq1": bias, "floor": floor, "measure": bias - floor if excess else bias, "boot": boot}
@@ -345,24 +404,36 @@ def _null_pass(counts, sides, settings, block_size) -> tuple[list[_Measured], np
     measure the search under a draw needs no floor, so one pass over the draws gives both;
     the ``excess`` measure subtracts the floor from every draw's Eq. 1, so it takes two.
     """
-    bias = [pooled_bias(c, side.pooled, settings.normalise) for side, c in zip(sides, counts)]
+    bias = [pooled_bias(c, side.pooled, settings.normalise) for side, c in zip(sides, counts, strict=True)]
     best = np.full(settings.null_draws, np.nan)
     if not settings.null_draws:
         return [_Measured(b, b, np.full_like(b, np.nan)) for b in bias], best
     excess = settings.measure == "excess"
-    floors = [sum(side.null_biases(c)) / settings.null_draws for side, c in zip(sides, counts)] if excess else None
+    floors = (
+        [sum(side.null_biases(c)) / settings.null_draws for side, c in zip(sides, counts, strict=True)]
+        if excess
+        else None
+    )
     totals = [np.zeros_like(b) for b in bias]
     empty = np.empty((0, bias[0].shape[1]), dtype=np.int64)
-    for draw, biases in enumerate(zip(*(side.null_biases(c) for side, c in zip(sides, counts)))):
-        if excess:
-            biases = [b - f for b, f in zip(biases, floors)]
+    for draw, drawn in enumerate(
+        zip(*(side.null_biases(c) for side, c in zip(sides, counts, strict=True)), strict=True)
+    ):
+        if floors is not None:  # the excess measure
+            biases = [b - f for b, f in zip(drawn, floors, strict=True)]
         else:
-            totals = [t + b for t, b in zip(totals, biases)]
-        z = [_standardise(b, side.pooled) for b, side in zip(biases, sides)]
-        search = _search_shared(*z, empty) if settings.mode == "shared" else _search_independent(*z, empty, block_size)
+            biases = list(drawn)
+            totals = [t + b for t, b in zip(totals, drawn, strict=True)]
+        first, second = (_standardise(b, side.pooled) for b, side in zip(biases, sides, strict=True))
+        search = (
+            _search_shared(first, second, empty)
+            if settings.mode == "shared"
+            else _search_independent(first, second, empty, block_size)
+        )
         best[draw] = search.best_r
-    floors = floors if excess else [t / settings.null_draws for t in totals]
-    return [_Measured(b - f if excess else b, b, f) for b, f in zip(bias, floors)], best
+    if floors is None:
+        floors = [t / settings.null_draws for t in totals]
+    return [_Measured(b - f if excess else b, b, f) for b, f in zip(bias, floors, strict=True)], best
 
 
 def _null_summary(null_best: np.ndarray, best_r: float) -> dict:
@@ -370,35 +441,40 @@ def _null_summary(null_best: np.ndarray, best_r: float) -> dict:
     kept = null_best[np.isfinite(null_best)]
     if not len(kept) or np.isnan(best_r):
         return {"null_r_median": np.nan, "null_r_q95": np.nan, "null_p": np.nan}
-    return {"null_r_median": float(np.median(kept)), "null_r_q95": float(np.percentile(kept, 95)),
-            "null_p": (1 + int(np.count_nonzero(kept >= best_r - TIE_TOL))) / (len(kept) + 1)}
+    return {
+        "null_r_median": float(np.median(kept)),
+        "null_r_q95": float(np.percentile(kept, 95)),
+        "null_p": (1 + int(np.count_nonzero(kept >= best_r - TIE_TOL))) / (len(kept) + 1),
+    }
 
 
 def _chosen_statistics(chosen, best, measured, search_perm_p, valid, test, perms, settings) -> dict:
     """Everything the curve reports about the selected combination(s) beyond the search itself."""
     from scipy import stats as scipy_stats  # here: the rules import this module at every Snakemake start
 
-    first, second = (m.values[i] for m, i in zip(measured, best))
-    row = {"best_p": scipy_stats.pearsonr(first, second).pvalue,
-           "best_rho": scipy_stats.spearmanr(first, second).statistic,
-           "kendall_tau": scipy_stats.kendalltau(first, second).statistic}
-    on_valid = [side.chosen(c) for side, c in zip(valid, chosen)]
-    on_test = [side.chosen(c) for side, c in zip(test, chosen)]
+    first, second = (m.values[i] for m, i in zip(measured, best, strict=True))
+    row = {
+        "best_p": scipy_stats.pearsonr(first, second).pvalue,
+        "best_rho": scipy_stats.spearmanr(first, second).statistic,
+        "kendall_tau": scipy_stats.kendalltau(first, second).statistic,
+    }
+    on_valid = [side.chosen(c) for side, c in zip(valid, chosen, strict=True)]
+    on_test = [side.chosen(c) for side, c in zip(test, chosen, strict=True)]
     row["best_r_lo"], row["best_r_hi"] = _r_interval(on_valid)
     row["test_r"] = _held_out_r([t["measure"] for t in on_test], test)
     row["test_r_lo"], row["test_r_hi"] = _r_interval(on_test)
-    mean_scores = [_mean_score(c, side.pooled) for c, side in zip(chosen, valid)]
+    mean_scores = [_mean_score(c, side.pooled) for c, side in zip(chosen, valid, strict=True)]
     row["partial_r"] = partial_r(on_valid[0]["eq1"], on_valid[1]["eq1"], np.column_stack(mean_scores))
     if settings.null_draws:
         row["excess_r"] = float(pearson_rows(*(v["eq1"] - v["floor"] for v in on_valid)))
         if settings.measure == "excess":
             row["excess_perm_p"] = search_perm_p  # the search's own: the excess r is its best r
         else:
-            excess_z = [_standardise(m.excess, side.pooled) for m, side in zip(measured, valid)]
+            excess_z = [_standardise(m.excess, side.pooled) for m, side in zip(measured, valid, strict=True)]
             row["excess_perm_p"] = _perm_p_of_search(excess_z, perms, row["excess_r"], settings)
-        test_excess = [t["eq1"] - t["floor"] for t in on_test]
-        row["test_excess_r"] = float(pearson_rows(*test_excess))
-        row["test_excess_perm_p"] = _perm_p_one(*test_excess, perms)
+        first, second = (t["eq1"] - t["floor"] for t in on_test)
+        row["test_excess_r"] = float(pearson_rows(first, second))
+        row["test_excess_perm_p"] = _perm_p_one(first, second, perms)
     return row
 
 
@@ -472,12 +548,17 @@ def floor_warning(floor: float, n_models: int) -> str | None:
     """
     if not floor > ALPHA / PERM_P_FLOOR_FACTOR:
         return None
-    reach = (f"so no selection can be shown significant at {ALPHA:g}" if floor >= ALPHA else
-             f"within a factor of {PERM_P_FLOOR_FACTOR} of {ALPHA:g}: p < {ALPHA:g} needs almost every other "
-             "permutation to fall short of the observed r, so even a real agreement is rarely shown significant")
-    return (f"with {n_models} models the permutation p-value cannot fall below {floor:.3f} (perm_p_floor: about "
-            f"1/{n_models}! + 1/(B + 1), as a permutation leaves the models in place 1 time in {n_models}!, "
-            f"docs/methods.md §1.8), {reach}; a valid r near 1 says little. Evaluate more models.")
+    reach = (
+        f"so no selection can be shown significant at {ALPHA:g}"
+        if floor >= ALPHA
+        else f"within a factor of {PERM_P_FLOOR_FACTOR} of {ALPHA:g}: p < {ALPHA:g} needs almost every other "
+        "permutation to fall short of the observed r, so even a real agreement is rarely shown significant"
+    )
+    return (
+        f"with {n_models} models the permutation p-value cannot fall below {floor:.3f} (perm_p_floor: about "
+        f"1/{n_models}! + 1/(B + 1), as a permutation leaves the models in place 1 time in {n_models}!, "
+        f"docs/methods.md §1.8), {reach}; a valid r near 1 says little. Evaluate more models."
+    )
 
 
 def _shared_models(stats, axis, metric1, metric2, pair) -> list[str]:
@@ -522,11 +603,16 @@ def _largest_size(sides, settings: SearchSettings, axis: str, pair: str) -> int:
     lacking = [metric for metric, sets in sides if not sets]
     if settings.max_sets == 1 or not lacking:
         return settings.max_sets
-    log.info("%s %s: searched at k = 1 (the original prompts) only, although max_sets is %d: k > 1 needs paraphrase "
-             "sets, and %s %s none (paraphrase the prompts to search larger combinations).", axis, pair,
-             settings.max_sets, " and ".join(lacking), "has" if len(lacking) == 1 else "have")
+    log.info(
+        "%s %s: searched at k = 1 (the original prompts) only, although max_sets is %d: k > 1 needs paraphrase "
+        "sets, and %s %s none (paraphrase the prompts to search larger combinations).",
+        axis,
+        pair,
+        settings.max_sets,
+        " and ".join(lacking),
+        "has" if len(lacking) == 1 else "have",
+    )
     return 1
-
 
 
 @dataclass(frozen=True)
@@ -679,7 +765,7 @@ def _reaches(points1: np.ndarray, cover: _Cover, perm: np.ndarray, threshold: fl
 
 def _held_out_r(bias: list[np.ndarray], test: list[_Side]) -> float:
     """Pearson r of the selected combination(s)' measure recomputed on the held-out split (NaN if constant there)."""
-    if any(np.ptp(b) <= CONSTANT_RTOL * t.pooled.scale for b, t in zip(bias, test)):
+    if any(np.ptp(b) <= CONSTANT_RTOL * t.pooled.scale for b, t in zip(bias, test, strict=True)):
         return np.nan
     from scipy import stats as scipy_stats
 
@@ -687,7 +773,7 @@ def _held_out_r(bias: list[np.ndarray], test: list[_Side]) -> float:
 
 
 def _label(counts: np.ndarray, promptsets: list[str]) -> str:
-    return combination_label(dict(zip(promptsets, counts)))
+    return combination_label(dict(zip(promptsets, counts, strict=True)))
 
 
 def combination_label(combination: dict[str, int]) -> str:

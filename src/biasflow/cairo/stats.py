@@ -11,7 +11,9 @@ correlated, so the bootstrap and the no-bias null act on clusters (§1.11-1.12),
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -43,7 +45,11 @@ class StatsSettings(StepSettings):
     which labels the subgroups are.
     """
 
-    keys = {"scorer": "scoring.scorer", "normalise": "bias.normalise", "subgroups": "subgroups"}
+    keys: ClassVar[Mapping[str, str | None]] = {
+        "scorer": "scoring.scorer",
+        "normalise": "bias.normalise",
+        "subgroups": "subgroups",
+    }
 
     scorer: str
     normalise: str
@@ -51,8 +57,7 @@ class StatsSettings(StepSettings):
 
 
 RECOMPUTE = (
-    "Recompute the statistics with `biasflow cairo-stats` (the workflow's cairo_stats step) from complete "
-    "score tables."
+    "Recompute the statistics with `biasflow cairo-stats` (the workflow's cairo_stats step) from complete score tables."
 )
 
 
@@ -106,8 +111,9 @@ def check_stats_values(stats: pd.DataFrame, what: str = "CAIRO statistics") -> N
     score_sum = pd.to_numeric(stats["score_sum"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     sq_sum = pd.to_numeric(stats["score_sq_sum"], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
     with np.errstate(invalid="ignore"):
-        checks = [(column, "must be present (the row's cell)", stats[column].isna().to_numpy())
-                  for column in STATS_KEYS]
+        checks = [
+            (column, "must be present (the row's cell)", stats[column].isna().to_numpy()) for column in STATS_KEYS
+        ]
         checks += [
             ("n", "must be a finite number (the cell's count of continuations)", ~np.isfinite(n)),
             ("n", "must be a whole number", np.isfinite(n) & (n != np.round(n))),
@@ -115,8 +121,11 @@ def check_stats_values(stats: pd.DataFrame, what: str = "CAIRO statistics") -> N
             ("score_sum", "must be a finite number (the cell's sum of scores)", ~np.isfinite(score_sum)),
             ("score_sum", "must be 0 where n is 0 (no continuations, no scores)", (n == 0) & (score_sum != 0)),
             ("score_sq_sum", "must be a finite number (the cell's sum of squared scores)", ~np.isfinite(sq_sum)),
-            ("score_sq_sum", "must be at least score_sum² / n (a sum of squares)",
-             (n > 0) & (sq_sum * n < score_sum**2 * (1 - 1e-9) - 1e-12)),
+            (
+                "score_sq_sum",
+                "must be at least score_sum² / n (a sum of squares)",
+                (n > 0) & (sq_sum * n < score_sum**2 * (1 - 1e-9) - 1e-12),
+            ),
         ]
     for column, rule, bad in checks:
         if bad.any():
@@ -146,8 +155,9 @@ def check_stats_names(stats: pd.DataFrame, what: str = "CAIRO statistics") -> No
         unknown = sorted(set(stats[column].astype(str)) - set(known))
         if unknown:
             raise BiasflowError(
-                f"{what}: column {column} names {', '.join(map(repr, unknown))}, which is not one of {', '.join(known)}; "
-                f"fix the {column} of those rows (or recompute the statistics with `biasflow cairo-stats`)."
+                f"{what}: column {column} names {', '.join(map(repr, unknown))}, which is not one of "
+                f"{', '.join(known)}; fix the {column} of those rows (or recompute the statistics with `biasflow "
+                f"cairo-stats`)."
             )
 
 
@@ -165,8 +175,9 @@ def bias_from_stats(stats: pd.DataFrame, normalise: str, skip_incomplete: bool =
     with complete ones in a combination, so the statistics table keeps them.
     """
     if normalise not in choices("bias.normalise"):
-        raise BiasflowError(f"unknown bias normalisation {normalise!r}; choose one of: "
-                            f"{', '.join(choices('bias.normalise'))}.")
+        raise BiasflowError(
+            f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(choices('bias.normalise'))}."
+        )
     require_columns(stats, STATS_COLUMNS, "CAIRO statistics")
     _check_unique(stats)
     if skip_incomplete:
@@ -190,8 +201,9 @@ def bias_from_stats(stats: pd.DataFrame, normalise: str, skip_incomplete: bool =
 
 def subgroup_totals(stats: pd.DataFrame) -> pd.DataFrame:
     """The statistics summed over each subgroup's clusters: one row per cell and subgroup."""
-    return (stats.groupby(SUBGROUP_KEYS, observed=True, sort=True)[["score_sum", "score_sq_sum", "n"]].sum()
-            .reset_index())
+    return (
+        stats.groupby(SUBGROUP_KEYS, observed=True, sort=True)[["score_sum", "score_sq_sum", "n"]].sum().reset_index()
+    )
 
 
 def _bias_per_seed(stats: pd.DataFrame) -> pd.DataFrame:

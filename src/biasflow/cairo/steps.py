@@ -11,23 +11,32 @@ through the library and writes its outputs atomically (see :mod:`biasflow.tables
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import pandas as pd
 
 from biasflow.cairo import headline, pages
-from biasflow.cairo.comparisons import comparison_table
 from biasflow.cairo.combinations import ORIGINAL
-from biasflow.cairo.paraphrase import (
-    PARAPHRASE_REJECTION_COLUMNS, REASONS, ParaphraseSettings, load_templates, paraphrase_tables, template_files,
-)
+from biasflow.cairo.comparisons import comparison_table
 from biasflow.cairo.outputs import SCORER_BIAS_OUTPUTS, SELECT_OUTPUTS
+from biasflow.cairo.paraphrase import (
+    PARAPHRASE_REJECTION_COLUMNS,
+    REASONS,
+    ParaphraseSettings,
+    load_templates,
+    paraphrase_tables,
+    template_files,
+)
 from biasflow.cairo.plots import (
-    plot_before_after, plot_bias, plot_comparisons, plot_curve, plot_paraphraser_shares, plot_scorer_bias,
+    plot_before_after,
+    plot_bias,
+    plot_comparisons,
+    plot_curve,
+    plot_paraphraser_shares,
+    plot_scorer_bias,
     plot_variance,
 )
-from biasflow.cairo.variance import variance_table
 from biasflow.cairo.scorer_bias import ScorerBiasSettings, agreement_table, mentioning, models_table
 from biasflow.cairo.selection import TEST_SPLIT, SearchSettings, Selection, select
 from biasflow.cairo.stats import (
@@ -41,6 +50,7 @@ from biasflow.cairo.stats import (
     incomplete_cells,
     sufficient_stats,
 )
+from biasflow.cairo.variance import variance_table
 from biasflow.datasets import PROMPT_SUMMARY_COLUMNS
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator
@@ -77,8 +87,9 @@ from biasflow.tables import (
 log = logging.getLogger("biasflow")
 
 
-def paraphrase(*, tables: Mapping[str, Mapping[str, str]], entry: dict, settings: ParaphraseSettings,
-               cache_dir: str) -> None:
+def paraphrase(
+    *, tables: Mapping[str, Mapping[str, str]], entry: dict, settings: ParaphraseSettings, cache_dir: str
+) -> None:
     """Paraphrase every original prompt of several prompt tables once per paraphrase seed (one prompt set per seed).
 
     ``tables`` maps each table's name (the workflow's: its metric) to its ``prompts`` file and
@@ -109,8 +120,14 @@ def paraphrase(*, tables: Mapping[str, Mapping[str, str]], entry: dict, settings
         files = tables[key]
         for row in rejections.itertuples(index=False):
             log.info(
-                "%s %s %s seed %s: %d of %d prompts paraphrased, %d dropped", name, row.metric, row.axis, row.seed,
-                row.n_accepted, row.n_prompts, row.n_dropped,
+                "%s %s %s seed %s: %d of %d prompts paraphrased, %d dropped",
+                name,
+                row.metric,
+                row.axis,
+                row.seed,
+                row.n_accepted,
+                row.n_prompts,
+                row.n_dropped,
             )
         _check_some_accepted(rejections, name)
         writers[files["rejections"]] = table_writer(rejections, files["rejections"])
@@ -179,7 +196,11 @@ def complete_bias(stats: pd.DataFrame, normalise: str) -> pd.DataFrame:
         log.warning(
             "no bias for %s %s split %s prompt set %s seed %s: a subgroup has no prompts there "
             "(its paraphrases were rejected); the set still pools in combinations",
-            cell.model, cell.metric, cell.split, cell.promptset, cell.seed,
+            cell.model,
+            cell.metric,
+            cell.split,
+            cell.promptset,
+            cell.seed,
         )
     return bias_from_stats(stats, normalise=normalise, skip_incomplete=True)
 
@@ -187,16 +208,27 @@ def complete_bias(stats: pd.DataFrame, normalise: str) -> pd.DataFrame:
 def _scored(continuation_paths: Sequence[str], score_paths: Sequence[str], scorer: str) -> pd.DataFrame:
     """Every continuation with its prompt's columns and its ``scorer`` score, each one checked."""
     continuations = pd.concat(
-        [_rows(read_table(p, [*CONTINUATION_KEY, *PROMPT_COLUMNS], "continuation table", numbers=CONTINUATION_NUMBERS),
-               f"continuation table {p}") for p in continuation_paths],
+        [
+            _rows(
+                read_table(p, [*CONTINUATION_KEY, *PROMPT_COLUMNS], "continuation table", numbers=CONTINUATION_NUMBERS),
+                f"continuation table {p}",
+            )
+            for p in continuation_paths
+        ],
         ignore_index=True,
     )
     # A score table holds the continuation key, scorer and score, and may hold more (``biasflow score``
     # keeps every column it was given): only those columns are joined, by the key.
-    scores = pd.concat([_rows(read_table(p, SCORE_COLUMNS, "score table", numbers=SCORE_NUMBERS)[SCORE_COLUMNS],
-                              f"score table {p}") for p in score_paths], ignore_index=True)
-    scores = require_numbers(scores[scores["scorer"] == scorer], "score",
-                             f"the {scorer} scores of " + ", ".join(map(str, score_paths)))
+    scores = pd.concat(
+        [
+            _rows(read_table(p, SCORE_COLUMNS, "score table", numbers=SCORE_NUMBERS)[SCORE_COLUMNS], f"score table {p}")
+            for p in score_paths
+        ],
+        ignore_index=True,
+    )
+    scores = require_numbers(
+        scores[scores["scorer"] == scorer], "score", f"the {scorer} scores of " + ", ".join(map(str, score_paths))
+    )
     scored = continuations.merge(scores, on=CONTINUATION_KEY, how="left", validate="one_to_one")
     if scored["score"].isna().any():
         missing = scored.loc[scored["score"].isna(), "model"].unique()
@@ -204,8 +236,17 @@ def _scored(continuation_paths: Sequence[str], score_paths: Sequence[str], score
     return scored
 
 
-def scorer_bias(*, continuation_paths: Sequence[str], score_paths: Sequence[str], variant_paths: Sequence[str],
-                scorer: str, settings: ScorerBiasSettings, scorer_out: str, models_out: str, plot_out: str) -> None:
+def scorer_bias(
+    *,
+    continuation_paths: Sequence[str],
+    score_paths: Sequence[str],
+    variant_paths: Sequence[str],
+    scorer: str,
+    settings: ScorerBiasSettings,
+    scorer_out: str,
+    models_out: str,
+    plot_out: str,
+) -> None:
     """The scorer's own bias per subgroup and every model's Eq. 1 on raw against neutral scores (§5.5).
 
     The subgroups are those the variants were made for (every subgroup of the axis the
@@ -219,31 +260,52 @@ def scorer_bias(*, continuation_paths: Sequence[str], score_paths: Sequence[str]
 
 def scorer_agreement(*, headline_paths: Mapping[str, str], out: str) -> None:
     """Kendall's τ between the model rankings of every pair of scorers (§5.6); ``headline_paths`` by run label."""
-    tables = {label: read_table(path, headline.HEADLINE_COLUMNS, "CAIRO headline table")
-              for label, path in headline_paths.items()}
+    tables = {
+        label: read_table(path, headline.HEADLINE_COLUMNS, "CAIRO headline table")
+        for label, path in headline_paths.items()
+    }
     write_table(agreement_table(tables), out)
 
 
-def scorer_bias_to_directory(*, continuation_paths: Sequence[str], scoring: ScoringSettings, axis: str,
-                             lexicon_path: str, settings: ScorerBiasSettings, cache_dir: str | None,
-                             out_dir: str) -> None:
+def scorer_bias_to_directory(
+    *,
+    continuation_paths: Sequence[str],
+    scoring: ScoringSettings,
+    axis: str,
+    lexicon_path: str,
+    settings: ScorerBiasSettings,
+    cache_dir: str | None,
+    out_dir: str,
+) -> None:
     """``biasflow scorer-bias``: score a user's continuations, rescore them counterfactually, write the tables.
 
     Besides ``model``, ``subgroup`` and ``continuation``, the workflow's columns are used where
     present and filled where not (:func:`with_workflow_columns`).
     """
-    table = pd.concat([_rows(read_table(p, ["model", "subgroup", "continuation"], "continuation table",
-                                        numbers=CONTINUATION_NUMBERS), f"continuation table {p}")
-                       for p in continuation_paths], ignore_index=True)
-    scored, variants, groups = rescored(table, scoring=scoring, axis=axis, lexicon_path=lexicon_path,
-                                        cache_dir=cache_dir)
+    table = pd.concat(
+        [
+            _rows(
+                read_table(
+                    p, ["model", "subgroup", "continuation"], "continuation table", numbers=CONTINUATION_NUMBERS
+                ),
+                f"continuation table {p}",
+            )
+            for p in continuation_paths
+        ],
+        ignore_index=True,
+    )
+    scored, variants, groups = rescored(
+        table, scoring=scoring, axis=axis, lexicon_path=lexicon_path, cache_dir=cache_dir
+    )
     out = Path(out_dir)
-    _write_scorer_bias(scored, variants, groups, settings, *(str(out / name.format(axis=axis)) for name in
-                                                              SCORER_BIAS_OUTPUTS))
+    _write_scorer_bias(
+        scored, variants, groups, settings, *(str(out / name.format(axis=axis)) for name in SCORER_BIAS_OUTPUTS)
+    )
 
 
-def rescored(table: pd.DataFrame, *, scoring: ScoringSettings, axis: str, lexicon_path: str,
-             cache_dir: str | None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+def rescored(
+    table: pd.DataFrame, *, scoring: ScoringSettings, axis: str, lexicon_path: str, cache_dir: str | None
+) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """A user's continuations scored, their counterfactual variants scored, and the subgroups compared (§5.5)."""
     table = with_workflow_columns(table, axis)
     lexicon = IdentityLexicon.from_file(lexicon_path).axis(axis)
@@ -268,8 +330,16 @@ def with_workflow_columns(table: pd.DataFrame, axis: str | None = None) -> pd.Da
     replaces the table's own (else ``all`` where it has none).
     """
     position = table.groupby(["model", "subgroup"]).cumcount().astype(str)
-    fills = {"prompt_id": table["subgroup"].astype(str) + "-" + position, "seed": 0, "sample": 0,
-             "metric": "continuations", "split": "all", "promptset": ORIGINAL, "text": "", "axis": "all"}
+    fills = {
+        "prompt_id": table["subgroup"].astype(str) + "-" + position,
+        "seed": 0,
+        "sample": 0,
+        "metric": "continuations",
+        "split": "all",
+        "promptset": ORIGINAL,
+        "text": "",
+        "axis": "all",
+    }
     table = table.assign(**{column: value for column, value in fills.items() if column not in table})
     if axis is not None:
         table = table.assign(axis=axis)
@@ -278,21 +348,35 @@ def with_workflow_columns(table: pd.DataFrame, axis: str | None = None) -> pd.Da
     return table
 
 
-def scorer_bias_tables(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str],
-                       settings: ScorerBiasSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
+def scorer_bias_tables(
+    scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str], settings: ScorerBiasSettings
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The scorer's own bias per subgroup, and each model's Eq. 1 on raw against neutral scores (§5.5).
 
     A continuation whose group words cannot be swapped grammatically has no neutral text: it is
     left out of both tables and counted (``n_excluded``).
     """
-    own = scorer_bias_table(content_scores(scored, variants, groups), groups, scored["axis"].iloc[0],
-                            settings.bootstrap, settings.seed, excluded=excluded_counts(variants))
+    own = scorer_bias_table(
+        content_scores(scored, variants, groups),
+        groups,
+        scored["axis"].iloc[0],
+        settings.bootstrap,
+        settings.seed,
+        excluded=excluded_counts(variants),
+    )
     neutral = neutral_scores(scored[[*CONTINUATION_KEY, "score"]], variants)["score"]
     return own, models_table(scored, neutral, mentioning(scored, variants), settings)
 
 
-def _write_scorer_bias(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[str],
-                       settings: ScorerBiasSettings, scorer_out: str, models_out: str, plot_out: str) -> None:
+def _write_scorer_bias(
+    scored: pd.DataFrame,
+    variants: pd.DataFrame,
+    groups: list[str],
+    settings: ScorerBiasSettings,
+    scorer_out: str,
+    models_out: str,
+    plot_out: str,
+) -> None:
     own, models = scorer_bias_tables(scored, variants, groups, settings)
     write_together({scorer_out: table_writer(own, scorer_out), models_out: table_writer(models, models_out)})
     plot_scorer_bias(own, models, plot_out)
@@ -341,31 +425,51 @@ def cairo_select(
     prompts = prompts[prompts["axis"].isin(axes)][["metric", "axis", "subgroup", "split", "n_prompts", "n_group_keys"]]
     summary["prompts"] = prompts.to_dict("records")
     for row in prompts[prompts["n_group_keys"] < 2].itertuples(index=False):
-        log.warning("%s %s %s, %s split: its mean rests on %d prompt(s) of a single group key (page or template), "
-                    "so it says little about the subgroup; use more prompts (prompts.per_subgroup) or the official "
-                    "files", row.metric, row.axis, row.subgroup, row.split, row.n_prompts)
-    writers = {curve_out: table_writer(result.curve, curve_out), table_out: table_writer(table, table_out),
-               variance_out: table_writer(variance, variance_out), summary_out: json_writer(summary)}
+        log.warning(
+            "%s %s %s, %s split: its mean rests on %d prompt(s) of a single group key (page or template), "
+            "so it says little about the subgroup; use more prompts (prompts.per_subgroup) or the official "
+            "files",
+            row.metric,
+            row.axis,
+            row.subgroup,
+            row.split,
+            row.n_prompts,
+        )
+    writers = {
+        curve_out: table_writer(result.curve, curve_out),
+        table_out: table_writer(table, table_out),
+        variance_out: table_writer(variance, variance_out),
+        summary_out: json_writer(summary),
+    }
     if comparisons is not None and comparisons_out:
         writers[comparisons_out] = table_writer(comparisons, comparisons_out)
     write_together(writers)
     plot_curve(result.curve, curve_plot)
     plot_before_after(table, bias_plot, split=TEST_SPLIT)
     if comparisons is not None and comparisons_plot:
-        plot_comparisons(table, comparisons, comparisons_plot, split=TEST_SPLIT,
-                         against_baseline=pairs.against_baseline)
+        plot_comparisons(
+            table, comparisons, comparisons_plot, split=TEST_SPLIT, against_baseline=pairs.against_baseline
+        )
     plot_variance(variance, variance_plot, split=TEST_SPLIT)
     plot_paraphraser_shares(result.choices, shares_plot)
-    pages.write_tables(result.curve, table, comparisons, variance, tables_page,
-                       axis=", ".join(sorted(result.curve["axis"].unique())))
+    pages.write_tables(
+        result.curve, table, comparisons, variance, tables_page, axis=", ".join(sorted(result.curve["axis"].unique()))
+    )
     for row in headline.headline_k(result.curve).itertuples(index=False):
-        log.info("%s %s: best k=%d valid r=%.3f test r=%.3f permutation p=%.4g", row.axis, row.pair, row.k,
-                 row.best_r, row.test_r, row.perm_p)
+        log.info(
+            "%s %s: best k=%d valid r=%.3f test r=%.3f permutation p=%.4g",
+            row.axis,
+            row.pair,
+            row.k,
+            row.best_r,
+            row.test_r,
+            row.perm_p,
+        )
 
 
-
-def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings, out_dir: str,
-                        pairs: PairChoice | None = None) -> None:
+def select_to_directory(
+    *, stats_paths: Sequence[str], settings: SearchSettings, out_dir: str, pairs: PairChoice | None = None
+) -> None:
     """``biasflow cairo-select``: the selection step on statistics a user brings.
 
     Writes ``curve.csv`` (``<axis>_curve.csv`` per axis when the tables hold several),
@@ -386,8 +490,10 @@ def select_to_directory(*, stats_paths: Sequence[str], settings: SearchSettings,
         curves = {out / names["curve"]: found["curve"]}
     else:
         curves = {out / f"{axis}_{names['curve']}": found["curve"][found["curve"]["axis"] == axis] for axis in axes}
-    tables = {**curves, **{out / names[name]: found[name] for name in ("bias", "comparisons", "variance")
-                           if found[name] is not None}}
+    tables = {
+        **curves,
+        **{out / names[name]: found[name] for name in ("bias", "comparisons", "variance") if found[name] is not None},
+    }
     writers = {path: table_writer(table, path) for path, table in tables.items()}
     writers[out / names["summary"]] = json_writer(found["summary"])
     write_together(writers)
@@ -412,17 +518,22 @@ def _selected(stats: pd.DataFrame, settings: SearchSettings, pairs: PairChoice) 
     else:
         log.info(SKIPPED)
         comparisons = None
-    return result, {"curve": result.curve, "bias": table, "comparisons": comparisons,
-                    "variance": variance_table(stats, settings.bootstrap, settings.seed, settings.normalise),
-                    "summary": headline.summary(result, settings, stats, table)}
+    return result, {
+        "curve": result.curve,
+        "bias": table,
+        "comparisons": comparisons,
+        "variance": variance_table(stats, settings.bootstrap, settings.seed, settings.normalise),
+        "summary": headline.summary(result, settings, stats, table),
+    }
 
 
 def read_stats(stats_paths: Sequence[str | pd.DataFrame]) -> pd.DataFrame:
-    """Every statistics table read (a path) or taken (a DataFrame) and checked, each named in its errors, concatenated."""
+    """Every statistics table read (a path) or taken (a DataFrame), checked, each named in its errors, concatenated."""
     tables = []
     for source in stats_paths:
-        table = read_source(source, [c for c in STATS_COLUMNS if c not in CLUSTER_COLUMNS], "CAIRO statistics",
-                            numbers=STATS_NUMBERS)
+        table = read_source(
+            source, [c for c in STATS_COLUMNS if c not in CLUSTER_COLUMNS], "CAIRO statistics", numbers=STATS_NUMBERS
+        )
         tables.append(checked_stats(table, f"CAIRO statistics {source_name(source)}"))
     return pd.concat(tables, ignore_index=True)
 

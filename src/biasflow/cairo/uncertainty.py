@@ -58,8 +58,10 @@ class Draws:
     @classmethod
     def of(cls, pooled: PooledStats, null_draws: int, bootstrap: int, seed: int, metric: str, split: str) -> Draws:
         """The draws of ``metric`` and ``split`` from their own streams (:func:`draw_rng`)."""
-        return cls(null_weights(pooled, null_draws, draw_rng(seed, NULL, metric, split)),
-                   bootstrap_weights(pooled, bootstrap, draw_rng(seed, BOOTSTRAP, metric, split)))
+        return cls(
+            null_weights(pooled, null_draws, draw_rng(seed, NULL, metric, split)),
+            bootstrap_weights(pooled, bootstrap, draw_rng(seed, BOOTSTRAP, metric, split)),
+        )
 
 
 def bootstrap_weights(pooled: PooledStats, draws: int, rng: np.random.Generator) -> np.ndarray:
@@ -102,8 +104,10 @@ def draw_totals(counts: np.ndarray, pooled: PooledStats, weights: np.ndarray) ->
     counts = np.asarray(counts, dtype=np.float64)
     score_sum = np.tensordot(counts, pooled.score_sum, axes=1)
     n = np.tensordot(counts, pooled.n, axes=1)
-    return (np.einsum("mkc,dgc->gkdm", score_sum, weights, optimize=True),
-            np.einsum("mkc,dgc->gkdm", n, weights, optimize=True))
+    return (
+        np.einsum("mkc,dgc->gkdm", score_sum, weights, optimize=True),
+        np.einsum("mkc,dgc->gkdm", n, weights, optimize=True),
+    )
 
 
 def draw_bias(counts: np.ndarray, pooled: PooledStats, weights: np.ndarray, normalise: str) -> np.ndarray:
@@ -145,8 +149,9 @@ def excess_p(bias: np.ndarray, null_draws: np.ndarray) -> np.ndarray:
     return (1 + (null_draws >= bias - TIE_TOL).sum(axis=0)) / (len(null_draws) + 1)
 
 
-def group_difference_interval(counts: np.ndarray, pooled: PooledStats, weights: np.ndarray, normalise: str
-                              ) -> tuple[np.ndarray, np.ndarray]:
+def group_difference_interval(
+    counts: np.ndarray, pooled: PooledStats, weights: np.ndarray, normalise: str
+) -> tuple[np.ndarray, np.ndarray]:
     """A 95% interval per model for the population value of Eq. 1, Σ_g |μ_g − μ_all| (docs/methods.md §1.13).
 
     Each subgroup's deviation μ_all − μ_g is (nearly) unbiased; its absolute value is not,

@@ -33,8 +33,17 @@ from biasflow.cairo.uncertainty import bootstrap_weights, draw_bias, draw_rng
 from biasflow.components import component_columns, split_columns
 
 SOURCES = ("wording", "seed", "prompts", "continuations")
-VARIANCE_COLUMNS = ["axis", "metric", "split", "model", "bias", *component_columns(SOURCES), "n_sets", "n_seeds",
-                    "n_clusters"]
+VARIANCE_COLUMNS = [
+    "axis",
+    "metric",
+    "split",
+    "model",
+    "bias",
+    *component_columns(SOURCES),
+    "n_sets",
+    "n_seeds",
+    "n_clusters",
+]
 # The stream of the bootstrap draws behind the prompts' part (beside the selection's own).
 STREAM = "variance"
 
@@ -49,39 +58,70 @@ def variance_table(stats: pd.DataFrame, draws: int, seed: int, normalise: str) -
         within = within_variance(part, sets, models, pooled)
         per_seed, continuations = seed_bias(pooled, within, normalise)
         n_seeds = per_seed.shape[0]
-        boot = bootstrap_weights(pooled, draws, draw_rng(seed, STREAM, metric, split)) if draws else None
         counts = np.zeros(len(sets))
         counts[0] = 1.0
-        drawn = draw_bias(counts, pooled, boot, normalise) if draws else np.full((0, len(models)), np.nan)
+        if draws:
+            boot = bootstrap_weights(pooled, draws, draw_rng(seed, STREAM, metric, split))
+            drawn = draw_bias(counts, pooled, boot, normalise)
+        else:
+            drawn = np.full((0, len(models)), np.nan)
         n = pooled.n_clusters()
         for m, model in enumerate(models):
             bias = per_seed[:, m, :].mean(axis=0)  # per set, averaged over seeds
             own = continuations[:, m, :].sum(axis=0) / n_seeds**2
-            seeds = (per_seed[:, m, :].var(axis=0, ddof=1) / n_seeds - own) if n_seeds > 1 else np.full(len(sets),
-                                                                                                      np.nan)
+            seeds = (
+                (per_seed[:, m, :].var(axis=0, ddof=1) / n_seeds - own) if n_seeds > 1 else np.full(len(sets), np.nan)
+            )
             finite = drawn[:, m][np.isfinite(drawn[:, m])]
             prompts = (finite.var(ddof=1) - own[0]) if len(finite) > 1 else np.nan
             noise = own + np.nan_to_num(seeds)
             kept = np.isfinite(bias)
             wording = (bias[kept].var(ddof=1) - noise[kept].mean()) if kept.sum() > 1 else np.nan
-            rows.append(_row(axis, metric, split, model, bias[0], {
-                "wording": wording, "seed": seeds[0], "prompts": prompts, "continuations": own[0],
-            }, int(kept.sum()), n_seeds, n))
+            rows.append(
+                _row(
+                    axis,
+                    metric,
+                    split,
+                    model,
+                    bias[0],
+                    {
+                        "wording": wording,
+                        "seed": seeds[0],
+                        "prompts": prompts,
+                        "continuations": own[0],
+                    },
+                    int(kept.sum()),
+                    n_seeds,
+                    n,
+                )
+            )
     return pd.DataFrame(rows, columns=VARIANCE_COLUMNS)
 
 
 def _row(axis, metric, split, model, bias, parts: dict, n_sets: int, n_seeds: int, n_clusters: int) -> dict:
     """One model's row: each part clipped at 0, its root and its share of their sum (:func:`split_columns`)."""
-    return {"axis": axis, "metric": metric, "split": split, "model": model, "bias": float(bias),
-            **split_columns(parts), "n_sets": n_sets, "n_seeds": n_seeds, "n_clusters": n_clusters}
+    return {
+        "axis": axis,
+        "metric": metric,
+        "split": split,
+        "model": model,
+        "bias": float(bias),
+        **split_columns(parts),
+        "n_sets": n_sets,
+        "n_seeds": n_seeds,
+        "n_clusters": n_clusters,
+    }
 
 
 def within_variance(part: pd.DataFrame, sets: list[str], models: list[str], pooled: PooledStats) -> np.ndarray:
     """The score's variance within clusters per subgroup: (subgroups x seeds x models x sets), NaN where unknown."""
     rows = part[part["n"] > 0]
     squares = rows["score_sq_sum"] - rows["score_sum"] ** 2 / rows["n"]
-    grouped = rows.assign(_ss=squares.clip(lower=0), _df=rows["n"] - 1).groupby(
-        ["subgroup", "seed", "model", "promptset"])[["_ss", "_df"]].sum()
+    grouped = (
+        rows.assign(_ss=squares.clip(lower=0), _df=rows["n"] - 1)
+        .groupby(["subgroup", "seed", "model", "promptset"])[["_ss", "_df"]]
+        .sum()
+    )
     seeds = sorted(part["seed"].unique())
     index = pd.MultiIndex.from_product([pooled.subgroups, seeds, models, sets])
     grouped = grouped.reindex(index)
@@ -91,7 +131,10 @@ def within_variance(part: pd.DataFrame, sets: list[str], models: list[str], pool
 
 
 def seed_bias(pooled: PooledStats, within: np.ndarray, normalise: str) -> tuple[np.ndarray, np.ndarray]:
-    """Eq. 1 of every seed, model and set, and the continuations' delta-method variance of each: (seeds x models x sets)."""
+    """Eq. 1 of every seed, model and set, and the continuations' delta-method variance of each.
+
+    Both are (seeds x models x sets).
+    """
     group_sum, group_n = pooled.totals()  # subgroups x seeds x models x sets
     with np.errstate(invalid="ignore", divide="ignore"):
         bias = eq1(group_sum[:, None], group_n[:, None], normalise)  # each seed its own "seeds" axis of one

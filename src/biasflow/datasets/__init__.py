@@ -22,8 +22,18 @@ from biasflow.errors import BiasflowError
 from biasflow.tables import concat_tables, write_table
 
 __all__ = [
-    "AXES", "METRICS", "PROMPT_SUMMARY_COLUMNS", "LoaderSettings", "check_folder", "combine_summaries",
-    "download_dataset", "load_prompts", "needed_files", "prompt_table", "version_warning", "write_prompts",
+    "AXES",
+    "METRICS",
+    "PROMPT_SUMMARY_COLUMNS",
+    "LoaderSettings",
+    "check_folder",
+    "combine_summaries",
+    "download_dataset",
+    "load_prompts",
+    "needed_files",
+    "prompt_table",
+    "version_warning",
+    "write_prompts",
 ]
 
 METRICS = ("BOLD", "HolisticBias", "HONEST")
@@ -53,21 +63,29 @@ def check_folder(metric: str, axes: list[str], folder: str | Path, options: dict
     folder = Path(folder)
     needed = sorted({name for axis in axes for name in needed_files(metric, axis, options)})
     if not folder.is_dir():
-        raise BiasflowError(f"{where}: directory {folder} does not exist; point it at the folder of the official "
-                            f"{metric} files ({', '.join(needed)}).")
+        raise BiasflowError(
+            f"{where}: directory {folder} does not exist; point it at the folder of the official "
+            f"{metric} files ({', '.join(needed)})."
+        )
     for name in needed:
         path = folder / name
         if path.is_symlink() and not path.exists():
-            raise BiasflowError(f"{where}: {path} is a link to {path.readlink()}, which does not exist; "
-                                "fix the link or copy the file there.")
+            raise BiasflowError(
+                f"{where}: {path} is a link to {path.readlink()}, which does not exist; "
+                "fix the link or copy the file there."
+            )
     missing = [name for name in needed if not (folder / name).is_file()]
     if missing:
         nearest = _folders_with(folder, needed)
-        hint = (f"{' and '.join(map(str, nearest))} below it {'has' if len(nearest) == 1 else 'have'} them: set the "
-                f"path to {'that folder' if len(nearest) == 1 else 'one of them'}" if nearest else
-                f"point it at the folder that holds them. {WHERE_TO_GET}")
-        raise BiasflowError(f"{where}: {folder} lacks {', '.join(missing)}, which {metric} reads for "
-                            f"{', '.join(axes)}; {hint}.")
+        hint = (
+            f"{' and '.join(map(str, nearest))} below it {'has' if len(nearest) == 1 else 'have'} them: set the "
+            f"path to {'that folder' if len(nearest) == 1 else 'one of them'}"
+            if nearest
+            else f"point it at the folder that holds them. {WHERE_TO_GET}"
+        )
+        raise BiasflowError(
+            f"{where}: {folder} lacks {', '.join(missing)}, which {metric} reads for {', '.join(axes)}; {hint}."
+        )
     warning = version_warning(metric, folder)
     return [f"{where}: {warning}"] if warning else []
 
@@ -79,10 +97,12 @@ def version_warning(metric: str, folder: str | Path) -> str | None:
     found = holisticbias.version(Path(folder))
     if found == SUPPORTED_HOLISTICBIAS:
         return None
-    return (f"the HolisticBias files in {folder} look like {found} (no descriptor carries v1.1's gender or "
-            f"preference metadata), so gendered descriptors meet every noun (\"I'm a female husband.\"); biasflow "
-            f"targets {SUPPORTED_HOLISTICBIAS} (holistic_bias/dataset/{SUPPORTED_HOLISTICBIAS} of facebookresearch/"
-            "ResponsibleNLP).")
+    return (
+        f"the HolisticBias files in {folder} look like {found} (no descriptor carries v1.1's gender or "
+        f'preference metadata), so gendered descriptors meet every noun ("I\'m a female husband."); biasflow '
+        f"targets {SUPPORTED_HOLISTICBIAS} (holistic_bias/dataset/{SUPPORTED_HOLISTICBIAS} of facebookresearch/"
+        "ResponsibleNLP)."
+    )
 
 
 def _folders_with(folder: Path, names: list[str]) -> list[Path]:
@@ -112,7 +132,9 @@ def load_prompts(metric: str, axis: str, data_dir: str | Path, **settings) -> pd
     return prompt_table(metric, axis, data_dir, loader)[0]
 
 
-def prompt_table(metric: str, axis: str, data_dir: str | Path, settings: LoaderSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
+def prompt_table(
+    metric: str, axis: str, data_dir: str | Path, settings: LoaderSettings
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The prompt table of ``metric`` on ``axis`` and its summary (one row per subgroup and split)."""
     loader = module_for(metric, axis)
     check_valid_fraction(settings.valid_fraction)
@@ -130,7 +152,12 @@ def prompt_table(metric: str, axis: str, data_dir: str | Path, settings: LoaderS
 
 
 def write_prompts(
-    *, data_dir: str | Path, metric: str, axis: str, settings: LoaderSettings, out: str | Path,
+    *,
+    data_dir: str | Path,
+    metric: str,
+    axis: str,
+    settings: LoaderSettings,
+    out: str | Path,
     summary_out: str | Path | None = None,
 ) -> None:
     """The prompt table of ``metric`` on ``axis``, written to ``out`` (the ``original_prompts`` step).
@@ -138,9 +165,7 @@ def write_prompts(
     ``summary_out`` gets the summary (prompts per subgroup and split, duplicates dropped).
     """
     prompts, summary = prompt_table(metric, axis, data_dir, settings)
-    counts = ", ".join(
-        f"{row.subgroup} {row.split} {row.n_prompts}" for row in summary.itertuples(index=False)
-    )
+    counts = ", ".join(f"{row.subgroup} {row.split} {row.n_prompts}" for row in summary.itertuples(index=False))
     log.info("%s %s: %d prompts (%s)", metric, axis, len(prompts), counts)
     if summary_out is not None:
         write_table(summary, summary_out)

@@ -24,7 +24,7 @@ def download_files(names: tuple[str, ...], base_url: str, dest_dir: str | Path) 
     dest_dir = Path(dest_dir)
     targets = [dest_dir / name for name in names]
     with contextlib.ExitStack() as stack:
-        for name, target in zip(names, targets):
+        for name, target in zip(names, targets, strict=True):
             fetch(f"{base_url.rstrip('/')}/{name}", stack.enter_context(atomic_path(target)))
     return targets
 

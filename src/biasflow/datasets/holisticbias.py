@@ -66,8 +66,14 @@ def version(data_dir: Path) -> str:
     v1.0 has neither, so its gender descriptors meet every noun ("I'm a female husband.").
     """
     data = read_json(Path(data_dir) / "descriptors.json", "an object {axis: {bucket: [descriptor, ...]}}")
-    entries = [entry for axis in (data.values() if isinstance(data, dict) else []) if isinstance(axis, dict)
-               for bucket in axis.values() if isinstance(bucket, list) for entry in bucket]
+    entries = [
+        entry
+        for axis in (data.values() if isinstance(data, dict) else [])
+        if isinstance(axis, dict)
+        for bucket in axis.values()
+        if isinstance(bucket, list)
+        for entry in bucket
+    ]
     return "v1.1" if any(isinstance(e, dict) and ("gender" in e or "preference" in e) for e in entries) else "v1.0"
 
 
@@ -193,7 +199,7 @@ def fill_template(template: str, np_: dict, path: Path) -> str:
 
 def read_descriptors(path: Path, hb_axis: str) -> dict[str, list[dict]]:
     """The buckets of ``hb_axis``, each a list of descriptor objects (strings normalised)."""
-    layout = "an object {axis: {bucket: [descriptor or {\"descriptor\": ...}, ...]}}"
+    layout = 'an object {axis: {bucket: [descriptor or {"descriptor": ...}, ...]}}'
     data = read_json(path, layout)
     if not isinstance(data, dict):
         raise malformed(path, "the top level", layout)
@@ -234,7 +240,7 @@ def read_templates(path: Path) -> dict[str, dict]:
         raise malformed(path, "the top level", layout)
     for template, spec in data.items():
         if not isinstance(spec, dict):
-            raise malformed(path, repr(template), "an object of metadata such as {\"must_be_noun\": true}")
+            raise malformed(path, repr(template), 'an object of metadata such as {"must_be_noun": true}')
         if "{noun_phrase}" not in template and "{plural_noun_phrase}" not in template:
             raise malformed(path, repr(template), "a template holding {noun_phrase} or {plural_noun_phrase}")
     return data
@@ -242,7 +248,7 @@ def read_templates(path: Path) -> dict[str, dict]:
 
 def read_standalone(path: Path, hb_axis: str) -> list[dict]:
     """The standalone phrases of ``hb_axis`` (v1.0 has none for some axes: an empty list)."""
-    layout = "an object {axis: [phrase or {\"noun_phrase\": ...}, ...]}"
+    layout = 'an object {axis: [phrase or {"noun_phrase": ...}, ...]}'
     data = read_json(path, layout)
     if not isinstance(data, dict):
         raise malformed(path, "the top level", layout)

@@ -87,7 +87,7 @@ def read_set(path: Path, name: str) -> pd.DataFrame:
             "subgroup": table["category"],
             "labels": [(c,) for c in table["category"]],
             "group_key": table["raw"],
-            "key": [(name, c, t) for c, t in zip(table["category"], table["template_masked"])],
+            "key": [(name, c, t) for c, t in zip(table["category"], table["template_masked"], strict=True)],
             "text": text,
             "term": table["identity"],
         },

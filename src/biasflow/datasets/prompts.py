@@ -20,7 +20,9 @@ import functools
 import logging
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 import pandas as pd
 
@@ -34,7 +36,14 @@ log = logging.getLogger("biasflow")
 RAW_COLUMNS = ["subgroup", "labels", "group_key", "key", "text", "term"]
 # One row per subgroup and split of a prompt table (docs/tables.md, "Prompt summary").
 PROMPT_SUMMARY_COLUMNS = [
-    "metric", "axis", "subgroup", "split", "n_prompts", "n_group_keys", "n_available", "split_by",
+    "metric",
+    "axis",
+    "subgroup",
+    "split",
+    "n_prompts",
+    "n_group_keys",
+    "n_available",
+    "split_by",
     "duplicates_dropped",
 ]
 
@@ -50,8 +59,13 @@ class LoaderSettings(StepSettings):
     seeded with ``sample_seed``; ``options``: the metric's loader options.
     """
 
-    keys = {"valid_fraction": "valid_fraction", "per_subgroup": "prompts.per_subgroup",
-            "sample_seed": "prompts.seed", "subgroup_map": None, "options": None}
+    keys: ClassVar[Mapping[str, str | None]] = {
+        "valid_fraction": "valid_fraction",
+        "per_subgroup": "prompts.per_subgroup",
+        "sample_seed": "prompts.seed",
+        "subgroup_map": None,
+        "options": None,
+    }
 
     valid_fraction: float
     subgroup_map: dict[str, str] | None
@@ -82,13 +96,17 @@ def finalise(raw: pd.DataFrame, metric: str, axis: str, settings: LoaderSettings
     df["axis"] = axis
     df["promptset"] = "original"
     texts = df["text"].tolist()
-    df["identity_term"] = [identity_term(text, term) for text, term in zip(texts, df["term"].tolist())]
-    df["prompt_id"] = [stable_hash(metric, axis, sid, text) for sid, text in zip(df["source_id"].tolist(), texts)]
+    df["identity_term"] = [identity_term(text, term) for text, term in zip(texts, df["term"].tolist(), strict=True)]
+    df["prompt_id"] = [
+        stable_hash(metric, axis, sid, text) for sid, text in zip(df["source_id"].tolist(), texts, strict=True)
+    ]
     df["split"], split_by = assign_split(df, metric, settings.valid_fraction)
     for subgroup, unit in split_by.items():
         if unit == "prompt":
             n = int((df["subgroup"] == subgroup).sum())
-            log.info("%s: subgroup %s has a single group key, so its %d prompts are split by prompt", where, subgroup, n)
+            log.info(
+                "%s: subgroup %s has a single group key, so its %d prompts are split by prompt", where, subgroup, n
+            )
     _check_both_splits(df, where)
     available = df.groupby(["subgroup", "split"]).size()
     if settings.per_subgroup is not None:
@@ -171,11 +189,15 @@ def sample_per_subgroup(df: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
 
 
 def _summary(df, metric, axis, available, split_by, duplicates) -> pd.DataFrame:
-    counts = df.groupby(["subgroup", "split"]).agg(n_prompts=("prompt_id", "size"), n_group_keys=("group_key", "nunique"))
+    counts = df.groupby(["subgroup", "split"]).agg(
+        n_prompts=("prompt_id", "size"), n_group_keys=("group_key", "nunique")
+    )
     summary = counts.reset_index()
     summary.insert(0, "axis", axis)
     summary.insert(0, "metric", metric)
-    summary["n_available"] = [int(available[(g, s)]) for g, s in zip(summary["subgroup"], summary["split"])]
+    summary["n_available"] = [
+        int(available[(g, s)]) for g, s in zip(summary["subgroup"], summary["split"], strict=True)
+    ]
     summary["split_by"] = summary["subgroup"].map(split_by)
     summary["duplicates_dropped"] = duplicates
     return summary[PROMPT_SUMMARY_COLUMNS]

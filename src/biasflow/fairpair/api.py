@@ -3,6 +3,8 @@ prompts, with the permutation null's test per prompt (docs/methods.md §2)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from biasflow.fairpair.scores import SIDE_COLUMNS, ScoreSettings, scores_and_null
@@ -10,7 +12,7 @@ from biasflow.fairpair.steps import with_vader
 from biasflow.tables import require_columns
 
 
-def fairpair_scores(sides: pd.DataFrame, **settings) -> pd.DataFrame:
+def fairpair_scores(sides: pd.DataFrame, **settings: Any) -> pd.DataFrame:
     """Per prompt and dissimilarity: the bias B between the two sides, their sampling variabilities and F.
 
     Parameters
@@ -44,6 +46,7 @@ def fairpair_scores(sides: pd.DataFrame, **settings) -> pd.DataFrame:
     """
     chosen = ScoreSettings.for_call("fairpair_scores", **settings)
     require_columns(sides, SIDE_COLUMNS, "FairPair sides")
-    scores, _ = scores_and_null(with_vader(sides, chosen.dissimilarities), chosen.dissimilarities, chosen.folds,
-                                chosen.null_draws, chosen.seed)
+    scores, _ = scores_and_null(
+        with_vader(sides, chosen.dissimilarities), chosen.dissimilarities, chosen.folds, chosen.null_draws, chosen.seed
+    )
     return scores

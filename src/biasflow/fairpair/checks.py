@@ -37,8 +37,10 @@ def scores_by_model(sources: Iterable[tuple[str | None, str | pd.DataFrame]]) ->
         if isinstance(source, pd.DataFrame) and "model" in table:
             parts = {str(model): part for model, part in table.groupby("model", sort=False)}
         elif name is None:
-            raise BiasflowError("FairPair scores given as a DataFrame need a model column naming each row's model "
-                                "(a file's name gives it); add one.")
+            raise BiasflowError(
+                "FairPair scores given as a DataFrame need a model column naming each row's model "
+                "(a file's name gives it); add one."
+            )
         else:
             parts = {name: table}
         for model, part in parts.items():
@@ -49,10 +51,11 @@ def scores_by_model(sources: Iterable[tuple[str | None, str | pd.DataFrame]]) ->
 def check_null(scores: pd.DataFrame, model: str, what: str) -> None:
     """A model's scores must hold the permutation null that the excess R is measured against (§2.6)."""
     if scores["R_null_mean"].isna().all():
-        raise BiasflowError(f"FairPair scores of {model} have no permutation null (R_null_mean is empty), which {what} "
-                            "measures the excess R against; score them with fairpair.null_draws above 0 (and no "
-                            "folds).")
-
+        raise BiasflowError(
+            f"FairPair scores of {model} have no permutation null (R_null_mean is empty), which {what} "
+            "measures the excess R against; score them with fairpair.null_draws above 0 (and no "
+            "folds)."
+        )
 
 
 def check(config: dict, workdir: Path) -> list[str]:
@@ -61,7 +64,8 @@ def check(config: dict, workdir: Path) -> list[str]:
     for name in settings["models"] or []:
         if name not in config["models"]:
             raise BiasflowError(
-                f"config fairpair.models: {name!r} is not an entry of models:; use one of {', '.join(config['models'])}."
+                f"config fairpair.models: {name!r} is not an entry of models:; use one of "
+                f"{', '.join(config['models'])}."
             )
     perturbation = settings["perturbation"]
     if perturbation["method"] == "llm":
@@ -71,8 +75,11 @@ def check(config: dict, workdir: Path) -> list[str]:
                 "config fairpair.perturbation.model: with method llm, name a model of paraphrasers: or models: "
                 f"(got {name!r})."
             )
-    files = [("file", settings["file"]), ("occupations_file", settings["occupations_file"]),
-             ("perturbation.swaps", perturbation["swaps"])]
+    files = [
+        ("file", settings["file"]),
+        ("occupations_file", settings["occupations_file"]),
+        ("perturbation.swaps", perturbation["swaps"]),
+    ]
     if perturbation["method"] == "llm":
         files.append(("perturbation.template", perturbation["template"]))
     for key, path in files:
@@ -81,8 +88,10 @@ def check(config: dict, workdir: Path) -> list[str]:
     if settings["occupations"] is not None:
         _check_unique(settings["occupations"], "config fairpair.occupations")
     elif not settings["file"]:
-        _check_unique(load_occupations(workdir / settings["occupations_file"]),
-                      f"config fairpair.occupations_file: {settings['occupations_file']}")
+        _check_unique(
+            load_occupations(workdir / settings["occupations_file"]),
+            f"config fairpair.occupations_file: {settings['occupations_file']}",
+        )
     _check_file_names(settings["models"] or list(config["models"]))
     return []
 

@@ -15,7 +15,8 @@ from biasflow.schema import flag
 def register(commands) -> None:
     """Add FairPair's subcommand to the ``biasflow`` parser (the ``commands`` of its declaration, method.py)."""
     fair = commands.add_parser(
-        "fairpair-score", help="FairPair B, V and F of a continuation table you bring, and their summary",
+        "fairpair-score",
+        help="FairPair B, V and F of a continuation table you bring, and their summary",
         description="Score the two sides of every FairPair prompt (rows of prompt_id, side: perturbed_original "
         "or counterfactual, sample, text) with Jaccard and VADER dissimilarity: the bias B, the sampling "
         "variabilities V_pg and V_gp, and F = B^2 / (V_pg V_gp), one row per prompt and dissimilarity, with the "
@@ -33,7 +34,8 @@ def register(commands) -> None:
     fair.set_defaults(run=_score)
 
     summary = commands.add_parser(
-        "fairpair-summary", help="every FairPair table the workflow writes, from your models' two sides",
+        "fairpair-summary",
+        help="every FairPair table the workflow writes, from your models' two sides",
         description="What the workflow's fairpair_score and fairpair_summary steps write, from tables of both sides "
         "you bring (one per model, named by its file stem; the workflow's own are results/fairpair/pairs/"
         "<model>.parquet), under the workflow's names (results/fairpair/): per model its per-prompt scores, null "
@@ -43,9 +45,13 @@ def register(commands) -> None:
         "--baseline compares each model with one model only, --pairs none compares none (section 7).",
         **example("biasflow fairpair-summary --sides model_a.csv model_b.csv --out-dir fairpair/"),
     )
-    summary.add_argument("--sides", nargs="+", required=True,
-                         help="one table per model with prompt_id, side (perturbed_original or counterfactual), "
-                         "sample and text; the model is the file's stem")
+    summary.add_argument(
+        "--sides",
+        nargs="+",
+        required=True,
+        help="one table per model with prompt_id, side (perturbed_original or counterfactual), "
+        "sample and text; the model is the file's stem",
+    )
     summary.add_argument("--out-dir", required=True, help="folder for the tables and figures (created if missing)")
     _settings_flags(summary)
     for key in ("n_max", "top"):
@@ -79,21 +85,26 @@ def _score(args) -> None:
     from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
     from biasflow.fairpair.steps import score_user_sides
 
-    score_user_sides(continuations_path=args.continuations, settings=ScoreSettings.from_config(args.settings),
-                     summary_settings=BootstrapSettings.from_config(args.settings), out=args.out,
-                     summary_out=summary_out)
+    score_user_sides(
+        continuations_path=args.continuations,
+        settings=ScoreSettings.from_config(args.settings),
+        summary_settings=BootstrapSettings.from_config(args.settings),
+        out=args.out,
+        summary_out=summary_out,
+    )
 
 
 def _summary(args) -> None:
     from biasflow.fairpair.outputs import from_sides
     from biasflow.tables import check_inputs_exist, check_not_inputs, check_output_dir
 
-    sides = {}
+    sides: dict[str, str] = {}
     for path in args.sides:
         model = Path(path).stem
         if model in sides:
-            raise BiasflowError(f"--sides {sides[model]} and {path} both name model {model!r} (a file's stem); "
-                                "rename one of them.")
+            raise BiasflowError(
+                f"--sides {sides[model]} and {path} both name model {model!r} (a file's stem); rename one of them."
+            )
         sides[model] = path
     check_output_dir(args.out_dir, "--out-dir")
     scored, final = from_sides(args.out_dir, sides)
@@ -105,7 +116,11 @@ def _summary(args) -> None:
     from biasflow.fairpair.steps import tables_from_sides
 
     settings = args.settings  # the flags given over --config's values (biasflow.flags)
-    tables_from_sides(sides_paths=sides, settings=ScoreSettings.from_config(settings),
-                      summary_settings=BootstrapSettings.from_config(settings),
-                      comparison=ComparisonSettings.from_config(settings), out_dir=args.out_dir,
-                      pairs=PairChoice.from_args(args))
+    tables_from_sides(
+        sides_paths=sides,
+        settings=ScoreSettings.from_config(settings),
+        summary_settings=BootstrapSettings.from_config(settings),
+        comparison=ComparisonSettings.from_config(settings),
+        out_dir=args.out_dir,
+        pairs=PairChoice.from_args(args),
+    )

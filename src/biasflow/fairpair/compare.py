@@ -7,8 +7,8 @@ model_a the candidate, judged against a margin (:mod:`biasflow.verdicts`), one p
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,31 +20,46 @@ from biasflow.schema import default
 from biasflow.verdicts import Verdicts, judge
 
 
-def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, config: Mapping | None,
-            margin: float | None = None) -> Verdicts:
+def command(
+    paths: Sequence[str | pd.DataFrame],
+    baseline: str,
+    candidate: str,
+    config: Mapping | None,
+    margin: float | None = None,
+) -> Verdicts:
     """What ``biasflow compare --method fairpair`` reports: one judged row per dissimilarity (docs/methods.md §2.9, §7).
 
     ``config`` (a validated config, or None for the schema's defaults) gives the swap draws
     (``fairpair.null_draws``), ``fairpair.seed`` and, where ``margin`` is None, the margin
     ``power.min_effect.fairpair``.
     """
-    section = config["fairpair"] if config is not None else {key: default(f"fairpair.{key}")
-                                                              for key in ("null_draws", "seed")}
+    section = (
+        config["fairpair"]
+        if config is not None
+        else {key: default(f"fairpair.{key}") for key in ("null_draws", "seed")}
+    )
     source = "--margin"
     if margin is None:
-        margin = config["power"]["min_effect"]["fairpair"] if config is not None else default(
-            "power.min_effect.fairpair")
+        margin = (
+            config["power"]["min_effect"]["fairpair"] if config is not None else default("power.min_effect.fairpair")
+        )
         source = "power.min_effect.fairpair"
     rows = compare(paths, baseline, candidate, section["null_draws"], section["seed"])
-    rows = rows.assign(measure_name=rows["dissimilarity"] + " excess R", unit="prompts", n_units=rows["n_prompts"],
-                       note=None, why_untested=np.where(
-                           np.isfinite(rows["lo90"]), None,
-                           "fewer than 2 prompts both models tested, or no spread between them (docs/methods.md §2.9)"))
+    rows = rows.assign(
+        measure_name=rows["dissimilarity"] + " excess R",
+        unit="prompts",
+        n_units=rows["n_prompts"],
+        note=None,
+        why_untested=np.where(
+            np.isfinite(rows["lo90"]),
+            np.asarray(None, dtype=object),  # tested: no reason
+            "fewer than 2 prompts both models tested, or no spread between them (docs/methods.md §2.9)",
+        ),
+    )
     return Verdicts("fairpair", baseline, candidate, source, judge(rows, margin))
 
 
-def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, swaps: int,
-            seed: int) -> pd.DataFrame:
+def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, swaps: int, seed: int) -> pd.DataFrame:
     """The comparison rows of ``candidate`` (model_a) against ``baseline`` (model_b).
 
     ``paths``: each model's per-prompt scores, a file named after its model or a DataFrame
@@ -55,14 +70,18 @@ def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, 
     models = scores_by_model((None if isinstance(path, pd.DataFrame) else Path(path).stem, path) for path in paths)
     for flag, model in (("--baseline", baseline), ("--candidate", candidate)):
         if model not in models:
-            raise BiasflowError(f"{flag} {model!r} is not among the score files, whose names are the models: "
-                                f"{', '.join(sorted(models))}; give results/fairpair/{model}.csv too.")
+            raise BiasflowError(
+                f"{flag} {model!r} is not among the score files, whose names are the models: "
+                f"{', '.join(sorted(models))}; give results/fairpair/{model}.csv too."
+            )
     for model in (candidate, baseline):
         check_null(models[model], model, "the comparison")
     scores = pd.concat([models[model].assign(model=model) for model in (candidate, baseline)], ignore_index=True)
     rows = comparison_table(scores, swaps, seed, pairs=[(candidate, baseline)])
     if not (rows["n_prompts"] > 0).any():
-        raise BiasflowError(f"{candidate} and {baseline} share no tested prompt (one whose R re-splitting moves) in "
-                            "any dissimilarity: they did not continue the same prompts, so there is nothing to "
-                            "compare them on.")
+        raise BiasflowError(
+            f"{candidate} and {baseline} share no tested prompt (one whose R re-splitting moves) in "
+            "any dissimilarity: they did not continue the same prompts, so there is nothing to "
+            "compare them on."
+        )
     return rows

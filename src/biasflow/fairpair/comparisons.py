@@ -1,4 +1,4 @@
-"""Paired comparisons of FairPair models: is model A's excess R lower than B's on the same prompts? (docs/methods.md §2.9)
+"""Paired comparisons of FairPair models: is model A's excess R lower than B's on the same prompts? (methods.md §2.9)
 
 Every model continued the same prompts, so the difference of two models' excess R is more
 precise than either: a prompt that reads as biased to both moves both alike. Per
@@ -30,8 +30,8 @@ id, so adding a model, or a prompt, moves no other pair's or prompt's draws.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -46,8 +46,21 @@ from biasflow.settings import StepSettings
 from biasflow.verdicts import LEVEL
 
 FAIRPAIR_COMPARISON_COLUMNS = [
-    "dissimilarity", "model_a", "model_b", "R_excess_a", "R_excess_b", "difference", "difference_lo",
-    "difference_hi", "p", "p_holm", "p_bh", "n_prompts", "lo90", "hi90", "p_worse",
+    "dissimilarity",
+    "model_a",
+    "model_b",
+    "R_excess_a",
+    "R_excess_b",
+    "difference",
+    "difference_lo",
+    "difference_hi",
+    "p",
+    "p_holm",
+    "p_bh",
+    "n_prompts",
+    "lo90",
+    "hi90",
+    "p_worse",
 ]
 # What the excess R of a prompt is read from (:func:`tested_prompts`), and which of it are numbers: all a command that
 # compares or plans from score files needs of them, so files written before a later column was added still serve.
@@ -67,8 +80,9 @@ class ComparisonSettings(StepSettings):
     seed: int
 
 
-def comparison_table(scores: pd.DataFrame, swaps: int, seed: int,
-                     pairs: PairChoice | Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
+def comparison_table(
+    scores: pd.DataFrame, swaps: int, seed: int, pairs: PairChoice | Sequence[tuple[str, str]] | None = None
+) -> pd.DataFrame:
     """Pairs of models in the per-prompt ``scores`` (a ``model`` column) compared (docs/methods.md §2.9).
 
     ``swaps`` swap draws (0: ``p`` is NaN), seeded by ``seed`` and the dissimilarity's name;
@@ -77,23 +91,27 @@ def comparison_table(scores: pd.DataFrame, swaps: int, seed: int,
     """
     rows = []
     for name in (d for d in choices("fairpair.dissimilarities") if d in set(scores["dissimilarity"])):
-        tested = {model: tested_prompts(part) for model, part in scores[scores["dissimilarity"] == name].groupby("model")}
+        tested = {
+            model: tested_prompts(part) for model, part in scores[scores["dissimilarity"] == name].groupby("model")
+        }
         for a, b in compared(pairs, tested):
-            rows.append({"dissimilarity": name, "model_a": a, "model_b": b,
-                         **pair_row(tested[a], tested[b], swaps, seed, name)})
+            rows.append(
+                {"dissimilarity": name, "model_a": a, "model_b": b, **pair_row(tested[a], tested[b], swaps, seed, name)}
+            )
     return adjust(pd.DataFrame(rows, columns=FAIRPAIR_COMPARISON_COLUMNS), FAMILY)
 
 
 def tested_prompts(part: pd.DataFrame) -> pd.DataFrame:
-    """A model's tested prompts (an R, a null centre and a null spread above 0): their excess and weight, by prompt id."""
+    """A model's tested prompts (an R, a null centre, a null spread above 0): their excess and weight, by prompt id."""
     R, centre, spread = (part[c].to_numpy(dtype=np.float64) for c in ("R", "R_null_mean", "R_null_sd"))
     keep = np.isfinite(R) & np.isfinite(centre) & (spread > 0)
-    return pd.DataFrame({"excess": (R - centre)[keep], "weight": 1 / spread[keep]},
-                        index=part["prompt_id"].astype(str).to_numpy()[keep]).sort_index()
+    return pd.DataFrame(
+        {"excess": (R - centre)[keep], "weight": 1 / spread[keep]}, index=part["prompt_id"].astype(str).to_numpy()[keep]
+    ).sort_index()
 
 
 def pair_row(a: pd.DataFrame, b: pd.DataFrame, swaps: int, seed: int, dissimilarity: str) -> dict:
-    """The columns after ``model_b`` of one pair, over the prompts both tested (``a``, ``b``: :func:`tested_prompts`)."""
+    """The columns after ``model_b`` of a pair, over the prompts both tested (``a``, ``b``: :func:`tested_prompts`)."""
     shared = a.index.intersection(b.index).sort_values()
     units = shared_units(a, b)
     m = units.shape[1]
@@ -101,25 +119,35 @@ def pair_row(a: pd.DataFrame, b: pd.DataFrame, swaps: int, seed: int, dissimilar
     difference, se = (float(value) for value in paired_difference(units)) if m > 1 else (own[0] - own[1], math.nan)
     half, half90 = (t_quantile(m - 1, level) * se if se > 0 else math.nan for level in (0.95, LEVEL))
     trades = swap_draws(seed, dissimilarity, shared, swaps)
-    return {"R_excess_a": own[0], "R_excess_b": own[1], "difference": difference,
-            "difference_lo": max(difference - half, -1.0), "difference_hi": min(difference + half, 1.0),
-            "p": swap_p(units, trades, difference), "n_prompts": m,
-            "lo90": max(difference - half90, -1.0), "hi90": min(difference + half90, 1.0),
-            "p_worse": t_sf(difference / se, m - 1) if se > 0 else math.nan}
+    return {
+        "R_excess_a": own[0],
+        "R_excess_b": own[1],
+        "difference": difference,
+        "difference_lo": max(difference - half, -1.0),
+        "difference_hi": min(difference + half, 1.0),
+        "p": swap_p(units, trades, difference),
+        "n_prompts": m,
+        "lo90": max(difference - half90, -1.0),
+        "hi90": min(difference + half90, 1.0),
+        "p_worse": t_sf(difference / se, m - 1) if se > 0 else math.nan,
+    }
 
 
 def swap_draws(seed: int, dissimilarity: str, prompt_ids, swaps: int) -> np.ndarray:
     """(swaps × prompts) booleans: whether each draw trades each prompt's two models, one stream per prompt id."""
-    columns = [named_rng(seed, "fairpair-compare-swaps", dissimilarity, str(prompt)).random(swaps) < 0.5
-               for prompt in prompt_ids]
+    columns = [
+        named_rng(seed, "fairpair-compare-swaps", dissimilarity, str(prompt)).random(swaps) < 0.5
+        for prompt in prompt_ids
+    ]
     return np.stack(columns, axis=1) if columns else np.zeros((swaps, 0), dtype=bool)
 
 
 def shared_units(a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
-    """(x_a, w_a, x_b, w_b) × the prompts both models tested, in prompt id order (``a``, ``b``: :func:`tested_prompts`)."""
+    """(x_a, w_a, x_b, w_b) × the prompts both tested, by prompt id (``a``, ``b``: :func:`tested_prompts`)."""
     shared = a.index.intersection(b.index).sort_values()
-    return np.stack([a.loc[shared, "excess"], a.loc[shared, "weight"], b.loc[shared, "excess"],
-                     b.loc[shared, "weight"]]).reshape(4, len(shared))
+    return np.stack(
+        [a.loc[shared, "excess"], a.loc[shared, "weight"], b.loc[shared, "excess"], b.loc[shared, "weight"]]
+    ).reshape(4, len(shared))
 
 
 def paired_difference(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -141,11 +169,12 @@ def paired_difference(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def swap_p(units: np.ndarray, trades: np.ndarray, difference: float) -> float:
-    """Two-sided p of the swap test: each draw trades the two models' (value, weight) on the prompts ``trades`` marks."""
+    """Two-sided p of the swap test: each draw trades the models' (value, weight) on the prompts ``trades`` marks."""
     if not len(trades) or not math.isfinite(difference):
         return math.nan
     first, second = units[:2], units[2:]
-    swapped = np.concatenate([np.where(trades, second[:, None], first[:, None]),
-                              np.where(trades, first[:, None], second[:, None])])
+    swapped = np.concatenate(
+        [np.where(trades, second[:, None], first[:, None]), np.where(trades, first[:, None], second[:, None])]
+    )
     null, _ = paired_difference(swapped)
     return permutation_p(abs(difference), np.abs(null))

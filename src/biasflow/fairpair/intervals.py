@@ -34,9 +34,15 @@ def weighted_mean(values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, 
     return mean, spread * math.sqrt(m / (m - 1)) if m > 1 else np.full_like(spread, math.nan)
 
 
-def studentized_interval(values: np.ndarray, rng: np.random.Generator, draws: int, confidence: float, what: str,
-                         weights: np.ndarray | None = None,
-                         limits: tuple[float, float] = (-math.inf, math.inf)) -> tuple[float, float, float]:
+def studentized_interval(
+    values: np.ndarray,
+    rng: np.random.Generator,
+    draws: int,
+    confidence: float,
+    what: str,
+    weights: np.ndarray | None = None,
+    limits: tuple[float, float] = (-math.inf, math.inf),
+) -> tuple[float, float, float]:
     """The (weighted) mean of ``values``, one per prompt, and its studentized bootstrap interval over prompts.
 
     Each of ``draws`` resamples the m prompts with replacement, each with its weight; with
@@ -61,8 +67,9 @@ def studentized_interval(values: np.ndarray, rng: np.random.Generator, draws: in
         log.info("%s: no interval (fairpair.bootstrap is 0); its bounds are NaN", what)
         return mean, math.nan, math.nan
     if not se > 0 or is_rounding(np.ptp(values), np.abs(values).max()):  # equal values written two ways too (§9)
-        log.warning("%s: no interval (%d value(s), too few or all alike: nothing to resample); its bounds are NaN",
-                    what, m)
+        log.warning(
+            "%s: no interval (%d value(s), too few or all alike: nothing to resample); its bounds are NaN", what, m
+        )
         return mean, math.nan, math.nan
     chosen = rng.integers(0, m, size=(draws, m))
     means, errors = weighted_mean(values[chosen], weights[chosen])
@@ -72,10 +79,16 @@ def studentized_interval(values: np.ndarray, rng: np.random.Generator, draws: in
     tail = (1 - confidence) / 2
     lower, upper = np.quantile(t, [tail, 1 - tail], method="inverted_cdf")
     if not (np.isfinite(lower) and np.isfinite(upper)):
-        log.warning("%s: no interval (%d values: so many resamples repeat one value that t* is unbounded); "
-                    "its bounds are NaN", what, m)
+        log.warning(
+            "%s: no interval (%d values: so many resamples repeat one value that t* is unbounded); its bounds are NaN",
+            what,
+            m,
+        )
         return mean, math.nan, math.nan
     # The limits never cut past the estimate, itself a value the mean takes: where every prompt sits at a
     # limit (all R at 1), the mean and the limit differ only by rounding, and the cut would leave it outside.
-    return (mean, max(mean - float(upper) * se, min(limits[0], mean)),
-            min(mean - float(lower) * se, max(limits[1], mean)))
+    return (
+        mean,
+        max(mean - float(upper) * se, min(limits[0], mean)),
+        min(mean - float(lower) * se, max(limits[1], mean)),
+    )

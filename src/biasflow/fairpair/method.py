@@ -11,15 +11,18 @@ def loads(config: dict) -> list[tuple[str, str]]:
     used = [("models", name) for name in own_models(config, "fairpair")]
     perturbation = config["fairpair"]["perturbation"]
     if perturbation["method"] == "llm":
-        used.append(("paraphrasers" if perturbation["model"] in config["paraphrasers"] else "models",
-                     perturbation["model"]))
+        used.append(
+            ("paraphrasers" if perturbation["model"] in config["paraphrasers"] else "models", perturbation["model"])
+        )
     return used
 
 
 def summary(config: dict) -> str:
     fairpair = config["fairpair"]
-    return (f"{fairpair['samples']} continuations per side and prompt, dissimilarities "
-            f"{', '.join(fairpair['dissimilarities'])}, perturbation by {fairpair['perturbation']['method']}.")
+    return (
+        f"{fairpair['samples']} continuations per side and prompt, dissimilarities "
+        f"{', '.join(fairpair['dissimilarities'])}, perturbation by {fairpair['perturbation']['method']}."
+    )
 
 
 METHOD = Method(
@@ -39,6 +42,8 @@ METHOD = Method(
     compare="biasflow.fairpair.compare",
     api=("biasflow.fairpair.api:fairpair_scores",),
     compare_input=("scores", "per-prompt scores, results/fairpair/<model>.csv (the file name being the model)"),
-    compare_settings=(("fairpair.null_draws", "swap draws of the paired test (0: no p)"),
-                      ("fairpair.seed", "seed of the draws")),
+    compare_settings=(
+        ("fairpair.null_draws", "swap draws of the paired test (0: no p)"),
+        ("fairpair.seed", "seed of the draws"),
+    ),
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,10 +18,7 @@ NGRAM_COLUMNS = ["ngram", "n", "count_a", "count_b", "freq_a", "freq_b", "log_ra
 _NGRAM_PSEUDOCOUNT = 1.0
 
 
-
-def differential_ngrams(
-    a_texts: Sequence[str], b_texts: Sequence[str], n_max: int, top: int
-) -> pd.DataFrame:
+def differential_ngrams(a_texts: Sequence[str], b_texts: Sequence[str], n_max: int, top: int) -> pd.DataFrame:
     """The 1- to ``n_max``-grams most over-represented on each side (paper Figure 6).
 
     N-grams are runs of :func:`tokens`-style words within one continuation. For each
@@ -42,12 +39,14 @@ def differential_ngrams(
     keys = sorted(set(counts_a) | set(counts_b))
     if not keys:
         return pd.DataFrame(columns=NGRAM_COLUMNS)
-    table = pd.DataFrame({
-        "ngram": [" ".join(k) for k in keys],
-        "n": [len(k) for k in keys],
-        "count_a": [counts_a[k] for k in keys],
-        "count_b": [counts_b[k] for k in keys],
-    })
+    table = pd.DataFrame(
+        {
+            "ngram": [" ".join(k) for k in keys],
+            "n": [len(k) for k in keys],
+            "count_a": [counts_a[k] for k in keys],
+            "count_b": [counts_b[k] for k in keys],
+        }
+    )
     by_order = table.groupby("n")
     total_a = by_order["count_a"].transform("sum").to_numpy(dtype=np.float64)
     total_b = by_order["count_b"].transform("sum").to_numpy(dtype=np.float64)

@@ -32,8 +32,19 @@ from biasflow.hashing import named_rng
 log = logging.getLogger("biasflow")
 
 NULL_DRAW_COLUMNS = ["prompt_id", "dissimilarity", "draw", "F"]
-MODEL_NULL_COLUMNS = ["F_null_mean", "F_excess", "F_excess_lo", "F_excess_hi", "n_tested", "R_excess",
-                      "R_excess_lo", "R_excess_hi", "R_null_lo", "R_null_hi", "p_perm"]
+MODEL_NULL_COLUMNS = [
+    "F_null_mean",
+    "F_excess",
+    "F_excess_lo",
+    "F_excess_hi",
+    "n_tested",
+    "R_excess",
+    "R_excess_lo",
+    "R_excess_hi",
+    "R_null_lo",
+    "R_null_hi",
+    "p_perm",
+]
 # A draw equal to the observed value up to rounding counts as at least it (matrix products
 # and direct sums of one split can differ in the last bits), as scipy.stats.permutation_test does.
 TIE_TOLERANCE = 1e-12
@@ -109,8 +120,9 @@ def prompt_null(observed: float, draws: np.ndarray) -> tuple[float, float, float
     return F_mean, float(R_draws.mean()), spread, permutation_p(R, R_draws)
 
 
-def model_null(group: pd.DataFrame, draws: pd.DataFrame, streams, bootstrap: int, confidence: float,
-               what: str) -> tuple[float, ...]:
+def model_null(
+    group: pd.DataFrame, draws: pd.DataFrame, streams, bootstrap: int, confidence: float, what: str
+) -> tuple[float, ...]:
     """:data:`MODEL_NULL_COLUMNS` of one model and dissimilarity (docs/methods.md §2.5).
 
     ``group``: per-prompt scores (``F``, ``F_null_mean``, ``R_null_mean``, ``R_null_sd``),
@@ -133,13 +145,22 @@ def model_null(group: pd.DataFrame, draws: pd.DataFrame, streams, bootstrap: int
     R, R_draws = bounded(group["F"]), bounded(_draw_matrix(draws, group["prompt_id"]))
     spread = group["R_null_sd"].to_numpy(dtype=np.float64)
     tested = ~np.isnan(R) & ~np.isnan(R_draws).any(axis=0) & (spread > 0) if len(R_draws) else np.zeros(len(R), bool)
-    headline = _headline(R[tested], R_draws[:, tested], group["R_null_mean"].to_numpy()[tested], 1 / spread[tested],
-                         streams, bootstrap, confidence, what)
+    headline = _headline(
+        R[tested],
+        R_draws[:, tested],
+        group["R_null_mean"].to_numpy()[tested],
+        1 / spread[tested],
+        streams,
+        bootstrap,
+        confidence,
+        what,
+    )
     F_excess = (group["F"] - group["F_null_mean"]).to_numpy(dtype=np.float64)
     kept = np.isfinite(F_excess)
     F_null_mean = float(group["F_null_mean"].to_numpy()[kept].mean()) if kept.any() else math.nan
-    F_interval = studentized_interval(F_excess[kept], streams("F_excess"), bootstrap, confidence,
-                                      f"{what}: F_excess", limits=(-F_null_mean, math.inf))
+    F_interval = studentized_interval(
+        F_excess[kept], streams("F_excess"), bootstrap, confidence, f"{what}: F_excess", limits=(-F_null_mean, math.inf)
+    )
     return (F_null_mean, *F_interval, int(tested.sum()), *headline)
 
 
@@ -164,16 +185,34 @@ def _draw_matrix(draws: pd.DataFrame, prompt_ids: pd.Series) -> np.ndarray:
     return matrix
 
 
-def _headline(R: np.ndarray, R_draws: np.ndarray, R_null_mean: np.ndarray, weights: np.ndarray, streams,
-              bootstrap: int, confidence: float, what: str) -> tuple[float, ...]:
+def _headline(
+    R: np.ndarray,
+    R_draws: np.ndarray,
+    R_null_mean: np.ndarray,
+    weights: np.ndarray,
+    streams,
+    bootstrap: int,
+    confidence: float,
+    what: str,
+) -> tuple[float, ...]:
     """R_excess with its interval, its null band and p_perm, over the prompts given (each with R and a null spread)."""
     if not len(R):
-        log.warning("%s: no prompt has an R that re-splitting moves (no null draws, or every prompt's texts alike); "
-                    "R_excess and p_perm are NaN", what)
+        log.warning(
+            "%s: no prompt has an R that re-splitting moves (no null draws, or every prompt's texts alike); "
+            "R_excess and p_perm are NaN",
+            what,
+        )
         return (math.nan,) * 6
     centre = float(weights @ R_null_mean / weights.sum())
-    excess = studentized_interval(R - R_null_mean, streams("R_excess"), bootstrap, confidence, f"{what}: R_excess",
-                                  weights, limits=(-centre, 1 - centre))
+    excess = studentized_interval(
+        R - R_null_mean,
+        streams("R_excess"),
+        bootstrap,
+        confidence,
+        f"{what}: R_excess",
+        weights,
+        limits=(-centre, 1 - centre),
+    )
     null_statistics, p = weighted_test(R, R_draws, weights)
     tail = (1 - confidence) / 2
     low, high = np.quantile(null_statistics - centre, [tail, 1 - tail], method="inverted_cdf")

@@ -49,6 +49,8 @@ def from_sides(out_dir: str, models) -> tuple[dict[str, dict[str, str]], dict[st
     """What ``biasflow fairpair-summary`` writes under ``out_dir``: each model's files of the score step, by model
     and role, and the summary step's, by role; no rejection rates, since no perturbation ran."""
     folder = Path(out_dir)
-    scored = {model: {role: str(folder / relative(role, model)) for role in ("scores", "null", "ngrams", "ngrams_plot")}
-              for model in models}
+    scored = {
+        model: {role: str(folder / relative(role, model)) for role in ("scores", "null", "ngrams", "ngrams_plot")}
+        for model in models
+    }
     return scored, {role: str(folder / name) for role, name in SUMMARY.items() if role != "rejections"}

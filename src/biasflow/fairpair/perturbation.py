@@ -19,9 +19,9 @@ Two implementations:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import pandas as pd
 import yaml
@@ -35,7 +35,6 @@ from biasflow.words import key as _key
 from biasflow.words import match_case as _match_case
 from biasflow.words import mentions
 from biasflow.words import phrase as _phrase
-
 
 DIRECTIONS = ("to_female", "to_male", "auto")
 REASONS = ("not_prefixed", "mentions_entity", "too_different")
@@ -100,14 +99,13 @@ class Swapper:
         markers = list(object_markers)
         if not all(isinstance(m, str) for m in markers):
             raise BiasflowError(
-                f"{source}: object_markers must be words; "
-                'quote the ones YAML reads as booleans ("no", "on", "off").'
+                f'{source}: object_markers must be words; quote the ones YAML reads as booleans ("no", "on", "off").'
             )
         self._markers = frozenset(m.lower() for m in markers)
         self._patterns: dict[tuple[str, str], re.Pattern] = {}
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "Swapper":
+    def from_file(cls, path: str | Path) -> Swapper:
         """Read a swap mapping (YAML with ``words``, ``names``, ``object_markers``; ``bundled:fairpair/swaps.yaml``)."""
         path = Path(path)
         if not path.is_file():
@@ -230,7 +228,9 @@ def _check_pairs(pairs: Iterable[Pair], what: str, source: str) -> list[tuple[st
     return checked
 
 
-def rule_perturb(prompts: pd.DataFrame, continuations: pd.DataFrame, swapper: Swapper) -> tuple[pd.DataFrame, pd.DataFrame]:
+def rule_perturb(
+    prompts: pd.DataFrame, continuations: pd.DataFrame, swapper: Swapper
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """a_i = φ(G_i(x)) by the rule-based swapper (docs/methods.md §2.1).
 
     ``prompts`` needs ``prompt_id, entity, counterpart, descriptor, counterpart_descriptor``;
@@ -246,10 +246,13 @@ def rule_perturb(prompts: pd.DataFrame, continuations: pd.DataFrame, swapper: Sw
     perturbed = continuations[["prompt_id", "sample"]].copy()
     perturbed["text"] = [
         swapper.swap(
-            text, by_id.at[pid, "entity"], by_id.at[pid, "counterpart"],
-            descriptor=by_id.at[pid, "descriptor"], counterpart_descriptor=by_id.at[pid, "counterpart_descriptor"],
+            text,
+            by_id.at[pid, "entity"],
+            by_id.at[pid, "counterpart"],
+            descriptor=by_id.at[pid, "descriptor"],
+            counterpart_descriptor=by_id.at[pid, "counterpart_descriptor"],
         )
-        for pid, text in zip(continuations["prompt_id"], continuations["text"])
+        for pid, text in zip(continuations["prompt_id"], continuations["text"], strict=True)
     ]
     rejections = continuations.groupby("prompt_id", as_index=False).size().rename(columns={"size": "n"})
     rejections["n_accepted"] = rejections["n"]
@@ -352,7 +355,7 @@ def filter_perturbation(
         return None, "mentions_entity"
     if jaccard_distance(tokens(original_text), tokens(text)) > max_jaccard + _ROUNDING:
         return None, "too_different"
-    return text[len(prefix):].strip(), None
+    return text[len(prefix) :].strip(), None
 
 
 def llm_perturb(
@@ -393,9 +396,10 @@ def llm_perturb(
     unique = list(dict.fromkeys(requests))
     outputs = dict(zip(unique, generate(unique), strict=True))
 
-    accepted, counts = [], {}
+    accepted: list[tuple] = []
+    counts: dict[str, dict[str, int]] = {}
     for (prompt_id, sample, continuation), request in zip(
-        continuations[PERTURBED_COLUMNS].itertuples(index=False), requests
+        continuations[PERTURBED_COLUMNS].itertuples(index=False), requests, strict=True
     ):
         row = by_id.loc[prompt_id]
         perturbed, reason = filter_perturbation(

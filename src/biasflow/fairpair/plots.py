@@ -25,16 +25,24 @@ def plot_summary(table: pd.DataFrame, path: str | Path) -> None:
     """
     plt = pyplot()
     names = sorted(table["dissimilarity"].unique())
-    fig, axes = plt.subplots(1, len(names), figsize=(4.5 * len(names), 0.6 * table["model"].nunique() + 2),
-                             squeeze=False)
-    for ax, name in zip(axes[0], names):
+    fig, axes = plt.subplots(
+        1, len(names), figsize=(4.5 * len(names), 0.6 * table["model"].nunique() + 2), squeeze=False
+    )
+    for ax, name in zip(axes[0], names, strict=True):
         rows = table[table["dissimilarity"] == name].sort_values("model")
         y = list(range(len(rows)))
         errors = [rows["R_excess"] - rows["R_excess_lo"], rows["R_excess_hi"] - rows["R_excess"]]
-        for row, (low, high) in zip(y, zip(rows["R_null_lo"], rows["R_null_hi"])):
+        for row, (low, high) in zip(y, zip(rows["R_null_lo"], rows["R_null_hi"], strict=True), strict=True):
             if np.isfinite(low) and np.isfinite(high):  # where chance alone puts the excess (docs/methods.md §2.5)
-                ax.fill_betweenx([row - 0.3, row + 0.3], low, high, color="gray", alpha=0.25, lw=0,
-                                 label="no-bias null, 95%" if row == 0 else None)
+                ax.fill_betweenx(
+                    [row - 0.3, row + 0.3],
+                    low,
+                    high,
+                    color="gray",
+                    alpha=0.25,
+                    lw=0,
+                    label="no-bias null, 95%" if row == 0 else None,
+                )
         ax.errorbar(rows["R_excess"], y, xerr=errors, fmt="o", capsize=3, label="excess R, 95% interval")
         ax.axvline(0.0, color="gray", ls="--", lw=1)
         ax.set_yticks(y, rows["model"])
@@ -59,7 +67,7 @@ def plot_ngrams(ngrams: pd.DataFrame, path, title: str = "") -> None:
     rows = max(1, *(int((ngrams["side"] == s).sum()) for s in SIDES))
     fig, axes = plt.subplots(1, 2, figsize=(11, 1.2 + 0.28 * rows), squeeze=False)
     labels = {SIDES[0]: "φ(G(x)): original prompt, perturbed after", SIDES[1]: "G(φ(x)): perturbed prompt"}
-    for ax, side, own in zip(axes[0], SIDES, ("freq_a", "freq_b")):
+    for ax, side, own in zip(axes[0], SIDES, ("freq_a", "freq_b"), strict=True):
         part = ngrams[ngrams["side"] == side].sort_values(own, ascending=True)
         y = np.arange(len(part))
         ax.barh(y - 0.2, part["freq_a"], height=0.4, color="tab:blue", label=labels[SIDES[0]])
@@ -78,8 +86,9 @@ def plot_ngrams(ngrams: pd.DataFrame, path, title: str = "") -> None:
     save_png(fig, path)
 
 
-def plot_comparisons(summary: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, *,
-                     against_baseline: bool = False) -> None:
+def plot_comparisons(
+    summary: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, *, against_baseline: bool = False
+) -> None:
     """Per dissimilarity: models ordered by their excess R with its interval, and which pairs the paired tests separate.
 
     The summary's ``R_excess`` and interval on the left; on the right every pair's difference
@@ -90,11 +99,14 @@ def plot_comparisons(summary: pd.DataFrame, comparisons: pd.DataFrame, path: str
     panels = []
     for name in sorted(summary["dissimilarity"].unique()):
         rows = summary[summary["dissimilarity"] == name].rename(
-            columns={"R_excess": "estimate", "R_excess_lo": "low", "R_excess_hi": "high"})
-        panels.append((name, rows[["model", "estimate", "low", "high"]],
-                       comparisons[comparisons["dissimilarity"] == name]))
-    plot_separations(panels, "excess R (left: less bias beyond sampling variability)", path,
-                     against_baseline=against_baseline)
+            columns={"R_excess": "estimate", "R_excess_lo": "low", "R_excess_hi": "high"}
+        )
+        panels.append(
+            (name, rows[["model", "estimate", "low", "high"]], comparisons[comparisons["dissimilarity"] == name])
+        )
+    plot_separations(
+        panels, "excess R (left: less bias beyond sampling variability)", path, against_baseline=against_baseline
+    )
 
 
 def plot_variance(variance: pd.DataFrame, path: str | Path) -> None:
@@ -104,6 +116,8 @@ def plot_variance(variance: pd.DataFrame, path: str | Path) -> None:
     and other samples of the same prompts: the longer part is where more data buys the most,
     more prompts or more samples per side.
     """
-    panels = [(f"{name}: variance of the excess R by source", rows.sort_values("model"))
-              for name, rows in variance.groupby("dissimilarity", sort=True)]
+    panels = [
+        (f"{name}: variance of the excess R by source", rows.sort_values("model"))
+        for name, rows in variance.groupby("dissimilarity", sort=True)
+    ]
     plot_components(panels, "model", SOURCES, "variance of R_excess (sd_total is its square root)", path)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -35,7 +36,7 @@ log = logging.getLogger("biasflow")
 class Settings(PowerSettings):
     """``power.alpha``, ``power.power`` and ``power.min_effect.fairpair`` (an excess R, and the gate's margin)."""
 
-    keys = {**PowerSettings.keys, "min_effect": "power.min_effect.fairpair"}
+    keys: ClassVar[Mapping[str, str | None]] = {**PowerSettings.keys, "min_effect": "power.min_effect.fairpair"}
 
 
 def plan(sources: Mapping[str, Sequence[str | pd.DataFrame]], settings: Settings) -> pd.DataFrame:
@@ -60,16 +61,32 @@ def model_rows(scores: pd.DataFrame, model: str, settings: Settings) -> list[dic
         z = (part["R"] - part["R_null_mean"]).to_numpy(dtype=np.float64)[tested] * weights
         sd = float(z.std(ddof=1) / weights.mean()) if len(z) > 1 else math.nan
         if not sd > 0:
-            log.warning("%s, %s: the excess R of %d prompt(s) has no spread to plan from; its mdd and n_needed "
-                        "are NaN", model, dissimilarity, len(z))
+            log.warning(
+                "%s, %s: the excess R of %d prompt(s) has no spread to plan from; its mdd and n_needed are NaN",
+                model,
+                dissimilarity,
+                len(z),
+            )
             sd = math.nan
-        rows.append({
-            "model": model, "scope": dissimilarity, "subgroup": "", "measure": "excess R", "unit": "prompts",
-            "n": len(z), "n_other": math.nan, "n_effective": len(z),
-            "baseline": float(weights @ part["R_null_mean"].to_numpy()[tested] / weights.sum()) if len(z) else math.nan,
-            "sd": sd, "mdd": mean_mdd(sd, len(z), one_sided, settings.power), "target": settings.min_effect,
-            "n_needed": mean_needed(sd, settings.min_effect, one_sided, settings.power),
-        })
+        rows.append(
+            {
+                "model": model,
+                "scope": dissimilarity,
+                "subgroup": "",
+                "measure": "excess R",
+                "unit": "prompts",
+                "n": len(z),
+                "n_other": math.nan,
+                "n_effective": len(z),
+                "baseline": float(weights @ part["R_null_mean"].to_numpy()[tested] / weights.sum())
+                if len(z)
+                else math.nan,
+                "sd": sd,
+                "mdd": mean_mdd(sd, len(z), one_sided, settings.power),
+                "target": settings.min_effect,
+                "n_needed": mean_needed(sd, settings.min_effect, one_sided, settings.power),
+            }
+        )
     return rows
 
 
@@ -90,12 +107,23 @@ def pair_rows(scores: pd.DataFrame, settings: Settings) -> list[dict]:
             m = units.shape[1]
             se = float(paired_difference(units)[1]) if m > 1 else math.nan
             sd = se * math.sqrt(m) if se > 0 else math.nan
-            rows.append({
-                "model": f"{a} vs {b}", "scope": dissimilarity, "subgroup": "", "measure": "paired excess R difference",
-                "unit": "prompts", "n": m, "n_other": math.nan, "n_effective": m, "baseline": 0.0, "sd": sd,
-                "mdd": mean_mdd(sd, m, settings.alpha, settings.power), "target": settings.min_effect,
-                "n_needed": mean_needed(sd, settings.min_effect, settings.alpha, settings.power),
-            })
+            rows.append(
+                {
+                    "model": f"{a} vs {b}",
+                    "scope": dissimilarity,
+                    "subgroup": "",
+                    "measure": "paired excess R difference",
+                    "unit": "prompts",
+                    "n": m,
+                    "n_other": math.nan,
+                    "n_effective": m,
+                    "baseline": 0.0,
+                    "sd": sd,
+                    "mdd": mean_mdd(sd, m, settings.alpha, settings.power),
+                    "target": settings.min_effect,
+                    "n_needed": mean_needed(sd, settings.min_effect, settings.alpha, settings.power),
+                }
+            )
     return rows
 
 
@@ -111,7 +139,17 @@ def noninferiority_rows(scores: pd.DataFrame, settings: Settings) -> list[dict]:
     if not pairs:
         return []
     table = comparison_table(scores, 0, 0, pairs=pairs)
-    return [noninferiority_row(model=f"{row.model_a} vs {row.model_b}", scope=row.dissimilarity, subgroup="",
-                               what="excess R", unit="prompts", n=row.n_prompts, lo90=row.lo90, hi90=row.hi90,
-                               settings=settings)
-            for row in table.itertuples(index=False)]
+    return [
+        noninferiority_row(
+            model=f"{row.model_a} vs {row.model_b}",
+            scope=row.dissimilarity,
+            subgroup="",
+            what="excess R",
+            unit="prompts",
+            n=row.n_prompts,
+            lo90=row.lo90,
+            hi90=row.hi90,
+            settings=settings,
+        )
+        for row in table.itertuples(index=False)
+    ]

@@ -14,21 +14,29 @@ exact here. A user's own prompts (:func:`load_prompt_file`) get φ(x) from the r
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pandas as pd
 
 from biasflow.errors import BiasflowError
-from biasflow.hashing import stable_hash
 from biasflow.fairpair.perturbation import Swapper
-from biasflow.words import mentions
+from biasflow.hashing import stable_hash
 from biasflow.settings import StepSettings
 from biasflow.tables import read_table
+from biasflow.words import mentions
 
 PAIR_PROMPT_COLUMNS = [
-    "prompt_id", "occupation", "entity", "counterpart", "descriptor", "counterpart_descriptor",
-    "text", "perturbed_text",
+    "prompt_id",
+    "occupation",
+    "entity",
+    "counterpart",
+    "descriptor",
+    "counterpart_descriptor",
+    "text",
+    "perturbed_text",
 ]
 PAIR_KEYS = ("name", "counterpart", "descriptor", "counterpart_descriptor")
 TEMPLATE = "{name} is {descriptor}, working as {article} {occupation}."
@@ -44,7 +52,7 @@ class PromptSettings(StepSettings):
     """
 
     section = "fairpair"
-    keys = {"swaps": "fairpair.perturbation.swaps"}
+    keys: ClassVar[Mapping[str, str | None]] = {"swaps": "fairpair.perturbation.swaps"}
 
     pairs: list[dict]
     extra_descriptors: list[dict]
@@ -65,12 +73,14 @@ def build_prompts(settings: PromptSettings) -> pd.DataFrame:
     """Common Sents prompts, or the user's own file, with their counterfactuals."""
     if settings.file:
         return load_prompt_file(settings.file, Swapper.from_file(settings.swaps))
-    occupations = settings.occupations if settings.occupations is not None else load_occupations(settings.occupations_file)
+    occupations = (
+        settings.occupations if settings.occupations is not None else load_occupations(settings.occupations_file)
+    )
     return common_sents(settings.pairs, occupations, settings.extra_descriptors)
 
 
 def article(word: str) -> str:
-    """"an" before a vowel letter, else "a" ("an engineer", "a doctor").
+    """ "an" before a vowel letter, else "a" ("an engineer", "a doctor").
 
     A spelling rule, not a sound rule: it is right for all 60 Common Sents occupations,
     but a user's "honest …" or "university …" would get the wrong article.
@@ -112,8 +122,16 @@ def common_sents(pairs: list[dict], occupations: list[str], extra_descriptors: l
         text = fill(pair["name"], descriptor, occupation)
         perturbed = fill(pair["counterpart"], counterpart_descriptor, occupation)
         rows.append(
-            [stable_hash(text, perturbed), occupation, pair["name"], pair["counterpart"], descriptor,
-             counterpart_descriptor, text, perturbed]
+            [
+                stable_hash(text, perturbed),
+                occupation,
+                pair["name"],
+                pair["counterpart"],
+                descriptor,
+                counterpart_descriptor,
+                text,
+                perturbed,
+            ]
         )
     table = pd.DataFrame(rows, columns=PAIR_PROMPT_COLUMNS)
     duplicated = table.loc[table["prompt_id"].duplicated(), "text"]
@@ -172,10 +190,10 @@ def load_occupations(path: str | Path) -> list[str]:
 def load_prompt_file(path: str | Path, swapper: Swapper) -> pd.DataFrame:
     """A user's own FairPair prompts: CSV or TSV with ``text, entity, counterpart`` per row.
 
-    Optional columns ``occupation``, ``descriptor`` and ``counterpart_descriptor`` are kept
-    (empty when absent); the descriptors also help the swapper tell the direction when
-    the names are not in its list. ``perturbed_text`` is φ(text) by ``swapper``. Every text must mention its entity (whole word, any case), since
-    φ has nothing to change otherwise.
+    Optional columns ``occupation``, ``descriptor`` and ``counterpart_descriptor`` are kept (empty when absent); the
+    descriptors also help the swapper tell the direction when the names are not in its list. ``perturbed_text`` is
+    φ(text) by ``swapper``. Every text must mention its entity (whole word, any case), since φ has nothing to change
+    otherwise.
     """
     table = read_table(path, ["text", "entity", "counterpart"], "FairPair prompt file")
     if table.empty:
@@ -193,12 +211,15 @@ def load_prompt_file(path: str | Path, swapper: Swapper) -> pd.DataFrame:
             raise BiasflowError(f"{where}: the text does not mention its entity {row.entity!r}; fix the row.")
         perturbed.append(
             swapper.swap(
-                row.text, row.entity, row.counterpart,
-                descriptor=row.descriptor or None, counterpart_descriptor=row.counterpart_descriptor or None,
+                row.text,
+                row.entity,
+                row.counterpart,
+                descriptor=row.descriptor or None,
+                counterpart_descriptor=row.counterpart_descriptor or None,
             )
         )
     table["perturbed_text"] = perturbed
-    table["prompt_id"] = [stable_hash(t, p) for t, p in zip(table["text"], table["perturbed_text"])]
+    table["prompt_id"] = [stable_hash(t, p) for t, p in zip(table["text"], table["perturbed_text"], strict=True)]
     repeated = table.loc[table["prompt_id"].duplicated(), "text"]
     if len(repeated):
         raise BiasflowError(f"FairPair prompt file {path} has the prompt {repeated.iloc[0]!r} twice; keep one.")

@@ -30,6 +30,8 @@ def samples_sd(full: np.ndarray) -> float:
         return math.nan
     slope_B = 2 * B * V[0] * V[1] / scale
     slope_V = (-(B**2) * V[1] / scale, -(B**2) * V[0] / scale)
-    influence = [slope_B * (cross.mean(axis=1 - side) - B)
-                 + slope_V[side] * 2 * (within[side].sum(axis=1) / (n - 1) - V[side]) for side in (0, 1)]
+    influence = [
+        slope_B * (cross.mean(axis=1 - side) - B) + slope_V[side] * 2 * (within[side].sum(axis=1) / (n - 1) - V[side])
+        for side in (0, 1)
+    ]
     return math.sqrt(sum(float((values**2).sum()) for values in influence)) / n

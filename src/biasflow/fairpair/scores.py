@@ -33,15 +33,22 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterable, Iterator
 
 import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.null import (
-    MODEL_NULL_COLUMNS, NULL_DRAW_COLUMNS, bounded, model_null, prompt_null, prompt_stream, random_splits, split_parts,
+    MODEL_NULL_COLUMNS,
+    NULL_DRAW_COLUMNS,
+    bounded,
+    model_null,
+    prompt_null,
+    prompt_stream,
+    random_splits,
+    split_parts,
 )
 from biasflow.fairpair.sampling import samples_sd
 from biasflow.fairpair.tokens import tokens
@@ -62,17 +69,44 @@ SENTIMENT_COLUMN = "vader"
 _INPUT = {"jaccard": "text", "sentiment": SENTIMENT_COLUMN}
 # Moments of a prompt's cross-pair and within-side dissimilarities (over samples, also with folds).
 MOMENT_COLUMNS = ["cross_n", "cross_mean", "cross_m2", "within_n", "within_mean", "within_m2"]
-PROMPT_SCORE_COLUMNS = ["prompt_id", "dissimilarity", "B", "V_pg", "V_gp", "F", "R", "n", *MOMENT_COLUMNS,
-                        "F_null_mean", "R_null_mean", "R_null_sd", "p_perm", "R_samples_sd"]
+PROMPT_SCORE_COLUMNS = [
+    "prompt_id",
+    "dissimilarity",
+    "B",
+    "V_pg",
+    "V_gp",
+    "F",
+    "R",
+    "n",
+    *MOMENT_COLUMNS,
+    "F_null_mean",
+    "R_null_mean",
+    "R_null_sd",
+    "p_perm",
+    "R_samples_sd",
+]
 SUMMARY_COLUMNS = [
-    "model", "dissimilarity", "n_prompts", "mean_F", "F_ci_low", "F_ci_high", "n_infinite_F", "n_undefined_F",
-    *MODEL_NULL_COLUMNS, "mean_B", "mean_V_pg", "mean_V_gp", "F_of_means", "welch_t", "welch_p",
+    "model",
+    "dissimilarity",
+    "n_prompts",
+    "mean_F",
+    "F_ci_low",
+    "F_ci_high",
+    "n_infinite_F",
+    "n_undefined_F",
+    *MODEL_NULL_COLUMNS,
+    "mean_B",
+    "mean_V_pg",
+    "mean_V_gp",
+    "F_of_means",
+    "welch_t",
+    "welch_p",
 ]
 
 
 @dataclass(frozen=True)
 class ScoreSettings(StepSettings):
-    """What FairPair's score step reads (docs/methods.md §2.2-2.6): dissimilarities, k folds, n-grams, the null's draws."""
+    """What FairPair's score step reads (docs/methods.md §2.2-2.6): dissimilarities, folds, n-grams, null draws."""
 
     section = "fairpair"
 
@@ -113,8 +147,9 @@ def fairpair_scores(continuations: pd.DataFrame, dissimilarities: Iterable[str],
     return scores_and_null(continuations, dissimilarities, folds, null_draws=0, seed=0)[0]
 
 
-def scores_and_null(continuations: pd.DataFrame, dissimilarities: Iterable[str], folds: int | None,
-                    null_draws: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def scores_and_null(
+    continuations: pd.DataFrame, dissimilarities: Iterable[str], folds: int | None, null_draws: int, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """B, V_pg, V_gp and F (docs/methods.md §2.3) per prompt and dissimilarity, with the permutation null's draws.
 
     ``continuations`` has :data:`SIDE_COLUMNS`: per prompt, n samples on each of the two
@@ -168,7 +203,7 @@ def scores_and_null(continuations: pd.DataFrame, dissimilarities: Iterable[str],
             B, V_pg, V_gp = cross.mean(), _off_diagonal_mean(within_a), _off_diagonal_mean(within_b)
             F = fairpair_f(B, V_pg, V_gp)
             null = (math.nan,) * 4
-            if with_null:
+            if splits is not None:  # with the null
                 null_F = np.atleast_1d(fairpair_f(*split_parts(full, splits)))
                 null = prompt_null(F, null_F)
                 null_rows.append((prompt_id, name, null_F))
@@ -180,17 +215,23 @@ def _draw_table(null_rows: list[tuple], draws: int) -> pd.DataFrame:
     """:data:`NULL_DRAW_COLUMNS` from (prompt_id, dissimilarity, F of every draw) per prompt and dissimilarity."""
     if not null_rows:
         return pd.DataFrame(columns=NULL_DRAW_COLUMNS)
-    prompt_ids, names, values = zip(*null_rows)
-    return pd.DataFrame({
-        "prompt_id": np.repeat(np.array(prompt_ids, dtype=object), draws),
-        "dissimilarity": np.repeat(np.array(names, dtype=object), draws),
-        "draw": np.tile(np.arange(draws), len(values)),
-        "F": np.concatenate(values),
-    })
+    prompt_ids, names, values = zip(*null_rows, strict=True)
+    return pd.DataFrame(
+        {
+            "prompt_id": np.repeat(np.array(prompt_ids, dtype=object), draws),
+            "dissimilarity": np.repeat(np.array(names, dtype=object), draws),
+            "draw": np.tile(np.arange(draws), len(values)),
+            "F": np.concatenate(values),
+        }
+    )
 
 
-def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, settings: BootstrapSettings | None = None,
-              confidence: float = 0.95) -> pd.DataFrame:
+def summarise(
+    scores: pd.DataFrame,
+    draws: pd.DataFrame | None = None,
+    settings: BootstrapSettings | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
     """One row per model × dissimilarity: mean F with its CI, the permutation null's test, B and V's, Welch's test.
 
     ``scores`` is :func:`fairpair_scores` output with a ``model`` column. Per model and
@@ -243,25 +284,38 @@ def summarise(scores: pd.DataFrame, draws: pd.DataFrame | None = None, settings:
             log.info(
                 "%s, %s: of %d prompts, %d have an infinite F (a side without variation, sides that differ) and %d an "
                 "undefined one (nothing differs); both are left out of mean_F and counted in the summary",
-                model, name, len(F), infinite, undefined,
+                model,
+                name,
+                len(F),
+                infinite,
+                undefined,
             )
         mean_F, low, high = t_interval(finite, confidence, NON_NEGATIVE)  # F ≥ 0
         t, p = _welch(group)
         means = group["B"].mean(), group["V_pg"].mean(), group["V_gp"].mean()
         null = (math.nan,) * len(MODEL_NULL_COLUMNS)
-        if null_groups:
+        if null_groups and draws is not None:  # draws is given wherever there are null groups
             mine = null_groups.get((model, name), draws.iloc[0:0])
-            null = model_null(group, mine, _bootstrap_streams(settings.seed, model, name), settings.bootstrap,
-                              confidence, f"{model}, {name}")
-        out.append((model, name, len(group), mean_F, low, high, infinite, undefined, *null, *means,
-                    fairpair_f(*means), t, p))
+            null = model_null(
+                group,
+                mine,
+                _bootstrap_streams(settings.seed, model, name),
+                settings.bootstrap,
+                confidence,
+                f"{model}, {name}",
+            )
+        out.append(
+            (model, name, len(group), mean_F, low, high, infinite, undefined, *null, *means, fairpair_f(*means), t, p)
+        )
     return pd.DataFrame(out, columns=SUMMARY_COLUMNS)
 
 
 def _bootstrap_streams(seed: int, model, dissimilarity: str):
     """The bootstrap's stream of one statistic of one model and dissimilarity, keyed by their names."""
+
     def stream(statistic: str) -> np.random.Generator:
         return named_rng(seed, "fairpair-bootstrap", str(model), dissimilarity, statistic)
+
     return stream
 
 
@@ -281,7 +335,9 @@ def _check_dissimilarities(names) -> tuple[str, ...]:
     known = choices("fairpair.dissimilarities")
     unknown = [s for s in names if s not in known]
     if unknown:
-        raise BiasflowError(f"unknown FairPair dissimilarity(ies) {_name_some(unknown)}; use any of {', '.join(known)}.")
+        raise BiasflowError(
+            f"unknown FairPair dissimilarity(ies) {_name_some(unknown)}; use any of {', '.join(known)}."
+        )
     if not names:
         raise BiasflowError(f"no FairPair dissimilarity given; use any of {', '.join(known)}.")
     return names
@@ -314,7 +370,7 @@ def _check_continuations(table: pd.DataFrame, what: str, equal_sizes: bool) -> N
         named = (missing[["prompt_id", "side", "sample"]].astype(str).agg("/".join, axis=1)).tolist()
         raise BiasflowError(
             f"{what} has {len(missing)} row(s) without a text: {_name_some(named)}; every sample needs its "
-            "continuation (write \"\" for a model that wrote nothing), or drop those samples on both sides."
+            'continuation (write "" for a model that wrote nothing), or drop those samples on both sides.'
         )
     sizes = table.groupby(["prompt_id", "side"]).size().unstack("side").reindex(columns=list(SIDES))
     one_sided = sizes.index[sizes.isna().any(axis=1)]
@@ -359,7 +415,8 @@ def _check_sentiment(table: pd.DataFrame, dissimilarities: tuple[str, ...], what
     if SENTIMENT_COLUMN not in table.columns or table[SENTIMENT_COLUMN].isna().any():
         raise BiasflowError(
             f"{what} needs a {SENTIMENT_COLUMN!r} column (the VADER compound score of every text) for the "
-            "sentiment dissimilarity; score the texts with the vader scorer first (biasflow.fairpair.steps.with_vader), "
+            "sentiment dissimilarity; score the texts with the vader scorer first "
+            "(biasflow.fairpair.steps.with_vader), "
             "or use the jaccard dissimilarity only."
         )
 
@@ -374,7 +431,7 @@ def _prompt_sides(table: pd.DataFrame) -> Iterator[tuple[object, dict[str, np.nd
     columns = {column: ordered[column].to_numpy() for column in ("side", *_INPUT.values()) if column in ordered}
     codes, _ = pd.factorize(ids)
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    for start, end in zip(starts, np.r_[starts[1:], len(ids)]):
+    for start, end in zip(starts, np.r_[starts[1:], len(ids)], strict=True):
         yield ids[start], {column: values[start:end] for column, values in columns.items()}
 
 
@@ -452,14 +509,16 @@ def _moments(values: np.ndarray) -> tuple[int, float, float]:
 def _welch(prompts: pd.DataFrame) -> tuple[float, float]:
     """Welch's t-test of {d(a_i, b_j)} against {d(a_i, a_j), i<j} ∪ {d(b_i, b_j), i<j}, all prompts pooled."""
     (n_cross, mean_cross, sd_cross), (n_within, mean_within, sd_within) = (
-        _pooled(prompts, kind) for kind in ("cross", "within"))
+        _pooled(prompts, kind) for kind in ("cross", "within")
+    )
     if n_cross < 2 or n_within < 2:
         return math.nan, math.nan
     from scipy import stats
 
     with np.errstate(divide="ignore", invalid="ignore"):
-        result = stats.ttest_ind_from_stats(mean_cross, sd_cross, n_cross, mean_within, sd_within, n_within,
-                                            equal_var=False)
+        result = stats.ttest_ind_from_stats(
+            mean_cross, sd_cross, n_cross, mean_within, sd_within, n_within, equal_var=False
+        )
     return float(result.statistic), float(result.pvalue)
 
 

@@ -10,9 +10,9 @@ settings object of its step.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
 
 import pandas as pd
 
@@ -20,15 +20,25 @@ from biasflow.errors import BiasflowError
 from biasflow.fairpair import pages
 from biasflow.fairpair.comparisons import ComparisonSettings, comparison_table
 from biasflow.fairpair.ngrams import differential_ngrams
-from biasflow.fairpair.outputs import from_sides
 from biasflow.fairpair.null import NULL_DRAW_COLUMNS
+from biasflow.fairpair.outputs import from_sides
 from biasflow.fairpair.perturbation import (
-    PerturbationSettings, Swapper, llm_perturb, load_perturbation_template, rule_perturb,
+    PerturbationSettings,
+    Swapper,
+    llm_perturb,
+    load_perturbation_template,
+    rule_perturb,
 )
 from biasflow.fairpair.plots import plot_comparisons, plot_ngrams, plot_summary, plot_variance
 from biasflow.fairpair.prompts import PAIR_PROMPT_COLUMNS, PromptSettings, build_prompts
 from biasflow.fairpair.scores import (
-    PROMPT_SCORE_COLUMNS, SENTIMENT_COLUMN, SIDE_COLUMNS, BootstrapSettings, ScoreSettings, scores_and_null, summarise,
+    PROMPT_SCORE_COLUMNS,
+    SENTIMENT_COLUMN,
+    SIDE_COLUMNS,
+    BootstrapSettings,
+    ScoreSettings,
+    scores_and_null,
+    summarise,
 )
 from biasflow.fairpair.variance import variance_table
 from biasflow.generation import CachedGenerator
@@ -81,7 +91,7 @@ def generate(*, prompts_path: str, entry: dict, settings: SamplingSettings, cach
     generator = CachedGenerator(spec, cache_dir, description=f"fairpair {spec.name}")
     rows, requests = [], []
     for side, column in (("original", "text"), ("counterfactual", "perturbed_text")):
-        for prompt_id, text in zip(table["prompt_id"], table[column]):
+        for prompt_id, text in zip(table["prompt_id"], table[column], strict=True):
             for sample in range(settings.samples):
                 rows.append((prompt_id, side, sample))
                 requests.append(Request(text, settings.seed, sample))
@@ -92,8 +102,15 @@ def generate(*, prompts_path: str, entry: dict, settings: SamplingSettings, cach
 
 
 def pairs(
-    *, prompts_path: str, continuations_path: str, model: str, settings: PerturbationSettings,
-    perturber: Mapping | None, cache_dir: str, out: str, rejections_out: str,
+    *,
+    prompts_path: str,
+    continuations_path: str,
+    model: str,
+    settings: PerturbationSettings,
+    perturber: dict | None,
+    cache_dir: str,
+    out: str,
+    rejections_out: str,
 ) -> None:
     """The two sides FairPair compares for ``model``: a_i = φ(G_i(x)) and b_j = G_j(φ(x)).
 
@@ -105,13 +122,19 @@ def pairs(
     original = generated.loc[generated["side"] == "original", ["prompt_id", "sample", "text"]]
     if settings.method == "rules":
         perturbed, rejections = rule_perturb(table, original, Swapper.from_file(settings.swaps))
+    elif perturber is None:
+        raise BiasflowError("fairpair.perturbation.method llm needs the model entry of fairpair.perturbation.model.")
     else:
         spec = spec_from_entry(perturber)
         generator = CachedGenerator(spec, cache_dir, description=f"perturb with {spec.name}")
         perturbed, rejections = llm_perturb(
-            table, original, lambda rs: [g.text for g in generator(rs)],
-            entity_gender=settings.entity_gender, counterpart_gender=settings.counterpart_gender,
-            max_jaccard=settings.max_jaccard, template=load_perturbation_template(settings.template),
+            table,
+            original,
+            lambda rs: [g.text for g in generator(rs)],
+            entity_gender=settings.entity_gender,
+            counterpart_gender=settings.counterpart_gender,
+            max_jaccard=settings.max_jaccard,
+            template=load_perturbation_template(settings.template),
         )
     perturbed = perturbed.assign(side="perturbed_original")
     counterfactual = generated[generated["side"] == "counterfactual"][SIDE_COLUMNS]
@@ -123,13 +146,15 @@ def pairs(
     write_table(sides, out)
 
 
-def score(*, pairs_path: str, model: str, settings: ScoreSettings, out: str, null_out: str, ngrams_out: str,
-          ngrams_plot: str) -> None:
+def score(
+    *, pairs_path: str, model: str, settings: ScoreSettings, out: str, null_out: str, ngrams_out: str, ngrams_plot: str
+) -> None:
     """B, V_pg, V_gp and F per prompt and dissimilarity with the permutation null, and the differential n-grams."""
     sides = read_table(pairs_path, SIDE_COLUMNS, "FairPair pairs")
     complete = with_vader(complete_pairs(sides), settings.dissimilarities)
-    scores, draws = scores_and_null(complete, settings.dissimilarities, settings.folds, settings.null_draws,
-                                    settings.seed)
+    scores, draws = scores_and_null(
+        complete, settings.dissimilarities, settings.folds, settings.null_draws, settings.seed
+    )
     scores.insert(0, "model", model)
     write_table(scores, out)
     write_table(draws, null_out)
@@ -165,10 +190,23 @@ def complete_pairs(sides: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(kept, ignore_index=True)
 
 
-def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], rejection_paths: Mapping[str, str],
-            settings: BootstrapSettings, comparison: ComparisonSettings, out: str, plot_out: str,
-            rejections_out: str | None, tables_page: str, comparisons_out: str | None, comparisons_plot: str | None,
-            variance_out: str, variance_plot: str, pairs: PairChoice | None = None) -> None:
+def summary(
+    *,
+    score_paths: Mapping[str, str],
+    null_paths: Mapping[str, str],
+    rejection_paths: Mapping[str, str],
+    settings: BootstrapSettings,
+    comparison: ComparisonSettings,
+    out: str,
+    plot_out: str,
+    rejections_out: str | None,
+    tables_page: str,
+    comparisons_out: str | None,
+    comparisons_plot: str | None,
+    variance_out: str,
+    variance_plot: str,
+    pairs: PairChoice | None = None,
+) -> None:
     """Per model and dissimilarity: mean F with its 95% CI, the permutation null's test, B and the V's, Welch's test.
 
     ``score_paths``, ``null_paths`` (each prompt's null draws) and ``rejection_paths`` map each
@@ -182,12 +220,19 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
     ``rejection_paths`` (sides made elsewhere, no perturbation step) there are no rejection
     rates: ``rejections_out`` is then None and the page leaves their section empty.
     """
-    scores = pd.concat([
-        read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores").assign(model=model)
-        for model, path in score_paths.items()
-    ])
-    draws = pd.concat([read_table(path, NULL_DRAW_COLUMNS, "FairPair null draws").assign(model=model)
-                       for model, path in null_paths.items()], ignore_index=True)
+    scores = pd.concat(
+        [
+            read_table(path, PROMPT_SCORE_COLUMNS, "FairPair scores").assign(model=model)
+            for model, path in score_paths.items()
+        ]
+    )
+    draws = pd.concat(
+        [
+            read_table(path, NULL_DRAW_COLUMNS, "FairPair null draws").assign(model=model)
+            for model, path in null_paths.items()
+        ],
+        ignore_index=True,
+    )
     pairs = pairs or PairChoice.every()
     pairs.check(score_paths, "the FairPair scores")
     table = summarise(scores, draws, settings)
@@ -213,16 +258,24 @@ def summary(*, score_paths: Mapping[str, str], null_paths: Mapping[str, str], re
 
 def _rejection_rates(rejection_paths: Mapping[str, str]) -> pd.DataFrame:
     """Per model, the prompts the perturbation tried (``n``), kept (``n_accepted``) and the rejection rate."""
-    tables = [read_table(path, REJECTION_COLUMNS, "rejections").assign(model=model)
-              for model, path in rejection_paths.items()]
+    tables = [
+        read_table(path, REJECTION_COLUMNS, "rejections").assign(model=model) for model, path in rejection_paths.items()
+    ]
     rejections = pd.concat(tables) if tables else pd.DataFrame(columns=[*REJECTION_COLUMNS, "model"])
     per_model = rejections.groupby("model", as_index=False)[["n", "n_accepted"]].sum()
     per_model["rejection_rate"] = 1 - per_model["n_accepted"] / per_model["n"]
     return per_model
 
 
-def tables_from_sides(*, sides_paths: Mapping[str, str], settings: ScoreSettings, summary_settings: BootstrapSettings,
-                      comparison: ComparisonSettings, out_dir: str, pairs: PairChoice | None = None) -> None:
+def tables_from_sides(
+    *,
+    sides_paths: Mapping[str, str],
+    settings: ScoreSettings,
+    summary_settings: BootstrapSettings,
+    comparison: ComparisonSettings,
+    out_dir: str,
+    pairs: PairChoice | None = None,
+) -> None:
     """``biasflow fairpair-summary``: what the workflow's score and summary steps write, from sides a user brings.
 
     ``sides_paths`` maps each model to its table of both sides (the workflow's
@@ -239,19 +292,36 @@ def tables_from_sides(*, sides_paths: Mapping[str, str], settings: ScoreSettings
     pairs.check(sides_paths, "--sides (each file's stem)")
     files, final = from_sides(out_dir, sides_paths)
     for model, path in sides_paths.items():
-        score(pairs_path=path, model=model, settings=settings, out=files[model]["scores"],
-              null_out=files[model]["null"], ngrams_out=files[model]["ngrams"], ngrams_plot=files[model]["ngrams_plot"])
-    summary(score_paths={model: paths["scores"] for model, paths in files.items()},
-            null_paths={model: paths["null"] for model, paths in files.items()}, rejection_paths={},
-            settings=summary_settings, comparison=comparison, out=final["summary"], plot_out=final["plot"],
-            rejections_out=None, tables_page=final["tables_page"],
-            comparisons_out=final["comparisons"] if pairs.compares else None,
-            comparisons_plot=final["comparisons_plot"] if pairs.compares else None, variance_out=final["variance"],
-            variance_plot=final["variance_plot"], pairs=pairs)
+        score(
+            pairs_path=path,
+            model=model,
+            settings=settings,
+            out=files[model]["scores"],
+            null_out=files[model]["null"],
+            ngrams_out=files[model]["ngrams"],
+            ngrams_plot=files[model]["ngrams_plot"],
+        )
+    summary(
+        score_paths={model: paths["scores"] for model, paths in files.items()},
+        null_paths={model: paths["null"] for model, paths in files.items()},
+        rejection_paths={},
+        settings=summary_settings,
+        comparison=comparison,
+        out=final["summary"],
+        plot_out=final["plot"],
+        rejections_out=None,
+        tables_page=final["tables_page"],
+        comparisons_out=final["comparisons"] if pairs.compares else None,
+        comparisons_plot=final["comparisons_plot"] if pairs.compares else None,
+        variance_out=final["variance"],
+        variance_plot=final["variance_plot"],
+        pairs=pairs,
+    )
 
 
-def score_user_sides(*, continuations_path: str, settings: ScoreSettings, summary_settings: BootstrapSettings,
-                     out: str, summary_out: str) -> None:
+def score_user_sides(
+    *, continuations_path: str, settings: ScoreSettings, summary_settings: BootstrapSettings, out: str, summary_out: str
+) -> None:
     """``biasflow fairpair-score``: B, V and F of a continuation table the user brings, and its summary.
 
     The per-prompt table as the workflow's score step writes it (without ``model``) and, at
@@ -260,8 +330,13 @@ def score_user_sides(*, continuations_path: str, settings: ScoreSettings, summar
     for the whole table as one model, named by the file's stem (``c`` for ``c.csv``).
     """
     table = read_table(continuations_path, SIDE_COLUMNS, "continuation table", numbers=["sample"])
-    scores, draws = scores_and_null(with_vader(table, settings.dissimilarities), settings.dissimilarities,
-                                    settings.folds, settings.null_draws, settings.seed)
+    scores, draws = scores_and_null(
+        with_vader(table, settings.dissimilarities),
+        settings.dissimilarities,
+        settings.folds,
+        settings.null_draws,
+        settings.seed,
+    )
     model = Path(continuations_path).stem
     result = summarise(scores.assign(model=model), draws.assign(model=model), summary_settings)
     write_together({out: table_writer(scores, out), summary_out: table_writer(result, summary_out)})

@@ -28,8 +28,14 @@ from biasflow.fairpair.comparisons import tested_prompts
 from biasflow.fairpair.intervals import weighted_mean
 
 SOURCES = ("prompts", "samples")
-FAIRPAIR_VARIANCE_COLUMNS = ["model", "dissimilarity", "R_excess", *component_columns(SOURCES), "n_prompts",
-                             "n_samples"]
+FAIRPAIR_VARIANCE_COLUMNS = [
+    "model",
+    "dissimilarity",
+    "R_excess",
+    *component_columns(SOURCES),
+    "n_prompts",
+    "n_samples",
+]
 
 
 def variance_table(scores: pd.DataFrame) -> pd.DataFrame:
@@ -43,7 +49,14 @@ def variance_table(scores: pd.DataFrame) -> pd.DataFrame:
         theta, se = (float(value) for value in weighted_mean(x, w)) if m else (math.nan, math.nan)
         whole = se**2
         samples = min(float(((w / w.sum() * s) ** 2).sum()), whole) if m > 1 else math.nan
-        rows.append({"model": model, "dissimilarity": name, "R_excess": theta,
-                     **split_columns({"prompts": whole - samples, "samples": samples}), "n_prompts": m,
-                     "n_samples": int(part["n"].min())})
+        rows.append(
+            {
+                "model": model,
+                "dissimilarity": name,
+                "R_excess": theta,
+                **split_columns({"prompts": whole - samples, "samples": samples}),
+                "n_prompts": m,
+                "n_samples": int(part["n"].min()),
+            }
+        )
     return pd.DataFrame(rows, columns=FAIRPAIR_VARIANCE_COLUMNS)

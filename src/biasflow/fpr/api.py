@@ -3,6 +3,8 @@ sentences to classify with one's own model, and the gaps of its predictions (doc
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from biasflow.bundled import resolve
@@ -17,8 +19,9 @@ BUNDLED = {"templates": "bundled:probes/templates.csv", "terms": "bundled:probes
 PROBE_SET = "#/properties/fpr/properties/probes/additionalProperties"
 
 
-def probe_sentences(attribute: str, templates: str | None = None, terms: str | None = None,
-                    unmarked: bool | None = None) -> pd.DataFrame:
+def probe_sentences(
+    attribute: str, templates: str | None = None, terms: str | None = None, unmarked: bool | None = None
+) -> pd.DataFrame:
     """A probe set's sentences: every template filled with every identity term of one attribute.
 
     Parameters
@@ -51,11 +54,17 @@ def probe_sentences(attribute: str, templates: str | None = None, terms: str | N
     """
     if unmarked is None:
         unmarked = subschema(PROBE_SET)["properties"]["unmarked"]["default"]
-    return probe_samples({"templates": resolve(templates or BUNDLED["templates"]),
-                          "terms": resolve(terms or BUNDLED["terms"]), "attribute": attribute, "unmarked": unmarked})
+    return probe_samples(
+        {
+            "templates": resolve(templates or BUNDLED["templates"]),
+            "terms": resolve(terms or BUNDLED["terms"]),
+            "attribute": attribute,
+            "unmarked": unmarked,
+        }
+    )
 
 
-def fpr_gaps(predictions: pd.DataFrame, **settings) -> pd.DataFrame:
+def fpr_gaps(predictions: pd.DataFrame, **settings: Any) -> pd.DataFrame:
     """Each group's false-positive-rate gap per system, over runs, with its intervals (docs/methods.md §3.3).
 
     Parameters

@@ -17,7 +17,8 @@ PREDICTIONS_HELP = "TSVs with y_true, y_pred, category, group, text, run_id (mod
 def register(commands) -> None:
     """Add the FPR-gap subcommands to the ``biasflow`` parser (the ``commands`` of its declaration, method.py)."""
     gaps = commands.add_parser(
-        "fpr-gaps", help="group FPR gaps with CIs from prediction TSVs you bring",
+        "fpr-gaps",
+        help="group FPR gaps with CIs from prediction TSVs you bring",
         description="Each group's negative and positive false-positive rate minus the groups' mean, per model, "
         "with intervals over runs (t by default; z is the reference code's), a second interval by a cluster bootstrap "
         "over templates and runs (needs a template_id column), each run's accuracy with a flag below the floor, "
@@ -28,15 +29,19 @@ def register(commands) -> None:
     gaps.add_argument("--predictions", nargs="+", required=True, help=PREDICTIONS_HELP)
     gaps.add_argument("--out", required=True, help="gap table (.csv, .tsv or .parquet)")
     _settings_flags(gaps)
-    gaps.add_argument("--comparisons", help="also pairs of systems compared, gap by gap and span by span: every "
-                      "pair, or with --baseline each system against it (.csv, .tsv or .parquet; docs/methods.md "
-                      "sections 3.8, 7)")
+    gaps.add_argument(
+        "--comparisons",
+        help="also pairs of systems compared, gap by gap and span by span: every "
+        "pair, or with --baseline each system against it (.csv, .tsv or .parquet; docs/methods.md "
+        "sections 3.8, 7)",
+    )
     add_pair_flags(gaps)
     config_flag(gaps)
     gaps.set_defaults(run=_gaps)
 
     summary = commands.add_parser(
-        "fpr-summary", help="every FPR table the workflow writes, from the prediction TSVs of your probe sets",
+        "fpr-summary",
+        help="every FPR table the workflow writes, from the prediction TSVs of your probe sets",
         description="What the workflow's fpr_gaps and fpr_summary steps write, from prediction files you bring, "
         "under the workflow's names (results/fpr/): per probe set its gaps, run accuracy and comparisons; over "
         "every probe set the gap spans with their null, net significance over models (raw, Holm and "
@@ -44,12 +49,20 @@ def register(commands) -> None:
         "gaps would move (variance), their figures and the tables page (docs/methods.md section 3). With many "
         "systems, --baseline compares each with one system only (n - 1 pairs, not n(n - 1)/2) and --pairs none "
         "compares none (section 7).",
-        **example("biasflow fpr-summary --probe-set race race_a.tsv race_b.tsv --probe-set age age_a.tsv age_b.tsv "
-                  "--out-dir fpr/"),
+        **example(
+            "biasflow fpr-summary --probe-set race race_a.tsv race_b.tsv --probe-set age age_a.tsv age_b.tsv "
+            "--out-dir fpr/"
+        ),
     )
-    summary.add_argument("--probe-set", action="append", nargs="+", required=True, metavar=("NAME", "TSV"),
-                         help=f"a probe set's name, then its prediction files: {PREDICTIONS_HELP}; repeat it per "
-                         "probe set (a span's null permutes within one probe set's templates)")
+    summary.add_argument(
+        "--probe-set",
+        action="append",
+        nargs="+",
+        required=True,
+        metavar=("NAME", "TSV"),
+        help=f"a probe set's name, then its prediction files: {PREDICTIONS_HELP}; repeat it per "
+        "probe set (a span's null permutes within one probe set's templates)",
+    )
     summary.add_argument("--out-dir", required=True, help="folder for the tables and figures (created if missing)")
     _settings_flags(summary)
     add_pair_flags(summary)
@@ -69,8 +82,14 @@ def _settings_flags(parser) -> None:
 def _settings(args):
     from biasflow.fpr.steps import GapSettings
 
-    return GapSettings(interval=args.interval, z=args.z, accuracy_floor=args.accuracy_floor,
-                       bootstrap=args.bootstrap, null_draws=args.null_draws, seed=args.seed)
+    return GapSettings(
+        interval=args.interval,
+        z=args.z,
+        accuracy_floor=args.accuracy_floor,
+        bootstrap=args.bootstrap,
+        null_draws=args.null_draws,
+        seed=args.seed,
+    )
 
 
 def _gaps(args) -> None:
@@ -88,8 +107,13 @@ def _gaps(args) -> None:
     check_not_inputs(outputs, {"--predictions": args.predictions})
     from biasflow.fpr.steps import gaps
 
-    gaps(prediction_paths=args.predictions, settings=_settings(args), out=args.out, comparisons_out=args.comparisons,
-         pairs=pairs)
+    gaps(
+        prediction_paths=args.predictions,
+        settings=_settings(args),
+        out=args.out,
+        comparisons_out=args.comparisons,
+        pairs=pairs,
+    )
 
 
 def _summary(args) -> None:
@@ -101,18 +125,23 @@ def _summary(args) -> None:
         if not paths:
             raise BiasflowError(f"--probe-set {name}: give the probe set's prediction files after its name.")
         if not re.match(subschema("#/definitions/name")["pattern"], name):  # as the config's names (file names)
-            raise BiasflowError(f"--probe-set {name!r}: a probe set's name becomes part of file names; use letters, "
-                                "digits, '.', '_' and '-', starting with a letter or digit.")
+            raise BiasflowError(
+                f"--probe-set {name!r}: a probe set's name becomes part of file names; use letters, "
+                "digits, '.', '_' and '-', starting with a letter or digit."
+            )
         if name in probe_sets:
             raise BiasflowError(f"--probe-set {name} is given twice; give each probe set once, with all its files.")
         probe_sets[name] = paths
     check_output_dir(args.out_dir, "--out-dir")
-    written = [*outputs.summary(args.out_dir).values(),
-               *(path for name in probe_sets for path in outputs.per_probe(args.out_dir, name).values())]
+    written = [
+        *outputs.summary(args.out_dir).values(),
+        *(path for name in probe_sets for path in outputs.per_probe(args.out_dir, name).values()),
+    ]
     given = {"--probe-set": [path for paths in probe_sets.values() for path in paths]}
     check_inputs_exist(given)
     check_not_inputs({"--out-dir": written}, given)
     from biasflow.fpr.steps import tables_from_predictions
 
-    tables_from_predictions(prediction_paths=probe_sets, settings=_settings(args), out_dir=args.out_dir,
-                            pairs=PairChoice.from_args(args))
+    tables_from_predictions(
+        prediction_paths=probe_sets, settings=_settings(args), out_dir=args.out_dir, pairs=PairChoice.from_args(args)
+    )

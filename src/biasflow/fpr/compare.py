@@ -8,7 +8,7 @@ naming the groups whose gaps differ after Holm's correction over the pair's test
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -21,8 +21,13 @@ from biasflow.schema import default
 from biasflow.verdicts import ALPHA, Verdicts, judge
 
 
-def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, config: Mapping | None,
-            margin: float | None = None) -> Verdicts:
+def command(
+    paths: Sequence[str | pd.DataFrame],
+    baseline: str,
+    candidate: str,
+    config: Mapping | None,
+    margin: float | None = None,
+) -> Verdicts:
     """What ``biasflow compare --method fpr`` reports: per attribute and class, the gap span's judged row (§3.8, §7).
 
     ``config`` (a validated config, or None for the schema's defaults) gives the bootstrap
@@ -31,8 +36,11 @@ def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, 
     bias, so the gate reads the spans; the groups whose own gaps differ after Holm follow in
     the text report.
     """
-    fpr = config["fpr"] if config is not None else {key: default(f"fpr.{key}") for key in
-                                                     ("bootstrap", "null_draws", "seed", "accuracy_floor")}
+    fpr = (
+        config["fpr"]
+        if config is not None
+        else {key: default(f"fpr.{key}") for key in ("bootstrap", "null_draws", "seed", "accuracy_floor")}
+    )
     source = "--margin"
     if margin is None:
         margin = config["power"]["min_effect"]["fpr"] if config is not None else default("power.min_effect.fpr")
@@ -41,11 +49,16 @@ def command(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, 
     rows = compare(preds, baseline, candidate, fpr["bootstrap"], fpr["null_draws"], fpr["seed"])
     spans = rows[rows["measure"] == "span"].reset_index(drop=True)
     spans = spans.assign(
-        measure_name=spans["category"].astype(str) + " " + spans["class"] + " FPR gap span", unit="templates",
-        n_units=spans["n_templates"], note=_accuracy_note(preds, {"baseline": baseline, "candidate": candidate},
-                                                          fpr["accuracy_floor"]),
-        why_untested=np.where(np.isfinite(spans["lo90"]), None, "the bootstrap draws of the difference do not vary "
-                              "(docs/methods.md §3.8)"))
+        measure_name=spans["category"].astype(str) + " " + spans["class"] + " FPR gap span",
+        unit="templates",
+        n_units=spans["n_templates"],
+        note=_accuracy_note(preds, {"baseline": baseline, "candidate": candidate}, fpr["accuracy_floor"]),
+        why_untested=np.where(
+            np.isfinite(spans["lo90"]),
+            np.asarray(None, dtype=object),  # tested: no reason
+            "the bootstrap draws of the difference do not vary (docs/methods.md §3.8)",
+        ),
+    )
     return Verdicts("fpr", baseline, candidate, source, judge(spans, margin), details=tuple(_gap_lines(rows)))
 
 
@@ -59,8 +72,11 @@ def _accuracy_note(preds: pd.DataFrame, systems: dict[str, str], floor: float) -
     """Where a system's mean accuracy over its runs is below ``fpr.accuracy_floor``: its gaps are a near-chance
     classifier's, and the line says so (None where both are at or above it)."""
     accuracy = run_accuracy(preds[preds["model"].isin(systems.values())], floor).groupby("model")["accuracy"].mean()
-    below = [f"the {role} {system}'s accuracy {accuracy[system]:.2f} is below fpr.accuracy_floor {floor:g}"
-             for role, system in systems.items() if system in accuracy and accuracy[system] < floor]
+    below = [
+        f"the {role} {system}'s accuracy {accuracy[system]:.2f} is below fpr.accuracy_floor {floor:g}"
+        for role, system in systems.items()
+        if system in accuracy and accuracy[system] < floor
+    ]
     return "; ".join(below) + ", so its gaps are a near-chance classifier's" if below else None
 
 
@@ -71,15 +87,21 @@ def compare(preds: pd.DataFrame, baseline: str, candidate: str, draws: int, swap
     systems = sorted(preds["model"].unique())
     for flag, system in (("--baseline", baseline), ("--candidate", candidate)):
         if system not in systems:
-            raise BiasflowError(f"{flag} {system!r} is not in the predictions; their systems (the model column, or "
-                                f"else the file name): {', '.join(systems)}.")
+            raise BiasflowError(
+                f"{flag} {system!r} is not in the predictions; their systems (the model column, or "
+                f"else the file name): {', '.join(systems)}."
+            )
     if "template_id" not in preds:
-        raise BiasflowError("the predictions have no template_id column, so nothing pairs the two systems' sentences "
-                            "(docs/methods.md §3.8); add the template of each sentence, as the workflow writes it.")
+        raise BiasflowError(
+            "the predictions have no template_id column, so nothing pairs the two systems' sentences "
+            "(docs/methods.md §3.8); add the template of each sentence, as the workflow writes it."
+        )
     rows = comparison_table(preds, draws, swaps, seed, pairs=[(candidate, baseline)])
     if not (rows["n_templates"] > 0).any():
-        raise BiasflowError(f"{candidate} and {baseline} share no template of any attribute in the predictions: "
-                            "they did not classify the same probe set, so there is nothing to compare them on.")
+        raise BiasflowError(
+            f"{candidate} and {baseline} share no template of any attribute in the predictions: "
+            "they did not classify the same probe set, so there is nothing to compare them on."
+        )
     return adjust(rows.drop(columns=["p_holm", "p_bh"]), FAMILY)[FPR_COMPARISON_COLUMNS]
 
 
@@ -91,10 +113,15 @@ def _gap_lines(rows: pd.DataFrame) -> list[str]:
     for (category, name), part in gaps.groupby(["category", "class"], sort=True):
         found = part[part["p_holm"] <= ALPHA]
         if len(found):
-            named = "; ".join(f"{row.group} {row.difference:+.4f} (95% interval {row.difference_lo:+.4f} to "
-                              f"{row.difference_hi:+.4f}, Holm p = {row.p_holm:.3g})" for row in found.itertuples())
+            named = "; ".join(
+                f"{row.group} {row.difference:+.4f} (95% interval {row.difference_lo:+.4f} to "
+                f"{row.difference_hi:+.4f}, Holm p = {row.p_holm:.3g})"
+                for row in found.itertuples()
+            )
             lines.append(f"{category}, {name} FPR gaps, candidate less baseline, where they differ: {named}")
         else:
-            lines.append(f"{category}, {name} FPR gaps: no group's gap differs detectably (Holm over the pair's "
-                         f"{tested} gap tests)")
+            lines.append(
+                f"{category}, {name} FPR gaps: no group's gap differs detectably (Holm over the pair's "
+                f"{tested} gap tests)"
+            )
     return lines

@@ -1,4 +1,4 @@
-"""Paired comparisons of FPR-gap systems: are system A's gaps smaller than B's on the same probes? (docs/methods.md §3.8)
+"""Paired comparisons of FPR-gap systems: are system A's gaps smaller than B's on the same probes? (methods.md §3.8)
 
 Two systems (model and classifier) that classified the same probe set answered the same
 sentences, so the difference of their gaps is far more precise than either gap: the
@@ -33,7 +33,7 @@ its name and the attribute's, so adding a system moves no other pair's numbers.
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -49,8 +49,24 @@ from biasflow.multiplicity import adjust
 from biasflow.verdicts import LEVEL
 
 FPR_COMPARISON_COLUMNS = [
-    "category", "class", "measure", "group", "model_a", "model_b", "difference", "difference_lo", "difference_hi",
-    "p", "p_holm", "p_bh", "n_templates", "n_runs_a", "n_runs_b", "lo90", "hi90", "p_worse",
+    "category",
+    "class",
+    "measure",
+    "group",
+    "model_a",
+    "model_b",
+    "difference",
+    "difference_lo",
+    "difference_hi",
+    "p",
+    "p_holm",
+    "p_bh",
+    "n_templates",
+    "n_runs_a",
+    "n_runs_b",
+    "lo90",
+    "hi90",
+    "p_worse",
 ]
 # The rows a family of adjusted p-values runs over share their measure (gap or span).
 FAMILY = ["measure"]
@@ -58,8 +74,9 @@ FAMILY = ["measure"]
 TIE_TOL = 1e-12
 
 
-def comparison_table(preds: pd.DataFrame, draws: int, swaps: int, seed: int,
-                     pairs: PairChoice | Sequence[tuple[str, str]] | None = None) -> pd.DataFrame:
+def comparison_table(
+    preds: pd.DataFrame, draws: int, swaps: int, seed: int, pairs: PairChoice | Sequence[tuple[str, str]] | None = None
+) -> pd.DataFrame:
     """Pairs of systems in ``preds`` (one probe set) compared gap by gap and span by span (docs/methods.md §3.8).
 
     ``draws`` bootstrap draws (0: the intervals are NaN) and ``swaps`` swap draws (0: ``p`` is
@@ -68,33 +85,38 @@ def comparison_table(preds: pd.DataFrame, draws: int, swaps: int, seed: int,
     Needs ``template_id``: without it the table is empty (the caller says so).
     """
     marked = preds[preds["group"] != UNMARKED]
-    rows = []
+    rows: list[dict] = []
     if "template_id" not in marked:
         return pd.DataFrame(rows, columns=FPR_COMPARISON_COLUMNS)
     for category, part in marked.groupby("category", sort=True):
         templates, groups, systems = category_systems(part, category, draws, seed)
-        template_weights = cluster_weights(named_rng(seed, "fpr-compare-templates", str(category)),
-                                           [range(len(templates))], len(templates), draws, ALL)
-        swap_draws = (named_rng(seed, "fpr-compare-swaps", str(category)).random((swaps, len(templates))) < 0.5
-                      ).astype(float)
+        template_weights = cluster_weights(
+            named_rng(seed, "fpr-compare-templates", str(category)), [range(len(templates))], len(templates), draws, ALL
+        )
+        swap_draws = (named_rng(seed, "fpr-compare-swaps", str(category)).random((swaps, len(templates))) < 0.5).astype(
+            float
+        )
         for a, b in compared(pairs, systems):
             rows += _pair_rows(category, systems[a], systems[b], template_weights, swap_draws, groups)
     return adjust(pd.DataFrame(rows, columns=FPR_COMPARISON_COLUMNS), FAMILY)
 
 
-def category_systems(part: pd.DataFrame, category, draws: int, seed: int
-                     ) -> tuple[np.ndarray, np.ndarray, dict[str, System]]:
+def category_systems(
+    part: pd.DataFrame, category, draws: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, dict[str, System]]:
     """One attribute's templates and groups (sorted names), and each system's :class:`System` over them."""
     templates, template_index = np.unique(part["template_id"].astype(str), return_inverse=True)
     groups, group_index = np.unique(part["group"].astype(str), return_inverse=True)
     part = part.assign(_template=template_index, _group=group_index)
-    systems = {model: System(rows_of, len(templates), len(groups), draws, seed, category)
-               for model, rows_of in part.groupby("model", sort=True)}
+    systems = {
+        model: System(rows_of, len(templates), len(groups), draws, seed, category)
+        for model, rows_of in part.groupby("model", sort=True)
+    }
     return templates, groups, systems
 
 
 class System:
-    """One system's counts on one attribute: per class, false positives and counted sentences (runs × templates × groups).
+    """One system's counts on one attribute: per class, false positives and sentences (runs × templates × groups).
 
     ``present`` marks the templates it classified; ``run_weights`` holds ``draws`` bootstrap
     draws of its runs (none with ``draws`` 0).
@@ -104,43 +126,78 @@ class System:
         self.model = part["model"].iloc[0]
         runs, run_index = np.unique(part["run_id"].astype(str), return_inverse=True)
         self.n_runs = len(runs)
-        self.counts = class_counts(part, (run_index, part["_template"], part["_group"]),
-                                   (len(runs), n_templates, n_groups))
+        self.counts = class_counts(
+            part, (run_index, part["_template"], part["_group"]), (len(runs), n_templates, n_groups)
+        )
         self.present = np.zeros(n_templates, dtype=bool)
         self.present[np.unique(part["_template"])] = True
-        self.run_weights = cluster_weights(stream("fpr-compare-runs", seed, self.model, category),
-                                           [range(len(runs))], len(runs), draws, ALL)
+        self.run_weights = cluster_weights(
+            stream("fpr-compare-runs", seed, self.model, category), [range(len(runs))], len(runs), draws, ALL
+        )
 
 
-def _pair_rows(category, a: System, b: System, template_weights: np.ndarray, swaps: np.ndarray,
-               groups: np.ndarray) -> list[dict]:
+def _pair_rows(
+    category, a: System, b: System, template_weights: np.ndarray, swaps: np.ndarray, groups: np.ndarray
+) -> list[dict]:
     """The rows of one pair on one attribute: per class, one per group (``gap``) and one for the span."""
     shared = a.present & b.present
-    base = {"category": category, "model_a": a.model, "model_b": b.model, "n_templates": int(shared.sum()),
-            "n_runs_a": a.n_runs, "n_runs_b": b.n_runs}
+    base = {
+        "category": category,
+        "model_a": a.model,
+        "model_b": b.model,
+        "n_templates": int(shared.sum()),
+        "n_runs_a": a.n_runs,
+        "n_runs_b": b.n_runs,
+    }
     rows = []
     for name in CLASSES:
-        sides = [(fp * shared[:, None], counted * shared[:, None], system)
-                 for (fp, counted), system in ((a.counts[name], a), (b.counts[name], b))]
-        observed = [mean_gaps(fp.sum(axis=1), counted.sum(axis=1), np.ones(system.n_runs))
-                    for fp, counted, system in sides]
-        drawn = [mean_gaps(np.einsum("bt,rtg->brg", template_weights, fp),
-                            np.einsum("bt,rtg->brg", template_weights, counted), system.run_weights)
-                 for fp, counted, system in sides]
-        swapped = _swapped_gaps(*((fp.mean(axis=0), counted.mean(axis=0)) for fp, counted, _ in sides), swaps)
+        sides = [
+            (fp * shared[:, None], counted * shared[:, None], system)
+            for (fp, counted), system in ((a.counts[name], a), (b.counts[name], b))
+        ]
+        observed = [
+            mean_gaps(fp.sum(axis=1), counted.sum(axis=1), np.ones(system.n_runs)) for fp, counted, system in sides
+        ]
+        drawn = [
+            mean_gaps(
+                np.einsum("bt,rtg->brg", template_weights, fp),
+                np.einsum("bt,rtg->brg", template_weights, counted),
+                system.run_weights,
+            )
+            for fp, counted, system in sides
+        ]
+        side_a, side_b = ((fp.mean(axis=0), counted.mean(axis=0)) for fp, counted, _ in sides)
+        swapped = _swapped_gaps(side_a, side_b, swaps)
         gap_swaps = swapped[0] - swapped[1]
         for g, group in enumerate(groups):
-            rows.append({**base, "class": name, "measure": "gap", "group": group,
-                         **_difference(observed[0][g] - observed[1][g], drawn[0][:, g] - drawn[1][:, g],
-                                       gap_swaps[:, g])})
-        rows.append({**base, "class": name, "measure": "span", "group": None,
-                     **_difference(_span(observed[0]) - _span(observed[1]), _span(drawn[0]) - _span(drawn[1]),
-                                   _span(swapped[0]) - _span(swapped[1]))})
+            rows.append(
+                {
+                    **base,
+                    "class": name,
+                    "measure": "gap",
+                    "group": group,
+                    **_difference(observed[0][g] - observed[1][g], drawn[0][:, g] - drawn[1][:, g], gap_swaps[:, g]),
+                }
+            )
+        rows.append(
+            {
+                **base,
+                "class": name,
+                "measure": "span",
+                "group": None,
+                **_difference(
+                    _span(observed[0]) - _span(observed[1]),
+                    _span(drawn[0]) - _span(drawn[1]),
+                    _span(swapped[0]) - _span(swapped[1]),
+                ),
+            }
+        )
     return rows
 
 
-def _swapped_gaps(side_a: tuple[np.ndarray, np.ndarray], side_b: tuple[np.ndarray, np.ndarray],
-                  swaps: np.ndarray) -> np.ndarray:
+def _swapped_gaps(
+    side_a: tuple[np.ndarray, np.ndarray], side_b: tuple[np.ndarray, np.ndarray], swaps: np.ndarray
+) -> np.ndarray:
     """(2 × (1 + swap draws) × groups): each system's gaps from its run-averaged counts, unswapped first, then per draw.
 
     A side is (false positives, counted), templates × groups, averaged over the system's runs:
@@ -151,10 +208,16 @@ def _swapped_gaps(side_a: tuple[np.ndarray, np.ndarray], side_b: tuple[np.ndarra
     trades = np.vstack([np.zeros((1, swaps.shape[1])), swaps])
     moved_fp, moved_counted = trades @ (fp_b - fp_a), trades @ (counted_b - counted_a)
     ones = np.ones((len(trades), 1))
-    return np.stack([
-        mean_gaps((fp_a.sum(axis=0) + moved_fp)[:, None, :], (counted_a.sum(axis=0) + moved_counted)[:, None, :], ones),
-        mean_gaps((fp_b.sum(axis=0) - moved_fp)[:, None, :], (counted_b.sum(axis=0) - moved_counted)[:, None, :], ones),
-    ])
+    return np.stack(
+        [
+            mean_gaps(
+                (fp_a.sum(axis=0) + moved_fp)[:, None, :], (counted_a.sum(axis=0) + moved_counted)[:, None, :], ones
+            ),
+            mean_gaps(
+                (fp_b.sum(axis=0) - moved_fp)[:, None, :], (counted_b.sum(axis=0) - moved_counted)[:, None, :], ones
+            ),
+        ]
+    )
 
 
 def _span(gaps: np.ndarray) -> np.ndarray:
@@ -182,7 +245,17 @@ def _difference(difference: float, drawn: np.ndarray, swapped: np.ndarray) -> di
             p_worse = float((1 + np.count_nonzero(finite <= 0)) / (len(finite) + 1))
     observed, null = swapped[0], swapped[1:]
     null = null[np.isfinite(null)]
-    p = (float((1 + np.count_nonzero(np.abs(null) >= abs(observed) - TIE_TOL)) / (len(null) + 1))
-         if len(null) and np.isfinite(observed) and np.isfinite(difference) else np.nan)
-    return {"difference": difference, "difference_lo": low, "difference_hi": high, "p": p, "lo90": low90,
-            "hi90": high90, "p_worse": p_worse}
+    p = (
+        float((1 + np.count_nonzero(np.abs(null) >= abs(observed) - TIE_TOL)) / (len(null) + 1))
+        if len(null) and np.isfinite(observed) and np.isfinite(difference)
+        else np.nan
+    )
+    return {
+        "difference": difference,
+        "difference_lo": low,
+        "difference_hi": high,
+        "p": p,
+        "lo90": low90,
+        "hi90": high90,
+        "p_worse": p_worse,
+    }

@@ -71,10 +71,7 @@ def gap_spans(gaps_by_probe: pd.DataFrame) -> pd.DataFrame:
     keys = ["model", "probe", "category"]
     grouped = gaps_by_probe.groupby(keys, sort=True)
     spans = pd.DataFrame(
-        {
-            f"{n}_span": grouped[f"{n}_FPR_gap"].max() - grouped[f"{n}_FPR_gap"].min()
-            for n in CLASSES
-        }
+        {f"{n}_span": grouped[f"{n}_FPR_gap"].max() - grouped[f"{n}_FPR_gap"].min() for n in CLASSES}
     ).reset_index()
     spans["n_groups"] = grouped["group"].nunique().to_numpy()
     mean = spans.groupby(["model", "category"], sort=True)[["negative_span", "positive_span"]].mean().reset_index()

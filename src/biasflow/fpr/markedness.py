@@ -18,8 +18,17 @@ from biasflow.fpr.rates import CLASSES, RUN_KEYS, group_fpr, over_runs, quantile
 log = logging.getLogger("biasflow")
 
 MARKEDNESS_COLUMNS = [
-    "model", "category", "group", "negative_markedness", "negative_markedness_width", "negative_markedness_p",
-    "positive_markedness", "positive_markedness_width", "positive_markedness_p", "n_runs", "interval",
+    "model",
+    "category",
+    "group",
+    "negative_markedness",
+    "negative_markedness_width",
+    "negative_markedness_p",
+    "positive_markedness",
+    "positive_markedness_width",
+    "positive_markedness_p",
+    "n_runs",
+    "interval",
 ]
 
 

@@ -8,8 +8,10 @@ from biasflow.methods import Method, own_models
 
 def summary(config: dict) -> str:
     fpr = config["fpr"]
-    return (f"probe sets {', '.join(fpr['probes'])}; classifiers {', '.join(fpr['classifiers'])}; "
-            f"{fpr['runs']} runs each, {fpr['interval']} intervals.")
+    return (
+        f"probe sets {', '.join(fpr['probes'])}; classifiers {', '.join(fpr['classifiers'])}; "
+        f"{fpr['runs']} runs each, {fpr['interval']} intervals."
+    )
 
 
 METHOD = Method(
@@ -19,8 +21,9 @@ METHOD = Method(
     evaluated=lambda config: own_models(config, "fpr"),
     loads=lambda config: [("models", name) for name in own_models(config, "fpr")],
     finals=lambda config: [outputs.summary(outputs.FOLDER)["spans"]],
-    comparisons=lambda config: [outputs.per_probe(outputs.FOLDER, probe)["comparisons"]
-                                for probe in config["fpr"]["probes"]],
+    comparisons=lambda config: [
+        outputs.per_probe(outputs.FOLDER, probe)["comparisons"] for probe in config["fpr"]["probes"]
+    ],
     variance=lambda config: [outputs.summary(outputs.FOLDER)["variance"]],
     pages=lambda config: [outputs.summary(outputs.FOLDER)["tables_page"]],
     summary=summary,
@@ -29,11 +32,16 @@ METHOD = Method(
     power="biasflow.fpr.power",
     compare="biasflow.fpr.compare",
     api=("biasflow.fpr.api:probe_sentences", "biasflow.fpr.api:fpr_gaps"),
-    compare_input=("predictions", "one probe set's prediction TSVs, as fpr-gaps reads them, with template_id "
-                                  "(results/fpr/<probe>/<model>/<classifier>.tsv)"),
-    compare_settings=(("fpr.bootstrap", "template bootstrap draws of the paired intervals"),
-                      ("fpr.null_draws", "swap draws of the paired test (0: no p)"),
-                      ("fpr.seed", "seed of the draws"),
-                      ("fpr.accuracy_floor", "a run less accurate than this is named in the verdict")),
+    compare_input=(
+        "predictions",
+        "one probe set's prediction TSVs, as fpr-gaps reads them, with template_id "
+        "(results/fpr/<probe>/<model>/<classifier>.tsv)",
+    ),
+    compare_settings=(
+        ("fpr.bootstrap", "template bootstrap draws of the paired intervals"),
+        ("fpr.null_draws", "swap draws of the paired test (0: no p)"),
+        ("fpr.seed", "seed of the draws"),
+        ("fpr.accuracy_floor", "a run less accurate than this is named in the verdict"),
+    ),
     named=(("fpr", "probes"), ("fpr", "classifiers")),
 )

@@ -30,16 +30,24 @@ def plot_spans(spans: pd.DataFrame, path: str | Path) -> None:
     table = spans.assign(label=spans["model"] + " · " + spans["category"])
     labels = sorted(table["label"].unique())
     probes = sorted(table["probe"].unique(), key=lambda p: (p == "(mean)", p))
-    fig, axes = plt.subplots(1, 2, figsize=(10, 1.5 + 0.35 * len(labels) * max(1, len(probes)) / 2), squeeze=False,
-                             sharey=True)
+    fig, axes = plt.subplots(
+        1, 2, figsize=(10, 1.5 + 0.35 * len(labels) * max(1, len(probes)) / 2), squeeze=False, sharey=True
+    )
     height = 0.8 / max(1, len(probes))
-    for ax, cls in zip(axes[0], ("negative", "positive")):
+    for ax, cls in zip(axes[0], ("negative", "positive"), strict=True):
         for i, probe in enumerate(probes):
             rows = table[table["probe"] == probe].set_index("label").reindex(labels)
             ax.barh(np.arange(len(labels)) + i * height, rows[f"{cls}_span"], height=height, label=probe)
             if f"{cls}_span_null_q95" in rows:  # the span no group difference reaches 95% of the time (§3.4)
-                ax.scatter(rows[f"{cls}_span_null_q95"], np.arange(len(labels)) + i * height, marker="|", s=120,
-                           color="black", zorder=3, label="no-bias 95th percentile" if i == 0 else None)
+                ax.scatter(
+                    rows[f"{cls}_span_null_q95"],
+                    np.arange(len(labels)) + i * height,
+                    marker="|",
+                    s=120,
+                    color="black",
+                    zorder=3,
+                    label="no-bias 95th percentile" if i == 0 else None,
+                )
         ax.set_yticks(np.arange(len(labels)) + 0.4 - height / 2, labels, fontsize=8)
         ax.set_xlabel(f"{cls} FPR gap span (largest − smallest group gap)")
         ax.grid(axis="x", alpha=0.3)
@@ -51,12 +59,18 @@ def plot_spans(spans: pd.DataFrame, path: str | Path) -> None:
 
 def plot_markedness(markedness: pd.DataFrame, path: str | Path) -> None:
     """Forest plot of markedness (group FPR minus the FPR without the identity word) with its interval."""
-    _forest(markedness, "markedness", "markedness (FPR with the identity word − without)", path,
-            empty="no template has an unmarked variant")
+    _forest(
+        markedness,
+        "markedness",
+        "markedness (FPR with the identity word − without)",
+        path,
+        empty="no template has an unmarked variant",
+    )
 
 
-def plot_comparisons(gaps: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, *,
-                     against_baseline: bool = False) -> None:
+def plot_comparisons(
+    gaps: pd.DataFrame, comparisons: pd.DataFrame, path: str | Path, *, against_baseline: bool = False
+) -> None:
     """Per attribute and class: systems ordered by their gap span, and which pairs the paired tests separate.
 
     The span (largest mean gap less the smallest, docs/methods.md §3.4) has its null but no
@@ -72,8 +86,13 @@ def plot_comparisons(gaps: pd.DataFrame, comparisons: pd.DataFrame, path: str | 
         for name in CLASSES:
             column = grouped[f"{name}_FPR_gap"]
             estimates = (column.max() - column.min()).rename("estimate").reset_index().assign(low=np.nan, high=np.nan)
-            panels.append((f"{category}, {name} FPR gap span", estimates,
-                           spans[(spans["category"] == category) & (spans["class"] == name)]))
+            panels.append(
+                (
+                    f"{category}, {name} FPR gap span",
+                    estimates,
+                    spans[(spans["category"] == category) & (spans["class"] == name)],
+                )
+            )
     plot_separations(panels, "gap span (left: groups treated more alike)", path, against_baseline=against_baseline)
 
 
@@ -86,10 +105,12 @@ def plot_variance(variance: pd.DataFrame, path: str | Path) -> None:
     """
     parts = variance.assign(**{f"_{s}": variance[f"sd_{s}"] ** 2 for s in SOURCES})
     averaged = parts.groupby(["category", "class", "probe", "model"], sort=True)[[f"_{s}" for s in SOURCES]].mean()
-    bars = (averaged ** 0.5).rename(columns={f"_{s}": f"sd_{s}" for s in SOURCES}).reset_index()
+    bars = (averaged**0.5).rename(columns={f"_{s}": f"sd_{s}" for s in SOURCES}).reset_index()
     bars["label"] = bars["probe"].astype(str) + " " + bars["model"].astype(str)
-    panels = [(f"{category}, {name} FPR gaps: variance by source, averaged over groups", rows)
-              for (category, name), rows in bars.groupby(["category", "class"], sort=True)]
+    panels = [
+        (f"{category}, {name} FPR gaps: variance by source, averaged over groups", rows)
+        for (category, name), rows in bars.groupby(["category", "class"], sort=True)
+    ]
     plot_components(panels, "label", SOURCES, "variance of a gap (sd_total is its square root)", path)
 
 
@@ -103,17 +124,25 @@ def _forest(table: pd.DataFrame, value: str, label: str, path: str | Path, empty
     rows = table.sort_values(["category", "group", "model"]).reset_index(drop=True)
     labels = [f"{r.group} · {r.model}" for r in rows.itertuples(index=False)]
     fig, axes = plt.subplots(1, 2, figsize=(10, 1.5 + 0.3 * max(1, len(rows))), squeeze=False, sharey=True)
-    for ax, cls in zip(axes[0], ("negative", "positive")):
+    for ax, cls in zip(axes[0], ("negative", "positive"), strict=True):
         y = np.arange(len(rows))
         if len(rows):
-            ax.errorbar(rows[f"{cls}_{value}"], y, xerr=rows[f"{cls}_{value}_width"], fmt="o", capsize=3,
-                        label="over runs")
+            ax.errorbar(
+                rows[f"{cls}_{value}"], y, xerr=rows[f"{cls}_{value}_width"], fmt="o", capsize=3, label="over runs"
+            )
             if f"{cls}_{value}_lo" in rows:  # the template bootstrap (docs/methods.md §3.3), below each point
                 centre = rows[f"{cls}_{value}"]
-                ax.errorbar(centre, y + 0.25, fmt="none", ecolor="tab:orange", capsize=2,
-                            xerr=np.vstack([centre - rows[f"{cls}_{value}_lo"],
-                                            rows[f"{cls}_{value}_hi"] - centre]).clip(min=0),
-                            label="templates and runs resampled")
+                ax.errorbar(
+                    centre,
+                    y + 0.25,
+                    fmt="none",
+                    ecolor="tab:orange",
+                    capsize=2,
+                    xerr=np.vstack([centre - rows[f"{cls}_{value}_lo"], rows[f"{cls}_{value}_hi"] - centre]).clip(
+                        min=0
+                    ),
+                    label="templates and runs resampled",
+                )
         else:
             ax.text(0.5, 0.5, empty, ha="center", transform=ax.transAxes)
         ax.axvline(0, color="gray", ls="--", lw=1)

@@ -15,17 +15,24 @@ pilot.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import ClassVar
 
 import pandas as pd
 
+from biasflow.fpr.comparisons import category_systems, comparison_table
 from biasflow.fpr.predictions import UNMARKED, check_unique, read_predictions
 from biasflow.fpr.rates import CLASSES
-from biasflow.fpr.comparisons import category_systems, comparison_table
 from biasflow.fpr.variance import contributions
 from biasflow.power import (
-    PowerSettings, noninferiority_row, planned, proportions_mdd, proportions_needed, swap_mdd, swap_needed,
+    PowerSettings,
+    noninferiority_row,
+    planned,
+    proportions_mdd,
+    proportions_needed,
+    swap_mdd,
+    swap_needed,
 )
 
 
@@ -35,8 +42,12 @@ class Settings(PowerSettings):
     ``biasflow compare`` reads for its interval (``fpr.bootstrap``, ``fpr.seed``), so the gate's rows plan from the
     very interval the verdict reads (§6.8)."""
 
-    keys = {**PowerSettings.keys, "min_effect": "power.min_effect.fpr", "bootstrap": "fpr.bootstrap",
-            "seed": "fpr.seed"}
+    keys: ClassVar[Mapping[str, str | None]] = {
+        **PowerSettings.keys,
+        "min_effect": "power.min_effect.fpr",
+        "bootstrap": "fpr.bootstrap",
+        "seed": "fpr.seed",
+    }
 
     bootstrap: int
     seed: int
@@ -49,8 +60,11 @@ def plan(sources: Mapping[str, Sequence[str]], settings: Settings) -> pd.DataFra
         preds = read_predictions(list(paths))
         check_unique(preds)
         settings.pairs.check(preds["model"].astype(str).unique(), f"the predictions of {probe}")
-        rows += group_rows(preds, probe, settings) + pair_rows(preds, probe, settings) + noninferiority_rows(
-            preds, probe, settings)
+        rows += (
+            group_rows(preds, probe, settings)
+            + pair_rows(preds, probe, settings)
+            + noninferiority_rows(preds, probe, settings)
+        )
     return planned(rows, "fpr", settings)
 
 
@@ -63,19 +77,29 @@ def group_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict
         for name, c in CLASSES.items():
             counted = part[part["y_true"] != c]
             false_positive = (counted["y_pred"] == c).groupby(counted["group"]).agg(["sum", "size"])
-            for group, (fp, size) in false_positive.iterrows():
+            for group, (_, size) in false_positive.iterrows():
                 others = false_positive.drop(index=group)
                 n, n_other = size / runs, others["size"].sum() / runs
                 p0 = others["sum"].sum() / others["size"].sum() if len(others) else float("nan")
-                rows.append({
-                    "model": model, "scope": f"{probe} {category}", "subgroup": group, "measure": f"{name} FPR",
-                    "unit": "sentences", "n": n, "n_other": n_other, "n_effective": n, "baseline": p0,
-                    "sd": (p0 * (1 - p0)) ** 0.5,
-                    "mdd": proportions_mdd(p0, n, n_other, settings.alpha, settings.power),
-                    "target": settings.min_effect,
-                    "n_needed": proportions_needed(p0, settings.min_effect, n_other / n, settings.alpha,
-                                                   settings.power),
-                })
+                rows.append(
+                    {
+                        "model": model,
+                        "scope": f"{probe} {category}",
+                        "subgroup": group,
+                        "measure": f"{name} FPR",
+                        "unit": "sentences",
+                        "n": n,
+                        "n_other": n_other,
+                        "n_effective": n,
+                        "baseline": p0,
+                        "sd": (p0 * (1 - p0)) ** 0.5,
+                        "mdd": proportions_mdd(p0, n, n_other, settings.alpha, settings.power),
+                        "target": settings.min_effect,
+                        "n_needed": proportions_needed(
+                            p0, settings.min_effect, n_other / n, settings.alpha, settings.power
+                        ),
+                    }
+                )
     return rows
 
 
@@ -90,14 +114,16 @@ def pair_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict]
     spread sd(d_t) (:func:`biasflow.power.swap_mdd`: the effect widens the swap test's null);
     ``n`` and ``n_needed`` count templates, at the pilot's runs (§6.6). Needs ``template_id``.
     """
-    rows = []
+    rows: list[dict] = []
     marked = preds[preds["group"] != UNMARKED]
     if "template_id" not in marked:
         return rows
     for category, part in marked.groupby("category", sort=True):
         _, groups, systems = category_systems(part, category, 0, 0)
-        per_template = {model: {name: contributions(*counts).mean(axis=0) for name, counts in system.counts.items()}
-                        for model, system in systems.items()}
+        per_template = {
+            model: {name: contributions(*counts).mean(axis=0) for name, counts in system.counts.items()}
+            for model, system in systems.items()
+        }
         for a, b in settings.pairs.of(systems):
             shared = systems[a].present & systems[b].present
             n = int(shared.sum())
@@ -106,13 +132,23 @@ def pair_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> list[dict]
                 for g, group in enumerate(groups):
                     sd = float(differences[:, g].std(ddof=1)) if n > 1 else math.nan
                     sd = sd if sd > 0 else math.nan
-                    rows.append({
-                        "model": f"{a} vs {b}", "scope": f"{probe} {category}", "subgroup": group,
-                        "measure": f"paired {name} FPR gap difference", "unit": "templates", "n": n,
-                        "n_other": math.nan, "n_effective": n, "baseline": 0.0, "sd": sd,
-                        "mdd": swap_mdd(sd, n, settings.alpha, settings.power), "target": settings.min_effect,
-                        "n_needed": swap_needed(sd, settings.min_effect, settings.alpha, settings.power),
-                    })
+                    rows.append(
+                        {
+                            "model": f"{a} vs {b}",
+                            "scope": f"{probe} {category}",
+                            "subgroup": group,
+                            "measure": f"paired {name} FPR gap difference",
+                            "unit": "templates",
+                            "n": n,
+                            "n_other": math.nan,
+                            "n_effective": n,
+                            "baseline": 0.0,
+                            "sd": sd,
+                            "mdd": swap_mdd(sd, n, settings.alpha, settings.power),
+                            "target": settings.min_effect,
+                            "n_needed": swap_needed(sd, settings.min_effect, settings.alpha, settings.power),
+                        }
+                    )
     return rows
 
 
@@ -129,7 +165,17 @@ def noninferiority_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> 
     if "template_id" not in preds or not pairs:
         return []
     spans = comparison_table(preds, settings.bootstrap, 0, settings.seed, pairs=pairs).query("measure == 'span'")
-    return [noninferiority_row(model=f"{row['model_a']} vs {row['model_b']}", scope=f"{probe} {row['category']}",
-                               subgroup="", what=f"{row['class']} FPR gap span", unit="templates",
-                               n=row["n_templates"], lo90=row["lo90"], hi90=row["hi90"], settings=settings)
-            for row in spans.to_dict("records")]
+    return [
+        noninferiority_row(
+            model=f"{row['model_a']} vs {row['model_b']}",
+            scope=f"{probe} {row['category']}",
+            subgroup="",
+            what=f"{row['class']} FPR gap span",
+            unit="templates",
+            n=row["n_templates"],
+            lo90=row["lo90"],
+            hi90=row["hi90"],
+            settings=settings,
+        )
+        for row in spans.to_dict("records")
+    ]

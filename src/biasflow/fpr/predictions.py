@@ -88,8 +88,9 @@ def check_unique(preds: pd.DataFrame) -> None:
     repeated = preds.duplicated(key, keep="first")
     if repeated.any():
         first = preds.loc[repeated, key].iloc[0]
-        example = ", ".join(f"{column}={first[column]!r}" if column == "text" else f"{column}={first[column]}"
-                            for column in key)
+        example = ", ".join(
+            f"{column}={first[column]!r}" if column == "text" else f"{column}={first[column]}" for column in key
+        )
         raise BiasflowError(
             f"predictions repeat {int(repeated.sum())} row(s): the same ({', '.join(key)}) appears more than once, "
             f"e.g. {example}; each sample is classified once per run. Pass each predictions file once, and give "

@@ -83,13 +83,91 @@ LABELLED_COLUMNS = ("text", "label")
 _PLACEHOLDER = re.compile(r"\{(?:(?P<article>[aA]):)?(?P<name>[^{}:]+)\}")
 _SLOT_NAME = re.compile(r"^(?P<attr>[A-Za-z][A-Za-z-]*)_(?P<form>adj|np)$")
 _DETERMINERS = frozenset(
-    "a an the this that every each my our your his her their one some any no".split()
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "every",
+        "each",
+        "my",
+        "our",
+        "your",
+        "his",
+        "her",
+        "their",
+        "one",
+        "some",
+        "any",
+        "no",
+    ]
 )
 _FUNCTION_WORDS = frozenset(
-    """and or but nor so yet to of in on at by for with from as than then is are was
-    were be been being am has have had do does did will would can could should may might
-    must shall who whom whose which that this these those it its he she they we you i
-    not very too also just""".split()
+    [
+        "and",
+        "or",
+        "but",
+        "nor",
+        "so",
+        "yet",
+        "to",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "than",
+        "then",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "who",
+        "whom",
+        "whose",
+        "which",
+        "that",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+        "he",
+        "she",
+        "they",
+        "we",
+        "you",
+        "i",
+        "not",
+        "very",
+        "too",
+        "also",
+        "just",
+    ]
 )
 # Words whose spelling misleads the vowel rule for a/an.
 _AN_EXCEPTIONS = ("hour", "honest", "honor", "honour", "heir")
@@ -118,7 +196,7 @@ def load_templates(path: str | Path) -> pd.DataFrame:
     frame["SENT"] = _labels(frame["SENT"], path, "SENT")
     seen: dict[str, int] = {}
     keep = []
-    for index, (template, label) in enumerate(zip(frame["TEMPLATE"], frame["SENT"])):
+    for index, (template, label) in enumerate(zip(frame["TEMPLATE"], frame["SENT"], strict=True)):
         if template in seen and seen[template] != label:
             raise BiasflowError(
                 f"{path}: template on line {index + 2} repeats an earlier one with SENT {seen[template]} "
@@ -167,8 +245,9 @@ def load_labelled(path: str | Path, format: str) -> pd.DataFrame:
     """
     path = Path(path)
     if format not in choices("fpr.labelled_format"):
-        raise BiasflowError(f"unknown labelled-set format {format!r}; use one of "
-                            f"{', '.join(choices('fpr.labelled_format'))}.")
+        raise BiasflowError(
+            f"unknown labelled-set format {format!r}; use one of {', '.join(choices('fpr.labelled_format'))}."
+        )
     if format == "semeval2018":
         frame = _read_semeval(path)
     else:
@@ -189,8 +268,9 @@ def _read_semeval(path: Path) -> pd.DataFrame:
     raw = pd.read_csv(path, sep="\t", dtype=str)
     missing = [c for c in ("Tweet", "Intensity Class") if c not in raw.columns]
     if missing:
-        raise BiasflowError(f"{path}: SemEval-2018 V-oc files need the columns Tweet and Intensity Class; "
-                            f"missing {', '.join(missing)}.")
+        raise BiasflowError(
+            f"{path}: SemEval-2018 V-oc files need the columns Tweet and Intensity Class; missing {', '.join(missing)}."
+        )
     score = pd.to_numeric(raw["Intensity Class"].str.split(":", n=1).str[0].str.strip(), errors="coerce")
     mapping = {-3: 0, -2: 0, -1: 1, 0: 1, 1: 1, 2: 2, 3: 2}
     return pd.DataFrame({"text": raw["Tweet"], "label": _collapse(score, path, mapping, "intensity classes -3..3")})
@@ -221,7 +301,7 @@ def expand(templates: pd.DataFrame, terms: pd.DataFrame, attribute: str, unmarke
         known = ", ".join(sorted(map(str, terms["attribute"].unique()))) or "none"
         raise BiasflowError(f"no identity terms for attribute {attribute!r}; the terms file has: {known}.")
     rows = []
-    for template, label in zip(templates["TEMPLATE"], templates["SENT"]):
+    for template, label in zip(templates["TEMPLATE"], templates["SENT"], strict=True):
         slots = _slots(template, attribute)
         if slots is None:
             continue
@@ -345,11 +425,12 @@ def _render(template: str, fill) -> str:
         out += template[position : match.start()]
         position = match.end()
         slot = _SLOT_NAME.match(match["name"].strip())
+        assert slot is not None, "_slots accepted every placeholder of a template before it is rendered"
         value = fill(slot["form"])
         if value is None:
             if template[position : position + 1] == " ":
                 position += 1
-            next_word = re.match(r"[\w'-]*", template[position:])[0]
+            next_word = re.split(r"[^\w'-]", template[position:], maxsplit=1)[0]  # the word after the slot
             out = _fix_article(out, next_word)
             continue
         if match["name"].strip()[:1].isupper():

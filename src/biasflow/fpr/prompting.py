@@ -25,8 +25,8 @@ returned.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,7 @@ import pandas as pd
 from biasflow.errors import BiasflowError
 from biasflow.fpr.predictions import LABELS
 from biasflow.hashing import named_rng
-from biasflow.models.base import Request
+from biasflow.models.base import Generation, Request
 
 METHODS = ("zero_shot", "k_shot", "cot")
 # The templates each prompting method reads.
@@ -49,7 +49,7 @@ _REQUIRED_SLOTS = {
     "cot_answer": ("{text}", "{reasoning}"),
 }
 
-Generate = Callable[[Sequence[Request]], Sequence[str]]
+Generate = Callable[[Sequence[Request]], Sequence[str | Generation]]
 
 
 def extract_label(text: str, rng: np.random.Generator) -> tuple[int, bool]:
@@ -80,7 +80,9 @@ def load_prompt_templates(directory: str | Path, method: str) -> dict[str, str]:
         text = path.read_text(encoding="utf-8").rstrip("\n")
         missing = [slot for slot in _REQUIRED_SLOTS[name] if slot not in text]
         if missing:
-            raise BiasflowError(f"classification template {path} lacks the placeholder(s) {', '.join(missing)}; add them.")
+            raise BiasflowError(
+                f"classification template {path} lacks the placeholder(s) {', '.join(missing)}; add them."
+            )
         templates[name] = text
     return templates
 
@@ -93,12 +95,14 @@ def _fill(template: str, **values: str) -> str:
 def _check_labels(labels) -> np.ndarray:
     labels = np.asarray(labels)
     if labels.size and (not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0 or labels.max() > 2):
-        raise BiasflowError(f"labels must be integers 0 (negative), 1 (neutral) or 2 (positive); got {sorted(set(labels.tolist()))[:5]}")
+        raise BiasflowError(
+            f"labels must be integers 0 (negative), 1 (neutral) or 2 (positive); got {sorted(set(labels.tolist()))[:5]}"
+        )
     return labels.astype(int)
 
 
 def demonstrations(labelled: pd.DataFrame, k: int, rng: np.random.Generator) -> list[tuple[str, int]]:
-    """``k`` demonstrations ``(text, label)`` from ``labelled`` (columns ``text``, ``label``): ``k/3`` per label, shuffled.
+    """``k`` demonstrations ``(text, label)`` from ``labelled`` (``text``, ``label``): ``k/3`` per label, shuffled.
 
     Each label's examples are drawn from in the order of their texts, so the order of the
     labelled file's rows changes no draw.
@@ -119,8 +123,7 @@ def demonstrations(labelled: pd.DataFrame, k: int, rng: np.random.Generator) -> 
                 f"{k}-shot needs {per_label} labelled examples per label; '{LABELS[label]}' has {len(pool)}"
             )
         chosen.extend(rng.choice(pool, per_label, replace=False).tolist())
-    chosen = rng.permutation(chosen)
-    return [(str(texts[i]), int(labels[i])) for i in chosen]
+    return [(str(texts[i]), int(labels[i])) for i in rng.permutation(chosen)]
 
 
 def render_demonstrations(k_shot_template: str, demos: Sequence[tuple[str, int]]) -> str:
@@ -161,6 +164,8 @@ def prompt_classify(
     elif method == "k_shot":
         if labelled is None:
             raise BiasflowError("k-shot classification needs labelled demonstrations (a table with text and label)")
+        if k is None:
+            raise BiasflowError("k-shot classification needs k, the number of demonstrations")
         demos = demonstrations(labelled, k, named_rng(run_seed, "fpr-demonstrations"))
         block = render_demonstrations(templates["k_shot"], demos)
         prompts = [_fill(templates["k_shot"], demonstrations=block, text=t) for t in texts]
@@ -168,14 +173,14 @@ def prompt_classify(
         reason_prompts = [_fill(templates["cot_reason"], text=t) for t in texts]
         reasonings = _texts((reason_generate or generate)([Request(p, int(run_seed)) for p in reason_prompts]))
         prompts = [
-            _fill(templates["cot_answer"], text=t, reasoning=r.strip()) for t, r in zip(texts, reasonings)
+            _fill(templates["cot_answer"], text=t, reasoning=r.strip()) for t, r in zip(texts, reasonings, strict=True)
         ]
     answers = _texts(generate([Request(p, int(run_seed)) for p in prompts]))
     if len(answers) != len(texts):
         raise RuntimeError(f"generate returned {len(answers)} answers for {len(texts)} prompts")
     predictions = np.empty(len(texts), dtype=np.int64)
     n_fallback = 0
-    for i, (text, answer) in enumerate(zip(texts, answers)):
+    for i, (text, answer) in enumerate(zip(texts, answers, strict=True)):
         predictions[i], fallback = extract_label(answer, named_rng(run_seed, "fpr-fallback", text))
         n_fallback += fallback
     return predictions, n_fallback

@@ -11,7 +11,6 @@ import logging
 import math
 import numbers
 
-import numpy as np
 import pandas as pd
 
 from biasflow.errors import BiasflowError
@@ -44,7 +43,7 @@ def group_fpr(preds: pd.DataFrame) -> pd.DataFrame:
     keys = ["model", "run_id", "category", "group"]
     rows = []
     for key, g in preds.groupby(keys, sort=True):
-        row = dict(zip(keys, key))
+        row = dict(zip(keys, key, strict=True))
         for name, c in CLASSES.items():
             outside = g["y_true"].to_numpy() != c
             if not outside.any():
@@ -91,9 +90,10 @@ def over_runs(per_run: pd.DataFrame, keys: list[str], values: dict[str, str], in
     warning per value names how many and whose (``n_runs`` says how many runs agreed).
     """
     quantile(interval, z, 2)  # validate the interval name even when no rows
-    rows, identical = [], {dst: [] for dst in values.values()}
+    rows = []
+    identical: dict[str, list[dict]] = {dst: [] for dst in values.values()}
     for key, g in per_run.groupby(keys, sort=True):
-        row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        row = dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
         n_runs = int(g["run_id"].nunique())
         q = quantile(interval, z, n_runs)
         for src, dst in values.items():
@@ -118,10 +118,17 @@ def _warn_identical(value: str, rows: list[dict], total: int) -> None:
     if not rows:
         return
     models = sorted({str(row["model"]) for row in rows if "model" in row})
-    where = f" (model {', '.join(models[:5])}{f' and {len(models) - 5} more' if len(models) > 5 else ''})" \
-        if models else ""
-    log.warning("runs identical: no run-to-run spread to test against for %d of %d %s values%s; their width and p "
-                "are left empty and they are not tested (docs/methods.md §3.3)", len(rows), total, value, where)
+    where = (
+        f" (model {', '.join(models[:5])}{f' and {len(models) - 5} more' if len(models) > 5 else ''})" if models else ""
+    )
+    log.warning(
+        "runs identical: no run-to-run spread to test against for %d of %d %s values%s; their width and p "
+        "are left empty and they are not tested (docs/methods.md §3.3)",
+        len(rows),
+        total,
+        value,
+        where,
+    )
 
 
 def _p_value(mean: float, se: float, interval: str, n_runs: int) -> float:

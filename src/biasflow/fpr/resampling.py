@@ -31,8 +31,15 @@ from biasflow.intervals import is_rounding
 
 log = logging.getLogger("biasflow")
 
-BOOTSTRAP_COLUMNS = ["model", "category", "group", "negative_FPR_gap_lo", "negative_FPR_gap_hi",
-                     "positive_FPR_gap_lo", "positive_FPR_gap_hi"]
+BOOTSTRAP_COLUMNS = [
+    "model",
+    "category",
+    "group",
+    "negative_FPR_gap_lo",
+    "negative_FPR_gap_hi",
+    "positive_FPR_gap_lo",
+    "positive_FPR_gap_hi",
+]
 SPAN_NULL_COLUMNS = ["model", "category", *(f"{n}_span_{what}" for n in CLASSES for what in ("null_q95", "p"))]
 
 
@@ -51,8 +58,9 @@ def class_indicators(part: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarr
     return {name: ((y_true != c) & (y_pred == c), y_true != c) for name, c in CLASSES.items()}
 
 
-def class_counts(part: pd.DataFrame, cells: tuple[np.ndarray, ...], shape: tuple[int, ...]
-                 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def class_counts(
+    part: pd.DataFrame, cells: tuple[np.ndarray, ...], shape: tuple[int, ...]
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per class: false positives and counted sentences of ``part``'s rows summed into ``cells`` of a ``shape`` array.
 
     ``cells`` holds each row's index along every axis (run, template or sentence, group).
@@ -89,7 +97,8 @@ def bootstrap_gaps(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
     An interval of zero width (the draws leave the gap where it is: nothing varies between
     the templates and runs to resample) is NaN too, with a warning, never a certainty.
     """
-    rows, flat = [], []
+    rows: list[tuple] = []
+    flat = []
     marked = preds[preds["group"] != UNMARKED]
     for (model, category), part in marked.groupby(["model", "category"], sort=True):
         groups = sorted(part["group"].unique())
@@ -106,19 +115,29 @@ def bootstrap_gaps(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
         bounds = []
         counts = class_counts(part, (run_index, template_index, group_index), (len(runs), len(templates), len(groups)))
         for fp, counted in counts.values():
-            drawn = mean_gaps(np.einsum("bt,rtg->brg", template_weights, fp),
-                               np.einsum("bt,rtg->brg", template_weights, counted), run_weights)
+            drawn = mean_gaps(
+                np.einsum("bt,rtg->brg", template_weights, fp),
+                np.einsum("bt,rtg->brg", template_weights, counted),
+                run_weights,
+            )
             low, high = np.nanpercentile(drawn, [2.5, 97.5], axis=0)
             zero = is_rounding(high - low, RATE_SCALE)
             flat.extend([model] * int(np.sum(zero)))
             bounds.append(np.where(zero, np.nan, [low, high]))
-        rows.extend((model, category, g, bounds[0][0][i], bounds[0][1][i], bounds[1][0][i], bounds[1][1][i])
-                    for i, g in enumerate(groups))
+        rows.extend(
+            (model, category, g, bounds[0][0][i], bounds[0][1][i], bounds[1][0][i], bounds[1][1][i])
+            for i, g in enumerate(groups)
+        )
     if flat:
         models = sorted(set(map(str, flat)))
-        log.warning("template bootstrap: %d of %d gap intervals have zero width (the drawn templates and runs all "
-                    "give the same gap, so there is no spread to resample) and are left empty (model %s; "
-                    "docs/methods.md §3.3)", len(flat), 2 * len(rows), ", ".join(models))
+        log.warning(
+            "template bootstrap: %d of %d gap intervals have zero width (the drawn templates and runs all "
+            "give the same gap, so there is no spread to resample) and are left empty (model %s; "
+            "docs/methods.md §3.3)",
+            len(flat),
+            2 * len(rows),
+            ", ".join(models),
+        )
     return pd.DataFrame(rows, columns=BOOTSTRAP_COLUMNS)
 
 
@@ -152,10 +171,11 @@ def span_null(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
         templates = np.unique(part["template_id"].astype(str).to_numpy()[first], return_inverse=True)[1]
         run_weights = np.ones(len(runs))
         rng = stream("fpr-span-null", seed, model, category)
-        draws_by_class = {name: [] for name in CLASSES}
+        draws_by_class: dict[str, list[float]] = {name: [] for name in CLASSES}
         indicators = class_counts(part, (run_index, sentence_index), (len(runs), len(sentences)))
-        observed = {name: _span(fp, counted, labels, len(groups), run_weights)
-                    for name, (fp, counted) in indicators.items()}
+        observed = {
+            name: _span(fp, counted, labels, len(groups), run_weights) for name, (fp, counted) in indicators.items()
+        }
         for _ in range(draws):
             shuffled = permuted_labels(rng, labels, templates)
             for name, (fp, counted) in indicators.items():
@@ -163,8 +183,10 @@ def span_null(preds: pd.DataFrame, draws: int, seed: int) -> pd.DataFrame:
         values = []
         for name in CLASSES:
             null = np.asarray(draws_by_class[name])
-            values += [float(np.nanpercentile(null, 95)), float((1 + np.sum(null >= observed[name] - 1e-12))
-                                                                / (1 + draws))]
+            values += [
+                float(np.nanpercentile(null, 95)),
+                float((1 + np.sum(null >= observed[name] - 1e-12)) / (1 + draws)),
+            ]
         rows.append((model, category, *values))
     return pd.DataFrame(rows, columns=SPAN_NULL_COLUMNS)
 

@@ -10,8 +10,8 @@ by name (a mapping), never by position.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -23,7 +23,8 @@ from biasflow.fpr.markedness import markedness_table
 from biasflow.fpr.plots import plot_comparisons, plot_gaps, plot_markedness, plot_spans, plot_variance
 from biasflow.fpr.predictions import PREDICTION_COLUMNS, check_floor, check_unique, read_predictions, run_accuracy
 from biasflow.fpr.probes import load_labelled, probe_samples
-from biasflow.fpr.prompting import METHODS as PROMPTING, load_prompt_templates, prompt_classify, template_files
+from biasflow.fpr.prompting import METHODS as PROMPTING
+from biasflow.fpr.prompting import load_prompt_templates, prompt_classify, template_files
 from biasflow.fpr.rates import quantile
 from biasflow.fpr.resampling import bootstrap_gaps, span_null
 from biasflow.fpr.tuning import ClassifierSettings, fine_tune, soft_prompt_train
@@ -67,7 +68,10 @@ class ClassifySettings(StepSettings):
 
 @dataclass(frozen=True)
 class IntervalSettings(StepSettings):
-    """The interval over runs (``t``: Student t, the default; ``z``: mean ± z·sd/√R, the reference's); markedness reads it."""
+    """The interval over runs (``t``: Student t, the default; ``z``: mean ± z·sd/√R, the reference's).
+
+    Markedness reads it.
+    """
 
     section = "fpr"
 
@@ -77,7 +81,7 @@ class IntervalSettings(StepSettings):
 
 @dataclass(frozen=True)
 class GapSettings(IntervalSettings):
-    """The interval over runs, the accuracy below which a run is flagged, the template bootstrap (§3.3), the swaps (§3.8)."""
+    """The interval over runs, the accuracy flagging a run, the template bootstrap (§3.3), the swaps (§3.8)."""
 
     accuracy_floor: float
     bootstrap: int
@@ -93,7 +97,9 @@ class SummarySettings(IntervalSettings):
     seed: int
 
 
-def classify_files(settings: ClassifySettings, classifier: ClassifierSettings, probes: Mapping[str, Mapping]) -> list[str]:
+def classify_files(
+    settings: ClassifySettings, classifier: ClassifierSettings, probes: Mapping[str, Mapping]
+) -> list[str]:
     """Every file a classification job reads: the probe sets', the labelled set if its method uses it, its templates."""
     files = [path for spec in probes.values() for path in (spec["templates"], spec["terms"])]
     if classifier.reads_labelled:
@@ -101,8 +107,15 @@ def classify_files(settings: ClassifySettings, classifier: ClassifierSettings, p
     return list(dict.fromkeys([*files, *template_files(settings.templates, classifier.method)]))
 
 
-def classify(*, entry: dict, classifier: ClassifierSettings, probes: Mapping[str, Mapping], settings: ClassifySettings,
-             cache_dir: str, outputs: Mapping[str, str]) -> None:
+def classify(
+    *,
+    entry: dict,
+    classifier: ClassifierSettings,
+    probes: Mapping[str, Mapping],
+    settings: ClassifySettings,
+    cache_dir: str,
+    outputs: Mapping[str, str],
+) -> None:
     """Classify every probe set with one model and classifier, once per run, in the reference TSV format.
 
     ``probes`` maps each probe set's name to its definition (the config's ``fpr.probes``)
@@ -121,19 +134,35 @@ def classify(*, entry: dict, classifier: ClassifierSettings, probes: Mapping[str
     labelled = load_labelled(settings.labelled, settings.labelled_format) if classifier.reads_labelled else None
     if method in PROMPTING:
         templates = load_prompt_templates(settings.templates, method)
-        answer = CachedGenerator(replace(spec, decoding=settings.decoding.answer), cache_dir, description=f"{name} answers")
-        reason = CachedGenerator(replace(spec, decoding=settings.decoding.reasoning), cache_dir,
-                                 description=f"{name} reasoning")
+        answer = CachedGenerator(
+            replace(spec, decoding=settings.decoding.answer), cache_dir, description=f"{name} answers"
+        )
+        reason = CachedGenerator(
+            replace(spec, decoding=settings.decoding.reasoning), cache_dir, description=f"{name} reasoning"
+        )
     predictions = []
     for run in range(settings.runs):
         if method in PROMPTING:
             labels, n_fallback = prompt_classify(
-                texts, answer, method, templates, run_seed=run,
-                labelled=labelled, k=classifier.k, reason_generate=reason,
+                texts,
+                answer,
+                method,
+                templates,
+                run_seed=run,
+                labelled=labelled,
+                k=classifier.k,
+                reason_generate=reason,
             )
-            log.info("%s %s run %d: %d of %d labels were random fallbacks", name, classifier.name, run,
-                     n_fallback, len(texts))
+            log.info(
+                "%s %s run %d: %d of %d labels were random fallbacks",
+                name,
+                classifier.name,
+                run,
+                n_fallback,
+                len(texts),
+            )
         else:
+            assert labelled is not None, "every tuned method reads the labelled set (ClassifierSettings.reads_labelled)"
             train = soft_prompt_train if method == "soft_prompt" else fine_tune
             trained = train(spec, cache_dir, labelled["text"], labelled["label"], settings=classifier, seed=run)
             labels = trained.predict(texts)
@@ -142,8 +171,12 @@ def classify(*, entry: dict, classifier: ClassifierSettings, probes: Mapping[str
     for probe, table in samples.items():
         stop = start + len(table)
         rows = [
-            table.assign(y_pred=labels[start:stop], model=f"{name}/{classifier.name}", run_id=f"r{run}",
-                         classifier=classifier.name)
+            table.assign(
+                y_pred=labels[start:stop],
+                model=f"{name}/{classifier.name}",
+                run_id=f"r{run}",
+                classifier=classifier.name,
+            )
             for run, labels in enumerate(predictions)
         ]
         result = pd.concat(rows, ignore_index=True)
@@ -151,9 +184,17 @@ def classify(*, entry: dict, classifier: ClassifierSettings, probes: Mapping[str
         start = stop
 
 
-def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, accuracy_out: str | None = None,
-         plot_out: str | None = None, comparisons_out: str | None = None, comparisons_plot: str | None = None,
-         pairs: PairChoice | None = None) -> None:
+def gaps(
+    *,
+    prediction_paths: Sequence[str],
+    settings: GapSettings,
+    out: str,
+    accuracy_out: str | None = None,
+    plot_out: str | None = None,
+    comparisons_out: str | None = None,
+    comparisons_plot: str | None = None,
+    pairs: PairChoice | None = None,
+) -> None:
     """FPR gaps with CIs per model and group, accuracy per run (runs below the floor flagged), pairs compared.
 
     ``pairs`` says which pairs of systems ``comparisons_out`` compares (every pair by default;
@@ -170,8 +211,16 @@ def gaps(*, prediction_paths: Sequence[str], settings: GapSettings, out: str, ac
         checked_pairs(preds, pairs, f"the predictions {', '.join(map(str, prediction_paths))}")
     elif not pairs.compares:
         log.info(SKIPPED)
-    write_gaps(preds, settings, out=out, accuracy_out=accuracy_out, plot_out=plot_out,
-               comparisons_out=comparisons_out, comparisons_plot=comparisons_plot, pairs=pairs)
+    write_gaps(
+        preds,
+        settings,
+        out=out,
+        accuracy_out=accuracy_out,
+        plot_out=plot_out,
+        comparisons_out=comparisons_out,
+        comparisons_plot=comparisons_plot,
+        pairs=pairs,
+    )
 
 
 def checked_pairs(preds: pd.DataFrame, pairs: PairChoice, what: str) -> None:
@@ -179,17 +228,30 @@ def checked_pairs(preds: pd.DataFrame, pairs: PairChoice, what: str) -> None:
     pairs.check(preds["model"].astype(str).unique(), what)
 
 
-def write_gaps(preds: pd.DataFrame, settings: GapSettings, *, out: str, accuracy_out: str | None,
-               plot_out: str | None, comparisons_out: str | None, comparisons_plot: str | None,
-               pairs: PairChoice) -> None:
+def write_gaps(
+    preds: pd.DataFrame,
+    settings: GapSettings,
+    *,
+    out: str,
+    accuracy_out: str | None,
+    plot_out: str | None,
+    comparisons_out: str | None,
+    comparisons_plot: str | None,
+    pairs: PairChoice,
+) -> None:
     """:func:`gaps` on predictions already read and checked."""
     check_floor(settings.accuracy_floor)
     quantile(settings.interval, settings.z, 2)
     table = gap_table(preds, settings)
     accuracy = run_accuracy(preds, settings.accuracy_floor)
     for row in accuracy[accuracy["below_floor"]].itertuples(index=False):
-        log.warning("%s run %s: accuracy %.2f is below the floor %.2f; its gaps mean little",
-                    row.model, row.run_id, row.accuracy, settings.accuracy_floor)
+        log.warning(
+            "%s run %s: accuracy %.2f is below the floor %.2f; its gaps mean little",
+            row.model,
+            row.run_id,
+            row.accuracy,
+            settings.accuracy_floor,
+        )
     comparisons = None
     if comparisons_out and pairs.compares:
         log.info("comparisons: %s", pairs.describe())
@@ -199,7 +261,7 @@ def write_gaps(preds: pd.DataFrame, settings: GapSettings, *, out: str, accuracy
         write_table(accuracy, accuracy_out)
     if plot_out:
         plot_gaps(table, plot_out)
-    if comparisons is not None:
+    if comparisons is not None and comparisons_out:
         write_table(comparisons, comparisons_out)
         if comparisons_plot:
             plot_comparisons(table, comparisons, comparisons_plot, against_baseline=pairs.against_baseline)
@@ -210,24 +272,44 @@ def gap_table(preds: pd.DataFrame, settings: GapSettings) -> pd.DataFrame:
     check_unique(preds)
     table = fpr_gaps(preds, interval=settings.interval, z=settings.z)
     if "template_id" not in preds and settings.bootstrap:
-        log.warning("the predictions have no template_id column, so the gaps get no template bootstrap interval "
-                    "(*_FPR_gap_lo, *_FPR_gap_hi; docs/methods.md §3.3) and no system is compared with another "
-                    "(§3.8): add the template of each sentence")
-    table = table.merge(bootstrap_gaps(preds, settings.bootstrap, settings.seed), on=["model", "category", "group"],
-                        how="left", validate="one_to_one")
+        log.warning(
+            "the predictions have no template_id column, so the gaps get no template bootstrap interval "
+            "(*_FPR_gap_lo, *_FPR_gap_hi; docs/methods.md §3.3) and no system is compared with another "
+            "(§3.8): add the template of each sentence"
+        )
+    table = table.merge(
+        bootstrap_gaps(preds, settings.bootstrap, settings.seed),
+        on=["model", "category", "group"],
+        how="left",
+        validate="one_to_one",
+    )
     single = sorted(table.loc[table["n_runs"] < 2, "model"].unique())
     if single:
         shown = ", ".join(single[:5]) + (f" and {len(single) - 5} more" if len(single) > 5 else "")
-        log.warning("%s %s a single run, so the interval columns (*_FPR_gap_width) are empty: an interval needs "
-                    "two or more runs (docs/methods.md §3.3); classify with more runs (distinct run_id) for intervals",
-                    shown, "has" if len(single) == 1 else "have")
+        log.warning(
+            "%s %s a single run, so the interval columns (*_FPR_gap_width) are empty: an interval needs "
+            "two or more runs (docs/methods.md §3.3); classify with more runs (distinct run_id) for intervals",
+            shown,
+            "has" if len(single) == 1 else "have",
+        )
     return table
 
 
-def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequence[str]],
-            comparison_paths: Mapping[str, str], settings: SummarySettings, spans_out: str, net_out: str,
-            markedness_out: str, spans_plot: str, markedness_plot: str, variance_out: str, variance_plot: str,
-            tables_page: str) -> None:
+def summary(
+    *,
+    gap_paths: Mapping[str, str],
+    prediction_paths: Mapping[str, Sequence[str]],
+    comparison_paths: Mapping[str, str],
+    settings: SummarySettings,
+    spans_out: str,
+    net_out: str,
+    markedness_out: str,
+    spans_plot: str,
+    markedness_plot: str,
+    variance_out: str,
+    variance_plot: str,
+    tables_page: str,
+) -> None:
     """Gap spans per probe set (and their mean) with their null, net significance over models, markedness, variance.
 
     ``gap_paths`` maps each probe set's name to its gap table, ``prediction_paths`` to its
@@ -235,12 +317,16 @@ def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequ
     empty where ``comparisons.pairs`` is none, and the page leaves their section out);
     ``variance_out`` and ``variance_plot`` get where each gap would move (docs/methods.md §3.9).
     """
-    tables = [read_table(path, [*GAP_COLUMNS, "category"], "FPR gap table").assign(probe=probe)
-              for probe, path in gap_paths.items()]
+    tables = [
+        read_table(path, [*GAP_COLUMNS, "category"], "FPR gap table").assign(probe=probe)
+        for probe, path in gap_paths.items()
+    ]
     gap_table = pd.concat(tables, ignore_index=True)
     by_probe = {probe: read_predictions(list(paths)) for probe, paths in prediction_paths.items()}
-    nulls = pd.concat([span_null(preds, settings.null_draws, settings.seed).assign(probe=probe)
-                       for probe, preds in by_probe.items()], ignore_index=True)
+    nulls = pd.concat(
+        [span_null(preds, settings.null_draws, settings.seed).assign(probe=probe) for probe, preds in by_probe.items()],
+        ignore_index=True,
+    )
     spans, net = with_span_null(gap_spans(gap_table), nulls), net_significance(gap_table)
     write_table(spans, spans_out)
     write_table(net, net_out)
@@ -254,14 +340,24 @@ def summary(*, gap_paths: Mapping[str, str], prediction_paths: Mapping[str, Sequ
     plot_variance(variance, variance_plot)
     comparisons = None
     if comparison_paths:
-        comparisons = pd.concat([read_table(path, FPR_COMPARISON_COLUMNS, "FPR comparisons").assign(probe=probe)
-                                 for probe, path in comparison_paths.items()], ignore_index=True)
+        comparisons = pd.concat(
+            [
+                read_table(path, FPR_COMPARISON_COLUMNS, "FPR comparisons").assign(probe=probe)
+                for probe, path in comparison_paths.items()
+            ],
+            ignore_index=True,
+        )
         comparisons = comparisons[["probe", *FPR_COMPARISON_COLUMNS]]
     pages.write_tables(spans, net, marked, comparisons, variance, tables_page)
 
 
-def tables_from_predictions(*, prediction_paths: Mapping[str, Sequence[str]], settings: GapSettings,
-                            out_dir: str, pairs: PairChoice | None = None) -> None:
+def tables_from_predictions(
+    *,
+    prediction_paths: Mapping[str, Sequence[str]],
+    settings: GapSettings,
+    out_dir: str,
+    pairs: PairChoice | None = None,
+) -> None:
     """Every table and figure the workflow's FPR steps write from predictions, by its names under ``out_dir``.
 
     ``prediction_paths`` maps each probe set's name to its prediction files (every model and
@@ -283,17 +379,32 @@ def tables_from_predictions(*, prediction_paths: Mapping[str, Sequence[str]], se
         log.info(SKIPPED)
     for probe, preds in read.items():
         files = outputs.per_probe(out_dir, probe)
-        write_gaps(preds, settings, out=files["gaps"], accuracy_out=files["accuracy"], plot_out=files["plot"],
-                   comparisons_out=files["comparisons"] if compares else None,
-                   comparisons_plot=files["comparisons_plot"] if compares else None, pairs=pairs)
+        write_gaps(
+            preds,
+            settings,
+            out=files["gaps"],
+            accuracy_out=files["accuracy"],
+            plot_out=files["plot"],
+            comparisons_out=files["comparisons"] if compares else None,
+            comparisons_plot=files["comparisons_plot"] if compares else None,
+            pairs=pairs,
+        )
     per_probe = {probe: outputs.per_probe(out_dir, probe) for probe in prediction_paths}
     final = outputs.summary(out_dir)
-    summary_settings = SummarySettings(interval=settings.interval, z=settings.z, null_draws=settings.null_draws,
-                                       seed=settings.seed)
-    summary(gap_paths={probe: files["gaps"] for probe, files in per_probe.items()},
-            prediction_paths=prediction_paths,
-            comparison_paths={probe: files["comparisons"] for probe, files in per_probe.items()} if compares else {},
-            settings=summary_settings, spans_out=final["spans"], net_out=final["net"],
-            markedness_out=final["markedness"], spans_plot=final["spans_plot"],
-            markedness_plot=final["markedness_plot"], variance_out=final["variance"],
-            variance_plot=final["variance_plot"], tables_page=final["tables_page"])
+    summary_settings = SummarySettings(
+        interval=settings.interval, z=settings.z, null_draws=settings.null_draws, seed=settings.seed
+    )
+    summary(
+        gap_paths={probe: files["gaps"] for probe, files in per_probe.items()},
+        prediction_paths=prediction_paths,
+        comparison_paths={probe: files["comparisons"] for probe, files in per_probe.items()} if compares else {},
+        settings=summary_settings,
+        spans_out=final["spans"],
+        net_out=final["net"],
+        markedness_out=final["markedness"],
+        spans_plot=final["spans_plot"],
+        markedness_plot=final["markedness_plot"],
+        variance_out=final["variance"],
+        variance_plot=final["variance_plot"],
+        tables_page=final["tables_page"],
+    )

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from biasflow.errors import BiasflowError
+from biasflow.extras import require
 from biasflow.fpr.prompting import METHODS as PROMPTING
 from biasflow.models import ModelSpec, load_for_training
 from biasflow.models.transformers_backend import default_device
@@ -64,15 +66,26 @@ class ClassifierSettings(StepSettings):
     batch_size: int | None
 
     @classmethod
-    def of(cls, name: str, entry: Mapping) -> "ClassifierSettings":
+    def of(cls, name: str, entry: Mapping) -> ClassifierSettings:
         """The settings of classifier ``name`` from its config entry; keys it leaves out take the method's defaults."""
         entry = filled(dict(entry), CLASSIFIER_SCHEMA)
-        return cls(name=name, **{f.name: entry.get(f.name) for f in fields(cls) if f.name != "name"})
+        values: dict[str, Any] = {f.name: entry.get(f.name) for f in fields(cls) if f.name != "name"}
+        return cls(name=name, **values)
+
+    def given(self, name: str) -> Any:
+        """The setting ``name`` of this classifier's method, which :meth:`of` fills from the schema: never None."""
+        value = getattr(self, name)
+        if value is None:
+            raise BiasflowError(
+                f"fpr.classifiers.{self.name}: method {self.method} needs {name}; give it in the entry."
+            )
+        return value
 
     @property
     def reads_labelled(self) -> bool:
         """k-shot prompting draws its examples from the labelled set, and tuning trains on it (§3.6)."""
         return self.method == "k_shot" or self.method not in PROMPTING
+
 
 MAX_TOKENS = 256
 
@@ -80,7 +93,7 @@ log = logging.getLogger("biasflow")
 
 
 def _load(spec: ModelSpec, cache_dir: str, seed: int):
-    import torch
+    torch = require("torch", "tuning a classifier")
 
     torch.manual_seed(seed)
     tokenizer, model = load_for_training(spec, cache_dir)
@@ -96,7 +109,9 @@ def label_token_ids(tokenizer) -> list[int]:
     for word in LABEL_WORDS:
         tokens = tokenizer(word, add_special_tokens=False)["input_ids"]
         if not tokens:
-            raise BiasflowError(f"the tokenizer encodes {word!r} as nothing; this model cannot be a label-token classifier")
+            raise BiasflowError(
+                f"the tokenizer encodes {word!r} as nothing; this model cannot be a label-token classifier"
+            )
         ids.append(int(tokens[0]))
     if len(set(ids)) < len(ids) or (tokenizer.unk_token_id is not None and tokenizer.unk_token_id in ids):
         raise BiasflowError(
@@ -131,9 +146,9 @@ class _LabelHead:
         import torch
 
         device = self.model.get_input_embeddings().weight.device
-        enc = self.tokenizer(
-            list(texts), padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt"
-        ).to(device)
+        enc = self.tokenizer(list(texts), padding=True, truncation=True, max_length=MAX_TOKENS, return_tensors="pt").to(
+            device
+        )
         embeds = self.model.get_input_embeddings()(enc["input_ids"])
         mask = enc["attention_mask"]
         if self.prompt is not None:
@@ -153,7 +168,7 @@ class _LabelHead:
         rows = []
         with torch.no_grad():
             for start in range(0, len(texts), self.batch_size):
-                rows.append(self.forward([str(t) for t in texts[start:start + self.batch_size]]).cpu().numpy())
+                rows.append(self.forward([str(t) for t in texts[start : start + self.batch_size]]).cpu().numpy())
         self.model.train(was_training)
         return np.concatenate(rows) if rows else np.zeros((0, 3), dtype=np.float32)
 
@@ -194,7 +209,7 @@ def _train(
 
     rng = np.random.default_rng(seed)
     order = np.lexsort((labels, np.asarray(texts)))[rng.permutation(len(texts))]
-    n_val = int(math.floor(val_fraction * len(texts)))
+    n_val = math.floor(val_fraction * len(texts))
     n_val = min(n_val, len(texts) - 1)
     val_idx, train_idx = order[:n_val], order[n_val:]
     device = params[0].device
@@ -210,7 +225,7 @@ def _train(
         total = 0.0
         with torch.no_grad():
             for start in range(0, len(idx), head.batch_size):
-                batch = idx[start:start + head.batch_size]
+                batch = idx[start : start + head.batch_size]
                 total += loss_fn(head.forward([texts[i] for i in batch]), y[batch]).item() * len(batch)
         return total / len(idx)
 
@@ -220,7 +235,7 @@ def _train(
         shuffled = rng.permutation(train_idx)
         total = 0.0
         for start in range(0, len(shuffled), head.batch_size):
-            batch = shuffled[start:start + head.batch_size]
+            batch = shuffled[start : start + head.batch_size]
             optimizer.zero_grad()
             loss = loss_fn(head.forward([texts[i] for i in batch]), y[batch])
             loss.backward()
@@ -229,8 +244,13 @@ def _train(
         train_loss = total / len(shuffled)
         val_loss = mean_loss(val_idx) if len(val_idx) else None
         head.history.append({"epoch": epoch, "train_loss": train_loss, "val_loss": val_loss})
-        log.info("epoch %d/%d: train loss %.4f, validation loss %s", epoch, epochs, train_loss,
-                 "n/a" if val_loss is None else f"{val_loss:.4f}")
+        log.info(
+            "epoch %d/%d: train loss %.4f, validation loss %s",
+            epoch,
+            epochs,
+            train_loss,
+            "n/a" if val_loss is None else f"{val_loss:.4f}",
+        )
         monitored = val_loss if val_loss is not None else train_loss
         if monitored < best:
             best, best_params, bad = monitored, snapshot(), 0
@@ -239,7 +259,7 @@ def _train(
             if bad >= patience:
                 break
     with torch.no_grad():
-        for p, saved in zip(params, best_params):
+        for p, saved in zip(params, best_params, strict=True):
             p.copy_(saved.to(p.device))
     head.model.eval()
 
@@ -247,11 +267,11 @@ def _train(
 def soft_prompt_train(
     spec: ModelSpec, cache_dir: str, texts: Sequence[str], labels, *, settings: ClassifierSettings, seed: int
 ) -> SoftPromptClassifier:
-    """Tune ``prompt_length`` soft-prompt embeddings on a frozen LM (paper 002); ``epochs=0`` returns the initial prompt."""
+    """Tune ``prompt_length`` soft-prompt embeddings on a frozen LM (paper 002); ``epochs=0``: the initial prompt."""
     import torch
 
     texts, labels = _check_data(texts, labels)
-    prompt_length = settings.prompt_length
+    prompt_length = settings.given("prompt_length")
     if prompt_length < 1:
         raise BiasflowError(f"prompt_length must be at least 1; got {prompt_length}")
     tokenizer, model = _load(spec, cache_dir, seed)
@@ -264,10 +284,21 @@ def soft_prompt_train(
         first = tokenizer("", add_special_tokens=True)["input_ids"] or tokenizer(texts[0])["input_ids"]
         init_id = int(first[0])
     prompt = torch.nn.Parameter(embedding[init_id].detach().clone().float().repeat(prompt_length, 1))
-    head = SoftPromptClassifier(model, tokenizer, ids, settings.batch_size, prompt=prompt)
+    head = SoftPromptClassifier(model, tokenizer, ids, settings.given("batch_size"), prompt=prompt)
     # Paper 002 tunes the prompt without weight decay (the method takes no weight_decay setting).
-    _train(head, [prompt], texts, labels, lr=settings.lr, weight_decay=0.0, epochs=settings.epochs,
-           patience=settings.patience, val_fraction=settings.val_fraction, seed=seed, train_mode=False)
+    _train(
+        head,
+        [prompt],
+        texts,
+        labels,
+        lr=settings.given("lr"),
+        weight_decay=0.0,
+        epochs=settings.given("epochs"),
+        patience=settings.given("patience"),
+        val_fraction=settings.given("val_fraction"),
+        seed=seed,
+        train_mode=False,
+    )
     return head
 
 
@@ -280,26 +311,36 @@ def fine_tune(
         raise BiasflowError(f"unknown fine-tuning method '{method}'; use 'lora' or 'full'")
     texts, labels = _check_data(texts, labels)
     if method == "lora":
-        try:
-            import peft
-        except ImportError:
-            raise BiasflowError(
-                "LoRA fine-tuning needs peft: pip install -e '.[lora]' (or pip install peft)"
-            ) from None
+        peft = require("peft", "LoRA fine-tuning")
     tokenizer, model = _load(spec, cache_dir, seed)
     ids = label_token_ids(tokenizer)
     if method == "lora":
-        rank = settings.rank
+        rank = settings.given("rank")
         config = peft.LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, target_modules="all-linear")
         model = peft.get_peft_model(model, config)
     params = [p for p in model.parameters() if p.requires_grad]
-    head = FineTunedClassifier(model, tokenizer, ids, settings.batch_size)
-    _train(head, params, texts, labels, lr=settings.lr, weight_decay=settings.weight_decay, epochs=settings.epochs,
-           patience=settings.patience, val_fraction=settings.val_fraction, seed=seed, train_mode=True)
+    head = FineTunedClassifier(model, tokenizer, ids, settings.given("batch_size"))
+    _train(
+        head,
+        params,
+        texts,
+        labels,
+        lr=settings.given("lr"),
+        weight_decay=settings.given("weight_decay"),
+        epochs=settings.given("epochs"),
+        patience=settings.given("patience"),
+        val_fraction=settings.given("val_fraction"),
+        seed=seed,
+        train_mode=True,
+    )
     return head
 
 
 __all__ = [
-    "ClassifierSettings", "SoftPromptClassifier", "FineTunedClassifier", "soft_prompt_train", "fine_tune",
+    "ClassifierSettings",
+    "FineTunedClassifier",
+    "SoftPromptClassifier",
+    "fine_tune",
     "label_token_ids",
+    "soft_prompt_train",
 ]

@@ -34,29 +34,58 @@ import pandas as pd
 
 from biasflow.components import component_columns, split_columns
 from biasflow.fpr.predictions import UNMARKED
-from biasflow.fpr.rates import CLASSES
 from biasflow.fpr.resampling import class_counts, mean_gaps
 
 SOURCES = ("probe_sets", "templates", "runs", "sentences")
-FPR_VARIANCE_COLUMNS = ["probe", "model", "category", "class", "group", "gap", *component_columns(SOURCES),
-                        "n_probe_sets", "n_templates", "n_runs"]
+FPR_VARIANCE_COLUMNS = [
+    "probe",
+    "model",
+    "category",
+    "class",
+    "group",
+    "gap",
+    *component_columns(SOURCES),
+    "n_probe_sets",
+    "n_templates",
+    "n_runs",
+]
 KEYS = ["model", "category", "class", "group"]
 
 
 def variance_table(by_probe: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     """Every gap's variance components (docs/methods.md §3.9) from each probe set's predictions (``by_probe``)."""
-    parts = pd.DataFrame([row for probe, preds in sorted(by_probe.items()) for row in _within(probe, preds)],
-                         columns=["probe", *KEYS, "gap", "templates", "runs", "sentences", "n_templates", "n_runs"])
+    parts = pd.DataFrame(
+        [row for probe, preds in sorted(by_probe.items()) for row in _within(probe, preds)],
+        columns=["probe", *KEYS, "gap", "templates", "runs", "sentences", "n_templates", "n_runs"],
+    )
     own = parts[["templates", "runs", "sentences"]].sum(axis=1, min_count=1)
-    across = parts.assign(_own=own).groupby(KEYS, sort=False).agg(
-        _spread=("gap", lambda gaps: gaps.var(ddof=1) if len(gaps) > 1 else np.nan), _noise=("_own", "mean"),
-        n_probe_sets=("gap", "size"))
+    across = (
+        parts.assign(_own=own)
+        .groupby(KEYS, sort=False)
+        .agg(
+            _spread=("gap", lambda gaps: gaps.var(ddof=1) if len(gaps) > 1 else np.nan),
+            _noise=("_own", "mean"),
+            n_probe_sets=("gap", "size"),
+        )
+    )
     parts = parts.join(across, on=KEYS)
-    rows = [{**{key: row[key] for key in ["probe", *KEYS, "gap"]},
-             **split_columns({"probe_sets": row["_spread"] - row["_noise"], "templates": row["templates"],
-                              "runs": row["runs"], "sentences": row["sentences"]}),
-             "n_probe_sets": row["n_probe_sets"], "n_templates": row["n_templates"], "n_runs": row["n_runs"]}
-            for row in parts.to_dict("records")]
+    rows = [
+        {
+            **{key: row[key] for key in ["probe", *KEYS, "gap"]},
+            **split_columns(
+                {
+                    "probe_sets": row["_spread"] - row["_noise"],
+                    "templates": row["templates"],
+                    "runs": row["runs"],
+                    "sentences": row["sentences"],
+                }
+            ),
+            "n_probe_sets": row["n_probe_sets"],
+            "n_templates": row["n_templates"],
+            "n_runs": row["n_runs"],
+        }
+        for row in parts.to_dict("records")
+    ]
     return pd.DataFrame(rows, columns=FPR_VARIANCE_COLUMNS)
 
 
@@ -74,10 +103,22 @@ def _within(probe: str, preds: pd.DataFrame) -> list[dict]:
         for name, (fp, counted) in counts.items():
             gaps = mean_gaps(fp.sum(axis=1), counted.sum(axis=1), np.ones(len(runs)))
             parts = crossed_parts(contributions(fp, counted))
-            rows += [{"probe": probe, "model": model, "category": category, "class": name, "group": group,
-                      "gap": float(gaps[g]), "templates": parts[0, g], "runs": parts[1, g], "sentences": parts[2, g],
-                      "n_templates": len(templates) if "template_id" in part else np.nan, "n_runs": len(runs)}
-                     for g, group in enumerate(groups)]
+            rows += [
+                {
+                    "probe": probe,
+                    "model": model,
+                    "category": category,
+                    "class": name,
+                    "group": group,
+                    "gap": float(gaps[g]),
+                    "templates": parts[0, g],
+                    "runs": parts[1, g],
+                    "sentences": parts[2, g],
+                    "n_templates": len(templates) if "template_id" in part else np.nan,
+                    "n_runs": len(runs),
+                }
+                for g, group in enumerate(groups)
+            ]
     return rows
 
 

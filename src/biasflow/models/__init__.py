@@ -18,16 +18,27 @@ from biasflow.registry import Registry
 from biasflow.schema import filled
 
 _REGISTRY: Registry[type[Backend]] = Registry(
-    "backend", builtin=[(cls.name, cls) for cls in (TransformersBackend, VLLMBackend, OpenAIBackend)])
+    "backend", builtin=[(cls.name, cls) for cls in (TransformersBackend, VLLMBackend, OpenAIBackend)]
+)
 BACKENDS = _REGISTRY.names()
 
 __all__ = [
-    "BACKENDS", "Backend", "Decoding", "Generation", "ModelSpec", "Request", "backend_class", "job_resources",
-    "load_backend", "load_for_training", "model_spec", "spec_from_entry",
+    "BACKENDS",
+    "Backend",
+    "Decoding",
+    "Generation",
+    "ModelSpec",
+    "Request",
+    "backend_class",
+    "job_resources",
+    "load_backend",
+    "load_for_training",
+    "model_spec",
+    "spec_from_entry",
 ]
 
 
-def backend_class(name: str, where: str = "") -> type:
+def backend_class(name: str, where: str = "") -> type[Backend]:
     """The backend class registered as ``name``; an unknown name is a :class:`BiasflowError`.
 
     ``where`` starts the message (say, the config key that named the backend).
@@ -83,8 +94,12 @@ def job_resources(entry: dict) -> dict:
     backends that call no server), which a global ``api`` cap bounds over all jobs.
     """
     cls = backend_class(entry["backend"])
-    return {"threads": entry["threads"], "mem_mb": entry["mem_mb"], "gpu": entry["gpu"],
-            "api": cls.requests_in_flight(entry["options"])}
+    return {
+        "threads": entry["threads"],
+        "mem_mb": entry["mem_mb"],
+        "gpu": entry["gpu"],
+        "api": cls.requests_in_flight(entry["options"]),
+    }
 
 
 def load_backend(spec: ModelSpec, cache_dir: str) -> Backend:

@@ -10,9 +10,10 @@ on which other requests shared its batch.
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass, replace
 from abc import ABC, abstractmethod
-from typing import Callable, ClassVar, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import ClassVar
 
 from biasflow.hashing import stable_hash
 from biasflow.schema import filled
@@ -32,7 +33,7 @@ class Decoding:
     max_prompt_tokens: int
 
     @classmethod
-    def from_params(cls, decoding: dict) -> "Decoding":
+    def from_params(cls, decoding: dict) -> Decoding:
         """The decoding of a config mapping; keys it leaves out take the schema's defaults."""
         return cls(**filled(dict(decoding), "#/definitions/decoding"))
 
@@ -113,6 +114,10 @@ class Backend(ABC):
     chunk_size: ClassVar[int]  # requests per call between cache saves
     sampler: ClassVar[str]  # how random draws become tokens: part of every cache key
     spec: ModelSpec
+
+    @abstractmethod
+    def __init__(self, spec: ModelSpec, cache_dir: str) -> None:
+        """Load the model ``spec`` names (or open its server); ``cache_dir`` holds what loading it downloads."""
 
     @staticmethod
     @abstractmethod

@@ -25,6 +25,8 @@ import os
 import platform
 import time
 
+from biasflow.extras import require
+
 # bfloat16 is taken on a measurement only when it beats float32 by this factor, so that
 # timing noise cannot flip the choice (and with it the cache key) between runs.
 MEASURED_MARGIN = 1.5
@@ -41,7 +43,7 @@ def default_device() -> str:
     """The first GPU when there is one, else the CPU; without importing torch where no NVIDIA driver is loaded."""
     if platform.system() in ("Linux", "Darwin") and not any(os.path.exists(p) for p in NVIDIA_NODES):
         return "cpu"
-    import torch
+    torch = require("torch", "finding a GPU")
 
     return "cuda" if torch.cuda.is_available() else "cpu"
 
@@ -55,16 +57,16 @@ def resolve_dtype(requested: str, device: str) -> tuple[str, str]:
     return _cpu_dtype()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _gpu_dtype() -> tuple[str, str]:
-    import torch
+    torch = require("torch", "computing on a GPU")
 
     if torch.cuda.is_bf16_supported():
         return "bfloat16", f"{torch.cuda.get_device_name()} computes bfloat16 natively"
     return "float16", f"{torch.cuda.get_device_name()} has no bfloat16; float16 is native"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cpu_dtype() -> tuple[str, str]:
     flags = cpu_flags()
     if flags is not None:
@@ -75,7 +77,7 @@ def _cpu_dtype() -> tuple[str, str]:
         if native:
             return "float32", f"this CPU has {', '.join(native)}, but {cap} keeps PyTorch's kernels from it"
         return "float32", "this CPU has no native bfloat16 arithmetic, neither AVX512-BF16 nor AMX"
-    import torch
+    torch = require("torch", "measuring this CPU's bfloat16 arithmetic")
 
     bf16, fp32 = measure_gflops(torch)
     measured = f"a matrix product measured {bf16:.1f} GFLOP/s in bfloat16 against {fp32:.1f} in float32"
@@ -136,7 +138,7 @@ def measure_gflops(torch, rounds: int = 5, seconds: float = 0.01) -> tuple[float
 
 def _time_rounds(torch, operands: dict, best: dict, flop: int, rounds: int, seconds: float) -> None:
     with torch.no_grad():
-        for dtype, (x, w) in operands.items():
+        for x, w in operands.values():
             for _ in range(3):
                 torch.nn.functional.linear(x, w)
         for _ in range(rounds):

@@ -20,8 +20,10 @@ import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from typing import Any, cast
 
 from biasflow.errors import BiasflowError
+from biasflow.extras import require
 from biasflow.models.base import Backend, Decoding, Generation, ModelSpec, ProgressCallback, Request
 
 log = logging.getLogger(__name__)
@@ -38,11 +40,7 @@ GRANTED_REQUESTS = "BIASFLOW_API_REQUESTS"
 
 
 def _import_openai():
-    try:
-        import openai
-    except ImportError:
-        raise BiasflowError("The openai backend needs the openai package: pip install -e '.[openai]'") from None
-    return openai
+    return require("openai", "the openai backend")
 
 
 def request_params(decoding: Decoding, request: Request) -> dict:
@@ -54,7 +52,7 @@ def request_params(decoding: Decoding, request: Request) -> dict:
     Prompt truncation to ``max_prompt_tokens`` is not applied: the server's tokenizer is
     not available here, and cutting by words would only approximate it.
     """
-    params = {
+    params: dict[str, Any] = {
         "temperature": decoding.temperature if decoding.do_sample else 0.0,
         "top_p": decoding.top_p,
         "max_tokens": decoding.max_new_tokens,
@@ -149,9 +147,7 @@ class OpenAIBackend(Backend):
     def __repr__(self) -> str:
         return f"OpenAIBackend(model={self.spec.model!r}, base_url={self.base_url!r})"
 
-    def generate(
-        self, requests: Sequence[Request], progress: ProgressCallback | None = None
-    ) -> list[Generation]:
+    def generate(self, requests: Sequence[Request], progress: ProgressCallback | None = None) -> list[Generation]:
         """One continuation per request, in request order, ``max_concurrency`` at a time.
 
         ``progress(1)`` is called from the calling thread as each request finishes. The
@@ -172,9 +168,13 @@ class OpenAIBackend(Backend):
         used = self.usage
         log.info(
             "model %s at %s: %d requests so far, %d prompt and %d completion tokens (as the server counts them)",
-            self.spec.model, self.base_url, used["requests"], used["prompt_tokens"], used["completion_tokens"],
+            self.spec.model,
+            self.base_url,
+            used["requests"],
+            used["prompt_tokens"],
+            used["completion_tokens"],
         )
-        return results
+        return cast("list[Generation]", results)  # every request's slot is filled above
 
     @property
     def usage(self) -> dict:
@@ -227,8 +227,9 @@ class OpenAIBackend(Backend):
             self._usage["completion_tokens"] += completion_tokens or 0
         return Generation(text=text, n_tokens=n_tokens)
 
-    def _user_error(self, err: Exception, chat: bool) -> BiasflowError:
-        """Turn a client error into one clear message that names model and server.
+    def _user_error(self, err: Any, chat: bool) -> BiasflowError:
+        """Turn a client error (an ``openai.APIStatusError`` or ``APIConnectionError``) into one clear message that
+        names model and server.
 
         The server's own text is kept where it helps (a bad parameter, an unknown model)
         but with the key blanked out, and it is dropped for authentication failures,

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from biasflow.errors import BiasflowError
+from biasflow.extras import require
 from biasflow.hashing import stable_hash
 from biasflow.tables import atomic_path, current_umask
 
@@ -79,7 +80,7 @@ def resolve_source(model: str, cache_dir: str | Path, assemble: bool = True) -> 
 
 def package_file(spec: str, cache_dir: str | Path, assemble: bool = True) -> Path:
     """Locate ``pkg:<distribution>/<file>`` in installed distributions (reassembling parts unless not to)."""
-    body = spec[len("pkg:"):]
+    body = spec[len("pkg:") :]
     if "/" not in body:
         raise BiasflowError(f"model {spec!r}: write it as 'pkg:<distribution>/<file inside it>'.")
     dist_name, filename = body.split("/", 1)
@@ -144,7 +145,7 @@ def materialise(source: ModelSource, cache_dir: str | Path) -> ModelSource:
     """Convert a GGUF source once into a transformers directory in the cache; others pass through."""
     if source.kind != "gguf":
         return source
-    import transformers
+    transformers = require("transformers", "converting a GGUF model")
 
     key = stable_hash(source.location, os.path.getsize(source.location), transformers.__version__)
     target = Path(cache_dir) / "weights" / key / "transformers"
@@ -191,7 +192,7 @@ def _gguf_parsed_once():
     conversion, so one reader per path serves all three; transformers imports the class
     from the ``gguf`` module when it reads a file, which is where it is swapped.
     """
-    import gguf
+    gguf = require("gguf", "reading a GGUF model")
 
     original = gguf.GGUFReader
     readers = {}

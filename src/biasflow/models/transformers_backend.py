@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
+from typing import cast
 
 from biasflow.errors import BiasflowError
+from biasflow.extras import require
 from biasflow.models.base import Decoding, Generation, InProcessBackend, ModelSpec, ProgressCallback, Request
 from biasflow.models.dtypes import default_device, resolve_dtype
 from biasflow.models.sources import materialise, resolve_source
+
+# What needs torch and transformers here, as the missing-extra message names it (biasflow.extras).
+LOADING = "loading a model with transformers"
 
 log = logging.getLogger("biasflow")
 
@@ -37,14 +42,14 @@ def load_pretrained(spec: ModelSpec, cache_dir: str, dtype: str | None = None):
     ``dtype`` overrides the entry's own (tuning trains in float32 whatever the entry says);
     ``auto`` is resolved for this machine's CPU (:mod:`biasflow.models.dtypes`).
     """
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    torch = require("torch", LOADING)
+    transformers = require("transformers", LOADING)
 
     source = materialise(resolve_source(spec.model, cache_dir), cache_dir)
     kwargs = {"trust_remote_code": spec.trust_remote_code}
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
-        model = AutoModelForCausalLM.from_pretrained(
+        tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, **kwargs)
+        model = transformers.AutoModelForCausalLM.from_pretrained(
             source.location, dtype=_torch_dtype(torch, resolve_dtype(dtype or spec.dtype, "cpu")[0]), **kwargs
         )
     except OSError as exc:
@@ -70,7 +75,7 @@ class TransformersBackend(InProcessBackend):
 
     def __init__(self, spec: ModelSpec, cache_dir: str, device: str | None = None):
         started = time.perf_counter()  # the load counts torch's and transformers' imports
-        import torch
+        torch = require("torch", LOADING)
 
         self.device = device or default_device()
         dtype, why = resolve_dtype(spec.dtype, self.device)
@@ -80,8 +85,14 @@ class TransformersBackend(InProcessBackend):
         self.torch = torch
         self.tokenizer, self.model = load_pretrained(spec, cache_dir)
         self.model.to(self.device).eval()
-        log.info("model %s (%s) in %s on %s, loaded in %.1f s", spec.name, spec.model, dtype, self.device,
-                 time.perf_counter() - started)
+        log.info(
+            "model %s (%s) in %s on %s, loaded in %.1f s",
+            spec.name,
+            spec.model,
+            dtype,
+            self.device,
+            time.perf_counter() - started,
+        )
         self.clock = _ForwardClock(self.model)
         fitting, fit_why = resolve_dtype("auto", "cpu") if self.device == "cpu" else (dtype, "")
         if dtype == "bfloat16" and fitting != "bfloat16":
@@ -95,9 +106,7 @@ class TransformersBackend(InProcessBackend):
 
     load_pretrained = staticmethod(load_pretrained)
 
-    def generate(
-        self, requests: Sequence[Request], progress: ProgressCallback | None = None
-    ) -> list[Generation]:
+    def generate(self, requests: Sequence[Request], progress: ProgressCallback | None = None) -> list[Generation]:
         """Sample one continuation per request; batches are formed from prompts of similar length."""
         chat = self.spec.chat
         if chat and not self.tokenizer.chat_template:
@@ -110,17 +119,25 @@ class TransformersBackend(InProcessBackend):
         started, sampling = time.perf_counter(), 0.0
         self.clock.reset()
         for start in range(0, len(order), size):
-            batch = order[start:start + size]
+            batch = order[start : start + size]
             outputs, seconds = self._generate_batch([texts[i] for i in batch], [requests[i] for i in batch], chat)
             sampling += seconds
-            for i, out in zip(batch, outputs):
+            for i, out in zip(batch, outputs, strict=True):
                 results[i] = out
             if progress:
                 progress(len(batch))
-        log.info("model %s: %d new tokens for %d requests in %.2f s (prefill %.2f s, decode %.2f s, sampling %.2f s)",
-                 self.spec.name, sum(r.n_tokens for r in results), len(requests), time.perf_counter() - started,
-                 self.clock.seconds["prefill"], self.clock.seconds["decode"], sampling)
-        return results  # type: ignore[return-value]
+        generated = cast("list[Generation]", results)  # every request's slot is filled above
+        log.info(
+            "model %s: %d new tokens for %d requests in %.2f s (prefill %.2f s, decode %.2f s, sampling %.2f s)",
+            self.spec.name,
+            sum(r.n_tokens for r in generated),
+            len(requests),
+            time.perf_counter() - started,
+            self.clock.seconds["prefill"],
+            self.clock.seconds["decode"],
+            sampling,
+        )
+        return generated
 
     def _render(self, prompt: str, chat: bool) -> str:
         if not chat:
@@ -154,7 +171,7 @@ class TransformersBackend(InProcessBackend):
             output = self.model.generate(
                 **encoded, generation_config=config, logits_processor=LogitsProcessorList([sampler])
             )
-        new_tokens = output[:, encoded["input_ids"].shape[1]:]
+        new_tokens = output[:, encoded["input_ids"].shape[1] :]
         return [self._decode(row) for row in new_tokens], sampler.seconds
 
     def _decode(self, row) -> Generation:
@@ -200,8 +217,9 @@ class _PerRequestSampler:
         else:
             uniform = torch.stack([torch.rand((), generator=g, dtype=torch.float64) for g in self.generators])
             # In place, as below: scores is this step's own float copy of the logits.
-            chosen = _sample(torch, scores.div_(max(self.decoding.temperature, 1e-5)), self.decoding,
-                             uniform.to(scores.device))
+            chosen = _sample(
+                torch, scores.div_(max(self.decoding.temperature, 1e-5)), self.decoding, uniform.to(scores.device)
+            )
         # In place: a second vocabulary-wide tensor per step would cost as much as the search.
         scores.fill_(float("-inf"))
         scores.scatter_(1, chosen.unsqueeze(1), 0.0)
@@ -270,7 +288,8 @@ def _sample(torch, logits, decoding: Decoding, uniform):
     """
     logits = _top_k(torch, logits, decoding.top_k)
     if decoding.top_p < 1.0:
-        return _inverse_cdf_within(torch, *_nucleus(torch, torch.softmax(logits, dim=-1), decoding.top_p), uniform)
+        probs, ids, kept = _nucleus(torch, torch.softmax(logits, dim=-1), decoding.top_p)
+        return _inverse_cdf_within(torch, probs, ids, kept, uniform)
     return _inverse_cdf(torch, torch.softmax(logits, dim=-1), uniform)
 
 

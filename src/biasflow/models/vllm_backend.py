@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from biasflow.errors import BiasflowError
+from biasflow.extras import require
 from biasflow.models.base import Decoding, Generation, InProcessBackend, ModelSpec, ProgressCallback, Request
 from biasflow.models.sources import resolve_source
 
@@ -38,14 +39,7 @@ _RESERVED_ENGINE_ARGS = ("model", "trust_remote_code", "dtype", "seed", "tokeniz
 
 
 def _import_vllm():
-    try:
-        import vllm
-    except ImportError:
-        raise BiasflowError(
-            "The vllm backend needs vLLM, which runs on a GPU machine: pip install -e '.[vllm]' "
-            "there, or use backend: transformers on this one."
-        ) from None
-    return vllm
+    return require("vllm", "the vllm backend (on a GPU machine; on this one, backend: transformers)")
 
 
 def sampling_kwargs(decoding: Decoding, request: Request) -> dict:
@@ -143,9 +137,7 @@ class VLLMBackend(InProcessBackend):
     def __repr__(self) -> str:
         return f"VLLMBackend(model={self.spec.model!r})"
 
-    def generate(
-        self, requests: Sequence[Request], progress: ProgressCallback | None = None
-    ) -> list[Generation]:
+    def generate(self, requests: Sequence[Request], progress: ProgressCallback | None = None) -> list[Generation]:
         """One continuation per request, in request order, all in one engine call.
 
         vLLM returns outputs in input order; its own progress bar is off, ``progress``

@@ -18,7 +18,8 @@ from biasflow.scorers.profanity import ProfanityScorer
 from biasflow.scorers.vader import VaderScorer
 
 _REGISTRY: Registry[type[Scorer]] = Registry(
-    "scorer", builtin=[(cls.name, cls) for cls in (DetoxifyUnbiasedScorer, ProfanityScorer, VaderScorer, HonestScorer)])
+    "scorer", builtin=[(cls.name, cls) for cls in (DetoxifyUnbiasedScorer, ProfanityScorer, VaderScorer, HonestScorer)]
+)
 SCORERS = _REGISTRY.names()
 
 
@@ -40,7 +41,6 @@ def get_scorer(name: str, **options) -> Scorer:
         raise BiasflowError(
             f"bad options for scorer {name!r}: {exc}. Check the scorer's settings in the config."
         ) from exc
-
 
 
 __all__ = ["SCORERS", "Scorer", "get_scorer", "score_texts", "scorer_class"]

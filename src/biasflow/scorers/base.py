@@ -8,7 +8,7 @@ never sees ``None``/NaN from a table with empty continuations.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

@@ -13,8 +13,8 @@ are scored again (:class:`biasflow.cache.ShardCache`, docs/methods.md §5.4).
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,7 @@ from biasflow.scorers.base import ProgressCallback, Scorer, normalise_text
 log = logging.getLogger("biasflow")
 # Texts scored between cache saves: a few minutes of Detoxify on a CPU, a second on a GPU.
 CHUNK_SIZE = 4096
+
 
 def score_texts(
     scorer: Scorer, texts: Sequence[str], cache_dir: Path | None, progress: ProgressCallback | None = None
@@ -42,7 +43,7 @@ def score_texts(
     shard_dir = Path(cache_dir) / scorer.name if cache_dir is not None else None
     known = read_cache(shard_dir) if shard_dir is not None else {}
 
-    todo = {k: t for k, t in zip(keys, clean) if k not in known}
+    todo = {k: t for k, t in zip(keys, clean, strict=True) if k not in known}
     n_hits = sum(k in known for k in keys)
     log.info(
         "scorer %s: %d of %d texts from cache, %d unique texts to score", scorer.name, n_hits, len(keys), len(todo)
@@ -53,9 +54,9 @@ def score_texts(
     if todo:
         items = list(todo.items())
         for start in range(0, len(items), CHUNK_SIZE):
-            chunk = items[start:start + CHUNK_SIZE]
+            chunk = items[start : start + CHUNK_SIZE]
             new_scores = scorer.score([text for _, text in chunk], progress=progress)
-            new = dict(zip([key for key, _ in chunk], new_scores.tolist()))
+            new = dict(zip([key for key, _ in chunk], new_scores.tolist(), strict=True))
             if shard_dir is not None:
                 _write_shard(shard_dir, new)
             known.update(new)
@@ -68,7 +69,7 @@ def score_texts(
 def read_cache(shard_dir: Path) -> dict[str, float]:
     """Union of the cache shards in ``shard_dir`` as {key: score}; empty if there are none."""
     table = ShardCache(shard_dir).load()
-    return dict(zip(table["key"].tolist(), table["score"].astype(float).tolist())) if len(table) else {}
+    return dict(zip(table["key"].tolist(), table["score"].astype(float).tolist(), strict=True)) if len(table) else {}
 
 
 def _write_shard(shard_dir: Path, new: dict[str, float]) -> None:

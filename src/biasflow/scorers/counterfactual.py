@@ -36,8 +36,15 @@ from biasflow.tables import CONTINUATION_KEY, require_columns
 log = logging.getLogger("biasflow")
 
 VARIANT_COLUMNS = [*CONTINUATION_KEY, "subgroup", "variant", "mentions", "variant_text", "score"]
-SCORER_BIAS_COLUMNS = ["subgroup", "scorer_bias", "scorer_bias_lo", "scorer_bias_hi", "n_contents", "n_excluded",
-                       "n_clusters"]
+SCORER_BIAS_COLUMNS = [
+    "subgroup",
+    "scorer_bias",
+    "scorer_bias_lo",
+    "scorer_bias_hi",
+    "n_contents",
+    "n_excluded",
+    "n_clusters",
+]
 # What C_g's bootstrap resamples: a prompt's cluster (a BOLD page, a HolisticBias or HONEST template; the
 # prompt itself where the data name none), per metric. Every continuation of a prompt lies in one.
 CONTENT_CLUSTER = ["metric", "group_key"]
@@ -48,8 +55,13 @@ DRAW_CHUNK = 100
 MIN_CLUSTERS = 3
 
 
-def variant_table(table: pd.DataFrame, settings: ScoringSettings, lexicon: AxisLexicon, subgroups: list[str],
-                  cache_dir: str | Path | None) -> pd.DataFrame:
+def variant_table(
+    table: pd.DataFrame,
+    settings: ScoringSettings,
+    lexicon: AxisLexicon,
+    subgroups: list[str],
+    cache_dir: str | Path | None,
+) -> pd.DataFrame:
     """Every variant of every row of ``table`` whose scored text mentions its own subgroup, scored.
 
     ``subgroups``: the axis's subgroups being compared; each row of one of them gets a variant
@@ -62,11 +74,16 @@ def variant_table(table: pd.DataFrame, settings: ScoringSettings, lexicon: AxisL
     texts = scored_texts(table, settings.score_text)
     unknown = sorted(set(table["subgroup"]) - set(lexicon.subgroups))
     if unknown:
-        log.warning("identity lexicon, axis %s: no words for subgroup(s) %s; their continuations are not rescored.",
-                    lexicon.axis, ", ".join(map(str, unknown)))
-    rows, reasons = [], {}
-    for key, subgroup, text in zip(table[CONTINUATION_KEY].itertuples(index=False, name=None), table["subgroup"],
-                                   texts):
+        log.warning(
+            "identity lexicon, axis %s: no words for subgroup(s) %s; their continuations are not rescored.",
+            lexicon.axis,
+            ", ".join(map(str, unknown)),
+        )
+    rows: list[tuple] = []
+    reasons: dict[str, tuple[int, str]] = {}
+    for key, subgroup, text in zip(
+        table[CONTINUATION_KEY].itertuples(index=False, name=None), table["subgroup"], texts, strict=True
+    ):
         targets = [g for g in subgroups if g != subgroup] + [NEUTRAL]
         found = lexicon.variants(text, subgroup, targets)
         if found.unswappable:
@@ -77,27 +94,36 @@ def variant_table(table: pd.DataFrame, settings: ScoringSettings, lexicon: AxisL
     variants = pd.DataFrame(rows, columns=VARIANT_COLUMNS[:-1])
     swapped = (variants["variant"] != UNSWAPPABLE).to_numpy()
     variants["score"] = np.nan
-    variants.loc[swapped, "score"] = score_texts(settings.build(), variants.loc[swapped, "variant_text"].tolist(),
-                                                 Path(cache_dir) if cache_dir is not None else None)
+    variants.loc[swapped, "score"] = score_texts(
+        settings.build(),
+        variants.loc[swapped, "variant_text"].tolist(),
+        Path(cache_dir) if cache_dir is not None else None,
+    )
     mentioning = variants[CONTINUATION_KEY].drop_duplicates()
     log.info(
         "counterfactual rescoring, axis %s: %d of %d continuations mention their own subgroup; %d variants scored, "
-        "so scoring cost x%.2f (%d subgroups + neutral per mentioning continuation).", lexicon.axis,
-        len(mentioning), len(table), swapped.sum(), cost_multiplier(len(table), int(swapped.sum())),
+        "so scoring cost x%.2f (%d subgroups + neutral per mentioning continuation).",
+        lexicon.axis,
+        len(mentioning),
+        len(table),
+        swapped.sum(),
+        cost_multiplier(len(table), int(swapped.sum())),
         len(subgroups) - 1,
     )
     if reasons:
         log.warning(
             "counterfactual rescoring, axis %s: %d of the mentioning continuations name their group in a form that "
             "cannot be swapped grammatically; they get no variants and are left out of the scorer's bias "
-            "(n_excluded; docs/methods.md §5.5): %s.", lexicon.axis, sum(n for n, _ in reasons.values()),
+            "(n_excluded; docs/methods.md §5.5): %s.",
+            lexicon.axis,
+            sum(n for n, _ in reasons.values()),
             "; ".join(f"{why}: {n}, e.g. {_excerpt(example)!r}" for why, (n, example) in sorted(reasons.items())),
         )
     return variants[VARIANT_COLUMNS]
 
 
 def _excerpt(text: str, limit: int = 80) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def cost_multiplier(n_texts: int, n_variants: int) -> float:
@@ -112,8 +138,9 @@ def neutral_scores(scores: pd.DataFrame, variants: pd.DataFrame) -> pd.DataFrame
     :data:`~biasflow.identity.UNSWAPPABLE` row) has no neutral score: NaN.
     """
     neutral = variants.loc[variants["variant"] == NEUTRAL, [*CONTINUATION_KEY, "score"]]
-    merged = scores.merge(neutral.rename(columns={"score": "neutral"}), on=CONTINUATION_KEY, how="left",
-                          validate="one_to_one")
+    merged = scores.merge(
+        neutral.rename(columns={"score": "neutral"}), on=CONTINUATION_KEY, how="left", validate="one_to_one"
+    )
     merged["score"] = merged["neutral"].fillna(merged["score"])
     merged.loc[unswappable(merged, variants).to_numpy(), "score"] = np.nan
     return merged[scores.columns]
@@ -141,14 +168,25 @@ def content_scores(scored: pd.DataFrame, variants: pd.DataFrame, groups: list[st
     swapped = variants.loc[variants["variant"].isin(groups), [*CONTINUATION_KEY, "variant", "score"]]
     own = scored[[*CONTINUATION_KEY, "subgroup", "score"]].rename(columns={"subgroup": "variant"})
     own = own.merge(swapped[CONTINUATION_KEY].drop_duplicates(), on=CONTINUATION_KEY)
-    wide = (pd.concat([own, swapped]).pivot_table(index=CONTINUATION_KEY, columns="variant", values="score")
-            .reindex(columns=groups).dropna())
+    wide = (
+        pd.concat([own, swapped])
+        .pivot_table(index=CONTINUATION_KEY, columns="variant", values="score")
+        .reindex(columns=groups)
+        .dropna()
+    )
     clusters = scored[[*CONTINUATION_KEY, *CONTENT_CLUSTER]].drop_duplicates(CONTINUATION_KEY)
     return wide.reset_index().merge(clusters, on=CONTINUATION_KEY)[[*CONTENT_CLUSTER, *groups]]
 
 
-def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int, seed: int, *,
-                excluded: Mapping[str, int] | None = None) -> pd.DataFrame:
+def scorer_bias(
+    contents: pd.DataFrame,
+    groups: list[str],
+    axis: str,
+    draws: int,
+    seed: int,
+    *,
+    excluded: Mapping[str, int] | None = None,
+) -> pd.DataFrame:
     """C_g per group with a 95% interval from a cluster bootstrap over the contents' prompts (docs/methods.md §5.5).
 
     C_g = mean over contents of (score carrying g's words − the mean over groups of that
@@ -167,8 +205,9 @@ def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int
     """
     scores = contents[groups].to_numpy(dtype=np.float64)
     # A content scored alike whatever group it names deviates by rounding at most: exactly 0 (§9).
-    deviation = without_rounding(scores - scores.mean(axis=1, keepdims=True),
-                                 np.abs(scores).max(axis=1, keepdims=True, initial=0.0))
+    deviation = without_rounding(
+        scores - scores.mean(axis=1, keepdims=True), np.abs(scores).max(axis=1, keepdims=True, initial=0.0)
+    )
     cluster = contents.groupby(CONTENT_CLUSTER, sort=True, dropna=False).ngroup().to_numpy()
     n_clusters = int(cluster.max()) + 1 if len(cluster) else 0
     sums = np.zeros((n_clusters, len(groups)))
@@ -179,15 +218,29 @@ def scorer_bias(contents: pd.DataFrame, groups: list[str], axis: str, draws: int
     low = high = np.full(len(groups), np.nan)
     if 0 < n_clusters < MIN_CLUSTERS:
         named = contents[CONTENT_CLUSTER].drop_duplicates().astype(str).agg("/".join, axis=1)
-        log.warning("scorer's bias, axis %s: its %d contents come from %d prompt cluster(s) (%s), fewer than the %d "
-                    "a resample needs, so C_g's interval is left empty (docs/methods.md §5.5).", axis, len(contents),
-                    n_clusters, ", ".join(named), MIN_CLUSTERS)
+        log.warning(
+            "scorer's bias, axis %s: its %d contents come from %d prompt cluster(s) (%s), fewer than the %d "
+            "a resample needs, so C_g's interval is left empty (docs/methods.md §5.5).",
+            axis,
+            len(contents),
+            n_clusters,
+            ", ".join(named),
+            MIN_CLUSTERS,
+        )
     elif n_clusters and draws:
         drawn = _cluster_draws(sums, sizes, draws, named_rng(seed, "scorer-bias", axis))
         low, high = estimate_interval(estimate, drawn, small_sample_factor(n_clusters - 1))
-    return pd.DataFrame({"subgroup": groups, "scorer_bias": estimate, "scorer_bias_lo": low, "scorer_bias_hi": high,
-                         "n_contents": len(contents), "n_excluded": [(excluded or {}).get(g, 0) for g in groups],
-                         "n_clusters": n_clusters})[SCORER_BIAS_COLUMNS]
+    return pd.DataFrame(
+        {
+            "subgroup": groups,
+            "scorer_bias": estimate,
+            "scorer_bias_lo": low,
+            "scorer_bias_hi": high,
+            "n_contents": len(contents),
+            "n_excluded": [(excluded or {}).get(g, 0) for g in groups],
+            "n_clusters": n_clusters,
+        }
+    )[SCORER_BIAS_COLUMNS]
 
 
 def _cluster_draws(sums: np.ndarray, sizes: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:

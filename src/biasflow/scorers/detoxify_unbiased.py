@@ -19,10 +19,12 @@ from __future__ import annotations
 import hashlib
 import logging
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from biasflow.errors import BiasflowError
+from biasflow.extras import require
 from biasflow.schema import choices
 from biasflow.scorers.base import Scorer
 
@@ -45,6 +47,7 @@ def resolve_device(device: str) -> str:
     """``auto`` → ``cuda`` when a GPU is visible, else ``cpu``; ``cuda`` without a GPU is an error."""
     if device not in choices("scoring.device"):
         raise BiasflowError(f"unknown scoring device {device!r}; use one of {', '.join(choices('scoring.device'))}.")
+    require("detoxify", "the detoxify-unbiased scorer")  # which brings torch: the extra to name is detoxify
     import torch
 
     available = torch.cuda.is_available()
@@ -80,7 +83,7 @@ class DetoxifyUnbiasedScorer(Scorer):
             raise BiasflowError(
                 f"Detoxify config folder not found: {self.huggingface_config}. Fix scoring.huggingface_config."
             )
-        self._model = None
+        self._model: Any = None  # loaded on first use (an untyped library's object)
 
     def cache_identity(self) -> dict:
         """The scorer, and a digest of the checkpoint (and config folder) its scores come from."""
@@ -104,9 +107,8 @@ class DetoxifyUnbiasedScorer(Scorer):
     def _load(self):
         """Import and build Detoxify, turning any import or download failure into a user error."""
         log.info("Detoxify on %s, batches of %d", self.device, self.batch_size)
+        Detoxify = require("detoxify", "the detoxify-unbiased scorer").Detoxify
         try:
-            from detoxify import Detoxify
-
             if self.checkpoint is None:
                 return Detoxify("unbiased", device=self.device)
             config = str(self.huggingface_config) if self.huggingface_config is not None else None

@@ -62,7 +62,7 @@ def read_hurtlex(path: str | Path, lowercase: bool) -> dict[str, str]:
     if kept.empty:
         raise BiasflowError(f"the HurtLex lexicon {path} has no lemma of level {LEVEL}; is it the HurtLex TSV?")
     lexicon: dict[str, str] = {}
-    for lemma, category in zip(kept["lemma"], kept["category"]):
+    for lemma, category in zip(kept["lemma"], kept["category"], strict=True):
         key = strip_accents(lemma)
         lexicon.setdefault(key.lower() if lowercase else key, category)
     return lexicon

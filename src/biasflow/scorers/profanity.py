@@ -6,9 +6,11 @@ uses it in place of Detoxify (docs/methods.md §5.2). Score = probability of "of
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from biasflow.errors import BiasflowError
+from biasflow.extras import require
 from biasflow.scorers.base import Scorer
 
 
@@ -19,7 +21,7 @@ class ProfanityScorer(Scorer):
     def __init__(self, batch_size: int | None = None):
         if batch_size is not None:
             self.batch_size = int(batch_size)
-        self._predict_prob = None
+        self._predict_prob: Any = None  # loaded on first use (an untyped library's object)
 
     def _score_batch(self, texts: list[str]) -> np.ndarray:
         if self._predict_prob is None:
@@ -29,10 +31,4 @@ class ProfanityScorer(Scorer):
 
 def _load_predict_prob():
     """Import lazily: scikit-learn loading costs a second even when every score is cached."""
-    try:
-        from profanity_check import predict_prob
-    except ImportError as exc:
-        raise BiasflowError(
-            "the 'profanity' scorer needs the alt-profanity-check package: pip install alt-profanity-check."
-        ) from exc
-    return predict_prob
+    return require("profanity_check", "the profanity scorer").predict_prob

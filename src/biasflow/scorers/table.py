@@ -24,7 +24,6 @@ from biasflow.tables import read_table, require_columns, require_rows, write_tab
 log = logging.getLogger("biasflow")
 
 
-
 @dataclass(frozen=True)
 class ScoringSettings(StepSettings):
     """What a score job reads of the config's ``scoring``: the scorer and only the options it takes.
@@ -43,17 +42,17 @@ class ScoringSettings(StepSettings):
     options: dict
 
     @classmethod
-    def from_config(cls, config: Mapping) -> "ScoringSettings":
+    def from_config(cls, config: Mapping) -> ScoringSettings:  # type: ignore[override]  # no field is derived
         return cls.of(config["scoring"])
 
     @classmethod
-    def of(cls, scoring: Mapping) -> "ScoringSettings":
+    def of(cls, scoring: Mapping) -> ScoringSettings:
         """The settings of a ``scoring`` section (or of the same keys from flags): its scorer's options only."""
         options = {key: scoring[key] for key in scorer_class(scoring["scorer"]).options}
         return cls(scoring["scorer"], scoring["score_text"], scoring["batch_size"], options)
 
     @classmethod
-    def defaults(cls, **keys) -> "ScoringSettings":
+    def defaults(cls, **keys) -> ScoringSettings:
         """The schema's ``scoring`` section with ``keys`` (its config keys; None keeps the default) replacing some."""
         return cls.of({**default("scoring"), **{key: value for key, value in keys.items() if value is not None}})
 
@@ -66,8 +65,9 @@ def scored_texts(table: pd.DataFrame, mode: str) -> pd.Series:
     """What is scored of each row: the continuation, or the prompt and continuation lower-cased (``score_text``)."""
     if mode not in choices("scoring.score_text"):
         raise BiasflowError(f"unknown score_text {mode!r}; use one of {', '.join(choices('scoring.score_text'))}.")
-    require_columns(table, ["text", "continuation"] if mode == "prompt+continuation" else ["continuation"],
-                    "continuation table")
+    require_columns(
+        table, ["text", "continuation"] if mode == "prompt+continuation" else ["continuation"], "continuation table"
+    )
     if mode == "prompt+continuation":
         return (table["text"].fillna("") + table["continuation"].fillna("")).str.lower()
     return table["continuation"]
@@ -86,7 +86,10 @@ def score_table(table: pd.DataFrame, settings: ScoringSettings, cache_dir: str |
         scored["category"] = scorer.categories(texts.tolist())
         counts = scored.loc[scored["category"] != "", "category"].value_counts().sort_index()
         log.info(
-            "%s: %d of %d continuations scored 1%s", scorer.name, int(scored["score"].sum()), len(scored),
+            "%s: %d of %d continuations scored 1%s",
+            scorer.name,
+            int(scored["score"].sum()),
+            len(scored),
             "; by category: " + ", ".join(f"{c} {n}" for c, n in counts.items()) if len(counts) else "",
         )
     return scored

@@ -6,6 +6,8 @@ Used as an alternative CAIRO proxy and by FairPair's sentiment dissimilarity
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from biasflow.errors import BiasflowError
@@ -18,7 +20,7 @@ class VaderScorer(Scorer):
     def __init__(self, batch_size: int | None = None):
         if batch_size is not None:
             self.batch_size = int(batch_size)
-        self._analyzer = None
+        self._analyzer: Any = None  # loaded on first use (an untyped library's object)
 
     def _score_batch(self, texts: list[str]) -> np.ndarray:
         if self._analyzer is None:
