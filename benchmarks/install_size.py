@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -35,7 +36,7 @@ def install(name: str, extras: str, torch: str | None, root: Path) -> dict:
     """One fresh environment: its install's seconds and its size in bytes."""
     uv = str(Path(sys.executable).parent / "uv")
     venv, cache = root / name, root / f"{name}-cache"
-    environment = {"UV_CACHE_DIR": str(cache), "PATH": "/usr/bin:/bin"}
+    environment = {**os.environ, "UV_CACHE_DIR": str(cache)}
     subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, env=environment)
     python = str(venv / "bin" / "python")
     start = time.perf_counter()
