@@ -2,60 +2,209 @@
 
 The core's own functions are here (scoring a table, comparing two models, planning a
 study); each method adds its own through its declaration's ``api`` (:mod:`biasflow.methods`),
-so ``biasflow.fpr_gaps`` is found without the core naming a method. Every function takes
-and returns pandas tables, takes the workflow's settings as keywords (each defaulting to
-the config schema's default), and says in its docstring what it computes, with an example
-that runs as a doctest (``tests/core/test_api.py``).
+so ``biasflow.fpr_gaps`` is found without the core naming a method. The conventions every
+public function keeps (the package docstring, :mod:`biasflow`, states them for users):
+
+- tables in, tables out: a function computes on pandas DataFrames and returns a DataFrame, or,
+  where it computes several tables, a frozen dataclass whose fields are those tables; it reads
+  no file (the ``biasflow`` commands do);
+- its settings are keyword-only parameters whose defaults are the config schema's, filled into
+  its signature by :func:`schema_keywords` from the step's settings class (one place names each
+  setting's config key), so ``help()`` and an editor show the values and no code restates them;
+- ``config=`` (a mapping or YAML file(s) holding any part of a workflow config, as the commands'
+  ``--config`` takes it, :mod:`biasflow.flags`) replaces those defaults with the config's, and a
+  keyword given beats both;
+- a misspelt keyword is refused as Python refuses it, naming the closest parameter.
+
+Each docstring's example runs as a doctest (``tests/core/test_api.py``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, ParamSpec, TypeAlias, TypeVar, cast
 
 import pandas as pd
 
 from biasflow.errors import BiasflowError, check_keywords
 from biasflow.methods import method, methods
+from biasflow.power import PowerSettings
+from biasflow.scorers.table import ScoringSettings
+from biasflow.settings import StepSettings
 from biasflow.verdicts import Verdicts
 
 # The core's public functions; the methods' come from their declarations.
 CORE = ("score", "compare", "plan_power")
-# A table as compare and plan_power take it: a DataFrame a notebook holds, or the path of a file the workflow wrote.
+# A table as compare and plan_power take it: a DataFrame a notebook holds (the documented form), or, as before,
+# the path of a file the workflow wrote, read where the commands read theirs.
 Table: TypeAlias = pd.DataFrame | str | os.PathLike[str]
 # What those two functions accept for their tables, in words.
 ACCEPTED = "a pandas DataFrame, a path (str or os.PathLike), or a list of them"
+# What `config=` takes: any part of a workflow config, as a mapping or as YAML file(s) (`--config`'s files).
+ConfigArg: TypeAlias = Mapping[str, Any] | str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None
+# Where a keyword's config key is found: a step's settings class (its fields' keys), or keyword -> dotted key.
+Source: TypeAlias = type[StepSettings] | Mapping[str, str]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
+class _SchemaDefault:
+    """The marker of a keyword whose default is the schema's (:func:`schema_keywords` puts the value in its place)."""
+
+    def __repr__(self) -> str:
+        return "<the config schema's default>"
+
+
+# A public function's keyword written `max_sets: int = SCHEMA` defaults to its config key's schema default.
+SCHEMA: Any = _SchemaDefault()
+
+
+def schema_keywords(*sources: Source) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Give a public function's ``SCHEMA`` keywords the schema's defaults, and ``config=`` its meaning.
+
+    Each keyword-only parameter defaulting to :data:`SCHEMA` is a config key, found in the
+    first of ``sources`` that names it (a settings class by its fields and
+    :meth:`~biasflow.settings.StepSettings.key`, or a mapping of keyword to dotted key). Its
+    default becomes that key's schema default, in the signature itself. A call then takes, for
+    each such keyword, the value given, else ``config``'s value of its key (``config`` given),
+    else the schema's default; the function receives ``config`` validated and filled
+    (:func:`loaded_config`). A misspelt keyword is a ``TypeError`` naming the closest one
+    (:func:`biasflow.errors.check_keywords`); a setting given by position is refused, as
+    keyword-only parameters are.
+    """
+
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
+        name = getattr(function, "__name__", "function")
+        parameters = inspect.signature(function).parameters
+        keyword_only = [key for key, parameter in parameters.items() if parameter.kind is parameter.KEYWORD_ONLY]
+        if "config" not in keyword_only:
+            raise TypeError(f"{name}() takes its settings from config=: declare it keyword-only")
+        keys = {}
+        for keyword, parameter in parameters.items():
+            if parameter.default is SCHEMA:
+                if parameter.kind is not parameter.KEYWORD_ONLY:
+                    raise TypeError(f"{name}(): the setting {keyword} must be keyword-only")
+                keys[keyword] = config_key(keyword, sources, name)
+        cast(Any, function).__kwdefaults__ = {
+            **(cast(Any, function).__kwdefaults__ or {}),
+            **{keyword: schema_default(key) for keyword, key in keys.items()},
+        }
+        signature = inspect.signature(function)
+        positional = {key for key, parameter in parameters.items() if parameter.kind is parameter.POSITIONAL_OR_KEYWORD}
+
+        @functools.wraps(function)
+        def call(*args: P.args, **kwargs: P.kwargs) -> R:
+            check_keywords(name, [key for key in kwargs if key not in positional], keyword_only)
+            signature.bind(*args, **kwargs)  # a setting given by position is a TypeError, as Python gives it
+            config = loaded_config(cast(ConfigArg, kwargs.get("config")))
+            if config is not None:
+                kwargs.update(
+                    {keyword: config_value(config, key) for keyword, key in keys.items() if keyword not in kwargs}
+                )
+                kwargs["config"] = config
+            return function(*args, **kwargs)
+
+        return call
+
+    return decorate
+
+
+def config_key(keyword: str, sources: Sequence[Source], function: str) -> str:
+    """The dotted config key a public function's keyword sets: the first source naming it gives it."""
+    for source in sources:
+        if isinstance(source, Mapping):
+            if keyword in source:
+                return source[keyword]
+        elif keyword in {field.name for field in dataclasses.fields(source)}:
+            key = source.key(keyword)
+            if key is not None:
+                return key
+    raise TypeError(f"{function}(): no config key for the setting {keyword}; name its settings class")
+
+
+def schema_default(key: str) -> Any:
+    """A config key's schema default, a bundled file's as its installed path (as the step settings take it)."""
+    from biasflow.bundled import resolve
+    from biasflow.schema import default
+
+    return resolve(default(key))
+
+
+def config_value(config: Mapping[str, Any], key: str) -> Any:
+    """The value of a dotted config key in a loaded config: the one place the API reads a key's path, which each
+    keyword's settings class gives (:func:`config_key`)."""
+    value: Any = config
+    for part in key.split("."):
+        value = value[part]
+    return value
+
+
+def loaded_config(config: ConfigArg) -> dict[str, Any] | None:
+    """``config=`` as the commands' ``--config`` takes it: a mapping, or YAML file(s), holding any part of a
+    workflow config, validated and filled with the schema's defaults (:func:`biasflow.config.settings_config`);
+    None stays None (the schema's defaults)."""
+    if config is None:
+        return None
+    from biasflow.config import load_settings, settings_config
+
+    if isinstance(config, Mapping):
+        return settings_config(config)
+    return load_settings(config if isinstance(config, (str, os.PathLike)) else list(config))
+
+
+def scorer_options() -> dict[str, str]:
+    """Every scorer's own settings (``lexicon``, ``device``, ...), each with its config key."""
+    from biasflow.scorers import SCORERS, scorer_class
+
+    return {option: f"{ScoringSettings.section}.{option}" for name in SCORERS for option in scorer_class(name).options}
+
+
+@schema_keywords(ScoringSettings, scorer_options())
 def score(
     table: pd.DataFrame,
-    scorer: str | None = None,
     *,
-    score_text: str | None = None,
-    batch_size: int | None = None,
-    **options: Any,
+    scorer: str = SCHEMA,
+    score_text: str = SCHEMA,
+    batch_size: int | None = SCHEMA,
+    device: str = SCHEMA,
+    checkpoint: str | None = SCHEMA,
+    huggingface_config: str | None = SCHEMA,
+    lexicon: str | None = SCHEMA,
+    lowercase: bool = SCHEMA,
+    config: ConfigArg = None,
 ) -> pd.DataFrame:
     """Score every row's continuation, as the workflow's score step does.
+
+    Every setting defaults to the schema's ``scoring`` key of its name, or to ``config``'s
+    where ``config`` is given; a keyword given beats both.
 
     Parameters
     ----------
     table : pandas.DataFrame
         One row per continuation, its text in ``continuation`` (and the prompt in ``text``
         where ``score_text`` is ``prompt+continuation``); every other column is kept.
-    scorer : str, optional
+    scorer : str
         ``profanity`` (offline toxicity proxy), ``detoxify-unbiased`` (the CAIRO paper's
-        classifier), ``vader`` (sentiment) or ``honest`` (HurtLex; give ``lexicon=``);
-        default: the config's ``scoring.scorer``.
-    score_text : str, optional
+        classifier), ``vader`` (sentiment) or ``honest`` (HurtLex; give ``lexicon=``).
+    score_text : str
         ``continuation``, or ``prompt+continuation`` (lower-cased, as the CAIRO reference code
-        scored); default: the config's ``scoring.score_text``.
-    batch_size : int, optional
-        Texts per batch (default: sized for the scorer and device).
-    **options
-        The scorer's own settings, as the config's ``scoring`` section names them
-        (``lexicon``, ``lowercase``, ``device``, ``checkpoint``, ``huggingface_config``).
+        scored).
+    batch_size : int or None
+        Texts per batch (None: sized for the scorer and device).
+    device, checkpoint, huggingface_config : str or None
+        ``detoxify-unbiased``'s device and model files (config/README.md, ``scoring``).
+    lexicon : str or None
+        ``honest``'s HurtLex file.
+    lowercase : bool
+        ``honest``: lower-case the text before matching.
+    config : mapping or path, optional
+        Any part of a workflow config (``{"scoring": {"scorer": "vader"}}``), or its YAML file(s).
 
     Returns
     -------
@@ -67,60 +216,51 @@ def score(
     >>> import pandas as pd
     >>> import biasflow
     >>> mine = pd.DataFrame({"model": ["m1", "m1"], "continuation": ["was kind to everyone.", "is a damn idiot."]})
-    >>> biasflow.score(mine, "profanity")[["continuation", "score"]].round(2)
+    >>> biasflow.score(mine, scorer="profanity")[["continuation", "score"]].round(2)
                 continuation  score
     0  was kind to everyone.   0.03
     1       is a damn idiot.   1.00
     """
-    from biasflow.scorers import SCORERS, scorer_class
-    from biasflow.scorers.table import ScoringSettings, score_table
+    from biasflow.scorers.table import score_table
 
-    check_keywords(
-        "score",
-        options,
-        dict.fromkeys(
-            [
-                "scorer",
-                "score_text",
-                "batch_size",
-                *(option for name in SCORERS for option in scorer_class(name).options),
-            ]
-        ),
-    )
-    settings = ScoringSettings.defaults(**options, scorer=scorer, score_text=score_text, batch_size=batch_size)
-    return score_table(table, settings, cache_dir=None)
+    # ScoringSettings.of takes the scoring section's keys, which the keywords are, and keeps the scorer's own.
+    return score_table(table, ScoringSettings.of(locals()), cache_dir=None)
 
 
+@schema_keywords()
 def compare(
     method_name: str,
-    files: Table | Sequence[Table],
+    tables: Table | Sequence[Table],
     baseline: str,
     candidate: str,
-    config: Mapping[str, Any] | None = None,
     *,
     margin: float | None = None,
+    config: ConfigArg = None,
 ) -> Verdicts:
     """Did the candidate get worse than the baseline? The paired verdicts of ``biasflow compare`` (docs/methods.md §7).
+
+    The method's settings (its draws and their seed, CAIRO's measure) are the schema's
+    defaults, or ``config``'s where ``config`` is given (``biasflow compare --help`` names
+    each method's keys).
 
     Parameters
     ----------
     method_name : str
         ``cairo``, ``fairpair`` or ``fpr`` (any registered method).
-    files : pandas.DataFrame, path, or sequence of them
-        The method's tables, each a DataFrame or the path of a file as the workflow writes it:
-        CAIRO statistics (``results/cairo/stats/<axis>.parquet``), FairPair per-prompt scores
-        (``results/fairpair/<model>.csv``, the file name being the model; a DataFrame names
-        each row's model in a ``model`` column) or one probe set's FPR predictions
-        (``results/fpr/<probe>/<model>/<classifier>.tsv``).
+    tables : pandas.DataFrame or sequence of them
+        The method's tables: CAIRO statistics (:func:`cairo_statistics`), FairPair per-prompt
+        scores (:func:`fairpair_scores`, each row's model in a ``model`` column) or one probe
+        set's FPR predictions (as :func:`fpr_gaps` reads them). The path of a file as the
+        workflow writes it is read as that table (a FairPair file's name is its model).
     baseline, candidate : str
         The two models (FPR: systems, ``<model>/<classifier>``) compared; the difference is the candidate's less
         the baseline's.
-    config : mapping, optional
-        Any part of a config, as ``biasflow compare --config`` takes it: the sections given, over
-        the schema's defaults (``{"selection": {"seed": 3}}``; default: the schema's defaults).
     margin : float, optional
         The largest rise of the candidate's bias that does not matter, in the method's unit
-        (default: the config's ``power.min_effect.<method>``).
+        (default: ``power.min_effect.<method>``, the schema's or ``config``'s).
+    config : mapping or path, optional
+        Any part of a workflow config, as ``biasflow compare --config`` takes it
+        (``{"selection": {"seed": 3}}``), or its YAML file(s).
 
     Returns
     -------
@@ -153,37 +293,49 @@ def compare(
     >>> result.lines()[1]
     'jaccard excess R: candidate after: not worse than before (upper bound +0.0937 < margin 0.1)'
     """
-    if config is not None:
-        from biasflow.config import settings_config
-
-        config = settings_config(config)
     command = method(method_name).part("compare").command
-    verdicts: Verdicts = command(as_tables(files, "compare", "files"), baseline, candidate, config, margin=margin)
+    loaded = cast(Mapping[str, Any] | None, config)  # schema_keywords loaded it
+    verdicts: Verdicts = command(as_tables(tables, "compare", "tables"), baseline, candidate, loaded, margin=margin)
     return verdicts
 
 
+@schema_keywords(PowerSettings)
 def plan_power(
-    method_name: str, pilot: Table | Sequence[Table] | Mapping[str, Table | Sequence[Table]], **settings: Any
+    method_name: str,
+    pilot: Table | Sequence[Table] | Mapping[str, Table | Sequence[Table]],
+    *,
+    alpha: float = SCHEMA,
+    power: float = SCHEMA,
+    min_effect: float | None = None,
+    config: ConfigArg = None,
 ) -> pd.DataFrame:
     """How large a difference a pilot's sizes can show, and the sizes a difference needs (docs/methods.md §6).
+
+    ``alpha`` and ``power`` default to the schema's ``power`` keys, or to ``config``'s where
+    ``config`` is given; the method's own settings (CAIRO's ``power.min_r``, the draws of the
+    release gate's rows, the ``comparisons`` pairs) are the schema's, or ``config``'s. A
+    keyword given beats both.
 
     Parameters
     ----------
     method_name : str
         ``cairo``, ``fairpair`` or ``fpr`` (any registered method).
     pilot : mapping of str to tables, or tables
-        Each source's name and tables (DataFrames or paths of files), as the workflow's power
-        step reads them: CAIRO statistics per axis, FairPair per-prompt scores per model, FPR
-        predictions per probe set. Tables given without names are named as ``biasflow power``
-        names its files: a file by its name without the suffix, a DataFrame ``pilot`` (``pilot
-        1``, ``pilot 2``, ... where there are several); a FairPair DataFrame with a ``model``
-        column is split by it.
-    **settings
-        ``alpha``, ``power`` and ``min_effect`` (the difference worth detecting, in the
-        method's unit, and the margin of the release gate's rows, §6.8); CAIRO also ``min_r``,
-        ``normalise`` and, for the gate's rows, ``measure``, ``bootstrap``, ``null_draws`` and
-        ``seed``; FPR ``bootstrap`` and ``seed``. Each defaults to the config's key (``power``,
-        ``bias``, ``selection``, ``fpr``).
+        Each source's name and tables, as the workflow's power step reads them: CAIRO
+        statistics per axis, FairPair per-prompt scores per model, FPR predictions per probe
+        set. Tables given without names are named as ``biasflow power`` names its files: a
+        DataFrame ``pilot`` (``pilot 1``, ``pilot 2``, ... where there are several), a file's
+        path by its name without the suffix; a FairPair DataFrame with a ``model`` column is
+        split by it.
+    alpha : float
+        The significance level.
+    power : float
+        The power wanted.
+    min_effect : float, optional
+        The difference worth detecting, in the method's unit, and the margin of the release
+        gate's rows (§6.8) (default: ``power.min_effect.<method>``, the schema's or ``config``'s).
+    config : mapping or path, optional
+        Any part of a workflow config, as ``biasflow power --config`` takes it, or its YAML file(s).
 
     Returns
     -------
@@ -193,23 +345,24 @@ def plan_power(
 
     Examples
     --------
-    >>> import tempfile
-    >>> from pathlib import Path
     >>> import biasflow
     >>> sentences = biasflow.probe_sentences("race")
-    >>> path = Path(tempfile.mkdtemp()) / "race.tsv"
-    >>> sentences.assign(model="mine", run_id=0, y_pred=sentences["y_true"]).to_csv(path, sep="\\t", index=False)
-    >>> plan = biasflow.plan_power("fpr", {"race": [str(path)]}, min_effect=0.1)
+    >>> predictions = sentences.assign(model="mine", run_id=0, y_pred=sentences["y_true"])
+    >>> plan = biasflow.plan_power("fpr", {"race": predictions}, min_effect=0.1)
     >>> plan[["subgroup", "measure", "n", "mdd", "detectable"]].head(2).round(3)
       subgroup       measure     n    mdd  detectable
     0    Asian  negative FPR  20.0  0.118       False
     1    Black  negative FPR  40.0  0.080        True
     """
+    from dataclasses import replace
+
     from biasflow.power import planner
 
     module = planner(method_name)
-    settings = module.Settings.for_call("plan_power", **settings)
-    return module.plan(pilot_sources(pilot), settings)
+    loaded = cast(Mapping[str, Any] | None, config)  # schema_keywords loaded it
+    base = module.Settings.from_config(loaded) if loaded is not None else module.Settings.defaults()
+    given = {"alpha": alpha, "power": power, **({} if min_effect is None else {"min_effect": min_effect})}
+    return cast(pd.DataFrame, module.plan(pilot_sources(pilot), replace(base, **given)))
 
 
 def as_tables(value: object, function: str, parameter: str) -> list[Table]:
@@ -263,8 +416,3 @@ def public(name: str) -> Any:
             if reference.rpartition(":")[2] == name:
                 return declared.load(reference)
     raise AttributeError(f"module 'biasflow' has no attribute {name!r}")
-
-
-def names() -> list[str]:
-    """Every public function's name (nothing is imported)."""
-    return [*CORE, *(reference.rpartition(":")[2] for declared in methods() for reference in declared.api)]

@@ -22,9 +22,9 @@ def did_you_mean(name: str, choices) -> str:
 def check_keywords(function: str, given, accepted) -> None:
     """Raise the ``TypeError`` Python raises for an unexpected keyword, naming ``function``'s closest parameter.
 
-    A public function that takes its settings as ``**settings`` (:mod:`biasflow.api`) calls
-    this first, so a misspelt setting is named as the caller wrote it, with the did-you-mean
-    the config check gives, rather than as a field of the step's settings class.
+    Every public function (:func:`biasflow.api.schema_keywords`) calls this first, so a
+    misspelt setting is named as the caller wrote it, with the did-you-mean the config check
+    gives, where Python would name no close parameter.
     """
     accepted = list(accepted)
     unknown = [name for name in given if name not in accepted]

@@ -10,7 +10,7 @@ build one, all through the same keys:
   rule passes (plain, so Snakemake sees when one of them changes, and only those);
 - :meth:`StepSettings.defaults` from the schema's defaults with some replaced (the
   ``biasflow`` command, whose flags default to the same keys, and the library's callers;
-  :meth:`StepSettings.for_call` for a public function's ``**settings``).
+  a public function's keywords default to the same keys, :func:`biasflow.api.schema_keywords`).
 
 A step's signature therefore says what it reads, and a change to another key of the same
 section reruns nothing.
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, TypeVar
 
 from biasflow import bundled
-from biasflow.errors import BiasflowError, check_keywords
+from biasflow.errors import BiasflowError
 from biasflow.schema import default
 
 T = TypeVar("T", bound="StepSettings")
@@ -74,13 +74,6 @@ class StepSettings:
             raise TypeError(f"{cls.__name__}.defaults needs {', '.join(derived)}: no config key holds them")
         values = {name: bundled.resolve(default(key)) for name, key in keys.items() if key is not None}
         return cls.from_params({**values, **overrides})
-
-    @classmethod
-    def for_call(cls: type[T], function: str, **overrides: Any) -> T:
-        """:meth:`defaults`, for the public function ``function`` whose ``**settings`` these fields are: a keyword
-        that is none of them is refused as Python refuses an unexpected keyword, with the closest field named."""
-        check_keywords(function, overrides, [field.name for field in dataclasses.fields(cls)])
-        return cls.defaults(**overrides)
 
     @classmethod
     def from_params(cls: type[T], params: Mapping[str, Any]) -> T:

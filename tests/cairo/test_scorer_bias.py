@@ -290,9 +290,10 @@ def test_a_model_that_loses_a_whole_subgroup_to_unswappable_words_gets_no_eq1_an
         ("m2", "christian", "The Christian sings."),
         ("m2", "muslim", "The Muslim sings."),
     ]
-    own, models = biasflow.scorer_bias(
+    tables = biasflow.scorer_bias(
         pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]), "religion", bootstrap=20
     )
+    own, models = tables.scorer, tables.models
     models = models.set_index("model")
     assert models.loc["m1", ["bias", "bias_neutral", "bias_scorer_part"]].isna().all()
     assert models.loc["m1", "n_excluded"] == 2 and models.loc["m1", "n"] == 1

@@ -1,34 +1,42 @@
-"""The public Python API (issue 31): each function documented in numpydoc sections, its examples run as doctests."""
+"""The public Python API (issues 31 and 42): tables in and out, keyword-only settings defaulting to the schema's or
+config='s, one result convention, a static __all__; each function documented in numpydoc sections, its examples
+run as doctests."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import doctest
+import inspect
 import subprocess
 import sys
+import typing
 
 import pandas as pd
 import pytest
 
 import biasflow
+from biasflow.api import CORE, SCHEMA
+from biasflow.methods import methods
 from workflow_helpers import REPO
 
 NAMES = biasflow.__all__
 
 
-def test_the_api_is_the_core_functions_and_each_methods_declared_ones():
-    assert NAMES == [
-        "score",
-        "compare",
-        "plan_power",
-        "cairo_statistics",
-        "cairo_bias",
-        "cairo_select",
-        "scorer_bias",
-        "fairpair_scores",
-        "probe_sentences",
-        "fpr_gaps",
-    ]
-    assert set(NAMES) <= set(dir(biasflow))
+def test_all_is_a_static_list_of_the_core_functions_and_each_methods_declared_ones():
+    """Written as a literal in biasflow/__init__.py (editors and type checkers read it there), and equal to what the
+    core and the registry's methods declare as their public functions."""
+    module = ast.parse((REPO / "src" / "biasflow" / "__init__.py").read_text())
+    written = next(
+        node.value
+        for node in module.body
+        if isinstance(node, ast.Assign) and [target.id for target in node.targets] == ["__all__"]
+    )
+    assert ast.literal_eval(written) == NAMES
+    declared = [reference.rpartition(":")[2] for method in methods() for reference in method.api]
+    assert sorted([*CORE, *declared]) == NAMES, "in ruff's order (RUF022)"
+    assert "cairo_select" in NAMES and set(NAMES) <= set(dir(biasflow))
+    assert all(f"``{name}``" in biasflow.__doc__ for name in NAMES), "the package docstring names every function"
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         biasflow.nothing  # noqa: B018
 
@@ -55,25 +63,16 @@ def test_each_function_has_numpydoc_sections_and_its_examples_run(name):
     assert runner.failures == 0, f"biasflow.{name}: {runner.failures} example(s) failed (output above)"
 
 
-def test_the_readme_notebook_session_runs_as_written(tmp_path, monkeypatch, capsys):
-    """README "Use it from Python": its block, run on a continuations file of the columns it names."""
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## Use it from Python", 1)[1]
+def test_the_readme_notebook_cell_runs_as_written_and_prints_what_it_shows(monkeypatch, capsys):
+    """README "Use it from Python": its cell, run from the repository root on the example table we ship, prints the
+    output block that follows it (two models' Eq. 1, and the tuned one compared with the base one)."""
+    section = (REPO / "README.md").read_text().split("## Use it from Python", 1)[1].split("\n## ", 1)[0]
     block = section.split("```python\n", 1)[1].split("```", 1)[0]
-    rows = [
-        (model, group, text)
-        for model in ("m1", "m2")
-        for group in ("female", "male")
-        for text in ("She was kind.", "What a damn mess." if model == "m1" and group == "male" else "It rained.")
-    ]
-    pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]).to_csv(
-        tmp_path / "my_continuations.csv", index=False
-    )
-    monkeypatch.chdir(tmp_path)
+    shown = section.split("```python\n", 1)[1].split("```", 1)[1].split("```\n", 1)[1].split("```", 1)[0]
+    assert "docs/examples/continuations.csv" in block and (REPO / "docs/examples/continuations.csv").is_file()
+    monkeypatch.chdir(REPO)
     exec(compile(block, "README.md", "exec"), {})
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert lines[0].split() == ["model", "bias"] and [line.split()[1] for line in lines[1:]] == ["m1", "m2"]
-    assert float(lines[1].split()[2]) > float(lines[2].split()[2])
+    assert capsys.readouterr().out == shown
 
 
 def test_cairo_select_gives_the_tables_the_command_writes(tmp_path):
@@ -98,7 +97,7 @@ def test_cairo_select_gives_the_tables_the_command_writes(tmp_path):
     stats = biasflow.cairo_statistics(scored.assign(axis="gender"))
     stats.to_parquet(tmp_path / "stats.parquet")
     settings = {"permutations": 49, "bootstrap": 100, "null_draws": 100}
-    tables = biasflow.cairo_select(stats, **settings)
+    selection = biasflow.cairo_select(stats, **settings)
     assert (
         main(
             [
@@ -113,9 +112,9 @@ def test_cairo_select_gives_the_tables_the_command_writes(tmp_path):
         == 0
     )
     for name in ("curve", "bias", "comparisons", "variance"):
-        tables[name].to_csv(tmp_path / f"{name}.csv", index=False)
+        getattr(selection, name).to_csv(tmp_path / f"{name}.csv", index=False)
         assert (tmp_path / f"{name}.csv").read_text() == (tmp_path / "out" / f"{name}.csv").read_text(), name
-    assert json.loads(json.dumps(tables["summary"])) == json.loads((tmp_path / "out" / "selection.json").read_text())
+    assert json.loads(json.dumps(selection.summary)) == json.loads((tmp_path / "out" / "selection.json").read_text())
 
 
 # A new user's notebook after `make demo` (issue 39): the workflow's own tables through the API.
@@ -261,7 +260,7 @@ def test_compare_and_plan_power_take_fpr_predictions_and_fairpair_scores_as_tabl
     [
         (
             lambda: biasflow.compare("cairo", 3, "m0", "m3"),
-            r"compare\(\) files: expected a pandas DataFrame, a path \(str "
+            r"compare\(\) tables: expected a pandas DataFrame, a path \(str "
             r"or os.PathLike\), or a list of them; got int",
         ),
         (lambda: biasflow.compare("cairo", ["stats.parquet", 3], "m0", "m3"), "got a list holding a int"),
@@ -289,7 +288,7 @@ def test_a_wrong_type_is_a_type_error_saying_what_is_accepted(call, message):
             r"min_effect\?\)",
         ),
         (
-            lambda stats: biasflow.score(stats, "honest", lexicn="x.tsv"),
+            lambda stats: biasflow.score(stats, scorer="honest", lexicn="x.tsv"),
             r"score\(\) .*'lexicn' \(did you mean lexicon\?\)",
         ),
         (
@@ -313,3 +312,75 @@ def test_a_misspelt_setting_is_named_as_the_public_parameter_with_the_closest_on
     with pytest.raises(TypeError, match=message) as raised:
         call(demo_stats[0])
     assert "Settings" not in str(raised.value)
+
+
+def positionals(function) -> list[inspect.Parameter]:
+    return [p for p in inspect.signature(function).parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+
+
+def settings(function) -> list[inspect.Parameter]:
+    return [p for p in inspect.signature(function).parameters.values() if p.kind is p.KEYWORD_ONLY]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_setting_is_keyword_only_with_an_explicit_default_and_a_positional_one_is_a_type_error(name):
+    """No **settings: each setting is named in the signature with its value (the schema's, put there from the schema,
+    never the marker), and one more positional argument than the data is refused before anything is computed."""
+    function = getattr(biasflow, name)
+    parameters = inspect.signature(function).parameters.values()
+    assert not [p for p in parameters if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+    assert all(p.default is not p.empty and p.default is not SCHEMA for p in settings(function))
+    assert all(p.default is p.empty for p in positionals(function)), "a parameter with a default is a setting"
+    with pytest.raises(TypeError, match="positional argument"):
+        function(*[pd.DataFrame()] * (len(positionals(function)) + 1))
+
+
+def test_the_defaults_are_the_schemas_through_each_settings_class():
+    from biasflow.cairo.selection import SearchSettings
+    from biasflow.fpr.steps import GapSettings
+
+    selection = inspect.signature(biasflow.cairo_select).parameters
+    assert {
+        name: selection[name].default for name in dataclasses.asdict(SearchSettings.defaults())
+    } == dataclasses.asdict(SearchSettings.defaults())
+    gaps = inspect.signature(biasflow.fpr_gaps).parameters
+    assert {name: gaps[name].default for name in dataclasses.asdict(GapSettings.defaults())} == dataclasses.asdict(
+        GapSettings.defaults()
+    )
+
+
+def test_config_replaces_the_schemas_defaults_and_a_keyword_given_beats_both(demo_stats):
+    """cairo_select searches up to the schema's k = 4; the embedded default's config (a path) up to 3, as the demo's
+    workflow does; max_sets given beats the config. A mapping holding one key changes that key (fpr_gaps)."""
+    stats, _ = demo_stats
+    draws = {"permutations": 0, "bootstrap": 20, "null_draws": 20}
+    embedded = REPO / "config" / "config.yaml"
+    schema = biasflow.cairo_select(stats, **draws)
+    assert schema.curve["k"].max() == inspect.signature(biasflow.cairo_select).parameters["max_sets"].default == 4
+    assert biasflow.cairo_select(stats, **draws, config=embedded).curve["k"].max() == 3
+    assert biasflow.cairo_select(stats, **draws, config=str(embedded), max_sets=2).curve["k"].max() == 2
+
+    sentences = biasflow.probe_sentences("race")
+    predictions = pd.concat(
+        [sentences.assign(model="mine", run_id=run, y_pred=(sentences["y_true"] + run) % 3) for run in range(3)]
+    )
+    by_config = biasflow.fpr_gaps(predictions, bootstrap=20, config={"fpr": {"interval": "z", "z": 3.0}})
+    pd.testing.assert_frame_equal(by_config, biasflow.fpr_gaps(predictions, bootstrap=20, interval="z", z=3.0))
+    assert not by_config.equals(biasflow.fpr_gaps(predictions, bootstrap=20))
+    given = biasflow.fpr_gaps(predictions, bootstrap=20, z=3.0, config={"fpr": {"interval": "z", "z": 1.0}})
+    pd.testing.assert_frame_equal(given, by_config)
+    with pytest.raises(biasflow.errors.BiasflowError, match="intervall"):
+        biasflow.fpr_gaps(predictions, config={"fpr": {"intervall": "z"}})
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_function_returns_a_table_or_a_frozen_result_whose_fields_are_tables(name):
+    """The one result convention the package docstring states: a DataFrame, or a frozen dataclass of DataFrames (with
+    plain values saying what they were computed from)."""
+    function = inspect.unwrap(getattr(biasflow, name))
+    returned = typing.get_type_hints(function, sys.modules[function.__module__].__dict__)["return"]
+    if returned is not pd.DataFrame:
+        assert dataclasses.is_dataclass(returned) and returned.__dataclass_params__.frozen, returned
+        tables = [field for field in dataclasses.fields(returned) if field.type in (pd.DataFrame, "pd.DataFrame")]
+        assert tables, f"{returned.__name__} holds no table"
+        assert returned.__name__ in function.__doc__.split("Returns\n", 1)[1], "its docstring names the result"

@@ -571,7 +571,7 @@ def two_scorers_bias(root: Path) -> list[str]:
             scored.assign(axis="gender", score=scored["truth"] + rng.normal(0, noise, len(scored)))
         )
         (root / scorer).mkdir()
-        biasflow.cairo_select(stats, permutations=19, bootstrap=50, null_draws=50)["bias"].to_csv(
+        biasflow.cairo_select(stats, permutations=19, bootstrap=50, null_draws=50).bias.to_csv(
             root / scorer / "bias.csv", index=False
         )
     return ["agreement.csv"]

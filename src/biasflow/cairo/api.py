@@ -2,15 +2,18 @@
 
 Each takes a table a notebook holds, fills the columns the workflow would have written where
 they are missing (:func:`biasflow.cairo.steps.with_workflow_columns`), and returns the
-workflow's table (docs/tables.md, "CAIRO").
+workflow's table, or its tables as one result object (docs/tables.md, "CAIRO"); the settings
+are keywords defaulting to the schema's, or to ``config=``'s (:mod:`biasflow.api`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from biasflow.api import SCHEMA, ConfigArg, config_value, schema_keywords
 from biasflow.cairo.scorer_bias import ScorerBiasSettings
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import sufficient_stats
@@ -22,8 +25,39 @@ from biasflow.cairo.steps import (
     selection_tables,
     with_workflow_columns,
 )
-from biasflow.schema import default
+from biasflow.scorers.table import ScoringSettings
 from biasflow.tables import require_columns
+
+
+@dataclass(frozen=True)
+class SelectionTables:
+    """:func:`cairo_select`'s tables, named as ``biasflow cairo-select`` names its files (docs/tables.md, "CAIRO").
+
+    ``curve``: per axis, pair of metrics and k, the best correlation, its held-out check and
+    the selection-aware p-value; ``bias``: each model's Eq. 1 on the selected prompts, with its
+    interval, excess over the no-bias null and rank; ``comparisons``: every pair of models,
+    paired; ``variance``: where each model's bias would move; ``summary``: the settings and
+    selections, as ``selection.json`` holds them.
+    """
+
+    curve: pd.DataFrame
+    bias: pd.DataFrame
+    comparisons: pd.DataFrame
+    variance: pd.DataFrame
+    summary: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ScorerBiasTables:
+    """:func:`scorer_bias`'s tables (docs/tables.md, "Scorer bias").
+
+    ``scorer``: per subgroup, the scorer's own bias (its mean deviation when the group words
+    are swapped) with its interval; ``models``: per model, Eq. 1 on raw and on neutral scores
+    and the scorer's part of it.
+    """
+
+    scorer: pd.DataFrame
+    models: pd.DataFrame
 
 
 def cairo_statistics(scored: pd.DataFrame) -> pd.DataFrame:
@@ -65,16 +99,22 @@ def cairo_statistics(scored: pd.DataFrame) -> pd.DataFrame:
     return sufficient_stats(with_workflow_columns(scored))
 
 
-def cairo_bias(stats: pd.DataFrame, normalise: str | None = None) -> pd.DataFrame:
+@schema_keywords(SearchSettings)
+def cairo_bias(stats: pd.DataFrame, *, normalise: str = SCHEMA, config: ConfigArg = None) -> pd.DataFrame:
     """CAIRO's Eq. 1 bias per model, metric, split and prompt set: how far the subgroups' mean scores spread.
+
+    ``normalise`` defaults to the schema's ``bias.normalise``, or to ``config``'s where
+    ``config`` is given; a keyword given beats both.
 
     Parameters
     ----------
     stats : pandas.DataFrame
         A statistics table (:func:`cairo_statistics`, or the workflow's ``results/cairo/stats/<axis>.parquet``).
-    normalise : str, optional
+    normalise : str
         ``none`` (Eq. 1's sum over subgroups of |subgroup mean − overall mean|) or ``mean``
-        (divided by the number of subgroups); default: the config's ``bias.normalise``.
+        (divided by the number of subgroups).
+    config : mapping or path, optional
+        Any part of a workflow config (``{"bias": {"normalise": "mean"}}``), or its YAML file(s).
 
     Returns
     -------
@@ -95,32 +135,61 @@ def cairo_bias(stats: pd.DataFrame, normalise: str | None = None) -> pd.DataFram
     0     a   0.4            2
     1     b   0.0            2
     """
-    return complete_bias(stats, normalise or default("bias.normalise"))
+    return complete_bias(stats, normalise)
 
 
-def cairo_select(stats: pd.DataFrame, **settings: Any) -> dict[str, Any]:
+@schema_keywords(SearchSettings)
+def cairo_select(
+    stats: pd.DataFrame,
+    *,
+    mode: str = SCHEMA,
+    combinations: str = SCHEMA,
+    max_sets: int = SCHEMA,
+    permutations: int = SCHEMA,
+    bootstrap: int = SCHEMA,
+    null_draws: int = SCHEMA,
+    seed: int = SCHEMA,
+    normalise: str = SCHEMA,
+    measure: str = SCHEMA,
+    config: ConfigArg = None,
+) -> SelectionTables:
     """CAIRO's selection: the prompt-set combination that makes the metrics agree across models (§1.7-1.17).
+
+    Each setting defaults to the schema's key (``selection.<name>``; ``bias.normalise``,
+    ``bias.measure``), or to ``config``'s where ``config`` is given; a keyword given beats
+    both. The schema searches up to k = 4 (``max_sets``) where the embedded default's config,
+    sized for its demo, searches up to 3: ``config="config/config.yaml"`` searches as the
+    workflow does.
 
     Parameters
     ----------
     stats : pandas.DataFrame
-        A statistics table (:func:`cairo_statistics`, or the workflow's
-        ``results/cairo/stats/<axis>.parquet``) with at least two metrics, the ``valid`` and
-        ``test`` splits and three models (a correlation across models needs them).
-    **settings
-        The config's ``selection`` keys (``mode``, ``combinations``, ``max_sets``,
-        ``permutations``, ``bootstrap``, ``null_draws``, ``seed``) and ``normalise`` and
-        ``measure`` (``bias.normalise``, ``bias.measure``), each defaulting as the config does.
+        A statistics table (:func:`cairo_statistics`) with at least two metrics, the ``valid``
+        and ``test`` splits and three models (a correlation across models needs them).
+    mode : str
+        ``shared`` (both metrics the same prompt sets) or ``independent``.
+    combinations : str
+        ``multisets`` (the reference code's: a set may repeat) or ``subsets`` (the paper's text).
+    max_sets : int
+        K: combinations of k = 1..K prompt sets, the original prompts included.
+    permutations : int
+        Draws of the selection-aware p-value (0: none).
+    bootstrap, null_draws : int
+        Cluster bootstrap draws of the intervals (§1.11) and draws of the no-bias null (§1.12).
+    seed : int
+        The seed of every draw.
+    normalise : str
+        Eq. 1 as a sum over subgroups (``none``) or their mean (``mean``).
+    measure : str
+        What the selection maximises: ``eq1`` (the paper) or ``excess`` (Eq. 1 less its null floor, §1.13).
+    config : mapping or path, optional
+        Any part of a workflow config (``{"selection": {"max_sets": 3}}``), or its YAML file(s).
 
     Returns
     -------
-    dict
-        The tables ``biasflow cairo-select`` writes, by name (docs/tables.md, "CAIRO"):
-        ``curve`` (per axis, pair of metrics and k, the best correlation, its held-out check
-        and the selection-aware p-value), ``bias`` (each model's Eq. 1 on the selected
-        prompts, with its interval, excess over the no-bias null and rank), ``comparisons``
-        (every pair of models, paired), ``variance`` (where each model's bias would move), and
-        ``summary`` (the settings and selections, as ``selection.json``).
+    SelectionTables
+        ``curve``, ``bias``, ``comparisons``, ``variance`` and ``summary``: the tables
+        ``biasflow cairo-select`` writes, by the names of its files (docs/tables.md, "CAIRO").
 
     Examples
     --------
@@ -134,23 +203,38 @@ def cairo_select(stats: pd.DataFrame, **settings: Any) -> dict[str, Any]:
     ...         for k in range(6)]
     >>> scored = pd.DataFrame(rows, columns=["model", "metric", "split", "promptset", "subgroup", "prompt_id", "score"])
     >>> stats = biasflow.cairo_statistics(scored.assign(axis="gender"))
-    >>> tables = biasflow.cairo_select(stats, max_sets=2, permutations=99, bootstrap=200, null_draws=200)
-    >>> tables["curve"][["pair", "k", "selection", "best_r", "test_r"]].round(3)
+    >>> selection = biasflow.cairo_select(stats, max_sets=2, permutations=99, bootstrap=200, null_draws=200)
+    >>> selection.curve[["pair", "k", "selection", "best_r", "test_r"]].round(3)
               pair  k    selection  best_r  test_r
     0  BOLD~HONEST  1     original   0.993   0.941
     1  BOLD~HONEST  2  original+p1   0.993   0.960
     """
-    chosen = SearchSettings.for_call("cairo_select", **settings)
+    # The keywords are the selection's settings, field by field.
+    chosen = SearchSettings.from_params(locals())
     require_columns(
         stats, ["model", "metric", "axis", "split", "promptset", "subgroup", "score_sum", "n"], "CAIRO statistics"
     )
-    return selection_tables(checked_stats(stats, "CAIRO statistics"), chosen)
+    return SelectionTables(**selection_tables(checked_stats(stats, "CAIRO statistics"), chosen))
 
 
+@schema_keywords(ScoringSettings, {"lexicon": f"{ScoringSettings.section}.identity_lexicon"}, ScorerBiasSettings)
 def scorer_bias(
-    continuations: pd.DataFrame, axis: str, scorer: str | None = None, *, lexicon: str | None = None, **settings: Any
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+    continuations: pd.DataFrame,
+    axis: str,
+    *,
+    scorer: str = SCHEMA,
+    lexicon: str = SCHEMA,
+    normalise: str = SCHEMA,
+    bootstrap: int = SCHEMA,
+    seed: int = SCHEMA,
+    config: ConfigArg = None,
+) -> ScorerBiasTables:
     """The scorer's own bias: how its scores move when a continuation's group words are swapped (§5.5).
+
+    Each setting defaults to the schema's key (``scoring.scorer``,
+    ``scoring.identity_lexicon``, ``bias.normalise``, ``selection.bootstrap``,
+    ``selection.seed``), or to ``config``'s where ``config`` is given (whose ``scoring``
+    section also gives the scorer's own settings); a keyword given beats both.
 
     Parameters
     ----------
@@ -160,21 +244,23 @@ def scorer_bias(
     axis : str
         The axis the subgroups belong to (``gender``, ``religion``, ``race``), whose words the
         identity lexicon swaps.
-    scorer : str, optional
-        The scorer whose own bias is measured (as in :func:`biasflow.score`; default: the
-        config's ``scoring.scorer``).
-    lexicon : str, optional
-        An identity lexicon file (default: the bundled one, ``scoring.identity_lexicon``).
-    **settings
-        ``normalise``, ``bootstrap`` and ``seed`` (default: the config's ``bias.normalise``,
-        ``selection.bootstrap`` and ``selection.seed``).
+    scorer : str
+        The scorer whose own bias is measured (as in :func:`biasflow.score`).
+    lexicon : str
+        The identity lexicon file whose words are swapped (the schema's: the bundled one).
+    normalise : str
+        Eq. 1 as a sum over subgroups (``none``) or their mean (``mean``).
+    bootstrap, seed : int
+        The bootstrap draws of the intervals, and their seed.
+    config : mapping or path, optional
+        Any part of a workflow config, or its YAML file(s).
 
     Returns
     -------
-    scorer_table, models_table : pandas.DataFrame
-        Per subgroup, the scorer's own bias (its mean deviation when the group words are swapped)
-        with its interval; per model, Eq. 1 on raw and on neutral scores and the scorer's part
-        of it (docs/tables.md, "Scorer bias").
+    ScorerBiasTables
+        ``scorer``: per subgroup, the scorer's own bias (its mean deviation when the group words
+        are swapped) with its interval; ``models``: per model, Eq. 1 on raw and on neutral
+        scores and the scorer's part of it (docs/tables.md, "Scorer bias").
 
     Examples
     --------
@@ -182,22 +268,19 @@ def scorer_bias(
     >>> import biasflow
     >>> rows = [("m", group, text.format(word)) for group, word in (("muslim", "Muslim"), ("christian", "Christian"))
     ...         for text in ("My {} neighbour is a damn good cook.", "The {} family was kind.", "It rained.")]
-    >>> own, models = biasflow.scorer_bias(pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]),
-    ...                                    "religion", bootstrap=200)
-    >>> own[["subgroup", "scorer_bias"]].round(3)  # the profanity model's own reaction to the group word
+    >>> tables = biasflow.scorer_bias(pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]),
+    ...                               "religion", bootstrap=200)
+    >>> tables.scorer[["subgroup", "scorer_bias"]].round(3)  # the profanity model's own reaction to the group word
         subgroup  scorer_bias
     0  christian       -0.082
     1     muslim        0.082
     """
-    from biasflow.bundled import resolve
-    from biasflow.scorers.table import ScoringSettings
-
-    chosen = ScorerBiasSettings.for_call("scorer_bias", **settings)
-    scored, variants, groups = rescored(
-        continuations,
-        scoring=ScoringSettings.defaults(scorer=scorer),
-        axis=axis,
-        lexicon_path=lexicon or resolve(default("scoring.identity_lexicon")),
-        cache_dir=None,
+    loaded = config if isinstance(config, dict) else None  # schema_keywords loaded it
+    scoring = (
+        ScoringSettings.defaults(scorer=scorer)
+        if loaded is None
+        else ScoringSettings.of({**config_value(loaded, ScoringSettings.section), "scorer": scorer})
     )
-    return scorer_bias_tables(scored, variants, groups, chosen)
+    scored, variants, groups = rescored(continuations, scoring=scoring, axis=axis, lexicon_path=lexicon, cache_dir=None)
+    # The keywords are the step's settings, field by field.
+    return ScorerBiasTables(*scorer_bias_tables(scored, variants, groups, ScorerBiasSettings.from_params(locals())))

@@ -3,17 +3,28 @@ prompts, with the permutation null's test per prompt (docs/methods.md §2)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
+from biasflow.api import SCHEMA, ConfigArg, schema_keywords
 from biasflow.fairpair.scores import SIDE_COLUMNS, ScoreSettings, scores_and_null
 from biasflow.fairpair.steps import with_vader
 from biasflow.tables import require_columns
 
 
-def fairpair_scores(sides: pd.DataFrame, **settings: Any) -> pd.DataFrame:
+@schema_keywords(ScoreSettings)
+def fairpair_scores(
+    sides: pd.DataFrame,
+    *,
+    dissimilarities: list[str] = SCHEMA,
+    folds: int | None = SCHEMA,
+    null_draws: int = SCHEMA,
+    seed: int = SCHEMA,
+    config: ConfigArg = None,
+) -> pd.DataFrame:
     """Per prompt and dissimilarity: the bias B between the two sides, their sampling variabilities and F.
+
+    Each setting defaults to the schema's ``fairpair`` key of its name, or to ``config``'s
+    where ``config`` is given; a keyword given beats both.
 
     Parameters
     ----------
@@ -21,9 +32,14 @@ def fairpair_scores(sides: pd.DataFrame, **settings: Any) -> pd.DataFrame:
         ``prompt_id``, ``side`` (``perturbed_original``: φ(G(x)), the continuation of x with
         the entity swapped; ``counterfactual``: G(φ(x)), the continuation of the swapped
         prompt), ``sample`` and ``text``: the same number of samples on both sides, two or more.
-    **settings
-        ``dissimilarities`` (``jaccard``, ``sentiment``), ``folds``, ``null_draws`` and ``seed``
-        (default: the config's ``fairpair`` section).
+    dissimilarities : list of str
+        ``jaccard`` (of the sides' n-grams) and ``sentiment`` (VADER's compound score).
+    folds : int or None
+        B, V and F over this many folds of each side's samples (§2.4; None: over the samples).
+    null_draws, seed : int
+        Draws of the permutation null per prompt, and their seed.
+    config : mapping or path, optional
+        Any part of a workflow config (``{"fairpair": {"seed": 3}}``), or its YAML file(s).
 
     Returns
     -------
@@ -44,9 +60,6 @@ def fairpair_scores(sides: pd.DataFrame, **settings: Any) -> pd.DataFrame:
       dissimilarity      B      F
     0       jaccard  0.816  4.162
     """
-    chosen = ScoreSettings.for_call("fairpair_scores", **settings)
     require_columns(sides, SIDE_COLUMNS, "FairPair sides")
-    scores, _ = scores_and_null(
-        with_vader(sides, chosen.dissimilarities), chosen.dissimilarities, chosen.folds, chosen.null_draws, chosen.seed
-    )
+    scores, _ = scores_and_null(with_vader(sides, dissimilarities), dissimilarities, folds, null_draws, seed)
     return scores

@@ -3,10 +3,9 @@ sentences to classify with one's own model, and the gaps of its predictions (doc
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
+from biasflow.api import SCHEMA, ConfigArg, schema_keywords
 from biasflow.bundled import resolve
 from biasflow.fpr.predictions import checked_predictions
 from biasflow.fpr.probes import probe_samples
@@ -20,22 +19,28 @@ PROBE_SET = "#/properties/fpr/properties/probes/additionalProperties"
 
 
 def probe_sentences(
-    attribute: str, templates: str | None = None, terms: str | None = None, unmarked: bool | None = None
+    attribute: str,
+    *,
+    templates: str = BUNDLED["templates"],
+    terms: str = BUNDLED["terms"],
+    unmarked: bool = subschema(PROBE_SET)["properties"]["unmarked"]["default"],
 ) -> pd.DataFrame:
     """A probe set's sentences: every template filled with every identity term of one attribute.
+
+    A probe set is its files and ``unmarked``, which a config holds per named set
+    (``fpr.probes.<name>``), so this function takes them as keywords and no ``config=``.
 
     Parameters
     ----------
     attribute : str
         The identity attribute whose terms fill the templates (the bundled terms hold ``race``,
         ``age`` and ``sexuality``).
-    templates, terms : str, optional
-        The probe set's files in the Czarnowska et al. format (default: the bundled ones,
-        ``bundled:probes/templates.csv`` and ``bundled:probes/identity_terms.csv``; see
-        ``src/biasflow/data/probes/README.md``).
-    unmarked : bool, optional
+    templates, terms : str
+        The probe set's files in the Czarnowska et al. format (default: the bundled ones, the
+        embedded config's probe set; see ``src/biasflow/data/probes/README.md``).
+    unmarked : bool
         Also each template with its identity word dropped, group ``(unmarked)``, for markedness
-        (default: the config's ``fpr.probes.<name>.unmarked`` default).
+        (default: the schema's, of a probe set's ``unmarked``).
 
     Returns
     -------
@@ -52,20 +57,32 @@ def probe_sentences(
     >>> sentences["group"].value_counts().sort_index().to_dict()
     {'(unmarked)': 13, 'Asian': 30, 'Black': 60, 'Hispanic': 30, 'White': 30}
     """
-    if unmarked is None:
-        unmarked = subschema(PROBE_SET)["properties"]["unmarked"]["default"]
     return probe_samples(
         {
-            "templates": resolve(templates or BUNDLED["templates"]),
-            "terms": resolve(terms or BUNDLED["terms"]),
+            "templates": resolve(templates),
+            "terms": resolve(terms),
             "attribute": attribute,
             "unmarked": unmarked,
         }
     )
 
 
-def fpr_gaps(predictions: pd.DataFrame, **settings: Any) -> pd.DataFrame:
+@schema_keywords(GapSettings)
+def fpr_gaps(
+    predictions: pd.DataFrame,
+    *,
+    interval: str = SCHEMA,
+    z: float = SCHEMA,
+    accuracy_floor: float = SCHEMA,
+    bootstrap: int = SCHEMA,
+    null_draws: int = SCHEMA,
+    seed: int = SCHEMA,
+    config: ConfigArg = None,
+) -> pd.DataFrame:
     """Each group's false-positive-rate gap per system, over runs, with its intervals (docs/methods.md §3.3).
+
+    Each setting defaults to the schema's ``fpr`` key of its name, or to ``config``'s where
+    ``config`` is given; a keyword given beats both.
 
     Parameters
     ----------
@@ -73,9 +90,16 @@ def fpr_gaps(predictions: pd.DataFrame, **settings: Any) -> pd.DataFrame:
         ``y_true, y_pred`` (0 negative, 1 neutral, 2 positive), ``category``, ``group``,
         ``text``, ``model`` and ``run_id``, one row per sentence and run, and ``template_id``
         for the template bootstrap's interval.
-    **settings
-        ``interval`` (``t``, Student's t over runs, or ``z``, the reference code's), ``z``,
-        ``accuracy_floor``, ``bootstrap``, ``null_draws`` and ``seed`` (default: the config's ``fpr`` section).
+    interval : str
+        The interval over runs: ``t`` (Student's t) or ``z`` (mean ± z·sd/√R, the reference code's).
+    z : float
+        The ``z`` interval's multiplier.
+    accuracy_floor : float
+        A run whose accuracy is below it is flagged.
+    bootstrap, null_draws, seed : int
+        Draws of the template bootstrap's interval and of the swaps' null (§3.8), and their seed.
+    config : mapping or path, optional
+        Any part of a workflow config (``{"fpr": {"interval": "z"}}``), or its YAML file(s).
 
     Returns
     -------
@@ -102,5 +126,6 @@ def fpr_gaps(predictions: pd.DataFrame, **settings: Any) -> pd.DataFrame:
     2  Hispanic             -0.10                -0.19                 0.00
     3     White             -0.12                -0.20                -0.02
     """
-    gap_settings = GapSettings.for_call("fpr_gaps", **settings)
+    # The keywords are the step's settings, field by field.
+    gap_settings = GapSettings.from_params(locals())
     return gap_table(checked_predictions(predictions, "predictions"), gap_settings)
