@@ -1,8 +1,10 @@
 """The key reference of ``config/README.md``, rendered from the config schema.
 
-The schema (``biasflow/schemas/config.schema.yaml``) is the one place a key's type, default
-and meaning are written; this module turns it into a markdown table with one row per key
-path, in the schema's order: ``$ref`` is followed (a model entry's keys appear under both
+The schema (:func:`biasflow.schema.config_schema`: the core's ``biasflow/schemas/config.schema.yaml``
+with each registered method's section, ``biasflow/<method>/config.schema.yaml``) is the one place
+a key's type, default and meaning are written; this module turns it into a markdown table with
+one row per key path, in the schema's order (the core's keys, then each method's section):
+``$ref`` is followed (a model entry's keys appear under both
 ``paraphrasers.<name>`` and ``models.<name>``), a map's entries are ``<name>``
 (``fpr.classifiers.<name>.epochs``) and a list's items ``[]`` (``fairpair.pairs[].name``).
 
@@ -21,8 +23,10 @@ from pathlib import Path
 
 import yaml
 
-SCHEMA_PATH = "src/biasflow/schemas/config.schema.yaml"
-BEGIN = f"<!-- generated from {SCHEMA_PATH} by python -m biasflow.config_docs; do not edit -->"
+BEGIN = (
+    "<!-- generated from src/biasflow/schemas/config.schema.yaml and each method's section "
+    "(src/biasflow/<method>/config.schema.yaml) by python -m biasflow.config_docs; do not edit -->"
+)
 END = "<!-- end of generated table -->"
 HEADER = ("| key | type | default | meaning |", "|---|---|---|---|")
 # Placeholders in key paths: any key of a map, any item of a list.

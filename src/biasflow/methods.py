@@ -3,20 +3,23 @@
 Each method package (CAIRO, FairPair, group FPR gaps) holds a ``method.py`` whose
 :class:`Method` names everything the shared core asks of it: its paper, the models its jobs
 load, its final tables, the front page's line about its settings, and where its config
-check, commands, power planner and paired comparison live. The packages register it under
-the ``biasflow.methods`` entry point group (``pyproject.toml``); the config check, the CLI,
-the power planner, the report's front page, the public API (:mod:`biasflow.api`) and the
-rules loop over :func:`methods`, so the core names no method, and a fourth one is a package,
-its declaration, its config section and its rules (``docs/adding-a-method.md``).
+section's schema, config check, commands, power planner and paired comparison live. The
+packages register it under the ``biasflow.methods`` entry point group (``pyproject.toml``);
+the config schema (:mod:`biasflow.schema`), the config check, the CLI, the power planner, the
+report's front page, the public API (:mod:`biasflow.api`) and the rules loop over
+:func:`methods`, so the core names no method, and a fourth one is a package, its declaration,
+its config section's schema and its rules (``docs/adding-a-method.md``), installed from
+anywhere.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
+from importlib import import_module, resources
 from typing import Any
 
+from biasflow.errors import BiasflowError
 from biasflow.registry import Registry
 
 # A validated config, as the workflow and the commands hold it (yaml's nested mappings).
@@ -53,10 +56,37 @@ class Method:
     reads_datasets: bool = False  # its prompts come from the metrics' datasets (the front page lists them)
     named: tuple[tuple[str, ...], ...] = ()  # config keys of its maps whose names become parts of result paths
     api: tuple[str, ...] = ()  # "module:function" of its public functions, re-exported as biasflow.<function>
+    # "package:file" of the JSON schema of its config section (the key `name`), a YAML file inside that package,
+    # which biasflow.schema adds to the core schema; None for a method whose config has no section of its own
+    schema: str | None = None
 
     def part(self, name: str) -> Any:
         """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``), imported."""
         return self.load(getattr(self, name))
+
+    def section_schema(self) -> dict[str, Any] | None:
+        """The JSON schema of its config section, read from the file :attr:`schema` names (None: it has none)."""
+        if self.schema is None:
+            return None
+        import yaml
+
+        package, _, file = self.schema.partition(":")
+        try:
+            path = resources.files(package).joinpath(file)
+        except ModuleNotFoundError:
+            path = None
+        if not file or path is None or not path.is_file():
+            raise BiasflowError(
+                f"method {self.name!r} declares its config schema {self.schema!r}, which names no file; give "
+                '"package:file", a YAML file shipped inside the package (docs/adding-a-method.md, section 4).'
+            )
+        section = yaml.safe_load(path.read_text())
+        if not isinstance(section, dict) or section.get("type") != "object":
+            raise BiasflowError(
+                f"method {self.name!r}: its config schema {self.schema} is no JSON schema of an object (type: "
+                "object); write the schema of its config section there (docs/adding-a-method.md, section 4)."
+            )
+        return section
 
     @staticmethod
     def load(reference: str) -> Any:

@@ -1,6 +1,12 @@
 """The config schema: the one place where a setting's default and allowed values are written.
 
-``biasflow/schemas/config.schema.yaml`` ships inside the package. Everything that needs a
+The schema is assembled from two kinds of part, each shipped inside its package: the core's,
+``biasflow/schemas/config.schema.yaml`` (every key that is no method's own), and each registered
+method's config section, the file its declaration names (:attr:`biasflow.methods.Method.schema`,
+``biasflow/fairpair/config.schema.yaml``), added as the property of the method's name; the
+names of ``methods`` are the registry's. So a method installed from another package brings its
+keys with it, and the core, which allows no key it does not know, still refuses a misspelt one
+(``docs/adding-a-method.md``). Everything that needs a
 default takes it from here: :func:`filled` gives a config (or a model entry, or a decoding)
 with every missing key set to the schema's default, :func:`default` one key's default for a
 command-line flag, and :func:`flag` a whole flag (type, choices, default and help) of a key.
@@ -18,12 +24,38 @@ import functools
 from importlib import resources
 from typing import Any
 
+from biasflow import methods as methods_module
+from biasflow.methods import Method
+from biasflow.registry import Registry
 
-@functools.lru_cache(maxsize=1)
+
 def _schema() -> dict:
+    """The assembled schema of the methods registered now (the registry's members are fixed once it has listed
+    them, so one assembly per registry)."""
+    return _assembled(methods_module.REGISTRY)
+
+
+@functools.lru_cache(maxsize=4)
+def _assembled(registry: Registry[Method]) -> dict:
+    """The core schema with the registry's names as the choices of ``methods`` and each method's section added."""
     import yaml
 
-    return yaml.safe_load(resources.files("biasflow").joinpath("schemas/config.schema.yaml").read_text())
+    from biasflow.errors import BiasflowError
+
+    schema = yaml.safe_load(resources.files("biasflow").joinpath("schemas/config.schema.yaml").read_text())
+    properties = schema["properties"]
+    properties["methods"]["items"]["enum"] = list(registry.names())
+    for method in registry.all():
+        section = method.section_schema()
+        if section is None:
+            continue
+        if method.name in properties:
+            raise BiasflowError(
+                f"method {method.name!r}: its config section would replace the core's key {method.name!r}; "
+                "register the method under another name (docs/adding-a-method.md)."
+            )
+        properties[method.name] = section
+    return schema
 
 
 def config_schema() -> dict:
@@ -72,10 +104,15 @@ def described(key: str) -> dict:
     return _follow(node)
 
 
-@functools.cache
 def choices(key: str) -> tuple:
     """The values one config key allows (its ``enum``; for a list, its items'), by its dotted path: the one home
     of every set of named choices, which the code reads rather than copies."""
+    return _choices(methods_module.REGISTRY, key)
+
+
+@functools.cache
+def _choices(registry: Registry[Method], key: str) -> tuple:
+    """:func:`choices`, remembered per registry (whose names are the choices of ``methods``)."""
     node = described(key)
     return tuple(node["enum"] if "enum" in node else _follow(node["items"])["enum"])
 

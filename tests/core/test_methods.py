@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import inspect
+import io
 import re
+import tokenize
 
 import pytest
 
@@ -69,15 +71,54 @@ def test_the_core_names_no_method(path):
     assert not named, f"{path.relative_to(PACKAGE)} names a method at line(s) {named}"
 
 
-@pytest.mark.parametrize("path", ["rules/common.smk", "Snakefile"])
-def test_the_rules_shared_helpers_and_the_snakefile_name_no_method(path):
+def method_identifiers() -> dict[str, str]:
+    """Each name a method's rule files (rules/common/<name>.smk, rules/<name>.smk) define (a lookup, a helper, a
+    rule) or import from the method's package, and the method whose it is: what only that method's rules use."""
+    own = {}
+    for name in NAMES:
+        for path in (REPO / "rules" / "common" / f"{name}.smk", REPO / "rules" / f"{name}.smk"):
+            text = path.read_text()
+            defined = re.findall(r"^(?:def|rule)\s+(\w+)|^(\w+)\s*=(?!=)", text, re.MULTILINE)
+            imported = re.findall(rf"^from biasflow\.{name}\S* import \(?([^)\n]+)", text, re.MULTILINE)
+            aliases = [part.split(" as ")[-1].strip() for names in imported for part in names.split(",")]
+            own.update(dict.fromkeys([*(a or b for a, b in defined), *aliases], name))
+    return own
+
+
+def core_rule_files() -> list[str]:
+    """The Snakefile, rules/common.smk, and every rule file the Snakefile includes by its own path (a method's
+    rule files come in by RULE_METHODS): the core's, which hold only what every method uses."""
+    included = re.findall(r'^include:\s*"([^"]+)"', (REPO / "Snakefile").read_text(), re.MULTILINE)
+    return ["Snakefile", *included]
+
+
+@pytest.mark.parametrize("path", core_rule_files())
+def test_the_snakefile_and_the_core_rule_files_name_no_method(path):
     """rules/common.smk loops over what each method's rule file adds (FINAL_JOBS, POWER_SOURCES), and the
     Snakefile includes every method's rule files (RULE_METHODS), each rule saying itself whether it is local and
     each method's rule file its own wildcards: no method's name, package or config section appears in their code
-    (comments may name them), so a fourth method is its package and its two rule files."""
-    code = "\n".join(line.split("#", 1)[0] for line in (REPO / path).read_text().splitlines())
+    (comments may name them), and no name that only a method's rule files define or import (its lookups, such as
+    the lists its wildcards are constrained to, its helpers, its rules), so a fourth method is its package and its
+    two rule files."""
+    text = (REPO / path).read_text()
+    code = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
     named = sorted({match.lower() for name in NAMES for match in re.findall(name, code, re.IGNORECASE)})
     assert not named, f"{path} names {named}"
+    own = method_identifiers()
+    words = {
+        token.string for token in tokenize.generate_tokens(io.StringIO(text).readline) if token.type == tokenize.NAME
+    }
+    used = sorted(f"{word} ({own[word]})" for word in words & set(own))
+    assert not used, f"{path} uses what only a method's rule files define: {', '.join(used)}"
+
+
+def test_a_methods_rule_files_define_what_the_test_above_looks_for():
+    """The names the test above refuses are found: each method's lookups, helpers and rules."""
+    own = method_identifiers()
+    assert {"cairo_select", "fairpair_summary", "fpr_classify", "FPR_PROBES", "fpr_output", "fairpair_outputs"} <= set(
+        own
+    )
+    assert own["FPR_PROBES"] == "fpr" and own["SearchSettings"] == "cairo"
 
 
 def test_the_snakefile_includes_each_methods_rule_files():

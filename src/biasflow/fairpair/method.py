@@ -41,6 +41,7 @@ METHOD = Method(
     power="biasflow.fairpair.power",
     compare="biasflow.fairpair.compare",
     api=("biasflow.fairpair.api:fairpair_scores",),
+    schema="biasflow.fairpair:config.schema.yaml",
     compare_input=("scores", "per-prompt scores, results/fairpair/<model>.csv (the file name being the model)"),
     compare_settings=(
         ("fairpair.null_draws", "swap draws of the paired test (0: no p)"),

@@ -32,6 +32,7 @@ METHOD = Method(
     power="biasflow.fpr.power",
     compare="biasflow.fpr.compare",
     api=("biasflow.fpr.api:probe_sentences", "biasflow.fpr.api:fpr_gaps"),
+    schema="biasflow.fpr:config.schema.yaml",
     compare_input=(
         "predictions",
         "one probe set's prediction TSVs, as fpr-gaps reads them, with template_id "
