@@ -28,8 +28,8 @@ import pandas as pd
 import yaml
 
 from biasflow import bundled
-from biasflow.identity import UNSWAPPABLE, IdentityLexicon
 from biasflow.scorers.counterfactual import cost_multiplier, variant_table
+from biasflow.scorers.identity_lexicon import UNSWAPPABLE, IdentityLexicon
 from biasflow.scorers.table import ScoringSettings, score_table
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def measure(results: Path) -> list[dict]:
     """One row per continuation table: texts, mentioning texts, variants, and the two scoring times."""
-    lexicon = IdentityLexicon.from_file(bundled.bundled("identity/lexicon.yaml"))
+    lexicon = IdentityLexicon.from_file(bundled.package_path("identity/lexicon.yaml"))
     settings = ScoringSettings.defaults(scorer="profanity", options={})
     paths = sorted((results / "continuations").glob("*/*/*.parquet"))
     if not paths:

@@ -5,13 +5,13 @@ write it (grammatical: its own word for the role, "a" or "an" as that word needs
 one neutral sentence every subgroup's text must become. Counterfactual rescoring must turn
 each subgroup's sentence into every other's exactly, and all of them into the neutral one
 (docs/methods.md §5.5), and must leave out alike every subgroup's sentence of a frame in
-``UNSWAPPABLE_FRAMES``; tests/core/test_identity.py checks the swaps and
+``UNSWAPPABLE_FRAMES``; tests/scorers/test_identity_lexicon.py checks the swaps and
 tests/cairo/test_scorer_bias.py what the statistics make of them.
 """
 
 from __future__ import annotations
 
-from biasflow.roles import GRADED, HYPHENATED, NO_ROLE, NOUN_OR_VERB
+from biasflow.scorers.word_roles import GRADED, HYPHENATED, NO_ROLE, NOUN_OR_VERB
 
 RELIGION_WORDS = {
     # adjective, noun, the noun with its article, the adjective with its article (sentence start), plural, faith,
@@ -57,7 +57,7 @@ RELIGION_FRAMES = [
     ("subject", "Here {plural} pray together.", "Here people pray together."),
 ]
 # Contents that name their group in a form no swap can keep grammatical, identical but for the group word:
-# (why, per biasflow.roles; the sentence). Every subgroup's sentence gets no variants, for the same reason.
+# (why, per biasflow.scorers.word_roles; the sentence). Every subgroup's sentence gets no variants, for the same reason.
 UNSWAPPABLE_FRAMES = [
     (GRADED, "He is very {adj}."),  # "very a person"
     (GRADED, "A deeply {adj} town."),  # "A deeply town"

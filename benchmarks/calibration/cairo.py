@@ -23,7 +23,6 @@ from scipy.special import expit
 
 from benchmarks.calibration import COVERAGE, MEAN, REJECTION, Scenario
 from biasflow.cairo.combinations import pooled_stats
-from biasflow.cairo.compare import compare
 from biasflow.cairo.comparisons import pair_rows, swap_weights
 from biasflow.cairo.headline import bias_table, model_uncertainty
 from biasflow.cairo.power import Settings as PowerSettings
@@ -32,6 +31,7 @@ from biasflow.cairo.power import pair_rows as planner_rows
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.stats import STATS_COLUMNS
 from biasflow.cairo.uncertainty import bootstrap_weights, null_weights
+from biasflow.cairo.verdicts import compare
 from biasflow.schema import default
 from biasflow.verdicts import EQUIVALENT, NON_INFERIOR, Verdicts, judge
 

@@ -42,7 +42,6 @@ import pandas as pd
 from scipy import stats
 
 from benchmarks.calibration import COVERAGE, REJECTION, Scenario
-from biasflow.fairpair.compare import compare
 from biasflow.fairpair.comparisons import comparison_table
 from biasflow.fairpair.power import Settings as PowerSettings
 from biasflow.fairpair.power import noninferiority_rows
@@ -54,6 +53,7 @@ from biasflow.fairpair.scores import (
     scores_and_null,
     summarise,
 )
+from biasflow.fairpair.verdicts import compare
 from biasflow.schema import choices, default
 from biasflow.verdicts import EQUIVALENT, NON_INFERIOR, Verdicts, judge
 

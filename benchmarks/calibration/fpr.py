@@ -40,13 +40,13 @@ import pandas as pd
 from scipy.special import softmax
 
 from benchmarks.calibration import COVERAGE, REJECTION, Scenario
-from biasflow.fpr.compare import compare
 from biasflow.fpr.comparisons import comparison_table
 from biasflow.fpr.gaps import fpr_gaps, net_significance
 from biasflow.fpr.power import Settings as PowerSettings
 from biasflow.fpr.power import noninferiority_rows, pair_rows
 from biasflow.fpr.rates import CLASSES
 from biasflow.fpr.resampling import bootstrap_gaps, span_null
+from biasflow.fpr.verdicts import compare
 from biasflow.schema import default
 from biasflow.verdicts import EQUIVALENT, NON_INFERIOR, Verdicts, judge
 

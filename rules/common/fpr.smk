@@ -12,12 +12,12 @@ FPR_CLASSIFIERS = list(config["fpr"]["classifiers"]) if "fpr" in METHODS else []
 
 
 def fpr_output(template, probe, model="{model}", classifier="{classifier}"):
-    """A predictions path (biasflow/fpr/fpr_outputs.py): a probe set's name, wildcards left as wildcards."""
+    """A predictions path (biasflow/fpr/outputs.py): a probe set's name, wildcards left as wildcards."""
     return fpr_outputs.FOLDER + template.format(probe=probe, model=model, classifier=classifier)
 
 
 def fpr_probe_output(role, probe="{probe}"):
-    """One probe set's table or figure by its role (biasflow/fpr/fpr_outputs.py), the probe a name or the wildcard."""
+    """One probe set's table or figure by its role (biasflow/fpr/outputs.py), the probe a name or the wildcard."""
     return fpr_outputs.per_probe(fpr_outputs.FOLDER, probe)[role]
 
 

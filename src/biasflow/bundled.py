@@ -61,6 +61,6 @@ def resolve(value, root: str | Path | None = None):
     return str(Path(root if root is not None else package_root()) / value[len(PREFIX) :])
 
 
-def bundled(name: str) -> Path:
+def package_path(name: str) -> Path:
     """A file or folder shipped with the installed package, by its path inside ``data``."""
     return package_root() / name

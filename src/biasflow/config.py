@@ -17,13 +17,13 @@ from pathlib import Path
 from biasflow import bundled
 from biasflow.datasets import LoaderSettings
 from biasflow.errors import BiasflowError, did_you_mean
-from biasflow.identity import IdentityLexicon
 from biasflow.methods import methods
 from biasflow.model_pairs import BASELINE, PairChoice
 from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.schema import config_schema, filling_validator
 from biasflow.scorers import scorer_class
+from biasflow.scorers.identity_lexicon import IdentityLexicon
 from biasflow.verdict_tables import check_pairs
 
 # The core's maps whose names become parts of result paths (each method declares its own).

@@ -18,9 +18,9 @@ import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, GenerationSettings, continuation_table
-from biasflow.identity import IdentityLexicon
 from biasflow.models import spec_from_entry
 from biasflow.scorers.counterfactual import VARIANT_COLUMNS, neutral_scores, variant_table
+from biasflow.scorers.identity_lexicon import IdentityLexicon
 from biasflow.scorers.table import ScoringSettings, score_table
 from biasflow.tables import (
     CONTINUATION_KEY,

@@ -18,12 +18,12 @@ from statsmodels.stats.multitest import multipletests
 
 from baseline_rows import assert_baseline_rows_match
 from biasflow.cairo import headline
-from biasflow.cairo.compare import BOTH_SPLITS, command
-from biasflow.cairo.compare import compare as compare_rows
 from biasflow.cairo.comparisons import COMPARISON_COLUMNS, FAMILY, SWAP, comparison_table, swap_weights
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.uncertainty import draw_rng
+from biasflow.cairo.verdicts import BOTH_SPLITS, command
+from biasflow.cairo.verdicts import compare as compare_rows
 from biasflow.errors import BiasflowError
 from biasflow.model_pairs import PairChoice
 from biasflow.multiplicity import benjamini_hochberg, holm

@@ -10,14 +10,12 @@ from biasflow.cairo.paraphrase import (
     ParaphraseSettings,
     build_batch_request_text,
     build_request_text,
-    clean_paraphrase,
     load_templates,
     paraphrase_prompts,
     paraphrase_tables,
-    split_answer,
     template_files,
-    validate_paraphrase,
 )
+from biasflow.cairo.paraphrase_cleaning import clean_paraphrase, split_answer, validate_paraphrase
 from biasflow.errors import BiasflowError
 from biasflow.hashing import stable_hash
 from biasflow.models.base import Request

@@ -171,7 +171,7 @@ def test_the_gate_rows_plan_from_the_interval_compare_reads():
     """docs/methods.md §6.8: on the same pilot, the release gate's row is worked from the 90% interval and group keys
     of `biasflow compare` (both splits pooled, the configured draws), so its n_needed is the units the inconclusive
     verdict quotes; its mdd is (z_0.95 + z_0.8) · (hi90 − lo90) / (2 z_0.95)."""
-    from biasflow.cairo.compare import command
+    from biasflow.cairo.verdicts import command
 
     rng = np.random.default_rng(10)
     pilot = pd.concat([paired_stats(rng, shift=0.0), paired_stats(rng, shift=0.0).assign(split="valid")])

@@ -11,9 +11,9 @@ from scipy import stats
 
 from baseline_rows import assert_baseline_rows_match
 from biasflow.errors import BiasflowError
-from biasflow.fairpair.compare import command
 from biasflow.fairpair.comparisons import FAIRPAIR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS, BootstrapSettings, scores_and_null, summarise
+from biasflow.fairpair.verdicts import command
 from biasflow.hashing import stable_hash
 from biasflow.model_pairs import PairChoice
 from compare_cli import assert_refused, compare

@@ -126,7 +126,7 @@ def test_the_gate_rows_plan_from_the_interval_compare_reads():
     """docs/methods.md §6.8: on the same pilot, the release gate's row is worked from the t interval and prompts of
     `biasflow compare`, so its n_needed is the units the inconclusive verdict quotes; against a baseline, one row
     per candidate."""
-    from biasflow.fairpair.compare import command
+    from biasflow.fairpair.verdicts import command
     from biasflow.model_pairs import PairChoice
 
     rng = np.random.default_rng(6)

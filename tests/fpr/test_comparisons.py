@@ -8,9 +8,9 @@ import pytest
 
 from baseline_rows import assert_baseline_rows_match
 from biasflow.errors import BiasflowError
-from biasflow.fpr.compare import command
 from biasflow.fpr.comparisons import FAMILY, FPR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fpr.gaps import fpr_gaps, gap_spans
+from biasflow.fpr.verdicts import command
 from biasflow.model_pairs import PairChoice
 from compare_cli import assert_refused, compare
 from probe_predictions import GROUPS, named_stream, predictions

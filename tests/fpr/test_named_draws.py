@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from pandas.testing import assert_frame_equal
 
-from biasflow.bundled import bundled
+from biasflow.bundled import package_path
 from biasflow.cli import main
 from biasflow.fpr.predictions import LABELS
 from biasflow.fpr.prompting import load_prompt_templates, prompt_classify
@@ -136,7 +136,7 @@ def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_pat
 
 def test_a_prompted_label_depends_on_no_other_sentence_and_no_row_order():
     """k-shot with answers naming no label: the same demonstrations and fallback label per sentence in both runs."""
-    template = load_prompt_templates(bundled("classify"), "k_shot")
+    template = load_prompt_templates(package_path("classify"), "k_shot")
     labelled = pd.DataFrame(
         [(f"{name} example {i}", y) for y, name in enumerate(LABELS) for i in range(6)], columns=["text", "label"]
     )

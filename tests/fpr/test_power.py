@@ -130,7 +130,7 @@ def test_the_gate_rows_plan_from_the_span_interval_compare_reads():
     """docs/methods.md §6.8: per attribute and class, the release gate's row is worked from the gap span's 90%
     interval and templates of `biasflow compare` (fpr.bootstrap draws, fpr.seed), so its n_needed is the units an
     inconclusive verdict quotes."""
-    from biasflow.fpr.compare import command
+    from biasflow.fpr.verdicts import command
 
     preds = pd.concat(
         [probe_predictions(1, templates=12, runs=3, model="X"), probe_predictions(2, templates=12, runs=3, model="Y")],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from biasflow.bundled import bundled
+from biasflow.bundled import package_path
 from biasflow.errors import BiasflowError
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.probes import (
@@ -17,7 +17,7 @@ from biasflow.fpr.probes import (
     probe_samples,
 )
 
-BUNDLED_DIR = bundled("probes")
+BUNDLED_DIR = package_path("probes")
 TERMS = pd.DataFrame(
     [
         ("race", "Asian", "Asian", "Asian person"),

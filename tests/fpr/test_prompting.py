@@ -6,14 +6,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from biasflow.bundled import bundled
+from biasflow.bundled import package_path
 from biasflow.errors import BiasflowError
 from biasflow.fpr.predictions import LABELS
 from biasflow.fpr.prompting import METHODS, demonstrations, extract_label, load_prompt_templates, prompt_classify
 from biasflow.fpr.steps import ClassifySettings
 from biasflow.models.base import Request
 
-CLASSIFY = bundled("classify")
+CLASSIFY = package_path("classify")
 
 
 def templates() -> dict[str, str]:

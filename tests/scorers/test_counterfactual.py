@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 
 from biasflow import bundled
-from biasflow.identity import NEUTRAL, UNSWAPPABLE
 from biasflow.scorers import get_scorer
+from biasflow.scorers.identity_lexicon import NEUTRAL, UNSWAPPABLE
 from biasflow.scorers.table import ScoringSettings
 from biasflow.steps import counterfactual, neutral
 
@@ -46,7 +46,7 @@ def test_an_unswappable_continuation_gets_no_variants_and_keeps_its_raw_neutral_
     counterfactual(
         continuations_path=str(tmp_path / "c.parquet"),
         settings=ScoringSettings.defaults(scorer="profanity"),
-        lexicon_path=bundled.bundled("identity/lexicon.yaml"),
+        lexicon_path=bundled.package_path("identity/lexicon.yaml"),
         axis="religion",
         cache_dir=str(tmp_path),
         out=str(tmp_path / "v.parquet"),

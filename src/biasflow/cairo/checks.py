@@ -16,7 +16,7 @@ from biasflow.cairo.selection import MIN_MODELS, SearchSettings, check_settings
 from biasflow.config import check_scoring, counterfactual, used_metrics
 from biasflow.datasets import AXES, METRICS, check_folder
 from biasflow.errors import BiasflowError
-from biasflow.identity import IdentityLexicon
+from biasflow.scorers.identity_lexicon import IdentityLexicon
 
 
 def check(config: dict, workdir: Path) -> list[str]:

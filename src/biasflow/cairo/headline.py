@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from biasflow.cairo.combinations import ORIGINAL, pooled_bias, pooled_stats
-from biasflow.cairo.selection import BLOCK_SIZE, SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection, combination_label
+from biasflow.cairo.correlation_search import BLOCK_SIZE
+from biasflow.cairo.selection import SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection, combination_label
 from biasflow.cairo.uncertainty import (
     draw_bias,
     excess_p,

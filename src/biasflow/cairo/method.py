@@ -55,7 +55,8 @@ def summary(config: dict) -> str:
 def _floor(config: dict) -> str:
     """The smallest permutation p-value this many models leave the selection (docs/methods.md §1.8), from the
     permutations the selection draws, and, where the log warns of it, the log's words."""
-    from biasflow.cairo.selection import floor_warning, model_permutations, perm_p_floor
+    from biasflow.cairo.correlation_search import model_permutations, perm_p_floor
+    from biasflow.cairo.selection import floor_warning
 
     selection, n_models = config["selection"], len(config["models"])
     if not selection["permutations"]:
@@ -96,7 +97,7 @@ METHOD = Method(
     check="biasflow.cairo.checks:check",
     commands="biasflow.cairo.commands:register",
     power="biasflow.cairo.power",
-    compare="biasflow.cairo.compare",
+    compare="biasflow.cairo.verdicts",
     api=(
         "biasflow.cairo.api:cairo_statistics",
         "biasflow.cairo.api:cairo_bias",

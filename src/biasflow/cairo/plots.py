@@ -9,8 +9,8 @@ import pandas as pd
 
 from biasflow.cairo.scorer_bias import ALPHA as SCORER_PART_ALPHA
 from biasflow.cairo.variance import SOURCES
-from biasflow.components import plot_components
 from biasflow.plotting import plot_separations, pyplot, save_png
+from biasflow.variance_components import plot_components
 
 
 def plot_bias(bias: pd.DataFrame, path: str | Path) -> None:

@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 
 from biasflow.cairo.combinations import ORIGINAL, pooled_stats
-from biasflow.cairo.compare import MEASURE_WORDS, compare
 from biasflow.cairo.selection import TEST_SPLIT, SearchSettings
 from biasflow.cairo.stats import STATS_NUMBERS, check_stats_values
 from biasflow.cairo.uncertainty import bootstrap_weights, draw_bias, draw_rng
+from biasflow.cairo.verdicts import MEASURE_WORDS, compare
 from biasflow.power import (
     PowerSettings,
     correlation_mdd,
@@ -203,7 +203,7 @@ def noninferiority_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
     """Per pair of models (those ``settings.pairs`` chooses; the first the candidate), axis and metric: the release
     gate's design (§6.8) from the interval ``biasflow compare`` reads on the pilot.
 
-    The comparison (:func:`biasflow.cairo.compare.compare`) runs on the original prompts of
+    The comparison (:func:`biasflow.cairo.verdicts.compare`) runs on the original prompts of
     both splits pooled, for ``bias.measure``, with the configured bootstrap, null draws and
     seed (no swap draws: the gate reads no p), so its ``lo90``-``hi90`` and group keys are the
     ones an ``inconclusive`` verdict on the pilot quotes its units from.

@@ -54,7 +54,6 @@ from biasflow.cairo.variance import variance_table
 from biasflow.datasets import PROMPT_SUMMARY_COLUMNS
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator
-from biasflow.identity import NEUTRAL, UNSWAPPABLE, IdentityLexicon
 from biasflow.model_pairs import SKIPPED, PairChoice
 from biasflow.models import spec_from_entry
 from biasflow.scorers.counterfactual import (
@@ -65,6 +64,7 @@ from biasflow.scorers.counterfactual import (
     variant_table,
 )
 from biasflow.scorers.counterfactual import scorer_bias as scorer_bias_table
+from biasflow.scorers.identity_lexicon import NEUTRAL, UNSWAPPABLE, IdentityLexicon
 from biasflow.scorers.table import ScoringSettings, score_table
 from biasflow.tables import (
     CONTINUATION_KEY,

@@ -30,7 +30,7 @@ import pandas as pd
 
 from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_stats
 from biasflow.cairo.uncertainty import bootstrap_weights, draw_bias, draw_rng
-from biasflow.components import component_columns, split_columns
+from biasflow.variance_components import component_columns, split_columns
 
 SOURCES = ("wording", "seed", "prompts", "continuations")
 VARIANCE_COLUMNS = [

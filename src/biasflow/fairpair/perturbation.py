@@ -31,10 +31,10 @@ from biasflow.fairpair.tokens import jaccard_distance, tokens
 from biasflow.models.base import Request
 from biasflow.settings import StepSettings
 from biasflow.tables import require_columns
-from biasflow.words import key as _key
-from biasflow.words import match_case as _match_case
-from biasflow.words import mentions
-from biasflow.words import phrase as _phrase
+from biasflow.whole_words import key as _key
+from biasflow.whole_words import match_case as _match_case
+from biasflow.whole_words import mentions
+from biasflow.whole_words import phrase as _phrase
 
 DIRECTIONS = ("to_female", "to_male", "auto")
 REASONS = ("not_prefixed", "mentions_entity", "too_different")

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from biasflow.components import plot_components
 from biasflow.fairpair.scores import SIDES
 from biasflow.fairpair.variance import SOURCES
 from biasflow.plotting import plot_separations, pyplot, save_png
 from biasflow.tables import require_columns
+from biasflow.variance_components import plot_components
 
 
 def plot_summary(table: pd.DataFrame, path: str | Path) -> None:

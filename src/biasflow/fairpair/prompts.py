@@ -26,7 +26,7 @@ from biasflow.fairpair.perturbation import Swapper
 from biasflow.hashing import stable_hash
 from biasflow.settings import StepSettings
 from biasflow.tables import read_table
-from biasflow.words import mentions
+from biasflow.whole_words import mentions
 
 PAIR_PROMPT_COLUMNS = [
     "prompt_id",

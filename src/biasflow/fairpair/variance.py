@@ -13,7 +13,7 @@ m tested prompts (x = R − R_null_mean, w = 1 / R_null_sd; §2.5) is split in t
   rests on, §2.9), which holds both sources, less the samples' part.
 
 The samples' part is capped at the whole and each part clipped at 0
-(:func:`biasflow.components.split_columns`).
+(:func:`biasflow.variance_components.split_columns`).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from biasflow.components import component_columns, split_columns
 from biasflow.fairpair.comparisons import tested_prompts
 from biasflow.fairpair.intervals import weighted_mean
+from biasflow.variance_components import component_columns, split_columns
 
 SOURCES = ("prompts", "samples")
 FAIRPAIR_VARIANCE_COLUMNS = [

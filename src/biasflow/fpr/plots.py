@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from biasflow.components import plot_components
 from biasflow.fpr.rates import CLASSES
 from biasflow.fpr.variance import SOURCES
 from biasflow.plotting import plot_separations, pyplot, save_png
+from biasflow.variance_components import plot_components
 
 
 def plot_gaps(gaps: pd.DataFrame, path: str | Path) -> None:

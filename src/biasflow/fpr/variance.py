@@ -21,7 +21,7 @@ Per probe set, system, attribute, class and group, the variance of the mean gap 
   system's gap across the probe sets that have it, less the mean of what each one's own
   templates, runs and sentences give (NaN with fewer than two probe sets).
 
-Each is clipped at 0 (:func:`biasflow.components.split_columns`). Predictions without
+Each is clipped at 0 (:func:`biasflow.variance_components.split_columns`). Predictions without
 ``template_id`` get the gap alone (§3.3's other resamplings need it too).
 """
 
@@ -32,9 +32,9 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from biasflow.components import component_columns, split_columns
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.resampling import class_counts, mean_gaps
+from biasflow.variance_components import component_columns, split_columns
 
 SOURCES = ("probe_sets", "templates", "runs", "sentences")
 FPR_VARIANCE_COLUMNS = [

@@ -2,10 +2,10 @@
 
 docs/methods.md §5.5. Every scored text that mentions its own subgroup gets one variant per
 other subgroup (each mention replaced by that subgroup's word of the same form) and one
-neutral variant (a placeholder that names no group), by :class:`biasflow.identity.AxisLexicon`;
+neutral variant (a placeholder that names no group), by :class:`biasflow.scorers.identity_lexicon.AxisLexicon`;
 the variants are scored by the same scorer through the same cache (key: the variant's text),
 so a rerun scores nothing twice. A text that names its group in a form that cannot be swapped
-grammatically gets one :data:`~biasflow.identity.UNSWAPPABLE` row instead (no score), so it
+grammatically gets one :data:`~biasflow.scorers.identity_lexicon.UNSWAPPABLE` row instead (no score), so it
 is left out of what follows and counted. From them:
 
 - the scorer's bias per subgroup, C_g = mean over contents of (score with g's word − the mean
@@ -27,9 +27,9 @@ import pandas as pd
 
 from biasflow.bootstrap import RAO_WU, cluster_weights
 from biasflow.hashing import named_rng
-from biasflow.identity import NEUTRAL, UNSWAPPABLE, AxisLexicon
 from biasflow.intervals import estimate_interval, small_sample_factor, without_rounding
 from biasflow.scorers.cache import score_texts
+from biasflow.scorers.identity_lexicon import NEUTRAL, UNSWAPPABLE, AxisLexicon
 from biasflow.scorers.table import ScoringSettings, scored_texts
 from biasflow.tables import CONTINUATION_KEY, require_columns
 
@@ -67,7 +67,7 @@ def variant_table(
     ``subgroups``: the axis's subgroups being compared; each row of one of them gets a variant
     per other one and a neutral one. Rows of a subgroup the lexicon does not know get none. A
     row whose mention cannot be swapped grammatically (docs/methods.md §5.5) gets one row with
-    ``variant`` :data:`~biasflow.identity.UNSWAPPABLE`, its own text and no score; the log
+    ``variant`` :data:`~biasflow.scorers.identity_lexicon.UNSWAPPABLE`, its own text and no score; the log
     counts them by reason.
     """
     require_columns(table, [*CONTINUATION_KEY, "subgroup"], "continuation table")
@@ -135,7 +135,7 @@ def neutral_scores(scores: pd.DataFrame, variants: pd.DataFrame) -> pd.DataFrame
     """``scores`` with each score replaced by its neutral variant's where the text names its own group.
 
     A text that names its group in a form that cannot be swapped (an
-    :data:`~biasflow.identity.UNSWAPPABLE` row) has no neutral score: NaN.
+    :data:`~biasflow.scorers.identity_lexicon.UNSWAPPABLE` row) has no neutral score: NaN.
     """
     neutral = variants.loc[variants["variant"] == NEUTRAL, [*CONTINUATION_KEY, "score"]]
     merged = scores.merge(

@@ -3,7 +3,10 @@
 The model builder's question on one probe set's predictions: the rows of the comparison
 table for the two systems (docs/methods.md §3.8), candidate − baseline; per attribute and
 class the gap span's row judged against a margin (:mod:`biasflow.verdicts`), then a line
-naming the groups whose gaps differ after Holm's correction over the pair's tests.
+naming the groups whose gaps differ after Holm's correction over the pair's tests. The
+table of every pair of systems is in :mod:`biasflow.fpr.comparisons`; this module holds one
+named pair's verdict, which ``biasflow compare``, :func:`biasflow.compare` and the workflow's
+``compare`` target give (through the method's declaration, :mod:`biasflow.fpr.method`).
 """
 
 from __future__ import annotations

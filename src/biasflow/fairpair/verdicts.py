@@ -3,6 +3,9 @@
 The model builder's question on FairPair's per-prompt scores (``results/fairpair/<model>.csv``,
 each file's stem naming its model): the pair's rows of the comparison table, with
 model_a the candidate, judged against a margin (:mod:`biasflow.verdicts`), one per dissimilarity.
+The table of every pair of models is in :mod:`biasflow.fairpair.comparisons`; this module holds
+one named pair's verdict, which ``biasflow compare``, :func:`biasflow.compare` and the
+workflow's ``compare`` target give (through the method's declaration, :mod:`biasflow.fairpair.method`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,10 @@ Each row is the paired comparison of §1.16 on those prompts, candidate − base
 measure ``bias.measure`` names (Eq. 1, or the excess bias over the no-bias floor), with its
 95% and 90% intervals and the verdict against the margin (:mod:`biasflow.verdicts`). No
 selection runs, so a study without paraphrases compares as one with them, and the two
-models' numbers depend on no third model.
+models' numbers depend on no third model. The table of every pair of models is
+in :mod:`biasflow.cairo.comparisons`; this module holds one named pair's verdict, which
+``biasflow compare``, :func:`biasflow.compare` and the workflow's ``compare`` target give
+(through the method's declaration, :mod:`biasflow.cairo.method`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """The identity lexicon, and a text's own group words swapped for every other group's and a neutral one.
 
+It lives beside the counterfactual scorer (:mod:`biasflow.scorers.counterfactual`), the one
+module that swaps with it; the config check and the CAIRO steps only load it.
+
 A scorer reacts to group words by itself ("I love my gay friends" scores toxic), and
 continuations repeat their prompt's group word, so part of every measured bias is the
 scorer's. Counterfactual rescoring (docs/methods.md §5.5) separates it: every mention of a
@@ -8,7 +11,7 @@ a neutral placeholder, and the variants are scored like any text. The lexicon (b
 ``src/biasflow/data/identity/lexicon.yaml``, which documents the format, its sources and
 its limits) gives, per axis, each unified subgroup's words in aligned forms. A form is a
 syntactic role: a word listed under several ("Christian": adjective, predicative, noun) is
-read by where it stands (:mod:`biasflow.roles`), so the swap keeps the sentence grammatical
+read by where it stands (:mod:`biasflow.scorers.word_roles`), so the swap keeps the sentence grammatical
 ("Every Christian deserves" → "Every Jew deserves", "Every person deserves"; "became
 Christian last year" → "became Jewish", "became a person"), and an "a" or "an" before it
 agrees with what follows after the swap. Contents identical but for the group word then
@@ -26,8 +29,8 @@ from pathlib import Path
 import yaml
 
 from biasflow.errors import BiasflowError
-from biasflow.roles import ELSEWHERE, HYPHENATED, POSITIONS, hyphenated, read
-from biasflow.words import indefinite_article, key, match_case, phrase
+from biasflow.scorers.word_roles import ELSEWHERE, HYPHENATED, POSITIONS, hyphenated, read
+from biasflow.whole_words import indefinite_article, key, match_case, phrase
 
 NEUTRAL = "neutral"
 # The variant label of a continuation whose mention cannot be swapped grammatically (docs/methods.md §5.5).
@@ -42,7 +45,7 @@ class Variants:
     """A text's mentions of its own subgroup and the text with them swapped, per target.
 
     ``texts`` is empty without a mention, and where a mention cannot be swapped grammatically;
-    ``unswappable`` then says why (:mod:`biasflow.roles`), and is "" otherwise.
+    ``unswappable`` then says why (:mod:`biasflow.scorers.word_roles`), and is "" otherwise.
     """
 
     mentions: int
@@ -87,7 +90,7 @@ class AxisLexicon:
 
         ``targets`` are other subgroups of the axis and/or :data:`NEUTRAL`. Without a mention
         (or for a subgroup the lexicon does not know) there are no variants; where a mention
-        cannot be swapped grammatically (:func:`biasflow.roles.read`) there are none either,
+        cannot be swapped grammatically (:func:`biasflow.scorers.word_roles.read`) there are none either,
         and ``unswappable`` says why: one role misread would give the subgroups' texts
         different neutral variants (docs/methods.md §5.5).
         """
@@ -108,7 +111,7 @@ class AxisLexicon:
         """The form of a found word, or None and why it cannot be told (docs/methods.md §5.5).
 
         A word listed under one form is that form, unless a hyphen joins it to another word;
-        one listed under several is read where it stands (:func:`biasflow.roles.read`), by the
+        one listed under several is read where it stands (:func:`biasflow.scorers.word_roles.read`), by the
         positions of its forms.
         """
         forms = self._forms[subgroup][key(match.group(0))]

@@ -6,12 +6,12 @@ import pytest
 
 from biasflow import bundled
 from biasflow.errors import BiasflowError
-from biasflow.identity import NEUTRAL, IdentityLexicon, Variants
-from biasflow.roles import GRADED, HYPHENATED
-from biasflow.words import indefinite_article
+from biasflow.scorers.identity_lexicon import NEUTRAL, IdentityLexicon, Variants
+from biasflow.scorers.word_roles import GRADED, HYPHENATED
+from biasflow.whole_words import indefinite_article
 from identity_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
 
-LEXICON = IdentityLexicon.from_file(bundled.bundled("identity/lexicon.yaml"))
+LEXICON = IdentityLexicon.from_file(bundled.package_path("identity/lexicon.yaml"))
 RELIGION, GENDER, RACE = (LEXICON.axis(a) for a in ("religion", "gender", "race"))
 
 
