@@ -31,13 +31,15 @@ DOTTED = re.compile(r"(?<![\w.])biasflow(?:\.[A-Za-z_]\w*)+")
 
 
 def texts() -> list[Path]:
-    """The files a newcomer reads, as this module's docstring lists them."""
+    """The files a newcomer reads, as this module's docstring lists them (not a local install's build records)."""
     found = [REPO / name for name in SINGLE]
     for folder in FOLDERS:
         found += [
             path
             for path in (REPO / folder).rglob("*")
-            if path.is_file() and path.suffix in SUFFIXES and "__pycache__" not in path.parts
+            if path.is_file()
+            and path.suffix in SUFFIXES
+            and not any(part == "__pycache__" or part.endswith(".egg-info") for part in path.parts)
         ]
     return sorted(found)
 
