@@ -20,34 +20,21 @@ report: "workflow/report/workflow.rst"
 include: "rules/common.smk"
 
 
-# Each method's names and lookups, then the shared steps, then each method's rules (RULE_METHODS:
-# the registered methods with rule files here), so a method is its package and its two rule files.
+# Each configured method's rules (RULE_METHODS): its folder rules/<name>/, its names and lookups (common.smk)
+# first, then its stage files, so a method is its package and its rule folder.
 for _method in RULE_METHODS:
+    for _rules in method_rule_files(_method):
 
-    include: f"rules/common/{_method}.smk"
-
-
-include: "rules/data.smk"
-include: "rules/paraphrase.smk"
-include: "rules/generate.smk"
-include: "rules/score.smk"
-
-
-for _method in RULE_METHODS:
-
-    include: f"rules/{_method}.smk"
+        include: _rules
 
 
 include: "rules/power.smk"
 include: "rules/compare.smk"
 
 
+# The core's wildcards (each method's rule files constrain their own): a typo never matches a path.
 wildcard_constraints:
-    metric=alternatives(used_metrics(config)),
-    axis=alternatives(AXES),
-    paraphraser=alternatives(PARAPHRASERS),
     model=alternatives(MODELS),
-    scorer=alternatives(SCORERS),
     method=alternatives(POWER_METHODS),
 
 

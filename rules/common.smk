@@ -1,5 +1,5 @@
 # Helpers shared by the rule files (config checks, lookups, target lists). No work here.
-# Each method's own names and lookups are in rules/common/<name>.smk, its rules in rules/<name>.smk.
+# Each method's own names and lookups are in rules/<name>/common.smk, its rules beside them in rules/<name>/.
 # Each rule's params hold only the settings its step reads (a settings object's plain values),
 # and every file its step reads is an input, so an edit reruns exactly the jobs that read it.
 import os
@@ -52,14 +52,22 @@ POWER_SOURCES = {}
 # several apart (rules/compare.smk).
 COMPARE_PAIRS = {pair.name: pair for pair in compared_pairs(config)}
 COMPARE_SOURCES = {}
-# Every registered method whose rules this workflow holds: rules/common/<name>.smk (its names and
-# lookups) and rules/<name>.smk (its rules), which the Snakefile includes (docs/adding-a-method.md).
-RULE_METHODS = [m.name for m in methods() if (Path(workflow.basedir) / "rules" / f"{m.name}.smk").exists()]
+# Every configured method whose rules this workflow holds, in the config's order: rules/<name>/common.smk (its
+# names and lookups) and its stage files beside it, which the Snakefile includes (docs/adding-a-method.md). A method
+# left out of `methods` has no rule file included, so it has no rules at all.
+RULE_METHODS = [name for name in METHODS if (Path(workflow.basedir) / "rules" / name / "common.smk").is_file()]
 
 
 def alternatives(names):
     """A regex matching exactly these names (used to constrain wildcards, so a typo never matches)."""
     return "|".join(re.escape(n) for n in names) if names else "(?!)"
+
+
+def method_rule_files(name):
+    """The files of a method's folder: its names and lookups (common.smk) first, which its stage files read."""
+    folder = Path(workflow.basedir) / "rules" / name
+    stages = sorted(path.name for path in folder.glob("*.smk") if path.name != "common.smk")
+    return [f"rules/{name}/{stage}" for stage in ["common.smk", *stages]]
 
 
 def model_entry(section):

@@ -22,8 +22,6 @@ from biasflow.model_pairs import BASELINE, PairChoice
 from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.schema import config_schema, filling_validator
-from biasflow.scorers import scorer_class
-from biasflow.scorers.identity_lexicon import IdentityLexicon
 from biasflow.verdict_tables import check_pairs
 
 # The core's maps whose names become parts of result paths (each method declares its own).
@@ -107,38 +105,6 @@ def check_comparisons(config: dict) -> None:
 def used_model_entries(config: dict) -> list[tuple[str, str]]:
     """(section, name) of every model entry a job of the configured methods loads."""
     return list(dict.fromkeys(entry for method in methods(config["methods"]) for entry in method.loads(config)))
-
-
-def check_scoring(scoring: dict, workdir: Path) -> None:
-    """Every scorer of the run exists, and the files their options name."""
-    for where, name in [("scoring.scorer", scoring["scorer"]), *(("scoring.scorers", n) for n in scoring["scorers"])]:
-        scorer_class(name, f"config {where}: ")
-    for key in ("checkpoint", "huggingface_config"):
-        if scoring[key] and not (workdir / scoring[key]).exists():
-            raise BiasflowError(f"config scoring.{key}: {scoring[key]} does not exist; fix the path or set it to null.")
-    if counterfactual(scoring):
-        IdentityLexicon.from_file(workdir / scoring["identity_lexicon"])
-    if "honest" in run_scorers(scoring):
-        lexicon = scoring["lexicon"]
-        if not lexicon:
-            raise BiasflowError(
-                "config scoring.lexicon: the honest scorer reads the HurtLex lexicon from a file you give (its licence "
-                "forbids shipping it): set scoring.lexicon to the path of hurtlex_EN.tsv."
-            )
-        if not (workdir / lexicon).is_file():
-            raise BiasflowError(
-                f"config scoring.lexicon: file {lexicon} does not exist; give the path of hurtlex_EN.tsv."
-            )
-
-
-def run_scorers(scoring: dict) -> list[str]:
-    """The scorers a run scores with: the headline ``scorer`` first, then ``scorers`` (docs/methods.md §5.6)."""
-    return list(dict.fromkeys([scoring["scorer"], *scoring["scorers"]]))
-
-
-def counterfactual(scoring: dict) -> bool:
-    """Whether the run rescores continuations counterfactually (``neutralise`` needs it, so implies it)."""
-    return bool(scoring["counterfactual"] or scoring["neutralise"])
 
 
 def loader_settings(config: dict, metric: str, axis: str) -> LoaderSettings:

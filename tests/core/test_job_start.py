@@ -28,8 +28,8 @@ def rules_import() -> list[str]:
 
 
 SCRIPTS_IMPORT = {
-    "score": ["biasflow.scorers.table", "biasflow.steps", "biasflow.snakemake_adapter"],
-    "generate": ["biasflow.generation", "biasflow.steps", "biasflow.snakemake_adapter"],
+    "score": ["biasflow.scorers.table", "biasflow.cairo.continuation_steps", "biasflow.snakemake_adapter"],
+    "generate": ["biasflow.generation", "biasflow.cairo.continuation_steps", "biasflow.snakemake_adapter"],
     "snakemake": rules_import(),
 }
 

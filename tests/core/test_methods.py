@@ -72,11 +72,11 @@ def test_the_core_names_no_method(path):
 
 
 def method_identifiers() -> dict[str, str]:
-    """Each name a method's rule files (rules/common/<name>.smk, rules/<name>.smk) define (a lookup, a helper, a
-    rule) or import from the method's package, and the method whose it is: what only that method's rules use."""
+    """Each name a method's rule files (rules/<name>/*.smk) define (a lookup, a helper, a rule) or import from the
+    method's package, and the method whose it is: what only that method's rules use."""
     own = {}
     for name in NAMES:
-        for path in (REPO / "rules" / "common" / f"{name}.smk", REPO / "rules" / f"{name}.smk"):
+        for path in sorted((REPO / "rules" / name).glob("*.smk")):
             text = path.read_text()
             defined = re.findall(r"^(?:def|rule)\s+(\w+)|^(\w+)\s*=(?!=)", text, re.MULTILINE)
             imported = re.findall(rf"^from biasflow\.{name}\S* import \(?([^)\n]+)", text, re.MULTILINE)
@@ -96,10 +96,10 @@ def core_rule_files() -> list[str]:
 def test_the_snakefile_and_the_core_rule_files_name_no_method(path):
     """rules/common.smk loops over what each method's rule file adds (FINAL_JOBS, POWER_SOURCES), and the
     Snakefile includes every method's rule files (RULE_METHODS), each rule saying itself whether it is local and
-    each method's rule file its own wildcards: no method's name, package or config section appears in their code
+    each method's rule files their own wildcards: no method's name, package or config section appears in their code
     (comments may name them), and no name that only a method's rule files define or import (its lookups, such as
     the lists its wildcards are constrained to, its helpers, its rules), so a fourth method is its package and its
-    two rule files."""
+    rule folder."""
     text = (REPO / path).read_text()
     code = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
     named = sorted({match.lower() for name in NAMES for match in re.findall(name, code, re.IGNORECASE)})
@@ -122,7 +122,9 @@ def test_a_methods_rule_files_define_what_the_test_above_looks_for():
 
 
 def test_the_snakefile_includes_each_methods_rule_files():
-    """RULE_METHODS (rules/common.smk) is every registered method with rule files, in the registry's order."""
+    """RULE_METHODS (rules/common.smk) is every configured method with a rule folder, rules/<name>/ with its names and
+    lookups in common.smk (tests/core/test_rule_files.py checks which files a config includes)."""
     for name in NAMES:
-        assert (REPO / "rules" / f"{name}.smk").is_file() and (REPO / "rules" / "common" / f"{name}.smk").is_file()
+        assert (REPO / "rules" / name / "common.smk").is_file()
+        assert [path.name for path in (REPO / "rules" / name).glob("*.smk") if path.name != "common.smk"]
     assert "for _method in RULE_METHODS:" in (REPO / "Snakefile").read_text()

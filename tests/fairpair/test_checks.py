@@ -14,8 +14,8 @@ from workflow_helpers import REPO, embedded_config
 
 
 def test_the_rules_name_fairpairs_files_from_the_one_list_the_check_reads():
-    """rules/fairpair.smk and its lookups write no FairPair path of their own: fairpair/outputs.py holds them all."""
-    for path in ("rules/fairpair.smk", "rules/common/fairpair.smk"):
+    """rules/fairpair/ writes no FairPair path of its own: fairpair/outputs.py holds them all."""
+    for path in ("rules/fairpair/steps.smk", "rules/fairpair/common.smk"):
         assert "results/fairpair" not in (REPO / path).read_text(), path
     assert outputs.output("ngrams_plot", "m") == "results/fairpair/m_ngrams.png"
 

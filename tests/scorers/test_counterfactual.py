@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 
 from biasflow import bundled
+from biasflow.cairo.continuation_steps import counterfactual, neutral
 from biasflow.scorers import get_scorer
 from biasflow.scorers.identity_lexicon import NEUTRAL, UNSWAPPABLE
 from biasflow.scorers.table import ScoringSettings
-from biasflow.steps import counterfactual, neutral
 
 TEXTS = {
     "p1": ("christian", "Every Christian deserves respect."),

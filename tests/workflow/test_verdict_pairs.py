@@ -173,4 +173,4 @@ def test_the_rule_files_name_no_method_in_the_core():
     text = (REPO / "rules/compare.smk").read_text()
     assert not re.search(r"\b(cairo|fairpair|fpr)\b", text.lower())
     for name in ("cairo", "fairpair", "fpr"):
-        assert f'COMPARE_SOURCES["{name}"]' in (REPO / f"rules/common/{name}.smk").read_text()
+        assert f'COMPARE_SOURCES["{name}"]' in (REPO / f"rules/{name}/common.smk").read_text()

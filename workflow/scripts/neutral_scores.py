@@ -1,5 +1,5 @@
+from biasflow.cairo.continuation_steps import neutral
 from biasflow.snakemake_adapter import run
-from biasflow.steps import neutral
 
 # The guard keeps processes that a model engine spawns (vLLM) from running the step again.
 if __name__ == "__main__":

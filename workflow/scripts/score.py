@@ -1,6 +1,6 @@
+from biasflow.cairo.continuation_steps import score
 from biasflow.scorers.table import ScoringSettings
 from biasflow.snakemake_adapter import run
-from biasflow.steps import score
 
 # The guard keeps processes that a model engine spawns (vLLM) from running the step again.
 if __name__ == "__main__":

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from biasflow.cairo.scorer_runs import check_scoring, counterfactual
 from biasflow.cairo.selection import MIN_MODELS, SearchSettings, check_settings
-from biasflow.config import check_scoring, counterfactual, used_metrics
+from biasflow.config import used_metrics
 from biasflow.datasets import AXES, METRICS, check_folder
 from biasflow.errors import BiasflowError
 from biasflow.scorers.identity_lexicon import IdentityLexicon

@@ -159,7 +159,7 @@ def _scorer_bias(args) -> None:
         check_output_dir(args.cache_dir, "--cache-dir")
     from biasflow import bundled
     from biasflow.cairo.scorer_bias import ScorerBiasSettings
-    from biasflow.config import check_scoring
+    from biasflow.cairo.scorer_runs import check_scoring
     from biasflow.scorers.table import ScoringSettings
 
     scoring = {

@@ -70,7 +70,7 @@ def _floor(config: dict) -> str:
 
 def _scoring(scoring: dict) -> str:
     """The headline scorer, the others, and what counterfactual rescoring does to them (docs/methods.md §5.5-5.6)."""
-    from biasflow.config import counterfactual
+    from biasflow.cairo.scorer_runs import counterfactual
 
     text = scoring["scorer"] + (
         " with the group words made neutral (raw scores beside them)" if scoring["neutralise"] else ""

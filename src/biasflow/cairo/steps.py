@@ -1,7 +1,7 @@
 """One function per CAIRO workflow step, from input paths to output paths (docs/methods.md §1).
 
 Original prompts (written by :func:`biasflow.datasets.write_prompts`) → paraphrased
-prompt sets → (continuations and scores: the shared core's :mod:`biasflow.steps`) →
+prompt sets → (continuations and scores: CAIRO's :mod:`biasflow.cairo.continuation_steps`) →
 sufficient statistics and Eq. 1 bias → the selection. The Snakemake scripts are one call
 into this module, passing every path and settings object by keyword; the ``biasflow``
 command and the tests call the same functions. Each step reads its inputs, computes

@@ -14,14 +14,14 @@ rule score:
     benchmark:
         "benchmarks/out/score/{scorer}/{model}/{metric}/{axis}.tsv"
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     resources:
         gpu=score_gpu,
     params:
         settings=scoring_params,
         cache_dir=config["cache_dir"],
     script:
-        "../workflow/scripts/score.py"
+        "../../workflow/scripts/score.py"
 
 
 rule counterfactual:
@@ -34,14 +34,14 @@ rule counterfactual:
     log:
         "logs/counterfactual/{scorer}/{model}/{metric}/{axis}.log",
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     resources:
         gpu=score_gpu,
     params:
         settings=scoring_params,
         cache_dir=config["cache_dir"],
     script:
-        "../workflow/scripts/counterfactual.py"
+        "../../workflow/scripts/counterfactual.py"
 
 
 rule neutral_scores:
@@ -49,12 +49,12 @@ rule neutral_scores:
         scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
         variants="results/scorer_bias/{scorer}/variants/{model}/{metric}/{axis}.parquet",
     output:
-        # NEUTRAL_SUFFIX (biasflow.steps): the label the neutral scores carry in their tables too.
+        # NEUTRAL_SUFFIX (biasflow.cairo.continuation_steps): the label the neutral scores carry in their tables too.
         scores=f"results/scores/{{scorer}}{NEUTRAL_SUFFIX}/{{model}}/{{metric}}/{{axis}}.parquet",
     log:
         f"logs/score/{{scorer}}{NEUTRAL_SUFFIX}/{{model}}/{{metric}}/{{axis}}.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     script:
-        "../workflow/scripts/neutral_scores.py"
+        "../../workflow/scripts/neutral_scores.py"

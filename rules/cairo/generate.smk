@@ -15,7 +15,7 @@ for _axis in AXES:
         benchmark:
             f"benchmarks/out/generate/{{model}}/{_axis}.tsv"
         conda:
-            "../environment.yml"
+            "../../environment.yml"
         threads: model_resource("models", "threads")
         resources:
             mem_mb=model_resource("models", "mem_mb"),
@@ -27,4 +27,4 @@ for _axis in AXES:
             settings=settings_params(GenerationSettings),
             cache_dir=config["cache_dir"],
         script:
-            "../workflow/scripts/generate.py"
+            "../../workflow/scripts/generate.py"

@@ -9,11 +9,11 @@ rule download_dataset:
         "logs/data/download_{metric}.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     params:
         url=dataset_url,
     script:
-        "../workflow/scripts/download_dataset.py"
+        "../../workflow/scripts/download_dataset.py"
 
 
 rule original_prompts:
@@ -26,12 +26,12 @@ rule original_prompts:
         "logs/prompts/original/{metric}/{axis}.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     params:
         data_dir=data_dir,
         settings=loader_params,
     script:
-        "../workflow/scripts/original_prompts.py"
+        "../../workflow/scripts/original_prompts.py"
 
 
 rule prompt_summary:
@@ -43,6 +43,6 @@ rule prompt_summary:
         "logs/prompts/summary.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     script:
-        "../workflow/scripts/prompt_summary.py"
+        "../../workflow/scripts/prompt_summary.py"

@@ -14,17 +14,17 @@ rule cairo_stats:
     output:
         stats=cairo_outputs.stats_output("stats"),
         bias=cairo_outputs.stats_output("bias"),
-        plot=report(cairo_outputs.stats_output("plot"), caption="../workflow/report/bias.rst", category="CAIRO"),
+        plot=report(cairo_outputs.stats_output("plot"), caption="../../workflow/report/bias.rst", category="CAIRO"),
     log:
         "logs/cairo/{run}stats_{axis}.log",
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     resources:
         mem_mb=stats_memory,
     params:
         settings=stats_params,
     script:
-        "../workflow/scripts/cairo_stats.py"
+        "../../workflow/scripts/cairo_stats.py"
 
 
 rule cairo_select:
@@ -36,7 +36,7 @@ rule cairo_select:
             comparisons=cairo_outputs.select_output("comparisons"),
             comparisons_plot=report(
                 cairo_outputs.select_output("comparisons_plot"),
-                caption="../workflow/report/comparisons.rst",
+                caption="../../workflow/report/comparisons.rst",
                 category="CAIRO",
             ),
         ),
@@ -45,20 +45,24 @@ rule cairo_select:
         variance=cairo_outputs.select_output("variance"),
         summary=cairo_outputs.select_output("summary"),
         curve_plot=report(
-            cairo_outputs.select_output("curve_plot"), caption="../workflow/report/curve.rst", category="CAIRO"
+            cairo_outputs.select_output("curve_plot"), caption="../../workflow/report/curve.rst", category="CAIRO"
         ),
         bias_plot=report(
-            cairo_outputs.select_output("bias_plot"), caption="../workflow/report/before_after.rst", category="CAIRO"
+            cairo_outputs.select_output("bias_plot"),
+            caption="../../workflow/report/before_after.rst",
+            category="CAIRO",
         ),
         variance_plot=report(
-            cairo_outputs.select_output("variance_plot"), caption="../workflow/report/variance.rst", category="CAIRO"
+            cairo_outputs.select_output("variance_plot"),
+            caption="../../workflow/report/variance.rst",
+            category="CAIRO",
         ),
         shares_plot=report(
-            cairo_outputs.select_output("shares_plot"), caption="../workflow/report/shares.rst", category="CAIRO"
+            cairo_outputs.select_output("shares_plot"), caption="../../workflow/report/shares.rst", category="CAIRO"
         ),
         tables_page=report(
             cairo_outputs.select_output("tables_page"),
-            caption="../workflow/report/cairo_tables.rst",
+            caption="../../workflow/report/cairo_tables.rst",
             category="CAIRO",
         ),
     log:
@@ -67,12 +71,12 @@ rule cairo_select:
         "benchmarks/out/cairo_select/{run}{axis}.tsv"
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     params:
         settings=settings_params(SearchSettings),
         pairs=COMPARISONS.params(),
     script:
-        "../workflow/scripts/cairo_select.py"
+        "../../workflow/scripts/cairo_select.py"
 
 
 rule scorer_bias:
@@ -83,17 +87,17 @@ rule scorer_bias:
         models="results/scorer_bias/{scorer}/{axis}_models.csv",
         plot=report(
             "results/scorer_bias/{scorer}/{axis}_scorer.png",
-            caption="../workflow/report/scorer_bias.rst",
+            caption="../../workflow/report/scorer_bias.rst",
             category="Scorer bias",
         ),
     log:
         "logs/scorer_bias/{scorer}/{axis}.log",
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     params:
         settings=settings_params(ScorerBiasSettings),
     script:
-        "../workflow/scripts/scorer_bias.py"
+        "../../workflow/scripts/scorer_bias.py"
 
 
 rule scorer_agreement:
@@ -105,8 +109,8 @@ rule scorer_agreement:
         "logs/cairo/scorers/agreement_{axis}.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     params:
         tables=headline_tables,
     script:
-        "../workflow/scripts/scorer_agreement.py"
+        "../../workflow/scripts/scorer_agreement.py"

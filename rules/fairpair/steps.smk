@@ -11,11 +11,11 @@ rule fairpair_prompts:
         "logs/fairpair/prompts.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     params:
         settings=settings_params(PromptSettings),
     script:
-        "../workflow/scripts/fairpair_prompts.py"
+        "../../workflow/scripts/fairpair_prompts.py"
 
 
 rule fairpair_generate:
@@ -28,7 +28,7 @@ rule fairpair_generate:
     benchmark:
         "benchmarks/out/fairpair_generate/{model}.tsv"
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     threads: model_resource("models", "threads")
     resources:
         mem_mb=model_resource("models", "mem_mb"),
@@ -39,7 +39,7 @@ rule fairpair_generate:
         settings=settings_params(SamplingSettings),
         cache_dir=config["cache_dir"],
     script:
-        "../workflow/scripts/fairpair_generate.py"
+        "../../workflow/scripts/fairpair_generate.py"
 
 
 rule fairpair_pairs:
@@ -53,7 +53,7 @@ rule fairpair_pairs:
     log:
         "logs/fairpair/pairs/{model}.log",
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     threads: perturbation_resource("threads")
     resources:
         mem_mb=perturbation_resource("mem_mb"),
@@ -64,7 +64,7 @@ rule fairpair_pairs:
         perturber=perturber_entry,
         cache_dir=config["cache_dir"],
     script:
-        "../workflow/scripts/fairpair_pairs.py"
+        "../../workflow/scripts/fairpair_pairs.py"
 
 
 rule fairpair_score:
@@ -74,18 +74,20 @@ rule fairpair_score:
         scores=fairpair_output("scores"),
         null=fairpair_output("null"),
         ngrams=fairpair_output("ngrams"),
-        ngrams_plot=report(fairpair_output("ngrams_plot"), caption="../workflow/report/ngrams.rst", category="FairPair"),
+        ngrams_plot=report(
+            fairpair_output("ngrams_plot"), caption="../../workflow/report/ngrams.rst", category="FairPair"
+        ),
     log:
         "logs/fairpair/score/{model}.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     params:
         settings=settings_params(ScoreSettings),
         # The table's columns: scores written before a column was added are scored again, not read and refused.
         columns=PROMPT_SCORE_COLUMNS,
     script:
-        "../workflow/scripts/fairpair_score.py"
+        "../../workflow/scripts/fairpair_score.py"
 
 
 rule fairpair_summary:
@@ -97,24 +99,28 @@ rule fairpair_summary:
         **when_compared(
             comparisons=fairpair_output("comparisons"),
             comparisons_plot=report(
-                fairpair_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FairPair"
+                fairpair_output("comparisons_plot"),
+                caption="../../workflow/report/comparisons.rst",
+                category="FairPair",
             ),
         ),
         summary=fairpair_output("summary"),
-        plot=report(fairpair_output("plot"), caption="../workflow/report/fairpair.rst", category="FairPair"),
+        plot=report(fairpair_output("plot"), caption="../../workflow/report/fairpair.rst", category="FairPair"),
         rejections=fairpair_output("rejections"),
         variance=fairpair_output("variance"),
         variance_plot=report(
-            fairpair_output("variance_plot"), caption="../workflow/report/fairpair_variance.rst", category="FairPair"
+            fairpair_output("variance_plot"),
+            caption="../../workflow/report/fairpair_variance.rst",
+            category="FairPair",
         ),
         tables_page=report(
-            fairpair_output("tables_page"), caption="../workflow/report/fairpair_tables.rst", category="FairPair"
+            fairpair_output("tables_page"), caption="../../workflow/report/fairpair_tables.rst", category="FairPair"
         ),
     log:
         "logs/fairpair/summary.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     params:
         scores=fairpair_by_model("scores"),
         null=fairpair_by_model("null"),
@@ -123,4 +129,4 @@ rule fairpair_summary:
         comparison=settings_params(ComparisonSettings),
         pairs=COMPARISONS.params(),
     script:
-        "../workflow/scripts/fairpair_summary.py"
+        "../../workflow/scripts/fairpair_summary.py"

@@ -1,13 +1,13 @@
-"""The shared core's generation step: one job samples several prompt tables (an axis's metrics) with one model load."""
+"""CAIRO's generation step: one job samples several prompt tables (an axis's metrics) with one model load."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
+from biasflow.cairo.continuation_steps import generate
 from biasflow.errors import BiasflowError
 from biasflow.generation import GenerationSettings
-from biasflow.steps import generate
 from biasflow.tables import PROMPT_COLUMNS
 
 SETTINGS = GenerationSettings(seeds=[0, 1], samples=2)

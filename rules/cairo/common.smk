@@ -1,18 +1,19 @@
-# CAIRO's names and lookups, which its rule files read (data, paraphrase, generate, score, cairo),
+# CAIRO's names and lookups, which its rule files beside this one read (data, paraphrase, generate, score, select),
 # and what it adds to the default target, the power planner and the compare pairs (rules/common.smk).
 import dataclasses
 
 from biasflow.cairo import outputs as cairo_outputs
+from biasflow.cairo.continuation_steps import NEUTRAL_SUFFIX
 from biasflow.cairo.paraphrase import ParaphraseSettings, template_files
 from biasflow.cairo.scorer_bias import ScorerBiasSettings
+from biasflow.cairo.scorer_runs import counterfactual, run_scorers
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import StatsSettings
-from biasflow.config import counterfactual, dataset_dir, loader_settings, run_scorers, used_metrics
+from biasflow.config import dataset_dir, loader_settings, used_metrics
 from biasflow.datasets import needed_files
 from biasflow.generation import GenerationSettings
 from biasflow.scorers import scorer_class
 from biasflow.scorers.table import ScoringSettings
-from biasflow.steps import NEUTRAL_SUFFIX
 
 AXES = list(config["axes"]) if "cairo" in METHODS else []
 PARAPHRASERS = list(config["paraphrasers"]) if "cairo" in METHODS else []
@@ -25,6 +26,14 @@ LABELS = [label for s in SCORERS for label in ([s, f"{s}{NEUTRAL_SUFFIX}"] if co
 HEADLINE = f"{SCORER}{NEUTRAL_SUFFIX}" if config["scoring"]["neutralise"] else SCORER
 SIDE_LABELS = [label for label in LABELS if label != HEADLINE]
 RUNS = ["", *(f"scorers/{label}/" for label in SIDE_LABELS)]
+
+
+# CAIRO's wildcards match only the names of this config (a typo never matches a path).
+wildcard_constraints:
+    metric=alternatives(used_metrics(config)),
+    axis=alternatives(AXES),
+    paraphraser=alternatives(PARAPHRASERS),
+    scorer=alternatives(SCORERS),
 
 
 def metrics_of(axis):

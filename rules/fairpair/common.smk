@@ -1,4 +1,4 @@
-# FairPair's names and lookups, which rules/fairpair.smk reads, and what it adds to the default target,
+# FairPair's names and lookups, which rules/fairpair/steps.smk reads, and what it adds to the default target,
 # the power planner and the compare pairs (rules/common.smk).
 from biasflow.fairpair import outputs as fairpair_outputs
 from biasflow.fairpair.comparisons import ComparisonSettings

@@ -1,11 +1,11 @@
-"""The shared core's workflow steps: generation and scoring, which every method's prompts go through.
+"""CAIRO's generation and scoring steps: its prompt sets' continuations and their scores (docs/methods.md §1, §5.5).
 
 Prompt table → continuations of one evaluated model (through the generation cache) → scores of one scorer (through the
 score cache) → with counterfactual rescoring, the scored variants of the continuations that name their own group, and
-neutral scores (§5.5). CAIRO's ``generate`` and ``score`` rules call these; FairPair and the FPR classifiers use the
-same :class:`~biasflow.generation.CachedGenerator` and scorers. Each step reads its inputs, computes through the library
-and writes its output atomically (:mod:`biasflow.tables`); the Snakemake scripts and the ``biasflow`` command call them
-by keyword.
+neutral scores (§5.5). CAIRO's ``generate``, ``score``, ``counterfactual`` and ``neutral_scores`` rules call these
+(rules/cairo/); FairPair and the FPR classifiers have steps of their own over the same core
+:class:`~biasflow.generation.CachedGenerator` and scorers. Each step reads its inputs, computes through the library
+and writes its output atomically (:mod:`biasflow.tables`); the Snakemake scripts call them by keyword.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ for _axis in AXES:
         benchmark:
             f"benchmarks/out/paraphrase/{{paraphraser}}/{_axis}.tsv"
         conda:
-            "../environment.yml"
+            "../../environment.yml"
         threads: model_resource("paraphrasers", "threads")
         resources:
             mem_mb=model_resource("paraphrasers", "mem_mb"),
@@ -30,7 +30,7 @@ for _axis in AXES:
             settings=settings_params(ParaphraseSettings),
             cache_dir=config["cache_dir"],
         script:
-            "../workflow/scripts/paraphrase.py"
+            "../../workflow/scripts/paraphrase.py"
 
 
 rule prompt_sets:
@@ -43,9 +43,9 @@ rule prompt_sets:
         "logs/prompts/sets/{metric}/{axis}.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     script:
-        "../workflow/scripts/prompt_sets.py"
+        "../../workflow/scripts/prompt_sets.py"
 
 
 rule rejections:
@@ -57,6 +57,6 @@ rule rejections:
         "logs/prompts/rejections.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     script:
-        "../workflow/scripts/rejections.py"
+        "../../workflow/scripts/rejections.py"

@@ -1,4 +1,4 @@
-# The FPR gaps' names and lookups, which rules/fpr.smk reads, and what it adds to the default target,
+# The FPR gaps' names and lookups, which rules/fpr/steps.smk reads, and what it adds to the default target,
 # the power planner and the compare pairs (rules/common.smk).
 from biasflow.fpr import outputs as fpr_outputs
 from biasflow.fpr.steps import ClassifySettings, GapSettings, SummarySettings, classify_files

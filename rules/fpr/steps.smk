@@ -20,7 +20,7 @@ rule fpr_classify:
     benchmark:
         "benchmarks/out/fpr_classify/{model}/{classifier}.tsv"
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     threads: model_resource("models", "threads")
     resources:
         mem_mb=model_resource("models", "mem_mb"),
@@ -34,7 +34,7 @@ rule fpr_classify:
         outputs=fpr_predictions_by_probe,
         cache_dir=config["cache_dir"],
     script:
-        "../workflow/scripts/fpr_classify.py"
+        "../../workflow/scripts/fpr_classify.py"
 
 
 rule fpr_gaps:
@@ -44,22 +44,24 @@ rule fpr_gaps:
         **when_compared(
             comparisons=fpr_probe_output("comparisons"),
             comparisons_plot=report(
-                fpr_probe_output("comparisons_plot"), caption="../workflow/report/comparisons.rst", category="FPR gaps"
+                fpr_probe_output("comparisons_plot"),
+                caption="../../workflow/report/comparisons.rst",
+                category="FPR gaps",
             ),
         ),
         gaps=fpr_probe_output("gaps"),
         accuracy=fpr_probe_output("accuracy"),
-        plot=report(fpr_probe_output("plot"), caption="../workflow/report/fpr_gaps.rst", category="FPR gaps"),
+        plot=report(fpr_probe_output("plot"), caption="../../workflow/report/fpr_gaps.rst", category="FPR gaps"),
     log:
         "logs/fpr/gaps_{probe}.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     params:
         settings=settings_params(GapSettings),
         pairs=COMPARISONS.params(),
     script:
-        "../workflow/scripts/fpr_gaps.py"
+        "../../workflow/scripts/fpr_gaps.py"
 
 
 rule fpr_summary:
@@ -72,27 +74,29 @@ rule fpr_summary:
         net=fpr_summary_output("net"),
         markedness=fpr_summary_output("markedness"),
         spans_plot=report(
-            fpr_summary_output("spans_plot"), caption="../workflow/report/fpr_spans.rst", category="FPR gaps"
+            fpr_summary_output("spans_plot"), caption="../../workflow/report/fpr_spans.rst", category="FPR gaps"
         ),
         markedness_plot=report(
-            fpr_summary_output("markedness_plot"), caption="../workflow/report/fpr_markedness.rst", category="FPR gaps"
+            fpr_summary_output("markedness_plot"),
+            caption="../../workflow/report/fpr_markedness.rst",
+            category="FPR gaps",
         ),
         variance=fpr_summary_output("variance"),
         variance_plot=report(
-            fpr_summary_output("variance_plot"), caption="../workflow/report/fpr_variance.rst", category="FPR gaps"
+            fpr_summary_output("variance_plot"), caption="../../workflow/report/fpr_variance.rst", category="FPR gaps"
         ),
         tables_page=report(
-            fpr_summary_output("tables_page"), caption="../workflow/report/fpr_tables.rst", category="FPR gaps"
+            fpr_summary_output("tables_page"), caption="../../workflow/report/fpr_tables.rst", category="FPR gaps"
         ),
     log:
         "logs/fpr/summary.log",
     localrule: True
     conda:
-        "../environment.yml"
+        "../../environment.yml"
     params:
         gaps=fpr_gaps_by_probe,
         comparisons=fpr_comparisons_by_probe,
         predictions=fpr_predictions_of_probes,
         settings=settings_params(SummarySettings),
     script:
-        "../workflow/scripts/fpr_summary.py"
+        "../../workflow/scripts/fpr_summary.py"
