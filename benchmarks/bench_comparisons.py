@@ -295,11 +295,13 @@ def fairpair_leaderboard(n: int, quick: bool, folder: Path) -> list[dict]:
     for name in WARM:
         out = folder / name
         out.mkdir()
-        files = {
-            role: str(out / f"{role}.{'png' if role.endswith('plot') else 'html' if role == 'page' else 'csv'}")
-            for role in ("summary", "plot", "comparisons", "comparisons_plot", "variance", "variance_plot", "page")
-        }
         compares = name not in ("none", "warm")
+        roles = ("summary", "plot", "variance", "variance_plot", "tables_page")
+        files = {
+            role: str(out / f"{role}.{'png' if role.endswith('plot') else 'html' if role == 'tables_page' else 'csv'}")
+            for role in (*roles, "comparisons", "comparisons_plot")
+            if compares or role in roles
+        }
         seconds, cpu = clocked(
             summary,
             score_paths=score_paths,
@@ -307,14 +309,7 @@ def fairpair_leaderboard(n: int, quick: bool, folder: Path) -> list[dict]:
             rejection_paths={},
             settings=BootstrapSettings(bootstrap=bootstrap, seed=0),
             comparison=ComparisonSettings(null_draws=draws, seed=0),
-            out=files["summary"],
-            plot_out=files["plot"],
-            rejections_out=None,
-            tables_page=files["page"],
-            comparisons_out=files["comparisons"] if compares else None,
-            comparisons_plot=files["comparisons_plot"] if compares else None,
-            variance_out=files["variance"],
-            variance_plot=files["variance_plot"],
+            outputs=files,
             pairs=choice(name, "model000"),
         )
         rows.append(

@@ -100,6 +100,19 @@ def when_compared(**named):
     return named if COMPARISONS.compares else {}
 
 
+def step_outputs(outputs, step, **wildcards):
+    """A rule's ``output:`` (unpacked with **): its step's files by role from the method's outputs module
+    (biasflow/<method>/outputs.py), the step's wildcards left as they are unless given, none of those written
+    only for comparisons where comparisons.pairs is none, and each figure or page the module captions
+    (workflow/report/) in the report, under its category."""
+    files = outputs.of_step(step, compares=COMPARISONS.compares, **wildcards)
+    for role, (caption, category) in outputs.CAPTIONS.items():
+        if role in files:
+            caption_path = os.path.join(workflow.basedir, "workflow", "report", caption)
+            files[role] = report(files[role], caption=caption_path, category=category)
+    return files
+
+
 def power_sources(wildcards):
     """What the power planner of one method reads, by source (the method's rule file adds it to POWER_SOURCES)."""
     return POWER_SOURCES[wildcards.method](wildcards)

@@ -192,7 +192,11 @@ def cairo_final_jobs():
         jobs += [(cairo_outputs.agreement_output(axis), rules.scorer_agreement, {"axis": axis}) for axis in AXES]
     if COUNTERFACTUAL:
         jobs += [
-            (f"results/scorer_bias/{scorer}/{axis}_scorer.csv", rules.scorer_bias, {"scorer": scorer, "axis": axis})
+            (
+                cairo_outputs.of_step("scorer_bias", scorer=scorer, axis=axis)["scorer"],
+                rules.scorer_bias,
+                {"scorer": scorer, "axis": axis},
+            )
             for scorer in SCORERS
             for axis in AXES
         ]

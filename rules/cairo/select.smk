@@ -12,9 +12,7 @@ rule cairo_stats:
     input:
         unpack(scored_inputs),
     output:
-        stats=cairo_outputs.stats_output("stats"),
-        bias=cairo_outputs.stats_output("bias"),
-        plot=report(cairo_outputs.stats_output("plot"), caption="../../workflow/report/bias.rst", category="CAIRO"),
+        **step_outputs(cairo_outputs, "stats"),
     log:
         "logs/cairo/{run}stats_{axis}.log",
     conda:
@@ -32,39 +30,7 @@ rule cairo_select:
         stats=cairo_outputs.stats_output("stats"),
         prompts="results/prompts/summary.csv",
     output:
-        **when_compared(
-            comparisons=cairo_outputs.select_output("comparisons"),
-            comparisons_plot=report(
-                cairo_outputs.select_output("comparisons_plot"),
-                caption="../../workflow/report/comparisons.rst",
-                category="CAIRO",
-            ),
-        ),
-        table=cairo_outputs.select_output("table"),
-        curve=cairo_outputs.select_output("curve"),
-        variance=cairo_outputs.select_output("variance"),
-        summary=cairo_outputs.select_output("summary"),
-        curve_plot=report(
-            cairo_outputs.select_output("curve_plot"), caption="../../workflow/report/curve.rst", category="CAIRO"
-        ),
-        bias_plot=report(
-            cairo_outputs.select_output("bias_plot"),
-            caption="../../workflow/report/before_after.rst",
-            category="CAIRO",
-        ),
-        variance_plot=report(
-            cairo_outputs.select_output("variance_plot"),
-            caption="../../workflow/report/variance.rst",
-            category="CAIRO",
-        ),
-        shares_plot=report(
-            cairo_outputs.select_output("shares_plot"), caption="../../workflow/report/shares.rst", category="CAIRO"
-        ),
-        tables_page=report(
-            cairo_outputs.select_output("tables_page"),
-            caption="../../workflow/report/cairo_tables.rst",
-            category="CAIRO",
-        ),
+        **step_outputs(cairo_outputs, "select"),
     log:
         "logs/cairo/{run}select_{axis}.log",
     benchmark:
@@ -83,13 +49,7 @@ rule scorer_bias:
     input:
         unpack(counterfactual_inputs),
     output:
-        scorer="results/scorer_bias/{scorer}/{axis}_scorer.csv",
-        models="results/scorer_bias/{scorer}/{axis}_models.csv",
-        plot=report(
-            "results/scorer_bias/{scorer}/{axis}_scorer.png",
-            caption="../../workflow/report/scorer_bias.rst",
-            category="Scorer bias",
-        ),
+        **step_outputs(cairo_outputs, "scorer_bias"),
     log:
         "logs/scorer_bias/{scorer}/{axis}.log",
     conda:

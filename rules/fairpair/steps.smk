@@ -6,7 +6,7 @@ rule fairpair_prompts:
     input:
         files=fairpair_prompt_files,
     output:
-        prompts=fairpair_output("prompts"),
+        **step_outputs(fairpair_outputs, "prompts"),
     log:
         "logs/fairpair/prompts.log",
     localrule: True
@@ -22,7 +22,7 @@ rule fairpair_generate:
     input:
         prompts=fairpair_output("prompts"),
     output:
-        continuations=fairpair_output("continuations"),
+        **step_outputs(fairpair_outputs, "generate"),
     log:
         "logs/fairpair/generate/{model}.log",
     benchmark:
@@ -48,8 +48,7 @@ rule fairpair_pairs:
         continuations=fairpair_output("continuations"),
         files=fairpair_perturbation_files,
     output:
-        pairs=fairpair_output("pairs"),
-        rejections=fairpair_output("pair_rejections"),
+        **step_outputs(fairpair_outputs, "pairs"),
     log:
         "logs/fairpair/pairs/{model}.log",
     conda:
@@ -71,12 +70,7 @@ rule fairpair_score:
     input:
         pairs=fairpair_output("pairs"),
     output:
-        scores=fairpair_output("scores"),
-        null=fairpair_output("null"),
-        ngrams=fairpair_output("ngrams"),
-        ngrams_plot=report(
-            fairpair_output("ngrams_plot"), caption="../../workflow/report/ngrams.rst", category="FairPair"
-        ),
+        **step_outputs(fairpair_outputs, "score"),
     log:
         "logs/fairpair/score/{model}.log",
     localrule: True
@@ -96,26 +90,7 @@ rule fairpair_summary:
         null=expand(fairpair_output("null"), model=FAIRPAIR_MODELS),
         rejections=expand(fairpair_output("pair_rejections"), model=FAIRPAIR_MODELS),
     output:
-        **when_compared(
-            comparisons=fairpair_output("comparisons"),
-            comparisons_plot=report(
-                fairpair_output("comparisons_plot"),
-                caption="../../workflow/report/comparisons.rst",
-                category="FairPair",
-            ),
-        ),
-        summary=fairpair_output("summary"),
-        plot=report(fairpair_output("plot"), caption="../../workflow/report/fairpair.rst", category="FairPair"),
-        rejections=fairpair_output("rejections"),
-        variance=fairpair_output("variance"),
-        variance_plot=report(
-            fairpair_output("variance_plot"),
-            caption="../../workflow/report/fairpair_variance.rst",
-            category="FairPair",
-        ),
-        tables_page=report(
-            fairpair_output("tables_page"), caption="../../workflow/report/fairpair_tables.rst", category="FairPair"
-        ),
+        **step_outputs(fairpair_outputs, "summary"),
     log:
         "logs/fairpair/summary.log",
     localrule: True

@@ -41,17 +41,7 @@ rule fpr_gaps:
     input:
         predictions=fpr_probe_predictions,
     output:
-        **when_compared(
-            comparisons=fpr_probe_output("comparisons"),
-            comparisons_plot=report(
-                fpr_probe_output("comparisons_plot"),
-                caption="../../workflow/report/comparisons.rst",
-                category="FPR gaps",
-            ),
-        ),
-        gaps=fpr_probe_output("gaps"),
-        accuracy=fpr_probe_output("accuracy"),
-        plot=report(fpr_probe_output("plot"), caption="../../workflow/report/fpr_gaps.rst", category="FPR gaps"),
+        **step_outputs(fpr_outputs, "gaps"),
     log:
         "logs/fpr/gaps_{probe}.log",
     localrule: True
@@ -70,24 +60,7 @@ rule fpr_summary:
         gaps=expand(fpr_probe_output("gaps"), probe=FPR_PROBES),
         predictions=fpr_all_predictions,
     output:
-        spans=fpr_summary_output("spans"),
-        net=fpr_summary_output("net"),
-        markedness=fpr_summary_output("markedness"),
-        spans_plot=report(
-            fpr_summary_output("spans_plot"), caption="../../workflow/report/fpr_spans.rst", category="FPR gaps"
-        ),
-        markedness_plot=report(
-            fpr_summary_output("markedness_plot"),
-            caption="../../workflow/report/fpr_markedness.rst",
-            category="FPR gaps",
-        ),
-        variance=fpr_summary_output("variance"),
-        variance_plot=report(
-            fpr_summary_output("variance_plot"), caption="../../workflow/report/fpr_variance.rst", category="FPR gaps"
-        ),
-        tables_page=report(
-            fpr_summary_output("tables_page"), caption="../../workflow/report/fpr_tables.rst", category="FPR gaps"
-        ),
+        **step_outputs(fpr_outputs, "summary"),
     log:
         "logs/fpr/summary.log",
     localrule: True

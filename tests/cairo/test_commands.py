@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from biasflow.cairo import headline, steps
+from biasflow.cairo.outputs import SELECT
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cli import main
 from biasflow.config import check_config, resolve_bundled, validate_config
@@ -70,25 +71,10 @@ def test_one_nan_in_a_valid_bold_cell_is_an_error_not_an_empty_selection(tmp_pat
 
 def test_the_workflow_step_checks_the_same_way(tmp_path):
     stats = stats_file(tmp_path, nan_at=("HONEST", "original", "test"))
-    outputs = {
-        name: str(tmp_path / "out" / name)
-        for name in (
-            "table_out",
-            "curve_out",
-            "comparisons_out",
-            "summary_out",
-            "curve_plot",
-            "bias_plot",
-            "shares_plot",
-            "comparisons_plot",
-            "variance_out",
-            "variance_plot",
-            "tables_page",
-        )
-    }
+    outputs = {role: str(tmp_path / "out" / name.format(run="", axis="gender")) for role, name in SELECT.items()}
     with pytest.raises(BiasflowError, match=r"column score_sum must be a finite number.*metric=HONEST"):
         steps.cairo_select(
-            stats_paths=[str(stats)], settings=SETTINGS, prompt_summary=str(tmp_path / "summary.csv"), **outputs
+            stats_paths=[str(stats)], settings=SETTINGS, prompt_summary=str(tmp_path / "summary.csv"), outputs=outputs
         )
     assert not (tmp_path / "out").exists()
 

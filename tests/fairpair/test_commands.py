@@ -78,26 +78,21 @@ def test_the_tables_are_the_workflow_steps_on_the_same_sides(tmp_path, monkeypat
             pairs_path=f"{model}.csv",
             model=model,
             settings=settings,
-            out=f"ref/{model}.csv",
-            null_out=f"ref/null/{model}.parquet",
-            ngrams_out=f"ref/{model}_ngrams.csv",
-            ngrams_plot=f"ref/{model}_ngrams.png",
+            outputs={
+                "scores": f"ref/{model}.csv",
+                "null": f"ref/null/{model}.parquet",
+                "ngrams": f"ref/{model}_ngrams.csv",
+                "ngrams_plot": f"ref/{model}_ngrams.png",
+            },
         )
-    final = {role: f"ref/{name}" for role, name in outputs.SUMMARY.items()}
+    final = {role: f"ref/{name}" for role, name in outputs.SUMMARY.items() if role != "rejections"}
     summary(
         score_paths={m: f"ref/{m}.csv" for m in ("m1", "m2")},
         null_paths={m: f"ref/null/{m}.parquet" for m in ("m1", "m2")},
         rejection_paths={},
         settings=BootstrapSettings.defaults(bootstrap=99),
         comparison=ComparisonSettings.defaults(null_draws=99),
-        out=final["summary"],
-        plot_out=final["plot"],
-        rejections_out=None,
-        tables_page=final["tables_page"],
-        comparisons_out=final["comparisons"],
-        comparisons_plot=final["comparisons_plot"],
-        variance_out=final["variance"],
-        variance_plot=final["variance_plot"],
+        outputs=final,
     )
     for name in ("m1.csv", "m2_ngrams.csv", "summary.csv", "comparisons.csv", "variance.csv"):
         assert (tmp_path / "mine" / name).read_text() == (tmp_path / "ref" / name).read_text(), name

@@ -49,10 +49,12 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
             pairs_path=str(tmp_path / f"{model}_pairs.parquet"),
             model=model,
             settings=SETTINGS,
-            out=paths["scores"][model],
-            null_out=paths["null"][model],
-            ngrams_out=str(tmp_path / f"{model}_ngrams.csv"),
-            ngrams_plot=str(tmp_path / f"{model}_ngrams.png"),
+            outputs={
+                "scores": paths["scores"][model],
+                "null": paths["null"][model],
+                "ngrams": str(tmp_path / f"{model}_ngrams.csv"),
+                "ngrams_plot": str(tmp_path / f"{model}_ngrams.png"),
+            },
         )
     summary(
         score_paths=paths["scores"],
@@ -60,14 +62,16 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
         rejection_paths=paths["rejections"],
         settings=SUMMARY,
         comparison=ComparisonSettings(null_draws=30, seed=2),
-        out=str(tmp_path / "summary.csv"),
-        comparisons_out=str(tmp_path / "comparisons.csv"),
-        comparisons_plot=str(tmp_path / "comparisons.png"),
-        plot_out=str(tmp_path / "summary.png"),
-        variance_out=str(tmp_path / "variance.csv"),
-        variance_plot=str(tmp_path / "variance.png"),
-        rejections_out=str(tmp_path / "rejections.csv"),
-        tables_page=str(tmp_path / "tables.html"),
+        outputs={
+            "summary": str(tmp_path / "summary.csv"),
+            "comparisons": str(tmp_path / "comparisons.csv"),
+            "comparisons_plot": str(tmp_path / "comparisons.png"),
+            "plot": str(tmp_path / "summary.png"),
+            "variance": str(tmp_path / "variance.csv"),
+            "variance_plot": str(tmp_path / "variance.png"),
+            "rejections": str(tmp_path / "rejections.csv"),
+            "tables_page": str(tmp_path / "tables.html"),
+        },
     )
     # The adjusted p-values correct over every pair of the table, which pools the models by definition.
     compared = pd.read_csv(tmp_path / "comparisons.csv").drop(columns=["p_holm", "p_bh"])

@@ -12,7 +12,9 @@ from biasflow.fairpair.prompts import PromptSettings
 def test_llm_perturbation_counts_rejections_and_keeps_none_it_rejects(tiny_model_dir, tmp_path):
     """A random tiny model never reproduces the perturbed prompt: every pair is rejected and counted."""
     prompts = tmp_path / "prompts.parquet"
-    fairpair_steps.prompts(settings=PromptSettings.defaults(occupations=["doctor", "nurse"]), out=str(prompts))
+    fairpair_steps.prompts(
+        settings=PromptSettings.defaults(occupations=["doctor", "nurse"]), outputs={"prompts": str(prompts)}
+    )
     model = {"name": "tiny", "model": str(tiny_model_dir), "decoding": {"max_new_tokens": 5}}
     continuations = tmp_path / "continuations.parquet"
     fairpair_steps.generate(
@@ -20,7 +22,7 @@ def test_llm_perturbation_counts_rejections_and_keeps_none_it_rejects(tiny_model
         entry=model,
         settings=fairpair_steps.SamplingSettings(samples=2, seed=0, decoding={}),
         cache_dir=str(tmp_path / "cache"),
-        out=str(continuations),
+        outputs={"continuations": str(continuations)},
     )
     generated = pd.read_parquet(continuations)
     assert len(generated) == 2 * 2 * 2, "prompts x sides x samples"
@@ -32,8 +34,7 @@ def test_llm_perturbation_counts_rejections_and_keeps_none_it_rejects(tiny_model
         settings=PerturbationSettings.defaults(method="llm"),
         perturber={**model, "decoding": {"max_new_tokens": 12}},
         cache_dir=str(tmp_path / "cache"),
-        out=str(pairs),
-        rejections_out=str(rejections),
+        outputs={"pairs": str(pairs), "pair_rejections": str(rejections)},
     )
     table = pd.read_csv(rejections)
     assert table["n"].sum() == 4 and table["n_accepted"].sum() == 0
@@ -44,7 +45,7 @@ def test_llm_perturbation_counts_rejections_and_keeps_none_it_rejects(tiny_model
 
 def test_rule_perturbation_swaps_the_continuations_of_x(tiny_model_dir, tmp_path):
     prompts = tmp_path / "prompts.parquet"
-    fairpair_steps.prompts(settings=PromptSettings.defaults(occupations=["doctor"]), out=str(prompts))
+    fairpair_steps.prompts(settings=PromptSettings.defaults(occupations=["doctor"]), outputs={"prompts": str(prompts)})
     generated = pd.DataFrame(
         {
             "prompt_id": pd.read_parquet(prompts)["prompt_id"].iloc[0],
@@ -63,8 +64,7 @@ def test_rule_perturbation_swaps_the_continuations_of_x(tiny_model_dir, tmp_path
         settings=PerturbationSettings.defaults(),
         perturber=None,
         cache_dir=str(tmp_path / "cache"),
-        out=str(pairs),
-        rejections_out=str(tmp_path / "rejections.csv"),
+        outputs={"pairs": str(pairs), "pair_rejections": str(tmp_path / "rejections.csv")},
     )
     perturbed = pd.read_parquet(pairs).query("side == 'perturbed_original'").sort_values("sample")["text"].tolist()
     assert perturbed == [" She said her day was long.", " Jane smiled at her."]

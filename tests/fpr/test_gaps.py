@@ -473,7 +473,7 @@ def test_z_is_a_positive_quantile(tmp_path, z):
         gaps(
             prediction_paths=[write_tsv(tmp_path / "m.tsv", preds)],
             settings=GapSettings(interval="z", z=z, accuracy_floor=0.4, bootstrap=0, null_draws=0, seed=0),
-            out=str(tmp_path / "g.csv"),
+            outputs={"gaps": str(tmp_path / "g.csv")},
         )
     with pytest.raises(BiasflowError, match="interval z"):
         fpr_gaps(preds, interval="t", z=z)

@@ -95,14 +95,13 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
         prediction_paths={"p": paths},
         comparison_paths={"p": str(compared)},
         settings=SummarySettings(interval="t", z=1.96, null_draws=25, seed=4),
-        spans_out=outputs["spans"],
-        net_out=outputs["net"],
-        markedness_out=outputs["markedness"],
-        spans_plot=str(tmp_path / "spans.png"),
-        markedness_plot=str(tmp_path / "markedness.png"),
-        variance_out=outputs["variance"],
-        variance_plot=str(tmp_path / "variance.png"),
-        tables_page=str(tmp_path / "tables.html"),
+        outputs={
+            **outputs,
+            "spans_plot": str(tmp_path / "spans.png"),
+            "markedness_plot": str(tmp_path / "markedness.png"),
+            "variance_plot": str(tmp_path / "variance.png"),
+            "tables_page": str(tmp_path / "tables.html"),
+        },
     )
     tables = {
         "gaps": pd.read_csv(out).assign(probe="p"),

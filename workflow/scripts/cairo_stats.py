@@ -9,9 +9,7 @@ if __name__ == "__main__":
             continuation_paths=list(sm.input.continuations),
             score_paths=list(sm.input.scores),
             settings=StatsSettings.from_params(sm.params.settings),
-            stats_out=sm.output.stats,
-            bias_out=sm.output.bias,
-            plot_out=sm.output.plot,
+            outputs=dict(sm.output),
         ),
         snakemake,
     )

@@ -9,7 +9,7 @@ if __name__ == "__main__":
             entry=sm.params.model,
             settings=SamplingSettings.from_params(sm.params.settings),
             cache_dir=sm.params.cache_dir,
-            out=sm.output.continuations,
+            outputs=dict(sm.output),
         ),
         snakemake,
     )

@@ -12,8 +12,7 @@ if __name__ == "__main__":
             settings=PerturbationSettings.from_params(sm.params.settings),
             perturber=sm.params.perturber,
             cache_dir=sm.params.cache_dir,
-            out=sm.output.pairs,
-            rejections_out=sm.output.rejections,
+            outputs=dict(sm.output),
         ),
         snakemake,
     )

@@ -9,10 +9,7 @@ if __name__ == "__main__":
             pairs_path=sm.input.pairs,
             model=sm.wildcards.model,
             settings=ScoreSettings.from_params(sm.params.settings),
-            out=sm.output.scores,
-            null_out=sm.output.null,
-            ngrams_out=sm.output.ngrams,
-            ngrams_plot=sm.output.ngrams_plot,
+            outputs=dict(sm.output),
         ),
         snakemake,
     )

@@ -8,11 +8,7 @@ if __name__ == "__main__":
         lambda sm: gaps(
             prediction_paths=list(sm.input.predictions),
             settings=GapSettings.from_params(sm.params.settings),
-            out=sm.output.gaps,
-            accuracy_out=sm.output.accuracy,
-            plot_out=sm.output.plot,
-            comparisons_out=sm.output.get("comparisons"),
-            comparisons_plot=sm.output.get("comparisons_plot"),
+            outputs=dict(sm.output),
             pairs=PairChoice.from_params(sm.params.pairs),
         ),
         snakemake,

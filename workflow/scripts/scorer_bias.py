@@ -11,9 +11,7 @@ if __name__ == "__main__":
             variant_paths=list(sm.input.variants),
             scorer=sm.wildcards.scorer,
             settings=ScorerBiasSettings.from_params(sm.params.settings),
-            scorer_out=sm.output.scorer,
-            models_out=sm.output.models,
-            plot_out=sm.output.plot,
+            outputs=dict(sm.output),
         ),
         snakemake,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from biasflow.cairo.outputs import SCORER_BIAS_OUTPUTS, SELECT_OUTPUTS, STATS_OUTPUTS
+from biasflow.cairo.outputs import SCORER_BIAS, SELECT_OUTPUTS, STATS_OUTPUTS
 from biasflow.cli import SCORING_FLAGS, example, listed, scorer_help
 from biasflow.datasets import AXES
 from biasflow.flags import config_flag
@@ -61,7 +61,7 @@ def register(commands) -> None:
         "group_key where present) with one scorer, rescore every one that names its own subgroup with those words "
         "swapped for each other subgroup's and for a neutral placeholder (docs/methods.md §5.5), and write the "
         "scorer's bias per subgroup, each model's Eq. 1 on raw against neutral scores, and a figure: "
-        f"{listed(name.replace('{axis}', '<axis>') for name in SCORER_BIAS_OUTPUTS)} in --out-dir.",
+        f"{listed(name.replace('{axis}', '<axis>') for name in SCORER_BIAS.values())} in --out-dir.",
         **example("biasflow scorer-bias --continuations c.parquet --scorer profanity --axis religion --out-dir d/"),
     )
     scorer_bias.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
@@ -116,7 +116,7 @@ def _stats(args) -> None:
         continuation_paths=args.continuations,
         score_paths=args.scores,
         settings=settings,
-        **{role: str(out / name) for role, name in STATS_OUTPUTS.items()},
+        outputs={role: str(out / name) for role, name in STATS_OUTPUTS.items()},
     )
 
 
@@ -152,7 +152,7 @@ def _scorer_bias(args) -> None:
     from biasflow.cairo.steps import scorer_bias_to_directory
 
     check_not_inputs(
-        {"--out-dir": [out / name.format(axis=args.axis) for name in SCORER_BIAS_OUTPUTS]},
+        {"--out-dir": [out / name.format(axis=args.axis) for name in SCORER_BIAS.values()]},
         {"--continuations": args.continuations},
     )
     if args.cache_dir:

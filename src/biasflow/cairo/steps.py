@@ -19,7 +19,7 @@ import pandas as pd
 from biasflow.cairo import headline, pages
 from biasflow.cairo.combinations import ORIGINAL
 from biasflow.cairo.comparisons import comparison_table
-from biasflow.cairo.outputs import SCORER_BIAS_OUTPUTS, SELECT_OUTPUTS
+from biasflow.cairo.outputs import SCORER_BIAS, SELECT_OUTPUTS
 from biasflow.cairo.paraphrase import (
     PARAPHRASE_REJECTION_COLUMNS,
     REASONS,
@@ -167,21 +167,23 @@ def cairo_stats(
     continuation_paths: Sequence[str],
     score_paths: Sequence[str],
     settings: StatsSettings,
-    stats_out: str,
-    bias_out: str,
-    plot_out: str | None = None,
+    outputs: Mapping[str, str],
 ) -> None:
-    """Sufficient statistics and the Eq. 1 bias (docs/methods.md §1.4, §1.6) of every model, metric, split and set."""
+    """Sufficient statistics and the Eq. 1 bias (docs/methods.md §1.4, §1.6) of every model, metric, split and set.
+
+    ``outputs`` are the files by role (:data:`biasflow.cairo.outputs.STATS`): ``stats``, ``bias`` and, where
+    given, its ``plot``.
+    """
     scorer = settings.scorer
     stats = sufficient_stats(_scored(continuation_paths, score_paths, scorer))
     bias = complete_bias(stats, settings.normalise)
     for table in (stats, bias):
         table["scorer"] = scorer
         table["subgroups"] = settings.subgroups
-    write_table(stats, stats_out)
-    write_table(bias, bias_out)
-    if plot_out:
-        plot_bias(bias, plot_out)
+    write_table(stats, outputs["stats"])
+    write_table(bias, outputs["bias"])
+    if "plot" in outputs:
+        plot_bias(bias, outputs["plot"])
 
 
 def complete_bias(stats: pd.DataFrame, normalise: str) -> pd.DataFrame:
@@ -243,19 +245,17 @@ def scorer_bias(
     variant_paths: Sequence[str],
     scorer: str,
     settings: ScorerBiasSettings,
-    scorer_out: str,
-    models_out: str,
-    plot_out: str,
+    outputs: Mapping[str, str],
 ) -> None:
     """The scorer's own bias per subgroup and every model's Eq. 1 on raw against neutral scores (§5.5).
 
-    The subgroups are those the variants were made for (every subgroup of the axis the
-    identity lexicon has words for).
+    ``outputs`` are the files by role (:data:`biasflow.cairo.outputs.SCORER_BIAS`). The subgroups are those
+    the variants were made for (every subgroup of the axis the identity lexicon has words for).
     """
     scored = _scored(continuation_paths, score_paths, scorer)
     variants = pd.concat([read_table(p, VARIANT_COLUMNS, "variant table") for p in variant_paths], ignore_index=True)
     groups = sorted((set(variants["subgroup"]) | set(variants["variant"])) - {NEUTRAL, UNSWAPPABLE})
-    _write_scorer_bias(scored, variants, groups, settings, scorer_out, models_out, plot_out)
+    _write_scorer_bias(scored, variants, groups, settings, outputs)
 
 
 def scorer_agreement(*, headline_paths: Mapping[str, str], out: str) -> None:
@@ -298,9 +298,8 @@ def scorer_bias_to_directory(
         table, scoring=scoring, axis=axis, lexicon_path=lexicon_path, cache_dir=cache_dir
     )
     out = Path(out_dir)
-    _write_scorer_bias(
-        scored, variants, groups, settings, *(str(out / name.format(axis=axis)) for name in SCORER_BIAS_OUTPUTS)
-    )
+    files = {role: str(out / name.format(axis=axis)) for role, name in SCORER_BIAS.items()}
+    _write_scorer_bias(scored, variants, groups, settings, files)
 
 
 def rescored(
@@ -373,13 +372,12 @@ def _write_scorer_bias(
     variants: pd.DataFrame,
     groups: list[str],
     settings: ScorerBiasSettings,
-    scorer_out: str,
-    models_out: str,
-    plot_out: str,
+    outputs: Mapping[str, str],
 ) -> None:
     own, models = scorer_bias_tables(scored, variants, groups, settings)
+    scorer_out, models_out = outputs["scorer"], outputs["models"]
     write_together({scorer_out: table_writer(own, scorer_out), models_out: table_writer(models, models_out)})
-    plot_scorer_bias(own, models, plot_out)
+    plot_scorer_bias(own, models, outputs["scorer_plot"])
 
 
 def _rows(table: pd.DataFrame, what: str) -> pd.DataFrame:
@@ -391,26 +389,17 @@ def cairo_select(
     *,
     stats_paths: Sequence[str],
     settings: SearchSettings,
-    table_out: str,
-    curve_out: str,
-    comparisons_out: str | None,
-    variance_out: str,
-    summary_out: str,
-    curve_plot: str,
-    comparisons_plot: str | None,
-    variance_plot: str,
-    bias_plot: str,
-    shares_plot: str,
-    tables_page: str,
+    outputs: Mapping[str, str],
     prompt_summary: str,
     pairs: PairChoice | None = None,
 ) -> None:
     """CAIRO selection (docs/methods.md §1.7-1.9) on statistics tables, with its tables, summary and figures.
 
-    ``comparisons_out`` gets the ``pairs`` of models chosen compared (§1.16: every pair, or
-    each against a baseline), ``comparisons_plot`` the models ordered with the pairs the tests
-    separate; with ``pairs`` none nothing is compared or written there (the rule then declares
-    neither). ``variance_out`` and ``variance_plot`` where each model's Eq. 1 would move (§1.17). ``tables_page`` is the
+    ``outputs`` are the files by role (:data:`biasflow.cairo.outputs.SELECT`). ``comparisons`` gets the
+    ``pairs`` of models chosen compared (§1.16: every pair, or each against a baseline),
+    ``comparisons_plot`` the models ordered with the pairs the tests separate; with ``pairs`` none
+    nothing is compared or written there (the rule then declares neither). ``variance`` and
+    ``variance_plot`` where each model's Eq. 1 would move (§1.17). ``tables_page`` is the
     report's HTML page of the tables. ``prompt_summary`` is the
     prompts per subgroup and split (``results/prompts/summary.csv``): the summary lists the
     axis's, and the log names every subgroup whose mean in a split rests on a single group key.
@@ -435,25 +424,27 @@ def cairo_select(
             row.split,
             row.n_prompts,
         )
-    writers = {
-        curve_out: table_writer(result.curve, curve_out),
-        table_out: table_writer(table, table_out),
-        variance_out: table_writer(variance, variance_out),
-        summary_out: json_writer(summary),
-    }
-    if comparisons is not None and comparisons_out:
-        writers[comparisons_out] = table_writer(comparisons, comparisons_out)
+    tables = {"curve": result.curve, "table": table, "variance": variance}
+    if comparisons is not None and "comparisons" in outputs:
+        tables["comparisons"] = comparisons
+    writers = {outputs[role]: table_writer(frame, outputs[role]) for role, frame in tables.items()}
+    writers[outputs["summary"]] = json_writer(summary)
     write_together(writers)
-    plot_curve(result.curve, curve_plot)
-    plot_before_after(table, bias_plot, split=TEST_SPLIT)
-    if comparisons is not None and comparisons_plot:
+    plot_curve(result.curve, outputs["curve_plot"])
+    plot_before_after(table, outputs["bias_plot"], split=TEST_SPLIT)
+    if comparisons is not None and "comparisons_plot" in outputs:
         plot_comparisons(
-            table, comparisons, comparisons_plot, split=TEST_SPLIT, against_baseline=pairs.against_baseline
+            table, comparisons, outputs["comparisons_plot"], split=TEST_SPLIT, against_baseline=pairs.against_baseline
         )
-    plot_variance(variance, variance_plot, split=TEST_SPLIT)
-    plot_paraphraser_shares(result.choices, shares_plot)
+    plot_variance(variance, outputs["variance_plot"], split=TEST_SPLIT)
+    plot_paraphraser_shares(result.choices, outputs["shares_plot"])
     pages.write_tables(
-        result.curve, table, comparisons, variance, tables_page, axis=", ".join(sorted(result.curve["axis"].unique()))
+        result.curve,
+        table,
+        comparisons,
+        variance,
+        outputs["tables_page"],
+        axis=", ".join(sorted(result.curve["axis"].unique())),
     )
     for row in headline.headline_k(result.curve).itertuples(index=False):
         log.info(

@@ -4,7 +4,8 @@ Prompts x and their counterfactuals φ(x) → n continuations of each from every
 model (through the shared generation cache) → the perturbed continuations φ(G_i(x)) by the
 rule-based swapper or an LLM → B, V and F per prompt and dissimilarity → a summary per model.
 The Snakemake scripts and ``biasflow fairpair-score`` call these, by keyword, each with the
-settings object of its step.
+settings object of its step and its files as ``outputs``, a mapping by role
+(:data:`biasflow.fairpair.outputs.STEPS`).
 """
 
 from __future__ import annotations
@@ -76,14 +77,16 @@ def with_vader(sides: pd.DataFrame, dissimilarities) -> pd.DataFrame:
     return sides.assign(**{SENTIMENT_COLUMN: score_texts(get_scorer("vader"), sides["text"].tolist(), None)})
 
 
-def prompts(*, settings: PromptSettings, out: str) -> None:
+def prompts(*, settings: PromptSettings, outputs: Mapping[str, str]) -> None:
     """Common Sents prompts (or the user's own file) with their counterfactuals."""
     table = build_prompts(settings)
     log.info("FairPair: %d prompts", len(table))
-    write_table(table, out)
+    write_table(table, outputs["prompts"])
 
 
-def generate(*, prompts_path: str, entry: dict, settings: SamplingSettings, cache_dir: str, out: str) -> None:
+def generate(
+    *, prompts_path: str, entry: dict, settings: SamplingSettings, cache_dir: str, outputs: Mapping[str, str]
+) -> None:
     """``samples`` continuations of every prompt x ("original") and of φ(x) ("counterfactual")."""
     spec = spec_from_entry(entry)
     spec = replace(spec, decoding=Decoding(**{**spec.decoding.as_dict(), **settings.decoding}))
@@ -98,7 +101,7 @@ def generate(*, prompts_path: str, entry: dict, settings: SamplingSettings, cach
     generations = generator(requests)
     result = pd.DataFrame(rows, columns=["prompt_id", "side", "sample"])
     result["text"] = [g.text for g in generations]
-    write_table(result, out)
+    write_table(result, outputs["continuations"])
 
 
 def pairs(
@@ -109,8 +112,7 @@ def pairs(
     settings: PerturbationSettings,
     perturber: dict | None,
     cache_dir: str,
-    out: str,
-    rejections_out: str,
+    outputs: Mapping[str, str],
 ) -> None:
     """The two sides FairPair compares for ``model``: a_i = φ(G_i(x)) and b_j = G_j(φ(x)).
 
@@ -142,13 +144,11 @@ def pairs(
     rejections.insert(0, "model", model)
     rate = 1 - rejections["n_accepted"].sum() / max(1, rejections["n"].sum())
     log.info("%s: %.1f%% of perturbed continuations rejected", model, 100 * rate)
-    write_table(rejections, rejections_out)
-    write_table(sides, out)
+    write_table(rejections, outputs["pair_rejections"])
+    write_table(sides, outputs["pairs"])
 
 
-def score(
-    *, pairs_path: str, model: str, settings: ScoreSettings, out: str, null_out: str, ngrams_out: str, ngrams_plot: str
-) -> None:
+def score(*, pairs_path: str, model: str, settings: ScoreSettings, outputs: Mapping[str, str]) -> None:
     """B, V_pg, V_gp and F per prompt and dissimilarity with the permutation null, and the differential n-grams."""
     sides = read_table(pairs_path, SIDE_COLUMNS, "FairPair pairs")
     complete = with_vader(complete_pairs(sides), settings.dissimilarities)
@@ -156,16 +156,16 @@ def score(
         complete, settings.dissimilarities, settings.folds, settings.null_draws, settings.seed
     )
     scores.insert(0, "model", model)
-    write_table(scores, out)
-    write_table(draws, null_out)
+    write_table(scores, outputs["scores"])
+    write_table(draws, outputs["null"])
     ngrams = differential_ngrams(
         sides.loc[sides["side"] == "perturbed_original", "text"].tolist(),
         sides.loc[sides["side"] == "counterfactual", "text"].tolist(),
         n_max=settings.ngrams["n_max"],
         top=settings.ngrams["top"],
     )
-    write_table(ngrams, ngrams_out)
-    plot_ngrams(ngrams, ngrams_plot, title=model)
+    write_table(ngrams, outputs["ngrams"])
+    plot_ngrams(ngrams, outputs["ngrams_plot"], title=model)
 
 
 def complete_pairs(sides: pd.DataFrame) -> pd.DataFrame:
@@ -197,28 +197,22 @@ def summary(
     rejection_paths: Mapping[str, str],
     settings: BootstrapSettings,
     comparison: ComparisonSettings,
-    out: str,
-    plot_out: str,
-    rejections_out: str | None,
-    tables_page: str,
-    comparisons_out: str | None,
-    comparisons_plot: str | None,
-    variance_out: str,
-    variance_plot: str,
+    outputs: Mapping[str, str],
     pairs: PairChoice | None = None,
 ) -> None:
     """Per model and dissimilarity: mean F with its 95% CI, the permutation null's test, B and the V's, Welch's test.
 
     ``score_paths``, ``null_paths`` (each prompt's null draws) and ``rejection_paths`` map each
-    model to its files; ``settings`` holds the bootstrap over prompts; ``tables_page`` is the
-    report's HTML page of the summary and the rejection rates. ``comparisons_out`` gets the
+    model to its files; ``settings`` holds the bootstrap over prompts. ``outputs`` are the files
+    by role (:data:`biasflow.fairpair.outputs.SUMMARY`): ``summary`` and its ``plot``, the report's
+    HTML page of the summary and the rejection rates (``tables_page``); ``comparisons`` gets the
     ``pairs`` of models chosen (every pair by default, or each against a baseline:
     :mod:`biasflow.model_pairs`) compared (docs/methods.md §2.9), with ``comparison``'s swaps,
     and ``comparisons_plot`` the models ordered with the pairs the tests separate; with
-    ``pairs`` none both are None and nothing is compared; ``variance_out``
+    ``pairs`` none neither role is given and nothing is compared; ``variance``
     and ``variance_plot`` where each model's excess R would move (§2.10). Without
     ``rejection_paths`` (sides made elsewhere, no perturbation step) there are no rejection
-    rates: ``rejections_out`` is then None and the page leaves their section empty.
+    rates: ``rejections`` is then not given and the page leaves their section empty.
     """
     scores = pd.concat(
         [
@@ -236,24 +230,24 @@ def summary(
     pairs = pairs or PairChoice.every()
     pairs.check(score_paths, "the FairPair scores")
     table = summarise(scores, draws, settings)
-    write_table(table, out)
+    write_table(table, outputs["summary"])
     comparisons = None
-    if comparisons_out and pairs.compares:
+    if "comparisons" in outputs and pairs.compares:
         log.info("comparisons: %s", pairs.describe())
         comparisons = comparison_table(scores, comparison.null_draws, comparison.seed, pairs=pairs)
-        write_table(comparisons, comparisons_out)
+        write_table(comparisons, outputs["comparisons"])
     elif not pairs.compares:
         log.info(SKIPPED)
     variance = variance_table(scores)
-    write_table(variance, variance_out)
+    write_table(variance, outputs["variance"])
     per_model = _rejection_rates(rejection_paths)
-    if rejections_out is not None:
-        write_table(per_model, rejections_out)
-    plot_summary(table, plot_out)
-    if comparisons is not None and comparisons_plot:
-        plot_comparisons(table, comparisons, comparisons_plot, against_baseline=pairs.against_baseline)
-    plot_variance(variance, variance_plot)
-    pages.write_tables(table, per_model, comparisons, variance, tables_page)
+    if "rejections" in outputs:
+        write_table(per_model, outputs["rejections"])
+    plot_summary(table, outputs["plot"])
+    if comparisons is not None and "comparisons_plot" in outputs:
+        plot_comparisons(table, comparisons, outputs["comparisons_plot"], against_baseline=pairs.against_baseline)
+    plot_variance(variance, outputs["variance_plot"])
+    pages.write_tables(table, per_model, comparisons, variance, outputs["tables_page"])
 
 
 def _rejection_rates(rejection_paths: Mapping[str, str]) -> pd.DataFrame:
@@ -290,31 +284,16 @@ def tables_from_sides(
         raise BiasflowError("no model's sides given: name at least one table of both sides.")
     pairs = pairs or PairChoice.every()
     pairs.check(sides_paths, "--sides (each file's stem)")
-    files, final = from_sides(out_dir, sides_paths)
+    files, final = from_sides(out_dir, sides_paths, compares=pairs.compares)
     for model, path in sides_paths.items():
-        score(
-            pairs_path=path,
-            model=model,
-            settings=settings,
-            out=files[model]["scores"],
-            null_out=files[model]["null"],
-            ngrams_out=files[model]["ngrams"],
-            ngrams_plot=files[model]["ngrams_plot"],
-        )
+        score(pairs_path=path, model=model, settings=settings, outputs=files[model])
     summary(
         score_paths={model: paths["scores"] for model, paths in files.items()},
         null_paths={model: paths["null"] for model, paths in files.items()},
         rejection_paths={},
         settings=summary_settings,
         comparison=comparison,
-        out=final["summary"],
-        plot_out=final["plot"],
-        rejections_out=None,
-        tables_page=final["tables_page"],
-        comparisons_out=final["comparisons"] if pairs.compares else None,
-        comparisons_plot=final["comparisons_plot"] if pairs.compares else None,
-        variance_out=final["variance"],
-        variance_plot=final["variance_plot"],
+        outputs=final,
         pairs=pairs,
     )
 

@@ -110,8 +110,7 @@ def _gaps(args) -> None:
     gaps(
         prediction_paths=args.predictions,
         settings=_settings(args),
-        out=args.out,
-        comparisons_out=args.comparisons,
+        outputs={"gaps": args.out, **({"comparisons": args.comparisons} if args.comparisons else {})},
         pairs=pairs,
     )
 

@@ -188,18 +188,15 @@ def gaps(
     *,
     prediction_paths: Sequence[str],
     settings: GapSettings,
-    out: str,
-    accuracy_out: str | None = None,
-    plot_out: str | None = None,
-    comparisons_out: str | None = None,
-    comparisons_plot: str | None = None,
+    outputs: Mapping[str, str],
     pairs: PairChoice | None = None,
 ) -> None:
     """FPR gaps with CIs per model and group, accuracy per run (runs below the floor flagged), pairs compared.
 
-    ``pairs`` says which pairs of systems ``comparisons_out`` compares (every pair by default;
-    :mod:`biasflow.model_pairs`); with ``none`` nothing is compared or written there (the
-    rules then declare no ``comparisons_out`` or ``comparisons_plot``). Repeated predictions are
+    ``outputs`` are the files by role (:data:`biasflow.fpr.outputs.PER_PROBE`): ``gaps`` always, each
+    other role where given. ``pairs`` says which pairs of systems ``comparisons`` compares (every pair
+    by default; :mod:`biasflow.model_pairs`); with ``none`` nothing is compared or written there (the
+    rules then declare no ``comparisons`` or ``comparisons_plot``). Repeated predictions are
     an error (they would weigh twice in an FPR). A model with a single run still gets its
     point gaps, which mean what they say, but no interval (docs/methods.md §3.3: the sd over
     runs needs two); one warning says so rather than an error, since one run is a common
@@ -207,20 +204,11 @@ def gaps(
     """
     pairs = pairs or PairChoice.every()
     preds = read_predictions(list(prediction_paths))
-    if comparisons_out:
+    if "comparisons" in outputs:
         checked_pairs(preds, pairs, f"the predictions {', '.join(map(str, prediction_paths))}")
     elif not pairs.compares:
         log.info(SKIPPED)
-    write_gaps(
-        preds,
-        settings,
-        out=out,
-        accuracy_out=accuracy_out,
-        plot_out=plot_out,
-        comparisons_out=comparisons_out,
-        comparisons_plot=comparisons_plot,
-        pairs=pairs,
-    )
+    write_gaps(preds, settings, outputs=outputs, pairs=pairs)
 
 
 def checked_pairs(preds: pd.DataFrame, pairs: PairChoice, what: str) -> None:
@@ -232,11 +220,7 @@ def write_gaps(
     preds: pd.DataFrame,
     settings: GapSettings,
     *,
-    out: str,
-    accuracy_out: str | None,
-    plot_out: str | None,
-    comparisons_out: str | None,
-    comparisons_plot: str | None,
+    outputs: Mapping[str, str],
     pairs: PairChoice,
 ) -> None:
     """:func:`gaps` on predictions already read and checked."""
@@ -253,18 +237,18 @@ def write_gaps(
             settings.accuracy_floor,
         )
     comparisons = None
-    if comparisons_out and pairs.compares:
+    if "comparisons" in outputs and pairs.compares:
         log.info("comparisons: %s", pairs.describe())
         comparisons = comparison_table(preds, settings.bootstrap, settings.null_draws, settings.seed, pairs=pairs)
-    write_table(table, out)
-    if accuracy_out:
-        write_table(accuracy, accuracy_out)
-    if plot_out:
-        plot_gaps(table, plot_out)
-    if comparisons is not None and comparisons_out:
-        write_table(comparisons, comparisons_out)
-        if comparisons_plot:
-            plot_comparisons(table, comparisons, comparisons_plot, against_baseline=pairs.against_baseline)
+    write_table(table, outputs["gaps"])
+    if "accuracy" in outputs:
+        write_table(accuracy, outputs["accuracy"])
+    if "plot" in outputs:
+        plot_gaps(table, outputs["plot"])
+    if comparisons is not None:
+        write_table(comparisons, outputs["comparisons"])
+        if "comparisons_plot" in outputs:
+            plot_comparisons(table, comparisons, outputs["comparisons_plot"], against_baseline=pairs.against_baseline)
 
 
 def gap_table(preds: pd.DataFrame, settings: GapSettings) -> pd.DataFrame:
@@ -301,21 +285,15 @@ def summary(
     prediction_paths: Mapping[str, Sequence[str]],
     comparison_paths: Mapping[str, str],
     settings: SummarySettings,
-    spans_out: str,
-    net_out: str,
-    markedness_out: str,
-    spans_plot: str,
-    markedness_plot: str,
-    variance_out: str,
-    variance_plot: str,
-    tables_page: str,
+    outputs: Mapping[str, str],
 ) -> None:
     """Gap spans per probe set (and their mean) with their null, net significance over models, markedness, variance.
 
     ``gap_paths`` maps each probe set's name to its gap table, ``prediction_paths`` to its
     predictions files, ``comparison_paths`` to its comparisons (shown on the report's page;
     empty where ``comparisons.pairs`` is none, and the page leaves their section out);
-    ``variance_out`` and ``variance_plot`` get where each gap would move (docs/methods.md §3.9).
+    ``outputs`` are the files by role (:data:`biasflow.fpr.outputs.SUMMARY`), ``variance`` and
+    ``variance_plot`` where each gap would move (docs/methods.md §3.9).
     """
     tables = [
         read_table(path, [*GAP_COLUMNS, "category"], "FPR gap table").assign(probe=probe)
@@ -328,16 +306,16 @@ def summary(
         ignore_index=True,
     )
     spans, net = with_span_null(gap_spans(gap_table), nulls), net_significance(gap_table)
-    write_table(spans, spans_out)
-    write_table(net, net_out)
+    write_table(spans, outputs["spans"])
+    write_table(net, outputs["net"])
     preds = pd.concat(by_probe.values(), ignore_index=True)
     marked = markedness_table(preds, settings.interval, settings.z)
-    write_table(marked, markedness_out)
-    plot_spans(spans, spans_plot)
-    plot_markedness(marked, markedness_plot)
+    write_table(marked, outputs["markedness"])
+    plot_spans(spans, outputs["spans_plot"])
+    plot_markedness(marked, outputs["markedness_plot"])
     variance = variance_table(by_probe)
-    write_table(variance, variance_out)
-    plot_variance(variance, variance_plot)
+    write_table(variance, outputs["variance"])
+    plot_variance(variance, outputs["variance_plot"])
     comparisons = None
     if comparison_paths:
         comparisons = pd.concat(
@@ -348,7 +326,7 @@ def summary(
             ignore_index=True,
         )
         comparisons = comparisons[["probe", *FPR_COMPARISON_COLUMNS]]
-    pages.write_tables(spans, net, marked, comparisons, variance, tables_page)
+    pages.write_tables(spans, net, marked, comparisons, variance, outputs["tables_page"])
 
 
 def tables_from_predictions(
@@ -377,19 +355,9 @@ def tables_from_predictions(
         checked_pairs(preds, pairs, f"probe set {probe}")
     if not compares:
         log.info(SKIPPED)
+    per_probe = {probe: outputs.per_probe(out_dir, probe, compares=compares) for probe in prediction_paths}
     for probe, preds in read.items():
-        files = outputs.per_probe(out_dir, probe)
-        write_gaps(
-            preds,
-            settings,
-            out=files["gaps"],
-            accuracy_out=files["accuracy"],
-            plot_out=files["plot"],
-            comparisons_out=files["comparisons"] if compares else None,
-            comparisons_plot=files["comparisons_plot"] if compares else None,
-            pairs=pairs,
-        )
-    per_probe = {probe: outputs.per_probe(out_dir, probe) for probe in prediction_paths}
+        write_gaps(preds, settings, outputs=per_probe[probe], pairs=pairs)
     final = outputs.summary(out_dir)
     summary_settings = SummarySettings(
         interval=settings.interval, z=settings.z, null_draws=settings.null_draws, seed=settings.seed
@@ -399,12 +367,5 @@ def tables_from_predictions(
         prediction_paths=prediction_paths,
         comparison_paths={probe: files["comparisons"] for probe, files in per_probe.items()} if compares else {},
         settings=summary_settings,
-        spans_out=final["spans"],
-        net_out=final["net"],
-        markedness_out=final["markedness"],
-        spans_plot=final["spans_plot"],
-        markedness_plot=final["markedness_plot"],
-        variance_out=final["variance"],
-        variance_plot=final["variance_plot"],
-        tables_page=final["tables_page"],
+        outputs=final,
     )

@@ -1,0 +1,86 @@
+"""Each file role is named once: in its method's ``outputs`` module, never spelled in a rule or a script.
+
+A rule's ``output:`` is the mapping of ``step_outputs(<method>_outputs, step)`` (rules/common.smk),
+the script hands ``snakemake.output`` on whole and the step writes ``outputs[role]``; so a path
+of ``biasflow/<method>/outputs.py`` written out in a rule file or a workflow script is a second
+place to keep in step, and this test names it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+from biasflow.methods import REGISTRY
+from workflow_helpers import REPO
+
+PACKAGE = REPO / "src" / "biasflow"
+# The registered methods whose package ships here (one installed from elsewhere has its package there).
+METHODS = tuple(name for name in REGISTRY.names() if (PACKAGE / name / "method.py").is_file())
+
+# The methods that ship here with an outputs module, and the files that must not spell their paths.
+OUTPUTS = {name: importlib.import_module(f"biasflow.{name}.outputs") for name in METHODS}
+WIRING = sorted([*(REPO / "rules").rglob("*.smk"), REPO / "Snakefile", *(REPO / "workflow" / "scripts").glob("*.py")])
+
+
+def role_paths(outputs) -> set[str]:
+    """Every role's workflow path of every step, wildcards left as wildcards, and each role's file name where it
+    holds a wildcard and a word of its own (a bare ``summary.csv`` or ``{axis}.parquet`` names nothing in
+    particular)."""
+    paths = set()
+    for step in outputs.STEPS:
+        for path in outputs.of_step(step).values():
+            paths.add(path)
+            name = path.rsplit("/", 1)[-1]
+            if "{" in name and re.sub(r"\{\w+\}", "", name).split(".")[0]:
+                paths.add(name)
+    return paths
+
+
+SPELLINGS = {
+    spelling: name
+    for name, outputs in OUTPUTS.items()
+    for path in role_paths(outputs)
+    # As written in a plain string, and in an f-string with its wildcards' braces doubled.
+    for spelling in (path, path.replace("{", "{{").replace("}", "}}"))
+}
+
+
+def spelled(text: str) -> list[str]:
+    """The outputs modules' paths that ``text`` spells out, each with the method that owns it."""
+    return sorted(f"{spelling} ({SPELLINGS[spelling]}/outputs.py)" for spelling in SPELLINGS if spelling in text)
+
+
+def test_every_shipped_method_declares_its_steps_outputs():
+    assert set(OUTPUTS) == set(METHODS) and {path.parent.name for path in PACKAGE.glob("*/outputs.py")} == set(METHODS)
+    for name, outputs in OUTPUTS.items():
+        assert role_paths(outputs), f"{name}/outputs.py gives no step's files"
+        assert set(outputs.CAPTIONS) <= {role for step in outputs.STEPS for role in outputs.of_step(step)}, name
+
+
+@pytest.mark.parametrize("path", WIRING, ids=lambda p: str(p.relative_to(REPO)))
+def test_no_rule_or_script_spells_a_roles_path(path: Path):
+    found = spelled(path.read_text())
+    assert not found, f"{path.relative_to(REPO)} spells paths its method's outputs module names: {found}"
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        'rule x:\n    output:\n        scores="results/fairpair/{model}.csv",\n',
+        'rule x:\n    output:\n        gaps=f"results/fpr/{{probe}}_gaps.csv",\n',
+        "out = Path(folder) / '{run}{axis}_curve.csv'\n",
+        'plot="results/scorer_bias/{scorer}/{axis}_scorer.png"',
+    ],
+)
+def test_the_check_names_a_spelled_path(sample: str):
+    """The check is no formality: each of these samples spells one role's path, and it is found."""
+    assert spelled(sample)
+
+
+def test_the_check_passes_paths_taken_from_the_outputs_module():
+    sample = 'rule x:\n    output:\n        **step_outputs(fairpair_outputs, "score"),\n    log:\n        "x.log"\n'
+    assert spelled(sample) == []
