@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from biasflow.cairo.comparisons import COMPARISON_COLUMNS
 from biasflow.cairo.headline import SINGLE_CLUSTER, headline_k
 from biasflow.html_tables import Section, write_tables_page
 
+# The comparisons' columns the page leaves to the table itself: the axis (one page per axis), the design and the
+# score count (the same on every row of a study), and the release gate's one-sided columns (`biasflow compare`).
+PAGE_LEAVES_OUT = ("axis", "design", "n_scores", "lo90", "hi90", "p_worse")
 READING_GUIDE = (
     "Three p-values answer three questions about the agreement (docs/methods.md sections 1.8, 1.12, 1.13). "
     "perm_p: is the best agreement more than searching many combinations gives by chance, if the two metrics' "
@@ -152,24 +156,7 @@ def write_tables(
                 ),
                 None
                 if comparisons is None
-                else comparisons[
-                    [
-                        "pair",
-                        "metric",
-                        "split",
-                        "prompts",
-                        "measure",
-                        "model_a",
-                        "model_b",
-                        "difference",
-                        "difference_lo",
-                        "difference_hi",
-                        "p",
-                        "p_holm",
-                        "p_bh",
-                        "n_clusters",
-                    ]
-                ],
+                else comparisons[[column for column in COMPARISON_COLUMNS if column not in PAGE_LEAVES_OUT]],
             ),
             Section(
                 "Where each model's bias would move",
