@@ -334,6 +334,7 @@ def cairo_leaderboard(n: int, quick: bool, folder: Path) -> list[dict]:
     size's three metrics and 1000 draws would keep 200 models' every pair running most of an
     hour here.
     """
+    from biasflow.cairo.outputs import in_folder
     from biasflow.cairo.selection import SearchSettings
     from biasflow.cairo.steps import select_to_directory
 
@@ -368,7 +369,7 @@ def cairo_leaderboard(n: int, quick: bool, folder: Path) -> list[dict]:
             out_dir=str(out),
             pairs=choice(name, models[0]),
         )
-        compared = out / "comparisons.csv"
+        compared = Path(in_folder(out, "select", "gender")["comparisons"])
         rows.append(
             {
                 "method": "CAIRO (cairo-select)",

@@ -3,7 +3,7 @@
 import dataclasses
 
 from biasflow.cairo import outputs as cairo_outputs
-from biasflow.cairo.continuation_steps import NEUTRAL_SUFFIX
+from biasflow.cairo.outputs import NEUTRAL_SUFFIX
 from biasflow.cairo.paraphrase import ParaphraseSettings, template_files
 from biasflow.cairo.scorer_bias import ScorerBiasSettings
 from biasflow.cairo.scorer_runs import counterfactual, run_scorers
@@ -69,21 +69,18 @@ def paraphrase_templates(wildcards):
 
 
 def paraphrase_outputs(wildcards):
-    return expand(
-        "results/prompts/paraphrased/{paraphraser}/{metric}/{axis}.parquet",
-        paraphraser=PARAPHRASERS,
-        metric=wildcards.metric,
-        axis=wildcards.axis,
-    )
+    return [
+        cairo_outputs.of_step("paraphrase", paraphraser=p, metric=wildcards.metric, axis=wildcards.axis)["paraphrases"]
+        for p in PARAPHRASERS
+    ]
 
 
 def paraphrase_files(axis, paraphraser="{paraphraser}"):
     """Per metric of the axis: its original prompts and the paraphrases and rejections one paraphraser writes."""
     return {
         metric: {
-            "prompts": f"results/prompts/original/{metric}/{axis}.parquet",
-            "paraphrases": f"results/prompts/paraphrased/{paraphraser}/{metric}/{axis}.parquet",
-            "rejections": f"results/prompts/paraphrased/{paraphraser}/{metric}/{axis}_rejections.csv",
+            "prompts": cairo_outputs.of_step("original_prompts", metric=metric, axis=axis)["prompts"],
+            **cairo_outputs.of_step("paraphrase", paraphraser=paraphraser, metric=metric, axis=axis),
         }
         for metric in metrics_of(axis)
     }
@@ -93,8 +90,8 @@ def generate_files(axis, model="{model}"):
     """Per metric of the axis: its prompt sets and the continuations one model writes."""
     return {
         metric: {
-            "prompts": f"results/prompts/sets/{metric}/{axis}.parquet",
-            "continuations": f"results/continuations/{model}/{metric}/{axis}.parquet",
+            "prompts": cairo_outputs.of_step("prompt_sets", metric=metric, axis=axis)["prompts"],
+            **cairo_outputs.of_step("generate", model=model, metric=metric, axis=axis),
         }
         for metric in metrics_of(axis)
     }
@@ -106,12 +103,12 @@ def files_of(axis, files):
 
 
 def prompt_summaries(wildcards):
-    return [f"results/prompts/original/{m}/{a}_summary.csv" for a in AXES for m in metrics_of(a)]
+    return [cairo_outputs.of_step("original_prompts", metric=m, axis=a)["summary"] for a in AXES for m in metrics_of(a)]
 
 
 def rejection_tables(wildcards):
     return [
-        f"results/prompts/paraphrased/{p}/{m}/{a}_rejections.csv"
+        cairo_outputs.of_step("paraphrase", paraphraser=p, metric=m, axis=a)["rejections"]
         for a in AXES
         for m in metrics_of(a)
         for p in PARAPHRASERS
@@ -153,14 +150,21 @@ def headline_tables(wildcards):
 
 def counterfactual_inputs(wildcards):
     """One scorer's raw scores and variants of every model and metric of an axis, with the continuations."""
-    pairs = [(model, metric) for model in MODELS for metric in metrics_of(wildcards.axis)]
     return {
-        "continuations": [f"results/continuations/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
-        "scores": [f"results/scores/{wildcards.scorer}/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
-        "variants": [
-            f"results/scorer_bias/{wildcards.scorer}/variants/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs
-        ],
+        "continuations": model_files("generate", wildcards.axis)["continuations"],
+        "scores": model_files("score", wildcards.axis, scorer=wildcards.scorer)["scores"],
+        "variants": model_files("counterfactual", wildcards.axis, scorer=wildcards.scorer)["variants"],
     }
+
+
+def model_files(step, axis, **wildcards):
+    """One step's files by role, each a list over every model and metric of the axis (models first)."""
+    files = [
+        cairo_outputs.of_step(step, model=model, metric=metric, axis=axis, **wildcards)
+        for model in MODELS
+        for metric in metrics_of(axis)
+    ]
+    return {role: [paths[role] for paths in files] for role in cairo_outputs.STEPS[step]}
 
 
 def stats_memory(wildcards, input):
@@ -169,10 +173,9 @@ def stats_memory(wildcards, input):
 
 
 def scored_inputs(wildcards):
-    pairs = [(model, metric) for model in MODELS for metric in metrics_of(wildcards.axis)]
     return {
-        "continuations": [f"results/continuations/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
-        "scores": [f"results/scores/{run_label(wildcards)}/{m}/{x}/{wildcards.axis}.parquet" for m, x in pairs],
+        "continuations": model_files("generate", wildcards.axis)["continuations"],
+        "scores": model_files("score", wildcards.axis, scorer=run_label(wildcards))["scores"],
     }
 
 
@@ -200,9 +203,9 @@ def cairo_final_jobs():
             for scorer in SCORERS
             for axis in AXES
         ]
-    jobs.append(("results/prompts/summary.csv", rules.prompt_summary, {}))
+    jobs.append((cairo_outputs.of_step("prompt_summary")["table"], rules.prompt_summary, {}))
     if PARAPHRASERS:
-        jobs.append(("results/prompts/rejections.csv", rules.rejections, {}))
+        jobs.append((cairo_outputs.of_step("rejections")["table"], rules.rejections, {}))
     return jobs
 
 

@@ -20,8 +20,7 @@ rule original_prompts:
     input:
         files=dataset_inputs,
     output:
-        prompts="results/prompts/original/{metric}/{axis}.parquet",
-        summary="results/prompts/original/{metric}/{axis}_summary.csv",
+        **step_outputs(cairo_outputs, "original_prompts"),
     log:
         "logs/prompts/original/{metric}/{axis}.log",
     localrule: True
@@ -38,7 +37,7 @@ rule prompt_summary:
     input:
         summaries=prompt_summaries,
     output:
-        table="results/prompts/summary.csv",
+        **step_outputs(cairo_outputs, "prompt_summary"),
     log:
         "logs/prompts/summary.log",
     localrule: True

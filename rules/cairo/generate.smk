@@ -7,9 +7,9 @@ for _axis in AXES:
         name:
             f"generate_{_axis}"
         input:
-            prompts=[files["prompts"] for files in generate_files(_axis).values()],
+            prompts=cairo_outputs.per_metric("prompt_sets", metrics_of(_axis), axis=_axis)["prompts"],
         output:
-            continuations=[files["continuations"] for files in generate_files(_axis).values()],
+            **cairo_outputs.per_metric("generate", metrics_of(_axis), axis=_axis),
         log:
             f"logs/generate/{{model}}/{_axis}.log",
         benchmark:

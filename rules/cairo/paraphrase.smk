@@ -8,11 +8,10 @@ for _axis in AXES:
         name:
             f"paraphrase_{_axis}"
         input:
-            prompts=[files["prompts"] for files in paraphrase_files(_axis).values()],
+            prompts=cairo_outputs.per_metric("original_prompts", metrics_of(_axis), axis=_axis)["prompts"],
             templates=paraphrase_templates,
         output:
-            paraphrases=[files["paraphrases"] for files in paraphrase_files(_axis).values()],
-            rejections=[files["rejections"] for files in paraphrase_files(_axis).values()],
+            **cairo_outputs.per_metric("paraphrase", metrics_of(_axis), axis=_axis),
         log:
             f"logs/paraphrase/{{paraphraser}}/{_axis}.log",
         benchmark:
@@ -35,10 +34,10 @@ for _axis in AXES:
 
 rule prompt_sets:
     input:
-        original="results/prompts/original/{metric}/{axis}.parquet",
+        original=cairo_outputs.of_step("original_prompts")["prompts"],
         paraphrases=paraphrase_outputs,
     output:
-        prompts="results/prompts/sets/{metric}/{axis}.parquet",
+        **step_outputs(cairo_outputs, "prompt_sets"),
     log:
         "logs/prompts/sets/{metric}/{axis}.log",
     localrule: True
@@ -52,7 +51,7 @@ rule rejections:
     input:
         tables=rejection_tables,
     output:
-        table="results/prompts/rejections.csv",
+        **step_outputs(cairo_outputs, "rejections"),
     log:
         "logs/prompts/rejections.log",
     localrule: True

@@ -5,10 +5,10 @@
 
 rule score:
     input:
-        continuations="results/continuations/{model}/{metric}/{axis}.parquet",
+        continuations=cairo_outputs.of_step("generate")["continuations"],
         lexicon=scorer_files,
     output:
-        scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
+        **step_outputs(cairo_outputs, "score"),
     log:
         "logs/score/{scorer}/{model}/{metric}/{axis}.log",
     benchmark:
@@ -26,11 +26,11 @@ rule score:
 
 rule counterfactual:
     input:
-        continuations="results/continuations/{model}/{metric}/{axis}.parquet",
+        continuations=cairo_outputs.of_step("generate")["continuations"],
         lexicon=config["scoring"]["identity_lexicon"],
         files=scorer_files,
     output:
-        variants="results/scorer_bias/{scorer}/variants/{model}/{metric}/{axis}.parquet",
+        **step_outputs(cairo_outputs, "counterfactual"),
     log:
         "logs/counterfactual/{scorer}/{model}/{metric}/{axis}.log",
     conda:
@@ -46,11 +46,11 @@ rule counterfactual:
 
 rule neutral_scores:
     input:
-        scores="results/scores/{scorer}/{model}/{metric}/{axis}.parquet",
-        variants="results/scorer_bias/{scorer}/variants/{model}/{metric}/{axis}.parquet",
+        scores=cairo_outputs.of_step("score")["scores"],
+        variants=cairo_outputs.of_step("counterfactual")["variants"],
     output:
-        # NEUTRAL_SUFFIX (biasflow.cairo.continuation_steps): the label the neutral scores carry in their tables too.
-        scores=f"results/scores/{{scorer}}{NEUTRAL_SUFFIX}/{{model}}/{{metric}}/{{axis}}.parquet",
+        # Under the label {scorer}<NEUTRAL_SUFFIX>, which the neutral scores carry in their tables too.
+        **step_outputs(cairo_outputs, "neutral_scores"),
     log:
         f"logs/score/{{scorer}}{NEUTRAL_SUFFIX}/{{model}}/{{metric}}/{{axis}}.log",
     localrule: True

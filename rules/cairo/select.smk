@@ -28,7 +28,7 @@ rule cairo_stats:
 rule cairo_select:
     input:
         stats=cairo_outputs.stats_output("stats"),
-        prompts="results/prompts/summary.csv",
+        prompts=cairo_outputs.of_step("prompt_summary")["table"],
     output:
         **step_outputs(cairo_outputs, "select"),
     log:

@@ -14,7 +14,7 @@ power (``plan_power``). Each is imported on first use. Every one keeps the same 
 - **Tables in, tables out.** Each takes pandas DataFrames and returns a DataFrame where it
   computes one table, or, where it computes several, a frozen dataclass whose fields are those
   tables by name (``cairo_select`` gives ``curve``, ``bias``, ``comparisons`` and ``variance``,
-  with the ``summary`` that ``selection.json`` holds; ``scorer_bias`` gives ``scorer`` and
+  with the ``summary`` that ``<axis>.json`` holds; ``scorer_bias`` gives ``scorer`` and
   ``models``; ``compare`` gives ``rows``, with what they were judged against). No function
   reads a file of yours; the ``biasflow`` commands do.
 - **Settings are keywords.** Every setting is keyword-only (a setting given by position is a

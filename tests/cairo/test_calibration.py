@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from benchmarks.calibration.cairo import RATES, STUDY_GROUPS, STUDY_SHAPES, expected_eq1, study
+from biasflow.cairo.outputs import in_folder
 from biasflow.cli import main
 
 STUDIES, SD = 8, 1.5
@@ -47,7 +48,7 @@ def headlines(tmp_path_factory):
             )
             == 0
         )
-        tables.append(pd.read_csv(root / f"out{i}" / "bias.csv").assign(study=i))
+        tables.append(pd.read_csv(in_folder(root / f"out{i}", "select", "religion")["table"]).assign(study=i))
     return pd.concat(tables, ignore_index=True)
 
 

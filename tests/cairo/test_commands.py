@@ -6,13 +6,14 @@ import itertools
 import logging
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from biasflow.cairo import headline, steps
-from biasflow.cairo.outputs import SELECT
+from biasflow.cairo.outputs import SELECT, in_folder
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cli import main
 from biasflow.config import check_config, resolve_bundled, validate_config
@@ -84,7 +85,7 @@ def test_a_failure_after_the_search_leaves_earlier_results_untouched(tmp_path, m
     stats = stats_file(tmp_path)
     out = tmp_path / "out"
     out.mkdir()
-    (out / "curve.csv").write_text("earlier run\n")
+    (out / "gender_curve.csv").write_text("earlier run\n")
 
     def broken(*args):
         raise RuntimeError("summary failed")
@@ -92,18 +93,18 @@ def test_a_failure_after_the_search_leaves_earlier_results_untouched(tmp_path, m
     monkeypatch.setattr(headline, "summary", broken)
     with pytest.raises(RuntimeError):
         steps.select_to_directory(stats_paths=[str(stats)], settings=SETTINGS, out_dir=str(out))
-    assert sorted(p.name for p in out.iterdir()) == ["curve.csv"]
-    assert (out / "curve.csv").read_text() == "earlier run\n"
+    assert sorted(p.name for p in out.iterdir()) == ["gender_curve.csv"]
+    assert (out / "gender_curve.csv").read_text() == "earlier run\n"
     monkeypatch.undo()
     steps.select_to_directory(stats_paths=[str(stats)], settings=SETTINGS, out_dir=str(out))
-    assert sorted(p.name for p in out.iterdir()) == [
-        "bias.csv",
-        "comparisons.csv",
-        "curve.csv",
-        "selection.json",
-        "variance.csv",
+    written = in_folder(out, "select", "gender")
+    assert sorted(out.iterdir()) == sorted(map(Path, written.values()))
+    assert [Path(written[role]).name for role in ("table", "curve", "summary")] == [
+        "gender.csv",
+        "gender_curve.csv",
+        "gender.json",
     ]
-    assert len(pd.read_csv(out / "curve.csv")) == 2
+    assert len(pd.read_csv(written["curve"])) == 2
 
 
 @pytest.mark.parametrize("command", ["cairo-select", "cairo-stats"])
@@ -188,7 +189,7 @@ def test_the_documented_commands_chain_on_their_own_outputs(tmp_path):
         )
         == 0
     )
-    stats = pd.read_parquet(tmp_path / "stats" / "stats.parquet")
+    stats = pd.read_parquet(tmp_path / "stats" / "stats" / "gender.parquet")
     pooled = stats.groupby(["model", "metric", "split", "promptset", "subgroup"])["score_sum"].sum()
     direct = scored.groupby(["model", "metric", "split", "promptset", "subgroup"])["score"].sum()
     pd.testing.assert_series_equal(pooled, direct, check_names=False)
@@ -197,7 +198,7 @@ def test_the_documented_commands_chain_on_their_own_outputs(tmp_path):
             [
                 "cairo-select",
                 "--stats",
-                str(tmp_path / "stats" / "stats.parquet"),
+                str(tmp_path / "stats" / "stats" / "gender.parquet"),
                 "--out-dir",
                 str(tmp_path / "out"),
                 "--permutations",
@@ -206,7 +207,7 @@ def test_the_documented_commands_chain_on_their_own_outputs(tmp_path):
         )
         == 0
     )
-    curve = pd.read_csv(tmp_path / "out" / "curve.csv")
+    curve = pd.read_csv(tmp_path / "out" / "gender_curve.csv")
     assert list(curve["pair"].unique()) == ["BOLD~HONEST"] and list(curve["k"]) == [1, 2, 3, 4]
 
 
@@ -223,14 +224,32 @@ def test_check_config_refuses_the_excess_measure_without_null_draws():
     check_config(config, environment=False)
 
 
-@pytest.mark.parametrize("written", ["variance.csv", "comparisons.csv", "selection.json"])
-def test_cairo_select_refuses_statistics_it_would_overwrite(written, tmp_path, monkeypatch, capsys):
-    """Every file cairo-select writes is checked against its inputs (one list, cairo/outputs.py SELECT_OUTPUTS)."""
-    from biasflow.cli import main
-
+@pytest.mark.parametrize("role", ["table", "curve", "comparisons", "variance"])
+def test_cairo_select_refuses_statistics_it_would_overwrite(role, tmp_path, monkeypatch, capsys):
+    """Every file cairo-select writes of each axis is checked against its inputs (cairo/outputs.py in_folder),
+    before the search."""
     monkeypatch.chdir(tmp_path)
-    assert main(["cairo-select", "--stats", f"out/{written}", "--out-dir", "out"]) == 2
-    assert f"--out-dir out/{written} is also the input given as --stats" in capsys.readouterr().err
+    written = in_folder("out", "select", "gender")[role]
+    Path(written).parent.mkdir()
+    pd.read_parquet(stats_file(tmp_path)).to_csv(written, index=False)
+    before = Path(written).read_text()
+    assert main(["cairo-select", "--stats", written, "--out-dir", "out"]) == 2
+    assert f"--out-dir {written} is also the input given as --stats" in capsys.readouterr().err
+    assert Path(written).read_text() == before
+
+
+def test_cairo_stats_refuses_continuations_it_would_overwrite(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    written = in_folder("out", "stats", "gender")["stats"]
+    Path(written).parent.mkdir(parents=True)
+    continuations = continuation_table()
+    continuations.to_parquet(written)
+    continuations[["prompt_id", "model", "seed", "sample"]].assign(scorer="x", score=0.5).to_parquet("scores.parquet")
+    before = Path(written).read_bytes()
+    command = ["cairo-stats", "--continuations", written, "--scores", "scores.parquet", "--scorer", "x"]
+    assert main([*command, "--out-dir", "out"]) == 2
+    assert f"--out-dir {written} is also the input given as --continuations" in capsys.readouterr().err
+    assert Path(written).read_bytes() == before
 
 
 @pytest.mark.parametrize(
@@ -254,7 +273,7 @@ def test_scorer_agreement_refuses_bad_tables_before_writing(given, message, tmp_
 
 
 def test_pairs_none_writes_no_comparisons_and_a_baseline_only_its_pairs(tmp_path, caplog):
-    """docs/methods.md §7: cairo-select --pairs none writes no comparisons.csv (the other files as all pairs' run
+    """docs/methods.md §7: cairo-select --pairs none writes no <axis>_comparisons.csv (the other files as all pairs' run
     writes them, and one line says so); --baseline m2 writes each model against m2."""
     stats = stats_file(tmp_path)
     caplog.set_level(logging.INFO, logger="biasflow")
@@ -287,15 +306,14 @@ def test_pairs_none_writes_no_comparisons_and_a_baseline_only_its_pairs(tmp_path
             == 0
         )
         assert [message for message in caplog.messages if "compar" in message] == [line]
-    assert sorted(p.name for p in (tmp_path / "none").iterdir()) == [
-        "bias.csv",
-        "curve.csv",
-        "selection.json",
-        "variance.csv",
-    ]
-    for name in ("bias.csv", "curve.csv", "variance.csv"):
-        assert (tmp_path / "none" / name).read_text() == (tmp_path / "every" / name).read_text(), name
-    against = pd.read_csv(tmp_path / "against" / "comparisons.csv")
+    none = in_folder(tmp_path / "none", "select", "gender", compares=False)
+    every = in_folder(tmp_path / "every", "select", "gender")
+    assert sorted((tmp_path / "none").iterdir()) == sorted(map(Path, none.values()))
+    assert sorted((tmp_path / "every").iterdir()) == sorted(map(Path, every.values()))
+    assert set(every) - set(none) == {"comparisons"}
+    for role in ("table", "curve", "variance"):
+        assert Path(none[role]).read_text() == Path(every[role]).read_text(), role
+    against = pd.read_csv(in_folder(tmp_path / "against", "select", "gender")["comparisons"])
     assert sorted(set(zip(against["model_a"], against["model_b"], strict=True))) == [
         ("m0", "m2"),
         ("m1", "m2"),

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from pandas.testing import assert_frame_equal
 
+from biasflow.cairo.outputs import in_folder
 from biasflow.cairo.stats import STATS_KEYS
 from biasflow.cli import main
 
@@ -93,20 +94,21 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
                 "--scorer",
                 "profanity",
                 "--out-dir",
-                str(tmp_path / "stats"),
+                str(tmp_path),
             ]
         )
         == 0
     )
-    stats = pd.read_parquet(tmp_path / "stats" / "stats.parquet")
+    computed, selected = in_folder(tmp_path, "stats", "gender"), in_folder(tmp_path / "select", "select", "gender")
+    stats = pd.read_parquet(computed["stats"])
     if shuffle:
-        stats.sample(frac=1, random_state=1).to_parquet(tmp_path / "stats" / "stats.parquet")
+        stats.sample(frac=1, random_state=1).to_parquet(computed["stats"])
     assert (
         main(
             [
                 "cairo-select",
                 "--stats",
-                str(tmp_path / "stats" / "stats.parquet"),
+                computed["stats"],
                 "--out-dir",
                 str(tmp_path / "select"),
                 "--max-sets",
@@ -125,9 +127,9 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
     )
     return {
         "stats": stats.sort_values(STATS_KEYS),
-        "bias": pd.read_csv(tmp_path / "stats" / "bias.csv"),
-        "headline": pd.read_csv(tmp_path / "select" / "bias.csv"),
-        "comparisons": pd.read_csv(tmp_path / "select" / "comparisons.csv"),
+        "bias": pd.read_csv(computed["bias"]),
+        "headline": pd.read_csv(selected["table"]),
+        "comparisons": pd.read_csv(selected["comparisons"]),
     }
 
 

@@ -11,12 +11,14 @@ import inspect
 import subprocess
 import sys
 import typing
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import biasflow
 from biasflow.api import CORE, SCHEMA
+from biasflow.cairo.outputs import in_folder
 from biasflow.methods import methods
 from workflow_helpers import REPO
 
@@ -111,10 +113,11 @@ def test_cairo_select_gives_the_tables_the_command_writes(tmp_path):
         )
         == 0
     )
-    for name in ("curve", "bias", "comparisons", "variance"):
+    written = in_folder(tmp_path / "out", "select", "gender")
+    for name, role in (("curve", "curve"), ("bias", "table"), ("comparisons", "comparisons"), ("variance", "variance")):
         getattr(selection, name).to_csv(tmp_path / f"{name}.csv", index=False)
-        assert (tmp_path / f"{name}.csv").read_text() == (tmp_path / "out" / f"{name}.csv").read_text(), name
-    assert json.loads(json.dumps(selection.summary)) == json.loads((tmp_path / "out" / "selection.json").read_text())
+        assert (tmp_path / f"{name}.csv").read_text() == Path(written[role]).read_text(), name
+    assert json.loads(json.dumps(selection.summary)) == json.loads(Path(written["summary"]).read_text())
 
 
 # A new user's notebook after `make demo` (issue 39): the workflow's own tables through the API.

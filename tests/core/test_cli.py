@@ -6,12 +6,14 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
+from biasflow.cairo.outputs import in_folder
 from workflow_helpers import REPO, embedded_config
 
 
@@ -288,7 +290,8 @@ def test_cairo_select_writes_the_curve_and_the_summary(tmp_path):
         "99",
     )
     assert result.returncode == 0, result.stderr
-    curve = pd.read_csv(out / "curve.csv")
+    files = in_folder(out, "select", "gender")
+    curve = pd.read_csv(files["curve"])
     assert list(curve.columns) == [
         "axis",
         "pair",
@@ -324,14 +327,14 @@ def test_cairo_select_writes_the_curve_and_the_summary(tmp_path):
     assert (curve["test_r_lo"] <= curve["test_r_hi"]).all() and curve["test_r_lo"].between(-1, 1).all()
     assert curve[["excess_perm_p", "test_excess_perm_p"]].stack().between(1 / 100, 1).all()
     assert curve["null_p"].between(1 / 201, 1).all(), "200 null draws by default"
-    headline = pd.read_csv(out / "bias.csv")
+    headline = pd.read_csv(files["table"])
     assert (headline["bias_lo"] <= headline["bias_hi"]).all() and (headline["rank_lo"] <= headline["rank_hi"]).all()
     assert np.allclose(headline["excess_bias"], headline["bias"] - headline["null_floor"])
     assert set(curve["pair"]) == {"BOLD~HONEST", "BOLD~HolisticBias", "HONEST~HolisticBias"}
     # 4 paraphrase sets, multisets: k=1 -> 1, k=2 -> 4, k=3 -> 10 combinations.
     assert curve.groupby("k")["n_combinations"].first().to_dict() == {1: 1, 2: 4, 3: 10}
     assert curve["perm_p"].between(1 / 100, 1).all()
-    summary = json.loads((out / "selection.json").read_text())
+    summary = json.loads(Path(files["summary"]).read_text())
     assert summary["settings"]["max_sets"] == 3 and len(summary["pairs"]) == 3
     assert {p["permutation_p_floor"] for p in summary["pairs"]} == {1 / 100}
     assert [(w["axis"], w["split"], w["metrics"]) for w in summary["kendall_w"]] == [
@@ -348,25 +351,34 @@ def test_cairo_select_on_statistics_from_before_clusters_says_what_to_rerun(tmp_
     assert not (tmp_path / "out").exists()
 
 
-def test_cairo_select_writes_one_curve_per_axis(tmp_path):
+def test_cairo_select_makes_each_axis_the_selection_of_its_own_statistics(tmp_path):
+    """Several axes: one selection per axis, each under its axis's names, as the workflow's job of that axis makes
+    it from that axis's statistics alone."""
     stats = _synthetic_stats(tmp_path, axes=("gender", "religion"))
-    out = tmp_path / "out"
-    result = biasflow(
-        "cairo-select",
-        "--stats",
-        str(stats),
-        "--out-dir",
-        str(out),
-        "--max-sets",
-        "2",
-        "--permutations",
-        "0",
-        "--mode",
-        "independent",
-    )
-    assert result.returncode == 0, result.stderr
-    assert set(pd.read_csv(out / "religion_curve.csv")["axis"]) == {"religion"}
-    gender = pd.read_csv(out / "gender_curve.csv")
+    alone = tmp_path / "gender.parquet"
+    pd.read_parquet(stats).query("axis == 'gender'").to_parquet(alone)
+    for given, out in ((stats, tmp_path / "out"), (alone, tmp_path / "alone")):
+        result = biasflow(
+            "cairo-select",
+            "--stats",
+            str(given),
+            "--out-dir",
+            str(out),
+            "--max-sets",
+            "2",
+            "--permutations",
+            "0",
+            "--mode",
+            "independent",
+        )
+        assert result.returncode == 0, result.stderr
+    both = {axis: in_folder(tmp_path / "out", "select", axis) for axis in ("gender", "religion")}
+    assert sorted((tmp_path / "out").iterdir()) == sorted(Path(p) for files in both.values() for p in files.values())
+    assert set(pd.read_csv(both["religion"]["curve"])["axis"]) == {"religion"}
+    assert json.loads(Path(both["religion"]["summary"]).read_text())["pairs"][0]["axis"] == "religion"
+    for role, path in in_folder(tmp_path / "alone", "select", "gender").items():
+        assert Path(both["gender"][role]).read_text() == Path(path).read_text(), role
+    gender = pd.read_csv(both["gender"]["curve"])
     assert gender["perm_p"].isna().all(), "0 permutations turns the p-value off"
     assert gender["selection"].str.contains(r" \| ").all(), "independent mode names each metric's combination"
 

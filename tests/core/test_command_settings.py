@@ -104,9 +104,14 @@ def test_cairo_select_searches_the_original_prompts_of_a_study_without_paraphras
         == 0
     )
     default, one = tables(tmp_path / "default"), tables(tmp_path / "one")
-    assert pd.read_csv(tmp_path / "default/curve.csv")["k"].tolist() == [1]
-    summaries = [json.loads(found.pop("selection.json")) for found in (default, one)]
-    assert default == one and set(default) >= {"curve.csv", "bias.csv", "comparisons.csv", "variance.csv"}
+    assert pd.read_csv(tmp_path / "default/gender_curve.csv")["k"].tolist() == [1]
+    summaries = [json.loads(found.pop("gender.json")) for found in (default, one)]
+    assert default == one and set(default) == {
+        "gender.csv",
+        "gender_curve.csv",
+        "gender_comparisons.csv",
+        "gender_variance.csv",
+    }
     assert [summary["settings"].pop("max_sets") for summary in summaries] == [4, 1]
     assert summaries[0] == summaries[1]
 
@@ -212,7 +217,7 @@ def test_one_setting_config_on_cairo_select(tmp_path):
     assert run(*common, "--max-sets", "1", "--out-dir", tmp_path / "flag") == 0
     assert run(*common, "--out-dir", tmp_path / "plain") == 0
     assert tables(tmp_path / "file") == tables(tmp_path / "flag") != tables(tmp_path / "plain")
-    assert pd.read_csv(tmp_path / "file/curve.csv")["k"].tolist() == [1]
+    assert pd.read_csv(tmp_path / "file/gender_curve.csv")["k"].tolist() == [1]
 
 
 def fairpair_sides(folder: Path) -> list[Path]:

@@ -71,7 +71,7 @@ def scored_continuations(folder: Path) -> tuple[list[str], list[str]]:
             "--out-dir",
             str(folder / "out"),
         ],
-        ["out/stats.parquet", "out/bias.csv"],
+        ["out/stats/gender.parquet", "out/bias/gender.csv"],
     )
 
 
@@ -101,7 +101,7 @@ def selection(folder: Path) -> tuple[list[str], list[str]]:
             "--null-draws",
             "9",
         ],
-        ["out/curve.csv", "out/bias.csv", "out/selection.json"],
+        ["out/gender_curve.csv", "out/gender.csv", "out/gender.json"],
     )
 
 

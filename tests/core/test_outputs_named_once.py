@@ -74,6 +74,9 @@ def test_no_rule_or_script_spells_a_roles_path(path: Path):
         'rule x:\n    output:\n        gaps=f"results/fpr/{{probe}}_gaps.csv",\n',
         "out = Path(folder) / '{run}{axis}_curve.csv'\n",
         'plot="results/scorer_bias/{scorer}/{axis}_scorer.png"',
+        'continuations="results/continuations/{model}/{metric}/{axis}.parquet",',
+        'scores=f"results/scores/{{scorer}}-neutral/{{model}}/{{metric}}/{{axis}}.parquet",',
+        'return [f"results/prompts/original/{metric}/{axis}_summary.csv" for metric in metrics]',
     ],
 )
 def test_the_check_names_a_spelled_path(sample: str):

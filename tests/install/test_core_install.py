@@ -178,7 +178,7 @@ def test_every_table_command_runs_with_the_core_alone(core, tmp_path):
     for command, args in commands.items():
         result = run(core, command, *args, cwd=tmp_path)
         assert result.returncode == 0, f"{command}:\n{result.stderr[-3000:]}"
-    assert (tmp_path / "cairo" / "bias.csv").exists() and len(pd.read_csv(tmp_path / "verdicts.csv")) == 2
+    assert (tmp_path / "cairo" / "gender.csv").exists() and len(pd.read_csv(tmp_path / "verdicts.csv")) == 2
     assert (tmp_path / "fairpair" / "summary.csv").exists() and (tmp_path / "fpr" / "gap_spans.csv").exists()
     assert len(pd.read_csv(tmp_path / "power.csv"))
 

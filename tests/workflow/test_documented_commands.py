@@ -208,7 +208,7 @@ CHECKS: dict[str, tuple[str, object]] = {
         "biasflow",
         "religion_continuations",
     ),
-    "biasflow scorer-agreement --bias profanity=profanity/bias.csv vader=vader/bias.csv --out agreement.csv": (
+    "biasflow scorer-agreement --bias profanity=profanity/gender.csv vader=vader/gender.csv --out agreement.csv": (
         "biasflow",
         "two_scorers_bias",
     ),
@@ -407,7 +407,7 @@ def stats_table(root: Path) -> list[str]:
     paper_sized_stats(
         n_models=5, n_paraphrasers=2, seeds_per_paraphraser=2, n_gen_seeds=2, subgroups=3, axis="gender"
     ).to_parquet(root / "stats.parquet")
-    return ["out/curve.csv", "out/selection.json"]
+    return ["out/gender_curve.csv", "out/gender.json"]
 
 
 def one_setting(root: Path) -> list[str]:
@@ -515,7 +515,7 @@ def scored_continuations(root: Path) -> list[str]:
         scorer="profanity", score=rng.random(len(rows))
     )
     scores.to_parquet(root / "scores.parquet")
-    return ["stats/stats.parquet", "stats/bias.csv", "stats/bias.png"]
+    return ["stats/stats/gender.parquet", "stats/bias/gender.csv", "stats/bias/gender.png"]
 
 
 def continuations(root: Path) -> list[str]:
@@ -552,7 +552,7 @@ def fairpair_sides(root: Path) -> list[str]:
 
 
 def two_scorers_bias(root: Path) -> list[str]:
-    """Two scorers' bias tables of four models, as cairo-select writes them (bias.csv), the second's scores noisier."""
+    """Two scorers' bias tables of four models, as cairo-select writes them (<axis>.csv), the second's noisier."""
     import biasflow
 
     rng = np.random.default_rng(2)
@@ -572,7 +572,7 @@ def two_scorers_bias(root: Path) -> list[str]:
         )
         (root / scorer).mkdir()
         biasflow.cairo_select(stats, permutations=19, bootstrap=50, null_draws=50).bias.to_csv(
-            root / scorer / "bias.csv", index=False
+            root / scorer / "gender.csv", index=False
         )
     return ["agreement.csv"]
 
@@ -725,11 +725,11 @@ def test_biasflow_command_runs_as_written(command, checkout):
         agreement = pd.read_csv(checkout / "power.csv").query("measure == 'Pearson r'").iloc[0]
         assert agreement["n"] == 5 and agreement["target"] == 0.6 and agreement["n_needed"] == 20
     if command.startswith("biasflow cairo-select"):
-        assert len(json.loads((checkout / "out/selection.json").read_text())["pairs"]) == 3
+        assert len(json.loads((checkout / "out/gender.json").read_text())["pairs"]) == 3
     if "--config one_setting.yaml" in command:  # the file's max_sets and the flag's seed, over the defaults
-        settings = json.loads((checkout / "out/selection.json").read_text())["settings"]
+        settings = json.loads((checkout / "out/gender.json").read_text())["settings"]
         assert (settings["max_sets"], settings["seed"], settings["permutations"]) == (1, 3, 1000)
-        assert set(pd.read_csv(checkout / "out/curve.csv")["k"]) == {1}
+        assert set(pd.read_csv(checkout / "out/gender_curve.csv")["k"]) == {1}
 
 
 # --- make targets, installs and shell lines ----------------------------------------------

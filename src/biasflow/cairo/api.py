@@ -31,13 +31,14 @@ from biasflow.tables import require_columns
 
 @dataclass(frozen=True)
 class SelectionTables:
-    """:func:`cairo_select`'s tables, named as ``biasflow cairo-select`` names its files (docs/tables.md, "CAIRO").
+    """:func:`cairo_select`'s tables, each as ``biasflow cairo-select`` writes it per axis (docs/tables.md, "CAIRO").
 
     ``curve``: per axis, pair of metrics and k, the best correlation, its held-out check and
     the selection-aware p-value; ``bias``: each model's Eq. 1 on the selected prompts, with its
     interval, excess over the no-bias null and rank; ``comparisons``: every pair of models,
     paired; ``variance``: where each model's bias would move; ``summary``: the settings and
-    selections, as ``selection.json`` holds them.
+    selections, as ``<axis>.json`` holds them. ``bias`` is the table the commands and the
+    workflow write as ``<axis>.csv``, each of the others as ``<axis>_<name>.csv``.
     """
 
     curve: pd.DataFrame

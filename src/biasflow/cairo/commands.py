@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from biasflow.cairo.outputs import SCORER_BIAS, SELECT_OUTPUTS, STATS_OUTPUTS
+from biasflow.cairo.outputs import SCORER_BIAS, in_folder
 from biasflow.cli import SCORING_FLAGS, example, listed, scorer_help
 from biasflow.datasets import AXES
 from biasflow.flags import config_flag
@@ -20,7 +20,8 @@ def register(commands) -> None:
         help="sufficient statistics and Eq. 1 bias from scored continuations",
         description="Pool scored continuations into CAIRO's sufficient statistics (one row per model, metric, "
         "axis, split, prompt set, seed, subgroup and group key) and each model's Eq. 1 bias, as the workflow's "
-        f"cairo_stats step does; writes {listed(STATS_OUTPUTS.values())} into --out-dir.",
+        f"cairo_stats step does; writes each axis's {listed(_named('stats').values())} into --out-dir, the "
+        "workflow's names under results/cairo/.",
         **example(
             "biasflow cairo-stats --continuations continuations.parquet --scores scores.parquet "
             "--scorer profanity --out-dir stats/"
@@ -40,11 +41,18 @@ def register(commands) -> None:
         description="Search the prompt-set combinations that make the metrics agree across models (Pearson's r "
         "on the valid split), check the choice on the test split and give its selection-aware permutation "
         "p-value, cluster bootstrap intervals, the no-bias null and the excess bias, and every pair of models "
-        "compared on the same prompts (--baseline: each model against one; --pairs none: no comparisons.csv), and "
-        f"where each model's bias would move; writes {listed(SELECT_OUTPUTS.values())} into --out-dir.",
+        "compared on the same prompts (--baseline: each model against one; --pairs none: no "
+        f"{_named('select')['comparisons']}), and where each model's bias would move, one selection per axis of the "
+        "statistics, as the workflow's cairo_select job of that axis makes it; writes each axis's "
+        f"{listed(_named('select').values())} into --out-dir, the workflow's names under results/cairo/.",
         **example("biasflow cairo-select --stats stats.parquet --out-dir out/"),
     )
-    select.add_argument("--stats", nargs="+", required=True, help="CAIRO statistics table(s), one or several axes")
+    select.add_argument(
+        "--stats",
+        nargs="+",
+        required=True,
+        help="CAIRO statistics table(s), of one axis or several (one selection each)",
+    )
     select.add_argument("--out-dir", required=True)
     for name in ("mode", "combinations", "max_sets", "permutations", "bootstrap", "null_draws", "seed"):
         flag(select, f"--{name.replace('_', '-')}", f"selection.{name}")
@@ -80,12 +88,13 @@ def register(commands) -> None:
     agreement = commands.add_parser(
         "scorer-agreement",
         help="how alike several scorers rank the models (Kendall's tau per metric and split)",
-        description="From each scorer's bias table (cairo-select's bias.csv, the workflow's results/cairo/<axis>.csv), "
-        "Kendall's tau-b between the model rankings by Eq. 1 on the original prompts of every pair of scorers, per "
-        "axis, metric and split, and how many models rank outside their 95% rank interval under the other scorer; "
+        description="From each scorer's bias table (cairo-select's <axis>.csv, the workflow's "
+        "results/cairo/<axis>.csv), Kendall's tau-b between the model rankings by Eq. 1 on the original prompts of "
+        "every pair of scorers, per axis, metric and split, and how many models rank outside their 95% rank interval "
+        "under the other scorer; "
         "the workflow's results/cairo/scorers/<axis>_agreement.csv (docs/methods.md section 5.6).",
         **example(
-            "biasflow scorer-agreement --bias profanity=profanity/bias.csv vader=vader/bias.csv --out agreement.csv"
+            "biasflow scorer-agreement --bias profanity=profanity/gender.csv vader=vader/gender.csv --out agreement.csv"
         ),
     )
     agreement.add_argument(
@@ -99,35 +108,32 @@ def register(commands) -> None:
     agreement.set_defaults(run=_agreement)
 
 
+def _named(step: str) -> dict[str, str]:
+    """The files a command of ``step`` writes per axis by role, for its help text (``<axis>`` for the axis's name)."""
+    return {role: Path(path).as_posix() for role, path in in_folder("", step, "<axis>").items()}
+
+
 def _stats(args) -> None:
-    from biasflow.tables import check_not_inputs, check_output_dir
+    from biasflow.tables import check_output_dir
 
-    out = check_output_dir(args.out_dir, "--out-dir")
-    from biasflow.cairo.steps import cairo_stats
-
-    check_not_inputs(
-        {"--out-dir": [out / name for name in STATS_OUTPUTS.values()]},
-        {"--continuations": args.continuations, "--scores": args.scores},
-    )
+    check_output_dir(args.out_dir, "--out-dir")
     from biasflow.cairo.stats import StatsSettings
+    from biasflow.cairo.steps import stats_to_directory
 
-    settings = StatsSettings(scorer=args.scorer, normalise=args.normalise, subgroups="as given")
-    cairo_stats(
+    stats_to_directory(
         continuation_paths=args.continuations,
         score_paths=args.scores,
-        settings=settings,
-        outputs={role: str(out / name) for role, name in STATS_OUTPUTS.items()},
+        settings=StatsSettings(scorer=args.scorer, normalise=args.normalise, subgroups="as given"),
+        out_dir=args.out_dir,
     )
 
 
 def _select(args) -> None:
-    from biasflow.tables import check_not_inputs, check_output_dir
+    from biasflow.tables import check_output_dir
 
-    out = check_output_dir(args.out_dir, "--out-dir")
-    from biasflow.cairo.steps import select_to_directory
-
-    check_not_inputs({"--out-dir": [out / name for name in SELECT_OUTPUTS.values()]}, {"--stats": args.stats})
+    check_output_dir(args.out_dir, "--out-dir")
     from biasflow.cairo.selection import SearchSettings
+    from biasflow.cairo.steps import select_to_directory
 
     settings = SearchSettings(
         mode=args.mode,

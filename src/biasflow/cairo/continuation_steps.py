@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from biasflow.cairo.outputs import NEUTRAL_SUFFIX
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator, GenerationSettings, continuation_table
 from biasflow.models import spec_from_entry
@@ -36,9 +37,6 @@ log = logging.getLogger("biasflow")
 
 # A column marking which prompt table a row came from, while several share one generation.
 _PART = "__part__"
-
-# The label of a scorer's neutral scores: its own name with this suffix (a path segment and the scorer column).
-NEUTRAL_SUFFIX = "-neutral"
 
 
 def generate(

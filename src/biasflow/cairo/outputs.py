@@ -1,7 +1,9 @@
 """Every file CAIRO writes, by role: the one list the rules, the declaration, the steps, the commands' checks and
 their help texts name the files from.
 
-The workflow's CAIRO results sit under ``results/cairo/``, one set per scorer run: ``{run}`` is empty
+The prompts, continuations and scores the statistics are pooled from sit under ``results/prompts/``,
+``results/continuations/`` and ``results/scores/`` (:data:`EARLIER`); the workflow's CAIRO results
+under ``results/cairo/``, one set per scorer run: ``{run}`` is empty
 for the headline scorer's and ``scorers/<label>/`` for each other scorer's (docs/methods.md §5.5-5.6); the
 scorer's own bias under ``results/scorer_bias/<scorer>/``. Each step writes the roles :data:`STEPS` gives
 it; the rule's ``output:`` is :func:`of_step`'s mapping, which the script hands on whole, and the step
@@ -11,6 +13,32 @@ of :data:`CAPTIONS` goes into the report with its caption.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+# The label of a scorer's neutral scores: its own name with this suffix (a path segment and the scorer column).
+NEUTRAL_SUFFIX = "-neutral"
+# The files of the steps before the statistics, by step and role: each metric's original prompts and their summary,
+# the summary of all, each paraphraser's paraphrases and rejections, the prompt sets, the rejections of all, each
+# model's continuations, each scorer's scores, its counterfactual variants and its neutral scores
+# (docs/methods.md §1.1-1.3, §5.5).
+SCORES = "results/scores/{scorer}/{model}/{metric}/{axis}.parquet"
+EARLIER = {
+    "original_prompts": {
+        "prompts": "results/prompts/original/{metric}/{axis}.parquet",
+        "summary": "results/prompts/original/{metric}/{axis}_summary.csv",
+    },
+    "prompt_summary": {"table": "results/prompts/summary.csv"},
+    "paraphrase": {
+        "paraphrases": "results/prompts/paraphrased/{paraphraser}/{metric}/{axis}.parquet",
+        "rejections": "results/prompts/paraphrased/{paraphraser}/{metric}/{axis}_rejections.csv",
+    },
+    "prompt_sets": {"prompts": "results/prompts/sets/{metric}/{axis}.parquet"},
+    "rejections": {"table": "results/prompts/rejections.csv"},
+    "generate": {"continuations": "results/continuations/{model}/{metric}/{axis}.parquet"},
+    "score": {"scores": SCORES},
+    "counterfactual": {"variants": "results/scorer_bias/{scorer}/variants/{model}/{metric}/{axis}.parquet"},
+    "neutral_scores": {"scores": SCORES.replace("{scorer}", "{scorer}" + NEUTRAL_SUFFIX)},
+}
 FOLDER = "results/cairo/"
 # One scorer run's files of an axis, by the rules' output names: the statistics step's, then the selection's.
 STATS = {"stats": "{run}stats/{axis}.parquet", "bias": "{run}bias/{axis}.csv", "plot": "{run}bias/{axis}.png"}
@@ -33,7 +61,15 @@ AGREEMENT = "scorers/{axis}_agreement.csv"
 SCORER_BIAS_FOLDER = "results/scorer_bias/{scorer}/"
 SCORER_BIAS = {"scorer": "{axis}_scorer.csv", "models": "{axis}_models.csv", "scorer_plot": "{axis}_scorer.png"}
 # Which files each step writes, by the step's name (biasflow.cairo.steps).
-STEPS = {"stats": tuple(STATS), "select": tuple(SELECT), "scorer_bias": tuple(SCORER_BIAS)}
+STEPS = {
+    **{step: tuple(files) for step, files in EARLIER.items()},
+    "stats": tuple(STATS),
+    "select": tuple(SELECT),
+    "scorer_bias": tuple(SCORER_BIAS),
+}
+# What ``biasflow cairo-select`` writes of the selection step: its tables and summary (the figures and the report's
+# page are the workflow's).
+SELECT_TABLES = ("table", "curve", "comparisons", "variance", "summary")
 # Written only where comparisons.pairs compares models.
 COMPARED = ("comparisons", "comparisons_plot")
 # The report's figures and pages: each one's caption in workflow/report/ and its category.
@@ -52,14 +88,23 @@ CAPTIONS = {
 def of_step(step: str, *, compares: bool = True, **wildcards: str) -> dict[str, str]:
     """The workflow's files of one step by role (its rule's ``output:``); without ``compares``, none of COMPARED.
 
-    ``wildcards`` fill ``run``, ``axis`` or ``scorer``; the others are left as wildcards.
+    ``wildcards`` fill ``run``, ``axis``, ``scorer``, ``metric``, ``model`` or ``paraphraser``; the others are left
+    as wildcards.
     """
-    fill = {"run": "{run}", "axis": "{axis}", "scorer": "{scorer}", **wildcards}
+    fill = _filled(wildcards)
+    if step in EARLIER:
+        return {role: path.format(**fill) for role, path in EARLIER[step].items()}
     if step == "scorer_bias":
         folder, names = SCORER_BIAS_FOLDER, SCORER_BIAS
     else:
         folder, names = FOLDER, STATS if step == "stats" else SELECT
     return {role: (folder + names[role]).format(**fill) for role in STEPS[step] if compares or role not in COMPARED}
+
+
+def _filled(wildcards: dict[str, str]) -> dict[str, str]:
+    """Every wildcard of CAIRO's paths: its value where given, else left as the wildcard."""
+    names = ("run", "axis", "scorer", "metric", "model", "paraphraser")
+    return {**{name: f"{{{name}}}" for name in names}, **wildcards}
 
 
 def stats_output(role: str, run: str = "{run}", axis: str = "{axis}") -> str:
@@ -72,18 +117,27 @@ def select_output(role: str, run: str = "{run}", axis: str = "{axis}") -> str:
     return FOLDER + SELECT[role].format(run=run, axis=axis)
 
 
+def per_metric(step: str, metrics, **wildcards: str) -> dict[str, list[str]]:
+    """One earlier step's files by role (:data:`EARLIER`), each a list over ``metrics``: the output of a job that
+    serves every metric of an axis, or the input of one that reads them."""
+    return {
+        role: [path.format(**_filled({**wildcards, "metric": metric})) for metric in metrics]
+        for role, path in EARLIER[step].items()
+    }
+
+
 def agreement_output(axis: str = "{axis}") -> str:
     return FOLDER + AGREEMENT.format(axis=axis)
 
 
-# What ``biasflow cairo-stats`` writes, by role (the statistics step's, STATS).
-STATS_OUTPUTS = {"stats": "stats.parquet", "bias": "bias.csv", "plot": "bias.png"}
-# What ``biasflow cairo-select`` writes (the curve per axis, <axis>_curve.csv, where the statistics hold several
-# axes); ``bias.csv`` is the table the workflow writes as results/cairo/<axis>.csv.
-SELECT_OUTPUTS = {
-    "curve": "curve.csv",
-    "bias": "bias.csv",
-    "comparisons": "comparisons.csv",
-    "variance": "variance.csv",
-    "summary": "selection.json",
-}
+def in_folder(out_dir: str | Path, step: str, axis: str, *, compares: bool = True) -> dict[str, str]:
+    """What ``biasflow cairo-stats`` (``step`` "stats") or ``biasflow cairo-select`` ("select") writes under
+    ``out_dir`` for one axis, by role: the workflow's names of the headline scorer's run, relative to
+    ``results/cairo/`` (of the selection only :data:`SELECT_TABLES`, and without ``compares`` none of COMPARED)."""
+    names = STATS if step == "stats" else {role: SELECT[role] for role in SELECT_TABLES}
+    folder = Path(out_dir)
+    return {
+        role: str(folder / name.format(run="", axis=axis))
+        for role, name in names.items()
+        if compares or role not in COMPARED
+    }

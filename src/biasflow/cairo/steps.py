@@ -19,7 +19,7 @@ import pandas as pd
 from biasflow.cairo import headline, pages
 from biasflow.cairo.combinations import ORIGINAL
 from biasflow.cairo.comparisons import comparison_table
-from biasflow.cairo.outputs import SCORER_BIAS, SELECT_OUTPUTS
+from biasflow.cairo.outputs import SCORER_BIAS, in_folder
 from biasflow.cairo.paraphrase import (
     PARAPHRASE_REJECTION_COLUMNS,
     REASONS,
@@ -72,6 +72,7 @@ from biasflow.tables import (
     PROMPT_COLUMNS,
     SCORE_COLUMNS,
     SCORE_NUMBERS,
+    check_not_inputs,
     concat_tables,
     json_writer,
     read_source,
@@ -174,12 +175,47 @@ def cairo_stats(
     ``outputs`` are the files by role (:data:`biasflow.cairo.outputs.STATS`): ``stats``, ``bias`` and, where
     given, its ``plot``.
     """
-    scorer = settings.scorer
-    stats = sufficient_stats(_scored(continuation_paths, score_paths, scorer))
+    _write_stats(*_stats_tables(_scored(continuation_paths, score_paths, settings.scorer), settings), outputs)
+
+
+def stats_to_directory(
+    *, continuation_paths: Sequence[str], score_paths: Sequence[str], settings: StatsSettings, out_dir: str
+) -> None:
+    """``biasflow cairo-stats``: the statistics step on continuations and scores a user brings, each axis's files
+    under the workflow's names in ``out_dir`` (:func:`biasflow.cairo.outputs.in_folder`).
+
+    The statistics and Eq. 1 of one axis are those of its rows alone (each cell is of one axis),
+    so several axes give each the files the workflow's job of that axis would write.
+    """
+    scored = _scored(continuation_paths, score_paths, settings.scorer)
+    files = {axis: in_folder(out_dir, "stats", axis) for axis in sorted(scored["axis"].unique())}
+    check_not_inputs(
+        {"--out-dir": [path for paths in files.values() for path in paths.values()]},
+        {"--continuations": continuation_paths, "--scores": score_paths},
+    )
+    stats, bias = _stats_tables(scored, settings)
+    for axis, outputs in files.items():
+        if len(files) == 1:
+            _write_stats(stats, bias, outputs)
+        else:
+            _write_stats(
+                stats[stats["axis"] == axis].reset_index(drop=True),
+                bias[bias["axis"] == axis].reset_index(drop=True),
+                outputs,
+            )
+
+
+def _stats_tables(scored: pd.DataFrame, settings: StatsSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The sufficient statistics and complete Eq. 1 of scored continuations, each row naming its scorer."""
+    stats = sufficient_stats(scored)
     bias = complete_bias(stats, settings.normalise)
     for table in (stats, bias):
-        table["scorer"] = scorer
+        table["scorer"] = settings.scorer
         table["subgroups"] = settings.subgroups
+    return stats, bias
+
+
+def _write_stats(stats: pd.DataFrame, bias: pd.DataFrame, outputs: Mapping[str, str]) -> None:
     write_table(stats, outputs["stats"])
     write_table(bias, outputs["bias"])
     if "plot" in outputs:
@@ -461,37 +497,38 @@ def cairo_select(
 def select_to_directory(
     *, stats_paths: Sequence[str], settings: SearchSettings, out_dir: str, pairs: PairChoice | None = None
 ) -> None:
-    """``biasflow cairo-select``: the selection step on statistics a user brings.
+    """``biasflow cairo-select``: the selection step on statistics a user brings; same code path as the rule.
 
-    Writes ``curve.csv`` (``<axis>_curve.csv`` per axis when the tables hold several),
-    ``selection.json``, the per-model bias table ``bias.csv``, the ``pairs`` of models chosen
-    compared (every pair by default; none: no such file), ``comparisons.csv``, and where each
-    model's bias would move, ``variance.csv`` (all axes); same code path as the rule.
-    Everything is computed before anything is written, and the files are renamed into place
-    together, so a failure leaves none of them (and any earlier run's files as they were).
+    Each axis of the statistics gets its own selection, as the workflow's job of that axis
+    makes it, and its tables and summary under the workflow's names in ``out_dir``
+    (:func:`biasflow.cairo.outputs.in_folder`: ``<axis>.csv``, ``<axis>_curve.csv``,
+    ``<axis>_comparisons.csv`` for the ``pairs`` of models chosen compared, every pair by
+    default, none: no such file, ``<axis>_variance.csv`` and ``<axis>.json``). Everything is
+    computed before anything is written, and the files are renamed into place together, so a
+    failure leaves none of them (and any earlier run's files as they were).
     """
     pairs = pairs or PairChoice.every()
     stats = read_stats(stats_paths)
     pairs.check(stats["model"].unique(), "--stats")
-    found = selection_tables(stats, settings, pairs)
-    out = Path(out_dir)
-    names = SELECT_OUTPUTS
-    axes = sorted(found["curve"]["axis"].unique())
-    if len(axes) == 1:
-        curves = {out / names["curve"]: found["curve"]}
-    else:
-        curves = {out / f"{axis}_{names['curve']}": found["curve"][found["curve"]["axis"] == axis] for axis in axes}
-    tables = {
-        **curves,
-        **{out / names[name]: found[name] for name in ("bias", "comparisons", "variance") if found[name] is not None},
-    }
-    writers = {path: table_writer(table, path) for path, table in tables.items()}
-    writers[out / names["summary"]] = json_writer(found["summary"])
+    axes = sorted(stats["axis"].unique())
+    files = {axis: in_folder(out_dir, "select", axis, compares=pairs.compares) for axis in axes}
+    check_not_inputs(
+        {"--out-dir": [path for paths in files.values() for path in paths.values()]}, {"--stats": stats_paths}
+    )
+    writers = {}
+    for axis, outputs in files.items():
+        found = selection_tables(stats if len(axes) == 1 else stats[stats["axis"] == axis], settings, pairs)
+        tables = {"table": found["bias"], "curve": found["curve"], "variance": found["variance"]}
+        if found["comparisons"] is not None:
+            tables["comparisons"] = found["comparisons"]
+        writers.update({outputs[role]: table_writer(table, outputs[role]) for role, table in tables.items()})
+        writers[outputs["summary"]] = json_writer(found["summary"])
     write_together(writers)
 
 
 def selection_tables(stats: pd.DataFrame, settings: SearchSettings, pairs: PairChoice | None = None) -> dict:
-    """The selection's outputs from checked statistics, by :data:`SELECT_OUTPUTS`'s names (the summary a dict).
+    """The selection's outputs from checked statistics: ``curve``, ``bias`` (the table of role ``table``),
+    ``comparisons``, ``variance`` and ``summary`` (a dict).
 
     ``pairs`` chooses the pairs of models compared (every pair by default); with none,
     ``comparisons`` is None.
