@@ -20,8 +20,9 @@ report: "workflow/report/workflow.rst"
 include: "rules/common.smk"
 
 
-# Each configured method's rules (RULE_METHODS): its folder rules/<name>/, its names and lookups (common.smk)
-# first, then its stage files, so a method is its package and its rule folder.
+# Each configured method's rules (RULE_METHODS): its folder, rules/<name>/ or the one an installed package ships
+# (RULE_FOLDERS), its names and lookups (common.smk) first, then its stage files, so a method is its package and its
+# rule folder.
 for _method in RULE_METHODS:
     for _rules in method_rule_files(_method):
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from biasflow import bundled
 from biasflow.config import check_config, read_config_files, resolve_bundled, validate_config
 from biasflow.errors import BiasflowError
-from biasflow.methods import methods
+from biasflow.methods import methods, rule_folder
 from biasflow.model_pairs import PairChoice
 from biasflow.models import job_resources
 from biasflow.power import planner
@@ -52,10 +52,15 @@ POWER_SOURCES = {}
 # several apart (rules/compare.smk).
 COMPARE_PAIRS = {pair.name: pair for pair in compared_pairs(config)}
 COMPARE_SOURCES = {}
-# Every configured method whose rules this workflow holds, in the config's order: rules/<name>/common.smk (its
-# names and lookups) and its stage files beside it, which the Snakefile includes (docs/adding-a-method.md). A method
-# left out of `methods` has no rule file included, so it has no rules at all.
-RULE_METHODS = [name for name in METHODS if (Path(workflow.basedir) / "rules" / name / "common.smk").is_file()]
+# Each configured method's rules are in the folder its declaration names inside its package (a method installed
+# from outside brings its rules), else in rules/<name>/ of this checkout. RULE_METHODS is every configured method
+# with one, in the config's order: its common.smk (its names and lookups) and its stage files, which the Snakefile
+# includes (docs/adding-a-method.md). A method left out of `methods` has no rule file included, so it has no rules.
+try:
+    RULE_FOLDERS = {name: rule_folder(name, Path(workflow.basedir)) for name in METHODS}
+except BiasflowError as exc:
+    sys.exit(f"biasflow error: {exc}")
+RULE_METHODS = [name for name, folder in RULE_FOLDERS.items() if folder is not None]
 
 
 def alternatives(names):
@@ -65,9 +70,9 @@ def alternatives(names):
 
 def method_rule_files(name):
     """The files of a method's folder: its names and lookups (common.smk) first, which its stage files read."""
-    folder = Path(workflow.basedir) / "rules" / name
+    folder = RULE_FOLDERS[name]
     stages = sorted(path.name for path in folder.glob("*.smk") if path.name != "common.smk")
-    return [f"rules/{name}/{stage}" for stage in ["common.smk", *stages]]
+    return [str(folder / stage) for stage in ["common.smk", *stages]]
 
 
 def model_entry(section):
@@ -100,15 +105,17 @@ def when_compared(**named):
     return named if COMPARISONS.compares else {}
 
 
-def step_outputs(outputs, step, **wildcards):
+def step_outputs(outputs, step, captions=None, **wildcards):
     """A rule's ``output:`` (unpacked with **): its step's files by role from the method's outputs module
     (biasflow/<method>/outputs.py), the step's wildcards left as they are unless given, none of those written
-    only for comparisons where comparisons.pairs is none, and each figure or page the module captions
-    (workflow/report/) in the report, under its category."""
+    only for comparisons where comparisons.pairs is none, and each figure or page the module captions in the
+    report, under its category: the caption files in the folder ``captions``, a method installed from outside
+    giving its own (its rule folder), else this checkout's workflow/report/."""
     files = outputs.of_step(step, compares=COMPARISONS.compares, **wildcards)
+    folder = captions or os.path.join(workflow.basedir, "workflow", "report")
     for role, (caption, category) in outputs.CAPTIONS.items():
         if role in files:
-            caption_path = os.path.join(workflow.basedir, "workflow", "report", caption)
+            caption_path = os.path.join(folder, caption)
             files[role] = report(files[role], caption=caption_path, category=category)
     return files
 

@@ -9,7 +9,7 @@ the config schema (:mod:`biasflow.schema`), the config check, the CLI, the power
 report's front page, the public API (:mod:`biasflow.api`) and the rules loop over
 :func:`methods`, so the core names no method, and a fourth one is a package, its declaration,
 its config section's schema and its rules (``docs/adding-a-method.md``), installed from
-anywhere.
+anywhere: a package installed from outside brings its rule files inside it (:func:`rule_folder`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module, resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 from biasflow.errors import BiasflowError
@@ -59,6 +61,10 @@ class Method:
     # "package:file" of the JSON schema of its config section (the key `name`), a YAML file inside that package,
     # which biasflow.schema adds to the core schema; None for a method whose config has no section of its own
     schema: str | None = None
+    # "package:folder" of its rule files, a folder inside that package holding common.smk (its names and lookups) and
+    # its stage files, with their scripts and report captions beside them; the workflow includes them from there.
+    # None: rules/<name>/ of the workflow's checkout, where biasflow's own methods keep theirs (or no rules at all)
+    rules: str | None = None
 
     def part(self, name: str) -> Any:
         """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``), imported."""
@@ -70,12 +76,8 @@ class Method:
             return None
         import yaml
 
-        package, _, file = self.schema.partition(":")
-        try:
-            path = resources.files(package).joinpath(file)
-        except ModuleNotFoundError:
-            path = None
-        if not file or path is None or not path.is_file():
+        path = packaged(self.schema)
+        if path is None or not path.is_file():
             raise BiasflowError(
                 f"method {self.name!r} declares its config schema {self.schema!r}, which names no file; give "
                 '"package:file", a YAML file shipped inside the package (docs/adding-a-method.md, section 4).'
@@ -88,12 +90,44 @@ class Method:
             )
         return section
 
+    def rule_folder(self) -> Path | None:
+        """The folder of its rule files that :attr:`rules` names inside its package (None: it names none)."""
+        if self.rules is None:
+            return None
+        package = self.rules.partition(":")[0]
+        found = packaged(self.rules)
+        if found is None or not found.is_dir():
+            raise BiasflowError(
+                f"method {self.name!r} declares its rules {self.rules!r}, which names no folder of the package "
+                f'{package!r}; give "package:folder", a folder shipped inside the package that holds its common.smk '
+                "and stage files (docs/adding-a-method.md, section 5)."
+            )
+        folder = Path(str(found))
+        if not (folder / "common.smk").is_file():
+            raise BiasflowError(
+                f"method {self.name!r}: its rule folder {self.rules} ({folder}) in the package {package!r} holds no "
+                "common.smk; put the method's names and lookups there, which the workflow includes before its stage "
+                "files (docs/adding-a-method.md, section 5)."
+            )
+        return folder
+
     @staticmethod
     def load(reference: str) -> Any:
         """What a ``"module:name"`` (or ``"module"``) reference names, imported."""
         module, _, attribute = reference.partition(":")
         loaded = import_module(module)
         return getattr(loaded, attribute) if attribute else loaded
+
+
+def packaged(reference: str) -> Traversable | None:
+    """What a ``"package:path"`` reference names inside an importable package (None: no such package or path)."""
+    package, _, inside = reference.partition(":")
+    if not package or not inside:
+        return None
+    try:
+        return resources.files(package).joinpath(inside)
+    except ModuleNotFoundError:
+        return None
 
 
 REGISTRY: Registry[Method] = Registry("method", group="biasflow.methods")
@@ -107,6 +141,17 @@ def method(name: str, where: str = "") -> Method:
 def methods(names: list[str] | None = None) -> list[Method]:
     """The registered methods (in name order), or those of ``names`` (a config's ``methods``) in its order."""
     return [method(name) for name in (REGISTRY.names() if names is None else names)]
+
+
+def rule_folder(name: str, checkout: Path) -> Path | None:
+    """Where the workflow includes method ``name``'s rule files from: the folder its declaration names inside its
+    package, else ``rules/<name>/`` of the workflow's ``checkout`` where that holds a common.smk; None for a method
+    with no rules (it adds no job)."""
+    declared = method(name).rule_folder()
+    if declared is not None:
+        return declared
+    folder = checkout / "rules" / name
+    return folder if (folder / "common.smk").is_file() else None
 
 
 def own_models(config: Config, section: str) -> list[str]:

@@ -4,17 +4,20 @@ three methods changed (issues 31 and 42).
 
 The toy package is written to a temporary folder and registered as an installed package registers its
 method, through an entry point of the ``biasflow.methods`` group. Its schema joins the config schema, so the
-config check, the defaults, the flags and config/README.md's key table know its keys. The workflow's rule file
-is the step this test leaves to the page (it needs a Snakemake run).
+config check, the defaults, the flags and config/README.md's key table know its keys. Its rules ship inside the
+package (its declaration's ``rules``): installed with its distribution's metadata, as `pip install` leaves it, it
+is run and reported by this repository's Snakefile, a real Snakemake run in a process of its own.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
 import textwrap
 from importlib.metadata import EntryPoint
+from pathlib import Path
 
 import pytest
 
@@ -23,11 +26,12 @@ from biasflow.cli import main
 from biasflow.config import check_config, used_model_entries, validate_config
 from biasflow.config_docs import markdown_table
 from biasflow.errors import BiasflowError
-from biasflow.methods import REGISTRY, method
+from biasflow.methods import REGISTRY, method, rule_folder
 from biasflow.power import planner
 from biasflow.registry import Registry
 from biasflow.report_front import front_page
 from biasflow.schema import choices, config_schema, default
+from workflow_helpers import REPO, snakemake, write_config
 
 # The toy method: the share of continuations longer than `toy.min_words` words, per model.
 TOY = {
@@ -50,6 +54,7 @@ TOY = {
             compare="toy_method.compare",
             compare_input=("lengths", "per-model tables of continuation lengths"),
             schema="toy_method:config.schema.yaml",
+            rules="toy_method:rules",
         )
     ''',
     "toy_method/config.schema.yaml": """
@@ -112,6 +117,57 @@ TOY = {
         def plan(sources, settings):
             raise NotImplementedError
     """,
+    "toy_method/outputs.py": """
+        FOLDER = "results/toy/"
+        STEPS = {"summary": ("summary",)}
+        COMPARED = ()
+        CAPTIONS = {"summary": ("summary.rst", "Toy")}
+
+        def of_step(step, *, compares=True):
+            return {role: f"{FOLDER}{role}.csv" for role in STEPS[step]}
+    """,
+    "toy_method/steps.py": """
+        import pandas as pd
+
+        def summary(models, settings, outputs):
+            pd.DataFrame({"model": models, "min_words": settings.min_words}).to_csv(outputs["summary"], index=False)
+    """,
+    # Its rules, shipped inside the package: what rules/common.smk reads of a method, then its one rule, whose
+    # script and caption sit beside it.
+    "toy_method/rules/common.smk": """
+        from biasflow.methods import method
+        from toy_method import outputs as toy_outputs
+        from toy_method.lengths import LengthSettings
+
+        TOY_MODELS = method("toy").evaluated(config)
+        TOY_RULES = method("toy").rule_folder()
+
+        FINAL_JOBS["toy"] = lambda: [(toy_outputs.of_step("summary")["summary"], rules.toy_summary, {})]
+    """,
+    "toy_method/rules/steps.smk": """
+        rule toy_summary:
+            output:
+                **step_outputs(toy_outputs, "summary", captions=TOY_RULES),
+            log:
+                "logs/toy/summary.log",
+            localrule: True
+            params:
+                models=TOY_MODELS,
+                settings=settings_params(LengthSettings),
+            script:
+                "scripts/toy_summary.py"
+    """,
+    "toy_method/rules/scripts/toy_summary.py": """
+        from biasflow.snakemake_adapter import run
+        from toy_method.lengths import LengthSettings
+        from toy_method.steps import summary
+
+        run(
+            lambda sm: summary(sm.params.models, LengthSettings.from_params(sm.params.settings), dict(sm.output)),
+            snakemake,
+        )
+    """,
+    "toy_method/rules/summary.rst": "The toy's models and the words a continuation must exceed.\n",
     "toy_method/compare.py": """
         import pandas as pd
 
@@ -126,13 +182,17 @@ TOY = {
 }
 
 
+def write_toy(root: Path) -> None:
+    for name, text in TOY.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
     """The toy package on the path and registered beside the three methods, as `pip install` would register it."""
-    for name, text in TOY.items():
-        path = tmp_path / name
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(textwrap.dedent(text))
+    write_toy(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     installed = [
         EntryPoint(name=n, value=f"biasflow.{n}.method:METHOD", group="biasflow.methods") for n in REGISTRY.names()
@@ -296,3 +356,88 @@ def test_the_cli_has_the_toys_command_comparison_and_planner(toy, capsys):
         "mean length: candidate b: equivalent to a within ±1 (90% interval -0.5000 to +0.5000, inside −1 to +1)",
     ]
     assert planner("toy").Settings.defaults().min_effect == 0.1
+
+
+def test_the_toys_rules_are_the_folder_its_package_ships_and_the_three_methods_keep_theirs(toy, tmp_path, monkeypatch):
+    assert rule_folder("toy", REPO) == tmp_path / "toy_method" / "rules"
+    assert [rule_folder(name, REPO) for name in ("cairo", "fairpair", "fpr")] == [
+        REPO / "rules" / name for name in ("cairo", "fairpair", "fpr")
+    ]
+    undeclared = dataclasses.replace(method("toy"), rules=None)
+    assert undeclared.rule_folder() is None
+    monkeypatch.setattr(registry_module, "REGISTRY", Registry("method", builtin=[("toy", undeclared)]))
+    checkout = tmp_path / "checkout"
+    assert rule_folder("toy", checkout) is None, "a method with no rule folder anywhere has no rules, as before"
+    (checkout / "rules" / "toy").mkdir(parents=True)
+    (checkout / "rules" / "toy" / "common.smk").write_text("")
+    assert rule_folder("toy", checkout) == checkout / "rules" / "toy", "one declaring none has the checkout's"
+
+
+@pytest.mark.parametrize(
+    ("rules", "message"),
+    [
+        (
+            "toy_method:rulez",
+            "method 'toy' declares its rules 'toy_method:rulez', which names no folder of the package 'toy_method'; "
+            'give "package:folder", a folder shipped inside the package that holds its common.smk and stage files',
+        ),
+        (
+            "toy_mehtod:rules",
+            "method 'toy' declares its rules 'toy_mehtod:rules', which names no folder of the package 'toy_mehtod'",
+        ),
+        (
+            "toy_method:rules/scripts",
+            "method 'toy': its rule folder toy_method:rules/scripts ({folder}) in the package 'toy_method' holds no "
+            "common.smk; put the method's names and lookups there",
+        ),
+    ],
+)
+def test_a_declared_rule_folder_that_is_none_is_named(toy, tmp_path, rules, message):
+    declared = dataclasses.replace(method("toy"), rules=rules)
+    folder = tmp_path / "toy_method" / "rules" / "scripts"
+    with pytest.raises(BiasflowError, match=re.escape(message.format(folder=folder))):
+        declared.rule_folder()
+
+
+def installed_toy(root: Path) -> dict[str, str]:
+    """The toy package written to ``root`` with its distribution's metadata, as `pip install` leaves a package: a
+    process with ``root`` on its path finds the toy's entry point there. The environment for such a process."""
+    write_toy(root)
+    info = root / "toy_method-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-method\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[biasflow.methods]\ntoy = toy_method.method:METHOD\n")
+    path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+    return {"PYTHONPATH": path, "OPENAI_API_KEY": "x"}
+
+
+def write_toy_config(workdir: Path) -> None:
+    config = {"methods": ["toy"], "models": {"b": {"backend": "openai", "model": "served"}}, "toy": {"min_words": 4}}
+    write_config(config, workdir)
+
+
+def test_the_workflow_includes_the_installed_toys_rules_from_its_package(tmp_path):
+    env = installed_toy(tmp_path / "site")
+    write_toy_config(tmp_path / "run")
+    listed = snakemake(tmp_path / "run", "--list-rules", env=env).stdout.split()
+    assert "toy_summary" in listed and not [rule for rule in listed if rule.startswith(("cairo", "fairpair", "fpr"))]
+    (tmp_path / "site" / "toy_method" / "rules" / "common.smk").unlink()
+    refused = snakemake(tmp_path / "run", "--list-rules", env=env, check=False)
+    assert refused.returncode != 0
+    assert "biasflow error: method 'toy': its rule folder toy_method:rules" in refused.stderr
+
+
+@pytest.mark.workflow
+def test_the_installed_toy_runs_and_is_reported(tmp_path):
+    """The real workflow of this checkout runs the toy's rule from its package, writes its table, and reports it."""
+    env = installed_toy(tmp_path / "site")
+    workdir = tmp_path / "run"
+    write_toy_config(workdir)
+    planned = snakemake(workdir, "--dry-run", env=env)
+    assert "toy_summary" in planned.stdout
+    snakemake(workdir, env=env)
+    assert (workdir / "results" / "toy" / "summary.csv").read_text() == "model,min_words\nb,4\n"
+    snakemake(workdir, "--report", "report.html", env=env)
+    page = (workdir / "report.html").read_text()
+    assert "Toy lengths" in page and "Nobody, 2026" in page, "the front page names the toy and cites it"
+    assert "The toy's models and the words a continuation must exceed." in page, "the toy's own caption"
