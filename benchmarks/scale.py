@@ -283,13 +283,20 @@ def _job(name: str, kw: dict) -> dict:
     result: dict = {}
     start = time.perf_counter()
     if name == "prompts":
-        from biasflow.datasets import write_prompts
+        from biasflow.datasets import LoaderSettings, write_prompts
 
         tables = []
         for dataset_axis in kw["axes"]:
             axis = _register_axis(kw["metric"], dataset_axis)
             out = Path(kw["out_dir"]) / f"{kw['metric']}-{dataset_axis}.parquet"
-            write_prompts(data_dir=kw["data_dir"], metric=kw["metric"], axis=axis, loader={}, out=out)
+            settings = LoaderSettings.defaults(subgroup_map=None, options={})
+            write_prompts(
+                data_dir=kw["data_dir"],
+                metric=kw["metric"],
+                axis=axis,
+                settings=settings,
+                outputs={"prompts": str(out)},
+            )
             tables.append(out)
         seconds = time.perf_counter() - start
         result["rows"] = sum(pq.read_metadata(t).num_rows for t in tables)

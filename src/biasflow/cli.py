@@ -330,9 +330,8 @@ def _prompts(args) -> None:
         "options": _json(args.options, "--options") if args.options is not None else None,
     }
     loader = replace(loader, **{key: value for key, value in flags.items() if value is not None})
-    write_prompts(
-        data_dir=data, metric=args.metric, axis=args.axis, settings=loader, out=args.out, summary_out=args.summary
-    )
+    outputs = {"prompts": args.out, **({"summary": args.summary} if args.summary else {})}
+    write_prompts(data_dir=data, metric=args.metric, axis=args.axis, settings=loader, outputs=outputs)
 
 
 def _score(args) -> None:

@@ -87,3 +87,34 @@ def test_the_check_names_a_spelled_path(sample: str):
 def test_the_check_passes_paths_taken_from_the_outputs_module():
     sample = 'rule x:\n    output:\n        **step_outputs(fairpair_outputs, "score"),\n    log:\n        "x.log"\n'
     assert spelled(sample) == []
+
+
+def scripts_of_mapped_rules() -> dict[str, Path]:
+    """Each rule whose ``output:`` is a step's mapping from its method's outputs module, with the script it runs."""
+    scripts = {}
+    for path in WIRING:
+        if path.suffix != ".smk":
+            continue
+        for block in re.split(r"^\s*rule\b", path.read_text(), flags=re.MULTILINE)[1:]:
+            script = re.search(r"workflow/scripts/(\w+\.py)", block)
+            if "**step_outputs(" in block and script:
+                name = block.split(":", 1)[0].strip() or script.group(1)
+                scripts[name] = REPO / "workflow" / "scripts" / script.group(1)
+    return scripts
+
+
+MAPPED = scripts_of_mapped_rules()
+
+
+def test_rules_with_a_steps_mapping_are_found():
+    assert {"original_prompts", "prompt_sets", "score", "neutral_scores", "cairo_select"} <= set(MAPPED)
+
+
+@pytest.mark.parametrize("rule", sorted(MAPPED))
+def test_a_mapped_rules_script_hands_its_outputs_on_whole(rule: str):
+    """The step, not the script, picks its files by role: a script reading ``sm.output.<role>`` names a role a
+    second time."""
+    text = MAPPED[rule].read_text()
+    assert "outputs=dict(sm.output)" in text and not re.search(r"sm\.output\.\w", text), (
+        f"{MAPPED[rule].relative_to(REPO)} (rule {rule}) should pass outputs=dict(sm.output) to its step"
+    )

@@ -49,7 +49,7 @@ def test_an_unswappable_continuation_gets_no_variants_and_keeps_its_raw_neutral_
         lexicon_path=bundled.package_path("identity/lexicon.yaml"),
         axis="religion",
         cache_dir=str(tmp_path),
-        out=str(tmp_path / "v.parquet"),
+        outputs={"variants": str(tmp_path / "v.parquet")},
     )
     variants = pd.read_parquet(tmp_path / "v.parquet")
     by_key = {key: part.set_index("variant") for key, part in variants.groupby("prompt_id")}
@@ -68,7 +68,7 @@ def test_an_unswappable_continuation_gets_no_variants_and_keeps_its_raw_neutral_
     neutral(
         scores_path=str(tmp_path / "s.parquet"),
         variants_path=str(tmp_path / "v.parquet"),
-        out=str(tmp_path / "n.parquet"),
+        outputs={"scores": str(tmp_path / "n.parquet")},
     )
     scores = pd.read_parquet(tmp_path / "n.parquet").set_index("prompt_id")["score"]
     own = raw.set_index("prompt_id")["score"]

@@ -11,7 +11,7 @@ if __name__ == "__main__":
             lexicon_path=sm.input.lexicon,
             axis=sm.wildcards.axis,
             cache_dir=sm.params.cache_dir,
-            out=sm.output.variants,
+            outputs=dict(sm.output),
         ),
         snakemake,
     )

@@ -9,8 +9,7 @@ if __name__ == "__main__":
             metric=sm.wildcards.metric,
             axis=sm.wildcards.axis,
             settings=LoaderSettings.from_params(sm.params.settings),
-            out=sm.output.prompts,
-            summary_out=sm.output.summary,
+            outputs=dict(sm.output),
         ),
         snakemake,
     )

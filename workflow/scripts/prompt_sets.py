@@ -5,7 +5,7 @@ from biasflow.snakemake_adapter import run
 if __name__ == "__main__":
     run(
         lambda sm: prompt_sets(
-            original_path=sm.input.original, paraphrase_paths=list(sm.input.paraphrases), out=sm.output.prompts
+            original_path=sm.input.original, paraphrase_paths=list(sm.input.paraphrases), outputs=dict(sm.output)
         ),
         snakemake,
     )

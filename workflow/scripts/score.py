@@ -9,7 +9,7 @@ if __name__ == "__main__":
             continuations_path=sm.input.continuations,
             settings=ScoringSettings.from_params(sm.params.settings),
             cache_dir=sm.params.cache_dir,
-            out=sm.output.scores,
+            outputs=dict(sm.output),
         ),
         snakemake,
     )

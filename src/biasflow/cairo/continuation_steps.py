@@ -5,7 +5,8 @@ score cache) → with counterfactual rescoring, the scored variants of the conti
 neutral scores (§5.5). CAIRO's ``generate``, ``score``, ``counterfactual`` and ``neutral_scores`` rules call these
 (rules/cairo/); FairPair and the FPR classifiers have steps of their own over the same core
 :class:`~biasflow.generation.CachedGenerator` and scorers. Each step reads its inputs, computes through the library
-and writes its output atomically (:mod:`biasflow.tables`); the Snakemake scripts call them by keyword.
+and writes its output atomically (:mod:`biasflow.tables`); the Snakemake scripts call them by keyword, handing on
+the rule's files by role (:data:`biasflow.cairo.outputs.EARLIER`) whole.
 """
 
 from __future__ import annotations
@@ -76,19 +77,26 @@ def generate(
     )
 
 
-def score(*, continuations_path: str, settings: ScoringSettings, cache_dir: str, out: str) -> None:
-    """Score every continuation of one model, metric and axis (docs/methods.md §5.2)."""
+def score(*, continuations_path: str, settings: ScoringSettings, cache_dir: str, outputs: Mapping[str, str]) -> None:
+    """Score every continuation of one model, metric and axis (docs/methods.md §5.2) into ``outputs["scores"]``."""
     table = read_table(continuations_path, [*CONTINUATION_KEY, "text", "continuation"], "continuation table")
     scored = score_table(table, settings, Path(cache_dir) / "scores")
     scored["scorer"] = settings.scorer
     extra = ["category"] if "category" in scored else []
-    write_table(scored[[*SCORE_COLUMNS, *extra]], out)
+    write_table(scored[[*SCORE_COLUMNS, *extra]], outputs["scores"])
 
 
 def counterfactual(
-    *, continuations_path: str, settings: ScoringSettings, lexicon_path: str, axis: str, cache_dir: str, out: str
+    *,
+    continuations_path: str,
+    settings: ScoringSettings,
+    lexicon_path: str,
+    axis: str,
+    cache_dir: str,
+    outputs: Mapping[str, str],
 ) -> None:
-    """Score every variant of the continuations that name their own subgroup (docs/methods.md §5.5).
+    """Score every variant of the continuations that name their own subgroup (docs/methods.md §5.5) into
+    ``outputs["variants"]``.
 
     The subgroups compared are those of the table the lexicon has words for: each mentioning
     continuation gets a variant per other one and a neutral one.
@@ -98,11 +106,12 @@ def counterfactual(
     )
     lexicon = IdentityLexicon.from_file(lexicon_path).axis(axis)
     variants = variant_table(table, settings, lexicon, lexicon.compared(table["subgroup"]), Path(cache_dir) / "scores")
-    write_table(variants, out)
+    write_table(variants, outputs["variants"])
 
 
-def neutral(*, scores_path: str, variants_path: str, out: str) -> None:
-    """A score table of the neutral scores, labelled ``<scorer>-neutral`` (docs/methods.md §5.5).
+def neutral(*, scores_path: str, variants_path: str, outputs: Mapping[str, str]) -> None:
+    """A score table of the neutral scores, labelled ``<scorer>-neutral``, into ``outputs["scores"]`` (docs/methods.md
+    §5.5).
 
     CAIRO needs a score for every continuation, so one whose group words cannot be swapped
     grammatically keeps its raw score here, and the log counts them.
@@ -115,10 +124,10 @@ def neutral(*, scores_path: str, variants_path: str, out: str) -> None:
         log.warning(
             "neutral scores %s: %d of %d continuations name their group in a form that cannot be swapped "
             "grammatically and keep their raw score (docs/methods.md §5.5).",
-            out,
+            outputs["scores"],
             raw.sum(),
             len(table),
         )
         table.loc[raw, "score"] = scores.loc[raw.to_numpy(), "score"].to_numpy()
     table["scorer"] = table["scorer"] + NEUTRAL_SUFFIX
-    write_table(table, out)
+    write_table(table, outputs["scores"])

@@ -151,16 +151,18 @@ def _check_some_accepted(rejections: pd.DataFrame, name: str) -> None:
         )
 
 
-def prompt_sets(*, original_path: str, paraphrase_paths: Sequence[str], out: str) -> None:
-    """All prompt sets of one metric and axis in one table: ``original`` plus every paraphrase set."""
+def prompt_sets(*, original_path: str, paraphrase_paths: Sequence[str], outputs: Mapping[str, str]) -> None:
+    """All prompt sets of one metric and axis in one table, ``outputs["prompts"]``: ``original`` plus every
+    paraphrase set."""
     frames = [read_table(p, PROMPT_COLUMNS, "prompt table") for p in [original_path, *paraphrase_paths]]
     table = pd.concat(frames, ignore_index=True)
     log.info("prompt sets: %s", table.groupby("promptset").size().to_dict())
-    write_table(table, out)
+    write_table(table, outputs["prompts"])
 
 
-def collect_rejections(*, paths: Sequence[str], out: str) -> None:
-    concat_tables(paths, out, PARAPHRASE_REJECTION_COLUMNS, "rejection table")
+def collect_rejections(*, paths: Sequence[str], outputs: Mapping[str, str]) -> None:
+    """Every paraphraser's rejection counts in one table, ``outputs["table"]`` (docs/methods.md §1.2)."""
+    concat_tables(paths, outputs["table"], PARAPHRASE_REJECTION_COLUMNS, "rejection table")
 
 
 def cairo_stats(

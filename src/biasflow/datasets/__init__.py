@@ -10,6 +10,7 @@ valid/test split and the shared subgroups the same way for all of them.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -157,24 +158,24 @@ def write_prompts(
     metric: str,
     axis: str,
     settings: LoaderSettings,
-    out: str | Path,
-    summary_out: str | Path | None = None,
+    outputs: Mapping[str, str],
 ) -> None:
-    """The prompt table of ``metric`` on ``axis``, written to ``out`` (the ``original_prompts`` step).
+    """The prompt table of ``metric`` on ``axis``, written to ``outputs["prompts"]`` (the ``original_prompts`` step).
 
-    ``summary_out`` gets the summary (prompts per subgroup and split, duplicates dropped).
+    ``outputs["summary"]``, where given, gets the summary (prompts per subgroup and split, duplicates dropped).
     """
     prompts, summary = prompt_table(metric, axis, data_dir, settings)
     counts = ", ".join(f"{row.subgroup} {row.split} {row.n_prompts}" for row in summary.itertuples(index=False))
     log.info("%s %s: %d prompts (%s)", metric, axis, len(prompts), counts)
-    if summary_out is not None:
-        write_table(summary, summary_out)
-    write_table(prompts, out)
+    if "summary" in outputs:
+        write_table(summary, outputs["summary"])
+    write_table(prompts, outputs["prompts"])
 
 
-def combine_summaries(*, paths: list[str], out: str | Path) -> None:
-    """The prompt summaries of every metric and axis in one table (``results/prompts/summary.csv``)."""
-    concat_tables(paths, out, PROMPT_SUMMARY_COLUMNS, "prompt summary")
+def combine_summaries(*, paths: list[str], outputs: Mapping[str, str]) -> None:
+    """The prompt summaries of every metric and axis in one table, ``outputs["table"]`` (the workflow's
+    ``results/prompts/summary.csv``)."""
+    concat_tables(paths, outputs["table"], PROMPT_SUMMARY_COLUMNS, "prompt summary")
 
 
 def download_dataset(metric: str, base_url: str, dest_dir: str | Path) -> list[Path]:
