@@ -13,6 +13,7 @@ from biasflow.errors import BiasflowError
 from biasflow.methods import methods, rule_folder
 from biasflow.model_pairs import PairChoice
 from biasflow.models import job_resources
+from biasflow.power import output as power_output
 from biasflow.power import planner
 from biasflow.report_front import front_page
 from biasflow.verdict_tables import compared_pairs, comparison_settings
@@ -202,7 +203,7 @@ def final_jobs():
     (each method's rule file adds its own to FINAL_JOBS), then each power table, then the verdict tables of the
     config's compare pairs (none without pairs)."""
     jobs = [job for name in METHODS for job in FINAL_JOBS[name]()]
-    jobs += [(f"results/power/{name}.csv", rules.power, {"method": name}) for name in POWER_SOURCES]
+    jobs += [(power_output("table", name), rules.power, {"method": name}) for name in POWER_SOURCES]
     return jobs + compare_jobs()
 
 

@@ -8,8 +8,8 @@ rule power:
     input:
         unpack(power_inputs),
     output:
-        table="results/power/{method}.csv",
-        page=report("results/power/{method}.html", caption="../workflow/report/power.rst", category="Power"),
+        table=power_output("table"),
+        page=report(power_output("page"), caption="../workflow/report/power.rst", category="Power"),
     log:
         "logs/power/{method}.log",
     localrule: True

@@ -368,7 +368,7 @@ def _power(args) -> None:
         method=args.method,
         sources={stem: [path] for stem, path in zip(stems, args.pilot, strict=True)},
         settings=settings.params(),
-        out=args.out,
+        outputs={"table": args.out},
     )
 
 

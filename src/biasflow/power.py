@@ -36,6 +36,8 @@ from biasflow.verdicts import noninferiority_mdd, noninferiority_units, paired_s
 
 log = logging.getLogger("biasflow")
 
+# Each method's power files in the workflow, by role: the table and the report's page of it.
+OUTPUTS = {"table": "results/power/{method}.csv", "page": "results/power/{method}.html"}
 POWER_COLUMNS = [
     "method",
     "model",
@@ -316,12 +318,20 @@ def write_plan(table: pd.DataFrame, method: str, out: str, page: str | None = No
         )
 
 
+def output(role: str, method: str = "{method}") -> str:
+    """The workflow's path of one of a method's power files by its role (:data:`OUTPUTS`)."""
+    return OUTPUTS[role].format(method=method)
+
+
 def plan_sources(
-    *, method: str, sources: Mapping[str, Sequence[str]], settings: Mapping, out: str, page: str | None = None
+    *, method: str, sources: Mapping[str, Sequence[str]], settings: Mapping, outputs: Mapping[str, str]
 ) -> None:
     """The step: ``sources`` (a label, the axis, probe set or model, and its files) → the method's power table.
 
-    ``settings`` are the plain values of the method's ``Settings`` (a rule's params).
+    ``settings`` are the plain values of the method's ``Settings`` (a rule's params); ``outputs`` the files by
+    role (:data:`OUTPUTS`: the ``table``, and the report's ``page`` where given).
     """
     module = planner(method)
-    write_plan(module.plan(sources, module.Settings.from_params(settings)), method, out, page)
+    write_plan(
+        module.plan(sources, module.Settings.from_params(settings)), method, outputs["table"], outputs.get("page")
+    )

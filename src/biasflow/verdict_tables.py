@@ -153,10 +153,10 @@ def write_verdicts(
     settings: Mapping,
     margin: float,
     margin_source: str,
-    table: str,
-    summary: str,
+    outputs: Mapping[str, str],
 ) -> None:
-    """Judge the pair's comparisons of one method and write the rows (``table``) and the markdown summary (``summary``).
+    """Judge the pair's comparisons of one method and write, by role (:data:`OUTPUTS`), the rows (``table``) and the
+    markdown summary (``summary``).
 
     ``comparisons``: each a ``paths`` list (the files the method's ``biasflow compare`` reads),
     the ``baseline`` and ``candidate`` as those files name them (FPR: ``<model>/<classifier>``)
@@ -189,6 +189,7 @@ def write_verdicts(
     verdicts = Verdicts(method_name, baseline, candidate, margin_source, rows, tuple(details))
     listed = "\n".join(f"- {line}" for line in details)  # FPR: the groups whose own gaps differ
     text = verdicts.report("markdown") + (f"\n\n{listed}" if listed else "") + "\n"
+    table, summary = outputs["table"], outputs["summary"]
     write_together({table: table_writer(verdicts.rows, table), summary: text_writer(text)})
 
 

@@ -2,7 +2,8 @@
 
 A rule's ``output:`` is the mapping of ``step_outputs(<method>_outputs, step)`` (rules/common.smk),
 the script hands ``snakemake.output`` on whole and the step writes ``outputs[role]``; so a path
-of ``biasflow/<method>/outputs.py`` written out in a rule file or a workflow script is a second
+of ``biasflow/<method>/outputs.py``, or of the core's own steps (``biasflow/power.py``,
+``biasflow/verdict_tables.py``), written out in a rule file or a workflow script is a second
 place to keep in step, and this test names it.
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from biasflow import power, verdict_tables
 from biasflow.methods import REGISTRY
 from workflow_helpers import REPO
 
@@ -40,18 +42,29 @@ def role_paths(outputs) -> set[str]:
     return paths
 
 
+# The core's own steps' files by role: each method's power table and page, and each compared pair's verdicts.
+CORE = {
+    "power.py": set(power.OUTPUTS.values()),
+    "verdict_tables.py": {verdict_tables.output(role) for role in verdict_tables.OUTPUTS},
+}
 SPELLINGS = {
-    spelling: name
-    for name, outputs in OUTPUTS.items()
-    for path in role_paths(outputs)
+    spelling: owner
+    for owner, paths in [
+        *((f"{name}/outputs.py", role_paths(outputs)) for name, outputs in OUTPUTS.items()),
+        *CORE.items(),
+    ]
+    for path in paths
     # As written in a plain string, and in an f-string with its wildcards' braces doubled.
     for spelling in (path, path.replace("{", "{{").replace("}", "}}"))
 }
+# The one script that reads a role of snakemake.output itself: the download's folder, which the step fills with
+# the dataset's files as its source lays them out (a directory output, no table of a step's roles).
+READS_ITS_OUTPUT = {"download_dataset.py"}
 
 
 def spelled(text: str) -> list[str]:
-    """The outputs modules' paths that ``text`` spells out, each with the method that owns it."""
-    return sorted(f"{spelling} ({SPELLINGS[spelling]}/outputs.py)" for spelling in SPELLINGS if spelling in text)
+    """The outputs modules' paths that ``text`` spells out, each with the module that owns it."""
+    return sorted(f"{spelling} ({SPELLINGS[spelling]})" for spelling in SPELLINGS if spelling in text)
 
 
 def test_every_shipped_method_declares_its_steps_outputs():
@@ -77,6 +90,8 @@ def test_no_rule_or_script_spells_a_roles_path(path: Path):
         'continuations="results/continuations/{model}/{metric}/{axis}.parquet",',
         'scores=f"results/scores/{{scorer}}-neutral/{{model}}/{{metric}}/{{axis}}.parquet",',
         'return [f"results/prompts/original/{metric}/{axis}_summary.csv" for metric in metrics]',
+        'table="results/power/{method}.csv",',
+        'summary="results/compare/{pair}/{method}.md",',
     ],
 )
 def test_the_check_names_a_spelled_path(sample: str):
@@ -118,3 +133,12 @@ def test_a_mapped_rules_script_hands_its_outputs_on_whole(rule: str):
     assert "outputs=dict(sm.output)" in text and not re.search(r"sm\.output\.\w", text), (
         f"{MAPPED[rule].relative_to(REPO)} (rule {rule}) should pass outputs=dict(sm.output) to its step"
     )
+
+
+@pytest.mark.parametrize("script", sorted((REPO / "workflow" / "scripts").glob("*.py")), ids=lambda p: p.name)
+def test_no_script_picks_a_role_of_its_outputs(script: Path):
+    """Every step gets its files as one mapping by role (``outputs=dict(sm.output)``) or, where it writes one set
+    per metric or probe set, as such mappings from its params; no script names a role of ``sm.output`` but the
+    download's (:data:`READS_ITS_OUTPUT`)."""
+    reads = re.search(r"sm\.output\.\w", script.read_text())
+    assert bool(reads) == (script.name in READS_ITS_OUTPUT), f"{script.name} picks a role of sm.output"

@@ -255,8 +255,7 @@ def test_the_step_writes_what_the_command_writes_on_the_same_files(tmp_path, met
         settings=comparison_settings(filled({}), method),
         margin=0.02,
         margin_source=f"compare[].margin.{method}",
-        table=str(table),
-        summary=str(summary),
+        outputs={"table": str(table), "summary": str(summary)},
     )
     expected = by_command(
         method, "stats" if method == "cairo" else "scores", paths, "m0", candidate, 0.02, tmp_path / "command.csv"
@@ -291,8 +290,7 @@ def test_fpr_judges_every_probe_set_and_classifier_of_the_pair_together(tmp_path
         settings=comparison_settings(filled({}), "fpr"),
         margin=0.05,
         margin_source="power.min_effect.fpr",
-        table=str(table),
-        summary=str(summary),
+        outputs={"table": str(table), "summary": str(summary)},
     )
     rows = pd.read_csv(table)
     assert list(rows.columns[:2]) == ["probe", "classifier"] and len(rows) == 8  # 2 probe sets x 2 classifiers x 2

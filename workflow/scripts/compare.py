@@ -12,8 +12,7 @@ if __name__ == "__main__":
             settings=sm.params.settings,
             margin=sm.params.margin["value"],
             margin_source=sm.params.margin["source"],
-            table=sm.output.table,
-            summary=sm.output.summary,
+            outputs=dict(sm.output),
         ),
         snakemake,
     )

@@ -8,8 +8,7 @@ if __name__ == "__main__":
             method=sm.wildcards.method,
             sources=sm.params.sources,
             settings=sm.params.settings,
-            out=sm.output.table,
-            page=sm.output.page,
+            outputs=dict(sm.output),
         ),
         snakemake,
     )

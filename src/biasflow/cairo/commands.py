@@ -207,4 +207,4 @@ def _agreement(args) -> None:
     check_not_inputs({"--out": args.out}, {"--bias": list(tables.values())})
     from biasflow.cairo.steps import scorer_agreement
 
-    scorer_agreement(headline_paths=tables, out=args.out)
+    scorer_agreement(headline_paths=tables, outputs={"table": args.out})

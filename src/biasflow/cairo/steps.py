@@ -296,13 +296,14 @@ def scorer_bias(
     _write_scorer_bias(scored, variants, groups, settings, outputs)
 
 
-def scorer_agreement(*, headline_paths: Mapping[str, str], out: str) -> None:
-    """Kendall's τ between the model rankings of every pair of scorers (§5.6); ``headline_paths`` by run label."""
+def scorer_agreement(*, headline_paths: Mapping[str, str], outputs: Mapping[str, str]) -> None:
+    """Kendall's τ between the model rankings of every pair of scorers (§5.6), into ``outputs["table"]``;
+    ``headline_paths`` by run label."""
     tables = {
         label: read_table(path, headline.HEADLINE_COLUMNS, "CAIRO headline table")
         for label, path in headline_paths.items()
     }
-    write_table(agreement_table(tables), out)
+    write_table(agreement_table(tables), outputs["table"])
 
 
 def scorer_bias_to_directory(
