@@ -318,9 +318,9 @@ def write_plan(table: pd.DataFrame, method: str, out: str, page: str | None = No
         )
 
 
-def output(role: str, method: str = "{method}") -> str:
-    """The workflow's path of one of a method's power files by its role (:data:`OUTPUTS`)."""
-    return OUTPUTS[role].format(method=method)
+def output(role: str, method_name: str = "{method}") -> str:
+    """The workflow's path of one of a method's power files by its role (:data:`OUTPUTS`; the wildcard by default)."""
+    return OUTPUTS[role].format(method=method_name)
 
 
 def plan_sources(
