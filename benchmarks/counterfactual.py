@@ -28,9 +28,10 @@ import pandas as pd
 import yaml
 
 from biasflow import bundled
+from biasflow.cairo.scorer_runs import scoring_settings
 from biasflow.scorers.counterfactual import cost_multiplier, variant_table
 from biasflow.scorers.identity_lexicon import UNSWAPPABLE, IdentityLexicon
-from biasflow.scorers.table import ScoringSettings, score_table
+from biasflow.scorers.table import score_table
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -38,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 def measure(results: Path) -> list[dict]:
     """One row per continuation table: texts, mentioning texts, variants, and the two scoring times."""
     lexicon = IdentityLexicon.from_file(bundled.package_path("identity/lexicon.yaml"))
-    settings = ScoringSettings.defaults(scorer="profanity", options={})
+    settings = scoring_settings(scorer="profanity")
     paths = sorted((results / "continuations").glob("*/*/*.parquet"))
     if not paths:
         raise SystemExit(f"no continuation tables under {results}/continuations: run `make demo` first.")
@@ -79,8 +80,9 @@ def projection(rows: list[dict], paper: dict) -> list[dict]:
     measured = pd.DataFrame(rows)
     share = (measured.groupby("metric")["mentioning"].sum() / measured.groupby("metric")["texts"].sum()).to_dict()
     out = []
-    for axis, metrics in paper["axes"].items():
-        groups = len({label for mapping in paper["subgroup_map"][axis].values() for label in mapping.values()})
+    section = paper["cairo"]
+    for axis, metrics in section["axes"].items():
+        groups = len({label for mapping in section["subgroup_map"][axis].values() for label in mapping.values()})
         for metric in metrics:
             if metric in share:
                 out.append(

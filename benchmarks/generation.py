@@ -39,7 +39,7 @@ JSON_MARK = "BIASFLOW-BENCHMARK "
 
 def prompts(n: int) -> list[str]:
     """``n`` prompts from the bundled BOLD and HONEST sets, cycled."""
-    from biasflow.datasets import load_prompts
+    from biasflow.cairo.datasets import load_prompts
 
     data = REPO / "src" / "biasflow" / "data" / "datasets"
     texts = [

@@ -398,9 +398,9 @@ def measure_official(clone: Clone) -> dict:
     config = clone.config()
     return {
         "seconds": seconds,
-        "per_subgroup": overlay["prompts"]["per_subgroup"],
+        "per_subgroup": overlay["cairo"]["prompts"]["per_subgroup"],
         "original_prompts": original,
-        "paraphrase_seeds": len(config["paraphrase"]["seeds"]),
+        "paraphrase_seeds": len(config["cairo"]["paraphrase"]["seeds"]),
         "systems": len(config["models"]),
     }
 

@@ -13,7 +13,7 @@ HolisticBias v1.0's thirteen axes with enough descriptors, nouns and templates f
 460,000 sentences.
 
 Part ``prompts``: the prompt table of every BOLD domain and every HolisticBias axis, built by
-:func:`biasflow.datasets.write_prompts` (the ``original_prompts`` step: read, build, ids,
+:func:`biasflow.cairo.datasets.write_prompts` (the ``original_prompts`` step: read, build, ids,
 split, sort, write parquet). The workflow reads three axes of each; the others are
 registered in the measuring process only, so they run through the same code. Baseline
 (``floor``): parsing the same files with ``json.load`` and building the prompt strings with
@@ -255,8 +255,8 @@ def _peak_rss_mib() -> float:
 
 def _register_axis(metric: str, dataset_axis: str) -> str:
     """The axis name to build ``dataset_axis`` under; registers it in this process if the workflow lacks it."""
-    from biasflow import datasets
-    from biasflow.datasets import bold, holisticbias
+    from biasflow.cairo import datasets
+    from biasflow.cairo.datasets import bold, holisticbias
 
     axis = WORKFLOW_AXES.get((metric, dataset_axis))
     if axis is not None:
@@ -276,14 +276,14 @@ def _job(name: str, kw: dict) -> dict:
     import pandas as pd  # imported before the job, so that ``imports`` counts it
     import pyarrow.parquet as pq
 
-    import biasflow.datasets  # noqa: F401
+    import biasflow.cairo.datasets  # noqa: F401
     from biasflow.cache import ShardCache
 
     imports = _peak_rss_mib()
     result: dict = {}
     start = time.perf_counter()
     if name == "prompts":
-        from biasflow.datasets import LoaderSettings, write_prompts
+        from biasflow.cairo.datasets import LoaderSettings, write_prompts
 
         tables = []
         for dataset_axis in kw["axes"]:

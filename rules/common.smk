@@ -27,7 +27,9 @@ if bundled.foreign_code(workflow.basedir):
 
 try:
     read_config_files(workflow.configfiles)  # each file read strictly: a key given twice stops here
-    validate_config(config)
+    # A key a method's section now holds, given at the top level as configs once did, is read there with a note.
+    for note in validate_config(config):
+        print(f"biasflow note: {note}", file=sys.stderr)
     resolve_bundled(config, DATA_ROOT)
     # `snakemake --lint` does not check the environment (Snakemake's check_envvars is off
     # then), so it works before the packaged models are installed or an API key is set.

@@ -22,3 +22,11 @@ def make_spec(
     """The spec of a model entry with ``entry``'s keys; ``decoding`` replaces the default decoding."""
     spec = model_spec(name, {"backend": backend, "model": model, **entry})
     return spec if decoding is None else replace(spec, decoding=decoding)
+
+
+def make_scorer(name: str, **options):
+    """A scorer built as a CAIRO score job builds it: the schema's ``cairo.scoring`` defaults, ``options`` replacing
+    some (the core's ``get_scorer`` takes every option of the scorer from its caller)."""
+    from biasflow.cairo.scorer_runs import scoring_settings
+
+    return scoring_settings(scorer=name, **options).build()

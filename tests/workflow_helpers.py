@@ -23,22 +23,27 @@ def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False)
     """
     config = {
         "cache_dir": str(workdir / "cache"),
-        "axes": {"gender": ["BOLD", "HolisticBias", "HONEST"]},
-        "subgroups": "unified",
-        "subgroup_map": {
-            "gender": {
-                "BOLD": {"American_actresses": "female", "American_actors": "male"},
-                "HolisticBias": {"female": "female", "male": "male"},
-                "HONEST": {"female": "female", "male": "male"},
-            }
-        },
-        # Random tiny models never keep identity terms; relax validation so paraphrase sets exist.
-        "paraphrase": {
-            "seeds": [0],
-            "max_attempts": 2,
-            "keep_identity_term": False,
-            "min_ratio": 0.2,
-            "max_ratio": 5.0,
+        "cairo": {
+            "axes": {"gender": ["BOLD", "HolisticBias", "HONEST"]},
+            "subgroups": "unified",
+            "subgroup_map": {
+                "gender": {
+                    "BOLD": {"American_actresses": "female", "American_actors": "male"},
+                    "HolisticBias": {"female": "female", "male": "male"},
+                    "HONEST": {"female": "female", "male": "male"},
+                }
+            },
+            # Random tiny models never keep identity terms; relax validation so paraphrase sets exist.
+            "paraphrase": {
+                "seeds": [0],
+                "max_attempts": 2,
+                "keep_identity_term": False,
+                "min_ratio": 0.2,
+                "max_ratio": 5.0,
+            },
+            "generation": {"seeds": [0, 1], "samples": 2},
+            "scoring": {"scorer": "profanity"},
+            "selection": {"max_sets": 3, "permutations": 50},
         },
         "paraphrasers": {
             "tinychat": {"model": str(models["tiny-chat"]), "chat": True, "decoding": {"max_new_tokens": 12}},
@@ -53,9 +58,6 @@ def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False)
             },
             "b-t1.0": {"model": str(models["tiny-b"]), "threads": 1, "decoding": {"max_new_tokens": 6}},
         },
-        "generation": {"seeds": [0, 1], "samples": 2},
-        "scoring": {"scorer": "profanity"},
-        "selection": {"max_sets": 3, "permutations": 50},
         "fairpair": {
             "occupations": ["doctor", "nurse", "engineer", "teacher"],
             "samples": 3,
@@ -79,8 +81,8 @@ def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False)
     if own_files:
         shutil.copytree(REPO / "src" / "biasflow" / "data", workdir / "data")
         (workdir / "data" / "occupations.txt").write_text("\n".join(config["fairpair"].pop("occupations")) + "\n")
-        config["datasets"] = {m: {"path": f"data/datasets/{m}"} for m in ("BOLD", "HolisticBias", "HONEST")}
-        config["paraphrase"]["templates"] = "data/paraphrase"
+        config["cairo"]["datasets"] = {m: {"path": f"data/datasets/{m}"} for m in ("BOLD", "HolisticBias", "HONEST")}
+        config["cairo"]["paraphrase"]["templates"] = "data/paraphrase"
         config["fairpair"].update(occupations_file="data/occupations.txt")
         config["fairpair"]["perturbation"] = {
             "swaps": "data/fairpair/swaps.yaml",
@@ -94,13 +96,15 @@ def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False)
 
 def embedded_config() -> dict:
     """config/config.yaml as written, each top-level section it leaves to the schema filled with the schema's
-    default (the file sets only what differs from them), so a test can change a key of any section."""
+    default, and each key it leaves out of CAIRO's section (the file sets only what differs from them), so a test
+    can change a key of any section."""
     from biasflow.schema import config_schema, default
 
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     for key, node in config_schema()["properties"].items():
         if key not in config and "default" in node:
             config[key] = default(key)
+    config["cairo"] = {**default("cairo"), **config["cairo"]}
     return config
 
 

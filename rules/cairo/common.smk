@@ -9,21 +9,23 @@ from biasflow.cairo.scorer_bias import ScorerBiasSettings
 from biasflow.cairo.scorer_runs import counterfactual, run_scorers
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import StatsSettings
-from biasflow.config import dataset_dir, loader_settings, used_metrics
-from biasflow.datasets import needed_files
-from biasflow.generation import GenerationSettings
+from biasflow.cairo.datasets.sources import dataset_dir, loader_settings, used_metrics
+from biasflow.cairo.datasets import needed_files
+from biasflow.cairo.continuations import GenerationSettings
 from biasflow.scorers import scorer_class
 from biasflow.scorers.table import ScoringSettings
 
-AXES = list(config["axes"]) if "cairo" in METHODS else []
+# CAIRO's config section (its axes, prompts, paraphrasing, generation, scoring and selection settings).
+CAIRO = config["cairo"]
+AXES = list(CAIRO["axes"]) if "cairo" in METHODS else []
 PARAPHRASERS = list(config["paraphrasers"]) if "cairo" in METHODS else []
-SCORER = config["scoring"]["scorer"]
-SCORERS = run_scorers(config["scoring"])
-COUNTERFACTUAL = counterfactual(config["scoring"]) and bool(AXES)
-# CAIRO runs once per label (a scorer, or its neutral scores with scoring.neutralise): the headline
+SCORER = CAIRO["scoring"]["scorer"]
+SCORERS = run_scorers(CAIRO["scoring"])
+COUNTERFACTUAL = counterfactual(CAIRO["scoring"]) and bool(AXES)
+# CAIRO runs once per label (a scorer, or its neutral scores with cairo.scoring.neutralise): the headline
 # one writes results/cairo/, each other one results/cairo/scorers/<label>/ (docs/methods.md §5.5-5.6).
-LABELS = [label for s in SCORERS for label in ([s, f"{s}{NEUTRAL_SUFFIX}"] if config["scoring"]["neutralise"] else [s])]
-HEADLINE = f"{SCORER}{NEUTRAL_SUFFIX}" if config["scoring"]["neutralise"] else SCORER
+LABELS = [label for s in SCORERS for label in ([s, f"{s}{NEUTRAL_SUFFIX}"] if CAIRO["scoring"]["neutralise"] else [s])]
+HEADLINE = f"{SCORER}{NEUTRAL_SUFFIX}" if CAIRO["scoring"]["neutralise"] else SCORER
 SIDE_LABELS = [label for label in LABELS if label != HEADLINE]
 RUNS = ["", *(f"scorers/{label}/" for label in SIDE_LABELS)]
 
@@ -37,7 +39,7 @@ wildcard_constraints:
 
 
 def metrics_of(axis):
-    return config["axes"][axis]
+    return CAIRO["axes"][axis]
 
 
 def data_dir(wildcards):
@@ -46,7 +48,7 @@ def data_dir(wildcards):
 
 def dataset_inputs(wildcards):
     """The files the metric reads for the axis (so editing one reruns its prompts), or the download rule's folder."""
-    source = config["datasets"][wildcards.metric]
+    source = CAIRO["datasets"][wildcards.metric]
     if not source["path"]:
         return [data_dir(wildcards)]
     return [
@@ -55,7 +57,7 @@ def dataset_inputs(wildcards):
 
 
 def dataset_url(wildcards):
-    return config["datasets"][wildcards.metric]["url"]
+    return CAIRO["datasets"][wildcards.metric]["url"]
 
 
 def loader_params(wildcards):
@@ -117,17 +119,17 @@ def rejection_tables(wildcards):
 
 def scorer_files(wildcards):
     """Files a score depends on besides the continuations (a lexicon, a checkpoint), so editing one reruns scoring."""
-    return [config["scoring"][key] for key in scorer_class(wildcards.scorer).files if config["scoring"][key]]
+    return [CAIRO["scoring"][key] for key in scorer_class(wildcards.scorer).files if CAIRO["scoring"][key]]
 
 
 def scoring_params(wildcards):
     """The settings of one scorer's jobs: its own options only."""
-    return ScoringSettings.of({**config["scoring"], "scorer": wildcards.scorer}).params()
+    return ScoringSettings.of({**CAIRO["scoring"], "scorer": wildcards.scorer}).params()
 
 
 def score_gpu(wildcards):
     """Score jobs request a GPU only when told to run on one (device: auto uses one where there is one)."""
-    return int(wildcards.scorer == "detoxify-unbiased" and config["scoring"]["device"] == "cuda")
+    return int(wildcards.scorer == "detoxify-unbiased" and CAIRO["scoring"]["device"] == "cuda")
 
 
 def label_of(run):

@@ -27,7 +27,7 @@ rule score:
 rule counterfactual:
     input:
         continuations=cairo_outputs.of_step("generate")["continuations"],
-        lexicon=config["scoring"]["identity_lexicon"],
+        lexicon=CAIRO["scoring"]["identity_lexicon"],
         files=scorer_files,
     output:
         **step_outputs(cairo_outputs, "counterfactual"),

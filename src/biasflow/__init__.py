@@ -5,7 +5,7 @@ together. Heavy dependencies (torch, transformers, vLLM) are imported lazily ins
 modules that need them, so ``import biasflow`` stays cheap.
 
 From Python, ``biasflow.<function>`` is the public API (:mod:`biasflow.api`), listed in
-``__all__``: score a table (``score``), CAIRO's statistics, Eq. 1 bias and selection
+``__all__``: CAIRO's scoring of a table (``score``), statistics, Eq. 1 bias and selection
 (``cairo_statistics``, ``cairo_bias``, ``cairo_select``), a scorer's own bias
 (``scorer_bias``), FairPair's scores (``fairpair_scores``), probe sentences and FPR gaps
 (``probe_sentences``, ``fpr_gaps``), paired comparisons of two models (``compare``) and

@@ -1,6 +1,6 @@
 """The public Python API: what a notebook calls, re-exported as ``biasflow.<name>``.
 
-The core's own functions are here (scoring a table, comparing two models, planning a
+The core's own functions are here (comparing two models, planning a
 study); each method adds its own through its declaration's ``api`` (:mod:`biasflow.methods`),
 so ``biasflow.fpr_gaps`` is found without the core naming a method. The conventions every
 public function keeps (the package docstring, :mod:`biasflow`, states them for users):
@@ -34,12 +34,11 @@ import pandas as pd
 from biasflow.errors import BiasflowError, check_keywords
 from biasflow.methods import method, methods
 from biasflow.power import PowerSettings
-from biasflow.scorers.table import ScoringSettings
 from biasflow.settings import StepSettings
 from biasflow.verdicts import Verdicts
 
 # The core's public functions; the methods' come from their declarations.
-CORE = ("score", "compare", "plan_power")
+CORE = ("compare", "plan_power")
 # A table as compare and plan_power take it: a DataFrame a notebook holds (the documented form), or, as before,
 # the path of a file the workflow wrote, read where the commands read theirs.
 Table: TypeAlias = pd.DataFrame | str | os.PathLike[str]
@@ -156,75 +155,6 @@ def loaded_config(config: ConfigArg) -> dict[str, Any] | None:
     if isinstance(config, Mapping):
         return settings_config(config)
     return load_settings(config if isinstance(config, (str, os.PathLike)) else list(config))
-
-
-def scorer_options() -> dict[str, str]:
-    """Every scorer's own settings (``lexicon``, ``device``, ...), each with its config key."""
-    from biasflow.scorers import SCORERS, scorer_class
-
-    return {option: f"{ScoringSettings.section}.{option}" for name in SCORERS for option in scorer_class(name).options}
-
-
-@schema_keywords(ScoringSettings, scorer_options())
-def score(
-    table: pd.DataFrame,
-    *,
-    scorer: str = SCHEMA,
-    score_text: str = SCHEMA,
-    batch_size: int | None = SCHEMA,
-    device: str = SCHEMA,
-    checkpoint: str | None = SCHEMA,
-    huggingface_config: str | None = SCHEMA,
-    lexicon: str | None = SCHEMA,
-    lowercase: bool = SCHEMA,
-    config: ConfigArg = None,
-) -> pd.DataFrame:
-    """Score every row's continuation, as the workflow's score step does.
-
-    Every setting defaults to the schema's ``scoring`` key of its name, or to ``config``'s
-    where ``config`` is given; a keyword given beats both.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        One row per continuation, its text in ``continuation`` (and the prompt in ``text``
-        where ``score_text`` is ``prompt+continuation``); every other column is kept.
-    scorer : str
-        ``profanity`` (offline toxicity proxy), ``detoxify-unbiased`` (the CAIRO paper's
-        classifier), ``vader`` (sentiment) or ``honest`` (HurtLex; give ``lexicon=``).
-    score_text : str
-        ``continuation``, or ``prompt+continuation`` (lower-cased, as the CAIRO reference code
-        scored).
-    batch_size : int or None
-        Texts per batch (None: sized for the scorer and device).
-    device, checkpoint, huggingface_config : str or None
-        ``detoxify-unbiased``'s device and model files (config/README.md, ``scoring``).
-    lexicon : str or None
-        ``honest``'s HurtLex file.
-    lowercase : bool
-        ``honest``: lower-case the text before matching.
-    config : mapping or path, optional
-        Any part of a workflow config (``{"scoring": {"scorer": "vader"}}``), or its YAML file(s).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``table`` with ``score`` added (and ``category`` for ``honest``).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> import biasflow
-    >>> mine = pd.DataFrame({"model": ["m1", "m1"], "continuation": ["was kind to everyone.", "is a damn idiot."]})
-    >>> biasflow.score(mine, scorer="profanity")[["continuation", "score"]].round(2)
-                continuation  score
-    0  was kind to everyone.   0.03
-    1       is a damn idiot.   1.00
-    """
-    from biasflow.scorers.table import score_table
-
-    # ScoringSettings.of takes the scoring section's keys, which the keywords are, and keeps the scorer's own.
-    return score_table(table, ScoringSettings.of(locals()), cache_dir=None)
 
 
 @schema_keywords()

@@ -12,7 +12,6 @@ import argparse
 import dataclasses
 import logging
 import sys
-from dataclasses import replace
 
 from biasflow import __version__
 from biasflow.errors import BiasflowError
@@ -21,9 +20,6 @@ from biasflow.methods import method, methods
 from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import check_flags, default, flag
 from biasflow.verdicts import FAIL_ON, FORMATS
-
-# The scoring section's keys a command takes as flags (``score``, and ``scorer-bias`` of CAIRO).
-SCORING_FLAGS = ("lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config")
 
 
 class ExampleFormatter(argparse.HelpFormatter):
@@ -98,8 +94,6 @@ def scorer_help() -> str:
 
 
 def _register_core(commands) -> None:
-    from biasflow.datasets import AXES, METRICS
-
     check = commands.add_parser(
         "check-config",
         help="validate a workflow config without running anything",
@@ -111,54 +105,6 @@ def _register_core(commands) -> None:
     )
     check.add_argument("config", nargs="+", help="YAML config file(s), in --configfile order")
     check.set_defaults(run=_check_config)
-
-    prompts = commands.add_parser(
-        "prompts",
-        help="build the prompt table of one metric and axis",
-        description="Build the prompt table of one metric and axis from its files, as the original_prompts step "
-        "does. Settings come from --config (any part of a workflow config; no models needed) and the flags, the "
-        "flags winning. Without --config the subgroups keep their own labels unless --map names them; with it, "
-        "subgroups and subgroup_map decide.",
-        **example(
-            "biasflow prompts --config config/config.yaml --metric BOLD --axis religion --data path/to/prompts "
-            "--out p.parquet --summary s.csv"
-        ),
-    )
-    prompts.add_argument("--metric", required=True, help=one_of(METRICS))
-    prompts.add_argument("--axis", required=True, help=one_of(AXES))
-    prompts.add_argument("--data", help="folder with the metric's official files (default: the config's datasets path)")
-    flag(prompts, "--valid-fraction", "valid_fraction")
-    prompts.add_argument(
-        "--map",
-        action="append",
-        metavar="NATIVE=SHARED",
-        help="subgroup map entry; repeat it (unmapped subgroups are dropped)",
-    )
-    prompts.add_argument(
-        "--options", metavar="JSON", help='loader options, e.g. \'{"sets": {"gender": ["binary"]}}\' for HONEST'
-    )
-    flag(prompts, "--per-subgroup", "prompts.per_subgroup")
-    flag(prompts, "--seed", "prompts.seed")
-    prompts.add_argument("--out", required=True, help="output table (.parquet, .csv or .tsv)")
-    prompts.add_argument("--summary", help="also write the summary: prompts per subgroup and split (.csv)")
-    config_flag(prompts, also="subgroups, subgroup_map and datasets")
-    prompts.set_defaults(run=_prompts)
-
-    score = commands.add_parser(
-        "score",
-        help="score a table of continuations you bring (CSV or parquet with a continuation column)",
-        description="Score every row's continuation with one scorer, as the workflow's score step does; the output "
-        "keeps every input column and adds score (and category, for honest).",
-        **example("biasflow score --scorer profanity --continuations mine.csv --out scored.csv"),
-    )
-    score.add_argument("--scorer", required=True, help=scorer_help())
-    score.add_argument("--continuations", required=True, help="table with a continuation column (.csv, .tsv, .parquet)")
-    score.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
-    for key in SCORING_FLAGS:
-        flag(score, f"--{key.replace('_', '-')}", f"scoring.{key}")
-    score.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
-    config_flag(score)
-    score.set_defaults(run=_score)
 
     power = commands.add_parser(
         "power",
@@ -304,49 +250,6 @@ def _check_config(args) -> None:
     print(f"{', '.join(args.config)}: ok")
 
 
-def _prompts(args) -> None:
-    from biasflow.tables import check_output_path
-
-    check_output_path(args.out, "--out")
-    if args.summary:
-        check_output_path(args.summary, "--summary")
-    from biasflow.config import dataset_dir, loader_settings
-    from biasflow.datasets import LoaderSettings, write_prompts
-
-    loader = LoaderSettings.defaults(subgroup_map=None, options={})
-    data = args.data
-    if args.config:
-        loader = loader_settings(args.settings, args.metric, args.axis)
-        data = data or dataset_dir(args.settings, args.metric)
-    if data is None:
-        raise BiasflowError(
-            "biasflow prompts needs --data (the metric's folder) or --config with datasets.<metric>.path."
-        )
-    flags = {
-        "valid_fraction": args.valid_fraction,
-        "per_subgroup": args.per_subgroup,
-        "sample_seed": args.seed,
-        "subgroup_map": dict(_pair(entry) for entry in args.map) if args.map else None,
-        "options": _json(args.options, "--options") if args.options is not None else None,
-    }
-    loader = replace(loader, **{key: value for key, value in flags.items() if value is not None})
-    outputs = {"prompts": args.out, **({"summary": args.summary} if args.summary else {})}
-    write_prompts(data_dir=data, metric=args.metric, axis=args.axis, settings=loader, outputs=outputs)
-
-
-def _score(args) -> None:
-    from biasflow.tables import check_not_inputs, check_output_dir, check_output_path
-
-    check_output_path(args.out, "--out")
-    check_not_inputs({"--out": args.out}, {"--continuations": args.continuations})
-    if args.cache_dir:
-        check_output_dir(args.cache_dir, "--cache-dir")
-    from biasflow.scorers.table import ScoringSettings, score_user_table
-
-    settings = ScoringSettings.of({"scorer": args.scorer, **{key: getattr(args, key) for key in SCORING_FLAGS}})
-    score_user_table(continuations_path=args.continuations, settings=settings, cache_dir=args.cache_dir, out=args.out)
-
-
 def _power(args) -> None:
     from pathlib import Path
 
@@ -370,24 +273,6 @@ def _power(args) -> None:
         settings=settings.params(),
         outputs={"table": args.out},
     )
-
-
-def _pair(entry: str) -> tuple[str, str]:
-    native, sep, shared = entry.partition("=")
-    if not sep or not native or not shared:
-        raise BiasflowError(f"--map takes NATIVE=SHARED (say American_actresses=female), got {entry!r}.")
-    return native, shared
-
-
-def _json(text: str, flag: str):
-    import json
-
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BiasflowError(
-            f'{flag} is not valid JSON ({exc}); write it like \'{{"sets": {{"gender": ["binary"]}}}}\'.'
-        ) from exc
 
 
 if __name__ == "__main__":

@@ -12,10 +12,10 @@ command call all three.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from biasflow import bundled
-from biasflow.datasets import LoaderSettings
 from biasflow.errors import BiasflowError, did_you_mean
 from biasflow.methods import methods
 from biasflow.model_pairs import BASELINE, PairChoice
@@ -23,6 +23,8 @@ from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.schema import config_schema, filling_validator
 from biasflow.verdict_tables import check_pairs
+
+log = logging.getLogger("biasflow")
 
 # The core's maps whose names become parts of result paths (each method declares its own).
 NAMED = (("models",), ("paraphrasers",))
@@ -107,44 +109,16 @@ def used_model_entries(config: dict) -> list[tuple[str, str]]:
     return list(dict.fromkeys(entry for method in methods(config["methods"]) for entry in method.loads(config)))
 
 
-def loader_settings(config: dict, metric: str, axis: str) -> LoaderSettings:
-    """What the prompt loader of one metric and axis depends on (and nothing else)."""
-    subgroup_map = None
-    if config["subgroups"] == "unified":
-        subgroup_map = config["subgroup_map"].get(axis, {}).get(metric)
-        if subgroup_map is None:
-            raise BiasflowError(
-                f"config subgroup_map has no map for {metric} on axis {axis}; add subgroup_map.{axis}.{metric} "
-                "(native label: shared label), or set subgroups: native."
-            )
-    return LoaderSettings.from_config(config, subgroup_map=subgroup_map, options=config["datasets"][metric]["options"])
-
-
-def used_metrics(config: dict) -> list[str]:
-    return sorted({m for metrics in config["axes"].values() for m in metrics})
-
-
-def dataset_dir(config: dict, metric: str) -> str:
-    """The directory a metric's files are read from: its ``path``, else the download target of its ``url``.
-
-    :func:`resolve_bundled` gives every metric that names neither its bundled set.
-    """
-    source = config["datasets"][metric]
-    if source["path"]:
-        return source["path"]
-    return f"data/downloads/{metric}"
-
-
 def resolve_bundled(config: dict, root: str | Path | None = None) -> dict:
     """Turn every ``bundled:<name>`` of a validated config into a path under ``root`` (in place; returns it).
 
     ``root`` is the data folder files are read from (:mod:`biasflow.bundled`: the checkout's
-    for the workflow, the installed package's by default). A metric with neither ``path`` nor
-    ``url`` reads its bundled prompt set.
+    for the workflow, the installed package's by default). Each method first fills what its
+    schema cannot default (:attr:`biasflow.methods.Method.fill`: CAIRO's metrics with neither
+    ``path`` nor ``url`` read their bundled prompt sets).
     """
-    for metric, source in config["datasets"].items():
-        if not source["path"] and not source["url"]:
-            source["path"] = f"{bundled.PREFIX}datasets/{metric}"
+    for method in methods():
+        method.fill(config)
 
     def walk(node):
         if isinstance(node, dict):
@@ -170,13 +144,13 @@ def load_config(paths) -> tuple[dict, list[str]]:
     """Read YAML configs as ``--configfile`` merges them, validate (filling defaults), resolve bundled files, check.
 
     ``paths`` is one file or several, later ones overriding earlier ones key by key, as
-    Snakemake merges ``--configfile a.yaml b.yaml``. Returns the config and the check's
-    warnings.
+    Snakemake merges ``--configfile a.yaml b.yaml``. Returns the config, and the notes of
+    keys moved into a method's section (:func:`lift_moved_keys`) with the check's warnings.
     """
     config = read_config_files([paths] if isinstance(paths, (str, Path)) else list(paths))
-    validate_config(config)
+    notes = validate_config(config)
     resolve_bundled(config)
-    return config, check_config(config)
+    return config, notes + check_config(config)
 
 
 def load_settings(paths) -> dict:
@@ -201,7 +175,8 @@ def settings_config(config) -> dict:
     import copy
 
     config = copy.deepcopy(dict(config))
-    validate_config(config, workflow=False)
+    for note in validate_config(config, workflow=False):
+        log.warning("biasflow note: %s", note)
     return resolve_bundled(config)
 
 
@@ -270,8 +245,40 @@ def _merge(base: dict, overlay: dict) -> None:
             base[key] = value
 
 
-def validate_config(config: dict, *, workflow: bool = True) -> None:
-    """Check ``config`` against the schema and fill in its defaults (in place).
+def lift_moved_keys(config: dict) -> list[str]:
+    """Move the top-level keys a method's section now holds into that section (in place); a note naming them.
+
+    A config written before a method's keys became its section (CAIRO's ``axes``, ``selection``,
+    ... before ``cairo:``, :attr:`biasflow.methods.Method.moved_keys`) still runs: each such key
+    is merged into the section key by key, over what the section gives, since stacked files
+    (``--configfile config/config.yaml mine.yaml``) reach biasflow merged and the old-layout
+    file is the user's overlay on the shipped one. The note names the new place of each.
+    """
+    notes = []
+    for method in methods():
+        moved = [key for key in method.moved_keys if key in config]
+        section = config.setdefault(method.name, {}) if moved else None
+        if not isinstance(section, dict):
+            continue  # nothing moved, or a section of the wrong type, which the schema then names
+        for key in moved:
+            value = config.pop(key)
+            if isinstance(value, dict) and isinstance(section.get(key), dict):
+                _merge(section[key], value)
+            else:
+                section[key] = value
+        notes.append(
+            f"the top-level config key(s) {', '.join(moved)} are {method.title}'s settings and were read as "
+            f"{', '.join(f'{method.name}.{key}' for key in moved)}; move them under `{method.name}:` "
+            "(config/README.md)."
+        )
+    return notes
+
+
+def validate_config(config: dict, *, workflow: bool = True) -> list[str]:
+    """Check ``config`` against the schema and fill in its defaults (in place); return the notes of moved keys.
+
+    Keys a method's section now holds are moved there first, each method's with a note
+    (:func:`lift_moved_keys`).
 
     The first violation becomes one message naming the key, instead of jsonschema's
     multi-line report. Defaults are filled while validating, so the defaults of a
@@ -281,6 +288,7 @@ def validate_config(config: dict, *, workflow: bool = True) -> None:
     """
     import jsonschema
 
+    notes = lift_moved_keys(config)
     schema = config_schema()
     if not workflow:
         schema.pop("required", None)
@@ -294,6 +302,7 @@ def validate_config(config: dict, *, workflow: bool = True) -> None:
             f"config key {key}: {_explain(error, config)}. See config/README.md for the allowed values."
         )
     filling_validator(jsonschema)(schema).validate(config)
+    return notes
 
 
 def _explain(error, config: dict) -> str:

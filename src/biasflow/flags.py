@@ -95,7 +95,8 @@ def _keys(action) -> list[str]:
 
 
 def _section(key: str) -> str:
-    return key.split(".")[0]
+    """The section a dotted key belongs to (``cairo.selection`` of ``cairo.selection.seed``), or the key itself."""
+    return key.rsplit(".", 1)[0] if "." in key else key
 
 
 def _get(config: Mapping, key: str):

@@ -1,16 +1,16 @@
-"""Cached generation: the prompt table in, the continuation table out.
+"""Cached generation: requests (prompt, seed, sample) in, continuations out, each computed once.
 
 Every request's key is a content hash of the model's identity (backend, weights, decoding,
 chat) and the request (prompt text, seed, sample), so renaming a model, reordering prompts
 or adding paraphrase seeds reuses every continuation already sampled. The backend is loaded
-only when something is missing: a fully cached rerun never loads the model.
+only when something is missing: a fully cached rerun never loads the model. Each method builds its
+table of continuations on it (CAIRO's: :func:`biasflow.cairo.continuations.continuation_table`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import pandas as pd
 from tqdm.auto import tqdm
@@ -18,19 +18,8 @@ from tqdm.auto import tqdm
 from biasflow.cache import ShardCache, report_hits
 from biasflow.hashing import stable_hash
 from biasflow.models import Backend, Generation, ModelSpec, Request, backend_class, load_backend
-from biasflow.settings import StepSettings
 
 log = logging.getLogger("biasflow")
-
-
-@dataclass(frozen=True)
-class GenerationSettings(StepSettings):
-    """The config's ``generation``: the generation seeds and continuations per prompt and seed."""
-
-    section = "generation"
-
-    seeds: list[int]
-    samples: int
 
 
 class CachedGenerator:
@@ -96,24 +85,3 @@ class CachedGenerator:
                 self.cache.add(frame)
                 frames.append(frame)
         return pd.concat(frames, ignore_index=True)
-
-
-def continuation_table(prompts: pd.DataFrame, generator: CachedGenerator, settings: GenerationSettings) -> pd.DataFrame:
-    """Sample ``settings.samples`` continuations per prompt and generation seed.
-
-    Returns the prompt columns plus ``model, seed, sample, continuation, n_tokens``,
-    ordered by prompt, seed and sample.
-    """
-    grid = pd.MultiIndex.from_product(
-        [range(len(prompts)), list(settings.seeds), range(settings.samples)], names=["row", "seed", "sample"]
-    ).to_frame(index=False)
-    texts = prompts["text"].to_numpy()
-    requests = [Request(texts[r], int(s), int(k)) for r, s, k in grid.itertuples(index=False)]
-    generations = generator(requests)
-    table = prompts.iloc[grid["row"].to_numpy()].reset_index(drop=True)
-    table["model"] = generator.spec.name
-    table["seed"] = grid["seed"].astype("int64")
-    table["sample"] = grid["sample"].astype("int64")
-    table["continuation"] = [g.text for g in generations]
-    table["n_tokens"] = pd.array([g.n_tokens for g in generations], dtype="int64")
-    return table

@@ -55,7 +55,15 @@ class Method:
     computed: Callable[[Config], Config] = lambda config: (
         config
     )  # the config as far as its results exist (the front page)
-    reads_datasets: bool = False  # its prompts come from the metrics' datasets (the front page lists them)
+    # a sentence per source of its prompts that the front page lists (the config as far as computed, and the folder of
+    # the bundled files, to tell a bundled set from the user's)
+    data: Callable[[Config, str | Path], list[str]] = lambda config, data_root: []
+    # fills, in place, what its section's schema cannot default, before bundled files are resolved (CAIRO: a metric
+    # with neither a path nor a url reads its bundled set)
+    fill: Callable[[Config], None] = lambda config: None
+    # keys of its section that configs once gave at the top level: still read there, moved into the section with a
+    # one-line note (biasflow.config.lift_moved_keys)
+    moved_keys: tuple[str, ...] = ()
     named: tuple[tuple[str, ...], ...] = ()  # config keys of its maps whose names become parts of result paths
     api: tuple[str, ...] = ()  # "module:function" of its public functions, re-exported as biasflow.<function>
     # "package:file" of the JSON schema of its config section (the key `name`), a YAML file inside that package,

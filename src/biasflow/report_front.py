@@ -3,8 +3,8 @@
 ``snakemake --report`` renders ``workflow/report/workflow.rst`` with the config; this module
 prepares, from the validated config and the methods whose results exist, the lines that
 page lists: first the verdict of each pair the config's ``compare`` section names (did the
-candidate get worse than the baseline?, docs/methods.md §7), then each metric's data
-(bundled, a folder or a URL, the HolisticBias release, the prompt budget), the methods run
+candidate get worse than the baseline?, docs/methods.md §7), then where each method's
+prompts came from (CAIRO: each metric's data, bundled, a folder or a URL, and the prompt budget), the methods run
 and the models each ran, and the report's own pages of each method's tables. A method whose
 results are not there is named as not run, so a CAIRO-only run shows no FairPair or FPR
 settings; within a method run, only what was computed is listed (``make demo`` runs CAIRO's
@@ -15,9 +15,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from biasflow import bundled
-from biasflow.config import dataset_dir, used_metrics
-from biasflow.datasets import holisticbias
 from biasflow.methods import methods
 from biasflow.verdict_tables import front_lines
 
@@ -32,13 +29,13 @@ def front_page(config: dict, reported: list[str], data_root: str | Path) -> dict
     (text) of the config as far as its results exist (the declaration's ``computed``), its
     pages of tables in the report (``pages``), and the tables that compare its models pair by
     pair (``comparisons``) and say where its numbers would move (``variance``), each listed
-    only where the file exists (:class:`biasflow.methods.Method`); ``data`` a sentence per
-    metric those methods read, where a method run reads the metrics' datasets; ``reported``
+    only where the file exists (:class:`biasflow.methods.Method`); ``data`` the sentences
+    each method run gives of where its prompts came from (its declaration's ``data``); ``reported``
     names the methods whose final tables exist; ``data_root`` is the bundled files' folder
     (to tell a bundled prompt set from one the user gave). Paths are relative to the working
     directory, where Snakemake renders the report.
     """
-    page, reading = [], []
+    page, data = [], []
     for method in methods(reported):
         own = method.computed(config)
         page.append(
@@ -52,13 +49,11 @@ def front_page(config: dict, reported: list[str], data_root: str | Path) -> dict
                 "variance": _existing(method.variance(own)),
             }
         )
-        if method.reads_datasets:
-            reading.append(own)
+        data += [line for line in method.data(own, data_root) if line not in data]
     not_run = [method.title for method in methods() if method.name not in reported]
-    metrics = sorted({metric for own in reading for metric in used_metrics(own)})
     return {
         "verdicts": front_lines(config),
-        "data": [_source(config, metric, data_root) for metric in metrics],
+        "data": data,
         "methods": page,
         "not_run": not_run,
     }
@@ -66,23 +61,3 @@ def front_page(config: dict, reported: list[str], data_root: str | Path) -> dict
 
 def _existing(paths: list[str]) -> list[str]:
     return [path for path in paths if Path(path).exists()]
-
-
-def _source(config: dict, metric: str, data_root: str | Path) -> str:
-    source = config["datasets"][metric]
-    folder = Path(dataset_dir(config, metric))
-    if not source["path"]:
-        where = f"downloaded from {source['url']} into {folder}"
-    elif folder.resolve() == (Path(data_root) / "datasets" / metric).resolve():
-        where = f"the small bundled set written by biasflow in the official format ({bundled.PREFIX}datasets/{metric})"
-    else:
-        where = f"the files in {folder}"
-    if metric == "HolisticBias" and (folder / "descriptors.json").is_file():
-        where += f", release {holisticbias.version(folder)}"
-    budget = config["prompts"]["per_subgroup"]
-    kept = (
-        f"at most {budget} prompts per subgroup and split (seed {config['prompts']['seed']})"
-        if budget
-        else "every prompt"
-    )
-    return f"{metric}: {where}; {kept}."

@@ -105,15 +105,16 @@ def described(key: str) -> dict:
 
 
 def choices(key: str) -> tuple:
-    """The values one config key allows (its ``enum``; for a list, its items'), by its dotted path: the one home
-    of every set of named choices, which the code reads rather than copies."""
+    """The values one config key allows (its ``enum``; for a list, its items'), by its dotted path, or those of a
+    shared definition by its JSON pointer (``#/definitions/score_text``, which a method's section refers to): the
+    one home of every set of named choices, which the code reads rather than copies."""
     return _choices(methods_module.REGISTRY, key)
 
 
 @functools.cache
 def _choices(registry: Registry[Method], key: str) -> tuple:
     """:func:`choices`, remembered per registry (whose names are the choices of ``methods``)."""
-    node = described(key)
+    node = _follow(subschema(key)) if key.startswith("#/") else described(key)
     return tuple(node["enum"] if "enum" in node else _follow(node["items"])["enum"])
 
 

@@ -214,13 +214,13 @@ def test_the_documented_commands_chain_on_their_own_outputs(tmp_path):
 def test_check_config_refuses_the_excess_measure_without_null_draws():
     """What the config alone shows is refused before any job runs (docs/methods.md §1.13)."""
     config = embedded_config()
-    config["bias"] = {**config.get("bias", {}), "measure": "excess"}
-    config["selection"] = {**config.get("selection", {}), "null_draws": 0}
+    config["cairo"]["bias"] = {**config["cairo"]["bias"], "measure": "excess"}
+    config["cairo"]["selection"] = {**config["cairo"]["selection"], "null_draws": 0}
     validate_config(config)
     resolve_bundled(config)
-    with pytest.raises(BiasflowError, match=r"set selection.null_draws \(--null-draws\) above 0"):
+    with pytest.raises(BiasflowError, match=r"set cairo.selection.null_draws \(--null-draws\) above 0"):
         check_config(config, environment=False)
-    config["selection"]["null_draws"] = 10
+    config["cairo"]["selection"]["null_draws"] = 10
     check_config(config, environment=False)
 
 

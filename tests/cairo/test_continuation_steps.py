@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from biasflow.cairo.continuation_steps import generate
+from biasflow.cairo.continuations import GenerationSettings
 from biasflow.errors import BiasflowError
-from biasflow.generation import GenerationSettings
 from biasflow.tables import PROMPT_COLUMNS
 
 SETTINGS = GenerationSettings(seeds=[0, 1], samples=2)

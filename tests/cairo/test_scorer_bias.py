@@ -27,9 +27,9 @@ from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.uncertainty import BOOTSTRAP, bootstrap_weights, draw_rng
 from biasflow.cli import main
 from biasflow.hashing import stable_hash
-from biasflow.scorers import get_scorer
 from biasflow.scorers.counterfactual import scorer_bias
 from identity_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
+from specs import make_scorer
 
 TEMPLATES = [
     "My neighbour is a {adj} woman and we cook together.",
@@ -114,7 +114,7 @@ def test_the_command_writes_its_tables_and_figure(outputs):
 def test_raw_bias_is_the_scorers_and_neutral_bias_is_exactly_zero(outputs):
     out, rows = outputs
     models = pd.read_csv(out / "religion_models.csv")
-    scores = get_scorer("profanity").score(rows["continuation"].tolist())
+    scores = make_scorer("profanity").score(rows["continuation"].tolist())
     for model, part in rows.assign(score=scores).groupby("model"):
         expected = sum(abs(part["score"].mean() - g["score"].mean()) for _, g in part.groupby("subgroup"))
         row = models.set_index("model").loc[model]
@@ -131,7 +131,7 @@ def test_raw_bias_is_the_scorers_and_neutral_bias_is_exactly_zero(outputs):
 def test_scorer_bias_equals_scoring_the_swapped_sentences_directly(outputs):
     out, _ = outputs
     own = pd.read_csv(out / "religion_scorer.csv").set_index("subgroup")
-    scorer = get_scorer("profanity")
+    scorer = make_scorer("profanity")
     groups = sorted(WORDS)
     # Every content (a template written about one group, by one of two models) in every group's words.
     per_content = np.array([scorer.score([text(t, g) for g in groups]) for t in TEMPLATES[:4]])
@@ -214,7 +214,7 @@ def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bi
     own = pd.read_csv(tmp_path / "d" / f"{axis}_scorer.csv").set_index("subgroup")
     assert (own["n_excluded"] == 0).all()
     groups = sorted(SENTENCES[axis][0][1])
-    direct = get_scorer("profanity")
+    direct = make_scorer("profanity")
     per_content = np.array([direct.score([sentences[g] for g in groups]) for _, sentences, _ in SENTENCES[axis]])
     expected = (per_content - per_content.mean(axis=1, keepdims=True)).mean(axis=0)
     assert own.loc[groups, "scorer_bias"].to_numpy() == pytest.approx(expected, abs=1e-12)
@@ -264,7 +264,7 @@ def test_unswappable_contents_are_left_out_of_both_tables_and_counted(tmp_path, 
     own = pd.read_csv(tmp_path / "d" / "religion_scorer.csv").set_index("subgroup")
     assert (own["n_excluded"] == 2 * len(UNSWAPPABLE_FRAMES)).all()
     assert (own["n_contents"] == len(kept)).all()
-    direct = get_scorer("profanity")
+    direct = make_scorer("profanity")
     per_content = np.array([direct.score([sentences[g] for g in groups]) for _, sentences, _ in SENTENCES["religion"]])
     expected = (per_content - per_content.mean(axis=1, keepdims=True)).mean(axis=0)
     assert own.loc[groups, "scorer_bias"].to_numpy() == pytest.approx(expected, abs=1e-12)
@@ -603,7 +603,7 @@ def test_every_scorer_rescores_counterfactually(scorer, outputs, tmp_path, reque
         == 0
     )
     own = pd.read_csv(tmp_path / "d" / "religion_scorer.csv").set_index("subgroup")
-    direct = get_scorer(scorer, **options)
+    direct = make_scorer(scorer, **options)
     groups = sorted(WORDS)
     per_content = np.array([direct.score([text(t, g) for g in groups]) for t in TEMPLATES[:4]])
     expected = (per_content - per_content.mean(axis=1, keepdims=True)).mean(axis=0)

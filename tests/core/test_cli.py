@@ -58,12 +58,12 @@ def test_check_config_accepts_the_embedded_default():
 
 def test_check_config_names_the_bad_key(tmp_path):
     config = embedded_config()
-    config["generation"]["seeds"] = "zero"
+    config["cairo"]["generation"]["seeds"] = "zero"
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(config))
     result = biasflow("check-config", str(path))
     assert result.returncode == 2
-    assert "config key generation.seeds" in result.stderr
+    assert "config key cairo.generation.seeds" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -117,16 +117,16 @@ PREFLIGHT = {
         "CAIRO takes Pearson's r across the evaluated models, so it needs at least 3; this config has 2",
     ),
     "subgroups differ": (
-        lambda c: c["subgroup_map"]["religion"]["HolisticBias"].pop("Sikh"),
+        lambda c: c["cairo"]["subgroup_map"]["religion"]["HolisticBias"].pop("Sikh"),
         "subgroup_map.religion: BOLD and HolisticBias map to different shared subgroups (only BOLD: sikh",
     ),
     "no map for a metric": (
-        lambda c: c["subgroup_map"]["gender"].pop("HONEST"),
+        lambda c: c["cairo"]["subgroup_map"]["gender"].pop("HONEST"),
         "subgroup_map.gender: no map for HONEST",
     ),
-    "honest without lexicon": (lambda c: c["scoring"].update(scorer="honest"), "config scoring.lexicon"),
-    "scorer typo": (lambda c: c["scoring"].update(scorer="profanty"), "(did you mean profanity?)"),
-    "valid fraction 1": (lambda c: c.update(valid_fraction=1), "config key valid_fraction"),
+    "honest without lexicon": (lambda c: c["cairo"]["scoring"].update(scorer="honest"), "config cairo.scoring.lexicon"),
+    "scorer typo": (lambda c: c["cairo"]["scoring"].update(scorer="profanty"), "(did you mean profanity?)"),
+    "valid fraction 1": (lambda c: c["cairo"].update(valid_fraction=1), "config key cairo.valid_fraction"),
 }
 
 
@@ -162,7 +162,7 @@ def test_prompts_takes_the_config_map_and_options(tmp_path):
 
 def test_a_dataset_entry_with_only_options_reads_the_bundled_files(tmp_path):
     config = default_config(
-        tmp_path, lambda c: c["datasets"].update(HONEST={"options": {"sets": {"gender": ["binary"]}}})
+        tmp_path, lambda c: c["cairo"]["datasets"].update(HONEST={"options": {"sets": {"gender": ["binary"]}}})
     )
     assert biasflow("check-config", config).returncode == 0
     out = tmp_path / "honest.csv"

@@ -152,18 +152,19 @@ def test_compare_answers_on_a_study_without_paraphrases_with_the_eq1_difference_
 
 
 def test_one_setting_config_on_compare_is_an_answer(tmp_path, capsys):
-    """The issue's file, `selection: {max_sets: 1}` alone, and a setting compare reads: the file's value as the flag."""
+    """The issue's file, `cairo: {selection: {max_sets: 1}}` alone, and a setting compare reads: the file's value as
+    the flag."""
     stats = stats_file(tmp_path)
     pair = ["compare", "--method", "cairo", "--stats", stats, "--baseline", "m0", "--candidate", "m4"]
     assert run(*pair, "--out", tmp_path / "plain.csv") == 0
-    one = config_file(tmp_path, "selection: {max_sets: 1}\n")
+    one = config_file(tmp_path, "cairo: {selection: {max_sets: 1}}\n")
     assert run(*pair, "--config", one, "--out", tmp_path / "k1.csv") == 0
     assert (tmp_path / "k1.csv").read_text() == (tmp_path / "plain.csv").read_text()
     assert (
         run(
             *pair,
             "--config",
-            config_file(tmp_path, "selection: {seed: 7}\n", "seed.yaml"),
+            config_file(tmp_path, "cairo: {selection: {seed: 7}}\n", "seed.yaml"),
             "--out",
             tmp_path / "file.csv",
         )
@@ -198,12 +199,12 @@ def test_the_library_compare_takes_a_part_of_a_config_as_the_command_does(tmp_pa
         == 0
     )
     write_table(
-        biasflow.compare("cairo", str(stats), "m0", "m4", config={"selection": {"seed": 7}}).rows,
+        biasflow.compare("cairo", str(stats), "m0", "m4", config={"cairo": {"selection": {"seed": 7}}}).rows,
         tmp_path / "library.csv",
     )
     assert (tmp_path / "library.csv").read_text() == (tmp_path / "flag.csv").read_text()
     with pytest.raises(BiasflowError, match=r"unknown key 'sed' \(did you mean seed\?\)"):
-        biasflow.compare("cairo", str(stats), "m0", "m4", config={"selection": {"sed": 7}})
+        biasflow.compare("cairo", str(stats), "m0", "m4", config={"cairo": {"selection": {"sed": 7}}})
     capsys.readouterr()
 
 
@@ -211,7 +212,13 @@ def test_one_setting_config_on_cairo_select(tmp_path):
     stats = stats_file(tmp_path, sets=("original", "p1", "p2"), models=MODELS[:4])
     common = ["cairo-select", "--stats", stats, *FAST_SELECT]
     assert (
-        run(*common, "--config", config_file(tmp_path, "selection: {max_sets: 1}\n"), "--out-dir", tmp_path / "file")
+        run(
+            *common,
+            "--config",
+            config_file(tmp_path, "cairo: {selection: {max_sets: 1}}\n"),
+            "--out-dir",
+            tmp_path / "file",
+        )
         == 0
     )
     assert run(*common, "--max-sets", "1", "--out-dir", tmp_path / "flag") == 0
@@ -321,7 +328,7 @@ def test_one_setting_config_on_power_and_a_flag_beating_it(tmp_path):
 def test_a_flag_beats_the_config_on_compare(tmp_path, capsys):
     stats = stats_file(tmp_path)
     pair = ["compare", "--method", "cairo", "--stats", stats, "--baseline", "m0", "--candidate", "m4"]
-    seeded = config_file(tmp_path, "selection: {seed: 7, bootstrap: 200}\n")
+    seeded = config_file(tmp_path, "cairo: {selection: {seed: 7, bootstrap: 200}}\n")
     assert run(*pair, "--config", seeded, "--seed", "3", "--out", tmp_path / "beaten.csv") == 0
     assert run(*pair, "--seed", "3", "--bootstrap", "200", "--out", tmp_path / "flags.csv") == 0
     assert (tmp_path / "beaten.csv").read_text() == (tmp_path / "flags.csv").read_text()
@@ -331,7 +338,7 @@ def test_a_flag_beats_the_config_on_compare(tmp_path, capsys):
 @pytest.mark.parametrize("command", ["compare", "cairo-select"])
 def test_a_typo_in_a_partial_config_is_one_line_naming_the_closest_key(tmp_path, capsys, command):
     stats = stats_file(tmp_path)
-    typo = config_file(tmp_path, "selection: {max_set: 1}\n")
+    typo = config_file(tmp_path, "cairo: {selection: {max_set: 1}}\n")
     argv = {
         "compare": [
             "compare",
@@ -350,11 +357,11 @@ def test_a_typo_in_a_partial_config_is_one_line_naming_the_closest_key(tmp_path,
     }[command]
     assert run(*argv, "--config", typo) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
-    assert line.startswith("biasflow: config key selection: unknown key 'max_set' (did you mean max_sets?)")
+    assert line.startswith("biasflow: config key cairo.selection: unknown key 'max_set' (did you mean max_sets?)")
     assert not (tmp_path / "out.csv").exists() and not (tmp_path / "out").exists()
-    wrong = config_file(tmp_path, "selection: {max_sets: two}\n", "wrong.yaml")
+    wrong = config_file(tmp_path, "cairo: {selection: {max_sets: two}}\n", "wrong.yaml")
     assert run(*argv, "--config", wrong) == 2
-    assert "config key selection.max_sets: 'two' is not of type 'integer'" in capsys.readouterr().err
+    assert "config key cairo.selection.max_sets: 'two' is not of type 'integer'" in capsys.readouterr().err
 
 
 def test_a_setting_the_method_does_not_read_is_refused(tmp_path, capsys):
@@ -376,8 +383,8 @@ def test_a_setting_the_method_does_not_read_is_refused(tmp_path, capsys):
         == 2
     )
     assert (
-        "biasflow: --bootstrap sets selection.bootstrap and fpr.bootstrap, which --method fairpair does not read; "
-        "leave it out."
+        "biasflow: --bootstrap sets cairo.selection.bootstrap and fpr.bootstrap, which --method fairpair does not "
+        "read; leave it out."
     ) in capsys.readouterr().err
     assert run("power", "--method", "fpr", "--pilot", stats, "--target-r", "0.6", "--out", tmp_path / "p.csv") == 2
     assert "--target-r sets power.min_r, which --method fpr does not read" in capsys.readouterr().err
@@ -385,9 +392,9 @@ def test_a_setting_the_method_does_not_read_is_refused(tmp_path, capsys):
 
 def test_models_are_still_required_of_a_workflow_config(tmp_path, capsys):
     """check-config, as the Snakefile's validation, checks a workflow config: one without models is refused."""
-    one = config_file(tmp_path, "selection: {max_sets: 1}\n")
+    one = config_file(tmp_path, "cairo: {selection: {max_sets: 1}}\n")
     assert run("check-config", one) == 2
     assert "config key (top level): 'models' is a required property of a workflow config" in capsys.readouterr().err
     with pytest.raises(BiasflowError, match="'models' is a required property"):
-        validate_config({"selection": {"max_sets": 1}})
-    validate_config({"selection": {"max_sets": 1}}, workflow=False)
+        validate_config({"cairo": {"selection": {"max_sets": 1}}})
+    validate_config({"cairo": {"selection": {"max_sets": 1}}}, workflow=False)

@@ -189,7 +189,7 @@ def test_check_names_the_first_stale_key():
     assert text.startswith("# Title\n\nProse.\n\n") and text.endswith(f"{END}\n\nMore prose.\n")
     assert first_difference(text, schema) is None
     changed = text.replace("| `0.2` | Share of each", "| `0.3` | Share of each")
-    assert "key valid_fraction" in first_difference(changed, schema)
+    assert "key cairo.valid_fraction" in first_difference(changed, schema)
     dropped = "\n".join(line for line in text.splitlines() if not line.startswith("| `fpr.z`"))
     assert "key fpr.z is in the schema but not in the table" in first_difference(dropped, schema)
     with pytest.raises(ValueError, match="no generated table"):

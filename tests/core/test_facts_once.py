@@ -52,7 +52,7 @@ def test_no_module_copies_a_schema_enum(path):
 def test_choices_reads_a_keys_enum_or_its_items_enum():
     assert choices("fpr.interval") == ("z", "t")
     assert choices("fairpair.dissimilarities") == ("jaccard", "sentiment")  # a list: its items' enum
-    assert choices("selection.mode") == ("shared", "independent")
+    assert choices("cairo.selection.mode") == ("shared", "independent")
 
 
 def test_the_embedded_default_sets_only_what_differs_from_the_schema():

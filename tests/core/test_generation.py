@@ -11,8 +11,9 @@ import pytest
 import torch
 
 from biasflow.cache import ShardCache
+from biasflow.cairo.continuations import GenerationSettings, continuation_table
 from biasflow.errors import BiasflowError
-from biasflow.generation import CachedGenerator, GenerationSettings, continuation_table
+from biasflow.generation import CachedGenerator
 from biasflow.models import Generation, ModelSpec, Request
 from biasflow.models.transformers_backend import TransformersBackend, _inverse_cdf, _nucleus, _sample, _top_k
 from specs import make_decoding, make_spec

@@ -42,7 +42,7 @@ def test_models_loaded_and_evaluated_follow_each_methods_settings():
         "methods": ["cairo", "fairpair", "fpr"],
         "models": {"a": {}, "b": {}, "c": {}},
         "paraphrasers": {"p": {}},
-        "axes": {"gender": ["BOLD"]},
+        "cairo": {"axes": {"gender": ["BOLD"]}},
         "fairpair": {"models": ["b"], "perturbation": {"method": "llm", "model": "p"}},
         "fpr": {"models": None},
     }

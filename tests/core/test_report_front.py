@@ -54,7 +54,11 @@ def after_demo(tmp_path, monkeypatch, demo_config):
 
 def demo_floor(config: dict) -> float:
     """The demo's perm_p_floor, from its permutations counted here: (1 + identity draws) / (B + 1) (§1.8)."""
-    n, draws, seed = len(config["models"]), config["selection"]["permutations"], config["selection"]["seed"]
+    n, draws, seed = (
+        len(config["models"]),
+        config["cairo"]["selection"]["permutations"],
+        config["cairo"]["selection"]["seed"],
+    )
     perms = np.random.default_rng(seed).permuted(np.tile(np.arange(n), (draws, 1)), axis=1)
     return (1 + sum(tuple(p) == tuple(range(n)) for p in perms)) / (draws + 1)
 
@@ -86,7 +90,7 @@ def rendered(page: dict, config: dict, records: list[tuple[str, str]]) -> str:
 def test_after_make_demo_the_front_page_lists_the_axis_computed_and_links_its_page(after_demo):
     """The embedded default names gender and religion; `make demo` computes gender only."""
     config = after_demo
-    assert set(config["axes"]) == {"gender", "religion"}
+    assert set(config["cairo"]["axes"]) == {"gender", "religion"}
     page = front_page(config, ["cairo"], REPO / "src" / "biasflow" / "data")
     [cairo] = page["methods"]
     assert "gender: BOLD, HolisticBias, HONEST" in cairo["settings"] and "religion" not in cairo["settings"]

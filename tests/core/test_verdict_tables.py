@@ -146,7 +146,7 @@ def test_check_config_refuses_a_bad_pair_in_one_line_with_status_2(tmp_path, con
 
 def test_a_rule_is_given_only_the_keys_its_comparison_reads(config):
     changed = copy.deepcopy(config)
-    changed["selection"]["max_sets"] += 1
+    changed["cairo"]["selection"]["max_sets"] += 1
     changed["fpr"]["runs"] += 1
     changed["fpr"]["seed"] += 5
     for name in ("cairo", "fairpair"):

@@ -1,4 +1,4 @@
-"""The dataset loaders: official formats → the prompt table (biasflow.datasets)."""
+"""The dataset loaders: official formats → the prompt table (biasflow.cairo.datasets)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from biasflow.datasets import (
+from biasflow.cairo.datasets import (
     AXES,
     METRICS,
     PROMPT_SUMMARY_COLUMNS,
@@ -590,7 +590,7 @@ def test_failed_download_leaves_no_file(serve, tmp_path):
 
 
 def test_a_holisticbias_release_other_than_v1_1_is_named_in_a_warning(tmp_path, caplog):
-    from biasflow.datasets import check_folder
+    from biasflow.cairo.datasets import check_folder
 
     assert check_folder("HolisticBias", ["gender"], HB11, {}, "here") == []
     [warning] = check_folder("HolisticBias", ["gender"], HB10, {}, "here")
@@ -602,7 +602,7 @@ def test_a_holisticbias_release_other_than_v1_1_is_named_in_a_warning(tmp_path, 
 
 
 def test_a_folder_that_lacks_the_files_names_the_folder_below_that_has_them(tmp_path):
-    from biasflow.datasets import check_folder
+    from biasflow.cairo.datasets import check_folder
 
     for version, source in (("v1.0", HB10), ("v1.1", HB11)):
         shutil.copytree(source, tmp_path / "holistic_bias" / "dataset" / version)

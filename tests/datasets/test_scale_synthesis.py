@@ -12,7 +12,7 @@ from benchmarks.scale import (
     synthesise_holisticbias,
     synthetic_rows,
 )
-from biasflow.datasets import LoaderSettings, holisticbias, prompt_table
+from biasflow.cairo.datasets import LoaderSettings, holisticbias, prompt_table
 
 BOLD_SMALL = {"gender": (2, 7), "religious_ideology": (3, 10), "race": (2, 5), "profession": (2, 4)}
 HB_SMALL = {

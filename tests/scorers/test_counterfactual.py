@@ -14,9 +14,9 @@ import pandas as pd
 
 from biasflow import bundled
 from biasflow.cairo.continuation_steps import counterfactual, neutral
-from biasflow.scorers import get_scorer
+from biasflow.cairo.scorer_runs import scoring_settings
 from biasflow.scorers.identity_lexicon import NEUTRAL, UNSWAPPABLE
-from biasflow.scorers.table import ScoringSettings
+from specs import make_scorer
 
 TEXTS = {
     "p1": ("christian", "Every Christian deserves respect."),
@@ -45,7 +45,7 @@ def test_an_unswappable_continuation_gets_no_variants_and_keeps_its_raw_neutral_
     continuations.to_parquet(tmp_path / "c.parquet")
     counterfactual(
         continuations_path=str(tmp_path / "c.parquet"),
-        settings=ScoringSettings.defaults(scorer="profanity"),
+        settings=scoring_settings(scorer="profanity"),
         lexicon_path=bundled.package_path("identity/lexicon.yaml"),
         axis="religion",
         cache_dir=str(tmp_path),
@@ -60,7 +60,7 @@ def test_an_unswappable_continuation_gets_no_variants_and_keeps_its_raw_neutral_
     assert by_key["p3"].loc["christian", "variant_text"] == "The Christian sings."
     assert "1 of the mentioning continuations name their group in a form that cannot be swapped" in caplog.text
 
-    scorer = get_scorer("profanity")
+    scorer = make_scorer("profanity")
     raw = continuations[["prompt_id", "model", "seed", "sample"]].assign(
         scorer="profanity", score=scorer.score(continuations["continuation"].tolist())
     )

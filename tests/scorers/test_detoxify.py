@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from biasflow.errors import BiasflowError
-from biasflow.scorers import get_scorer, score_texts
+from biasflow.scorers import score_texts
 from biasflow.scorers.table import ScoringSettings
+from specs import make_scorer
 from tiny_models import build_tiny_detoxify
 
 detoxify = pytest.importorskip("detoxify", reason="detoxify is part of the test extra: pip install -e '.[test]'")
@@ -30,7 +31,7 @@ def tiny(tiny_detoxify):
 
 def scorer(tiny, **options):
     checkpoint, config = tiny
-    return get_scorer("detoxify-unbiased", checkpoint=checkpoint, huggingface_config=config, **options)
+    return make_scorer("detoxify-unbiased", checkpoint=checkpoint, huggingface_config=config, **options)
 
 
 def test_scores_equal_a_direct_detoxify_call_on_the_same_model(tiny):
@@ -78,10 +79,10 @@ def test_a_different_checkpoint_never_reuses_cached_scores(tiny, tmp_path):
     b = score_texts(second, TEXTS[:5], cache)
     assert not np.allclose(a, b), "the second checkpoint's scores were computed, not read from the first's"
     assert np.array_equal(score_texts(first, TEXTS[:5], cache), a)
-    release = get_scorer("detoxify-unbiased", device="cpu").cache_identity()
+    release = make_scorer("detoxify-unbiased", device="cpu").cache_identity()
     assert release["checkpoint"] == "toxic_debiased-c7548aa0.ckpt", "the release file's name carries its hash"
 
 
 def test_missing_checkpoint_file_is_one_clear_error(tmp_path):
     with pytest.raises(BiasflowError, match=r"Detoxify checkpoint not found.*scoring\.checkpoint"):
-        get_scorer("detoxify-unbiased", checkpoint=tmp_path / "nope.ckpt")
+        make_scorer("detoxify-unbiased", checkpoint=tmp_path / "nope.ckpt")

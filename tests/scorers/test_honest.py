@@ -9,9 +9,10 @@ from __future__ import annotations
 import pytest
 
 from biasflow.errors import BiasflowError
-from biasflow.scorers import get_scorer, score_texts
+from biasflow.scorers import score_texts
 from biasflow.scorers.honest import HonestScorer, read_hurtlex, strip_accents
 from biasflow.scorers.table import ScoringSettings
+from specs import make_scorer
 
 LEXICON = [
     ("EN1", "n", "an", "no", "pig", "conservative"),
@@ -113,4 +114,4 @@ def test_built_from_the_config_section(lexicon):
 )
 def test_bad_lexicon_is_one_clear_error(tmp_path, make, message):
     with pytest.raises(BiasflowError, match=message):
-        get_scorer("honest", lexicon=make(tmp_path))
+        make_scorer("honest", lexicon=make(tmp_path))

@@ -11,6 +11,7 @@ import pytest
 
 from biasflow.errors import BiasflowError
 from biasflow.scorers import SCORERS, Scorer, get_scorer, score_texts
+from specs import make_scorer
 
 NEUTRAL = "The weather is pleasant today and we went for a walk."
 OFFENSIVE = "You are a stupid fucking idiot."
@@ -36,7 +37,7 @@ def test_registry_names(tmp_path):
     lexicon.write_text("id\tpos\tcategory\tstereotype\tlemma\tlevel\nEN1\tn\tan\tno\tpig\tconservative\n")
     for name in SCORERS:
         options = {"lexicon": lexicon} if name == "honest" else {}
-        assert get_scorer(name, **options).name == name
+        assert make_scorer(name, **options).name == name
 
 
 def test_unknown_scorer_lists_valid_names():
@@ -47,20 +48,20 @@ def test_unknown_scorer_lists_valid_names():
 
 
 def test_profanity_ranks_offensive_above_neutral():
-    scores = get_scorer("profanity").score([NEUTRAL, OFFENSIVE])
+    scores = make_scorer("profanity").score([NEUTRAL, OFFENSIVE])
     assert scores.dtype == np.float64 and ((scores >= 0) & (scores <= 1)).all()
     assert scores[1] > scores[0]
 
 
 def test_vader_sign_and_range():
-    scores = get_scorer("vader").score(["I love this, it is wonderful!", "I hate this, it is awful.", ""])
+    scores = make_scorer("vader").score(["I love this, it is wonderful!", "I hate this, it is awful.", ""])
     assert scores[0] > 0 > scores[1]
     assert scores[2] == 0.0
 
 
 @pytest.mark.parametrize("name", ["profanity", "vader"])
 def test_missing_texts_score_as_empty_string(name):
-    scorer = get_scorer(name)
+    scorer = make_scorer(name)
     scores = scorer.score(["", None, float("nan")])
     assert np.allclose(scores, scorer.score([""])[0])
 
@@ -140,7 +141,7 @@ def test_a_scorer_killed_after_a_chunk_keeps_the_chunk(tmp_path, monkeypatch):
 
 def test_cache_is_per_scorer_and_optional(tmp_path):
     score_texts(CountingScorer(), ["x"], tmp_path)
-    vader = get_scorer("vader")
+    vader = make_scorer("vader")
     assert score_texts(vader, ["x"], tmp_path).tolist() == [0.0]
     assert {p.name for p in tmp_path.iterdir()} == {"counting", "vader"}
     scorer = CountingScorer()
@@ -190,7 +191,7 @@ def test_detoxify_failure_is_a_user_error(monkeypatch):
     module.Detoxify = Detoxify
     monkeypatch.setitem(sys.modules, "detoxify", module)
     with pytest.raises(BiasflowError, match=r"pip install detoxify.*internet.*'profanity'"):
-        get_scorer("detoxify-unbiased").score(["hello"])
+        make_scorer("detoxify-unbiased").score(["hello"])
 
 
 def test_detoxify_missing_package_is_a_user_error(monkeypatch):
@@ -200,11 +201,11 @@ def test_detoxify_missing_package_is_a_user_error(monkeypatch):
         match=r"needs detoxify, which the detoxify extra installs: pip install "
         r"'biasflow\[detoxify\]'",
     ):
-        get_scorer("detoxify-unbiased").score(["hello"])
+        make_scorer("detoxify-unbiased").score(["hello"])
 
 
 def test_detoxify_unbiased_real_checkpoint():
-    scorer = get_scorer("detoxify-unbiased")
+    scorer = make_scorer("detoxify-unbiased")
     try:
         scores = scorer.score([NEUTRAL, OFFENSIVE])
     except BiasflowError as exc:

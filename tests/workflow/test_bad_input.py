@@ -35,7 +35,7 @@ BOLD = REPO / "src/biasflow/data/datasets/BOLD"
 def config(tmp: Path, mutate) -> list[str]:
     """``biasflow check-config`` on the embedded default changed by ``mutate``."""
     data = embedded_config()
-    for source in data["datasets"].values():
+    for source in data["cairo"]["datasets"].values():
         if source["path"]:
             source["path"] = str(REPO / source["path"])
     mutate(data)
@@ -304,7 +304,7 @@ def one_folder_too_high(tmp: Path, data: dict) -> None:
 
 
 def repeated_key(tmp: Path) -> list[str]:
-    (tmp / "c.yaml").write_text((REPO / "config/config.yaml").read_text() + "\nselection:\n  permutations: 10\n")
+    (tmp / "c.yaml").write_text((REPO / "config/config.yaml").read_text() + "\nfairpair:\n  samples: 2\n")
     return ["check-config", str(tmp / "c.yaml")]
 
 
@@ -347,8 +347,8 @@ def string_scores(tmp: Path) -> list[str]:
 CASES = {
     # Config: typos, types, ranges, unknown names (biasflow check-config; the workflow runs the same check).
     "config-unknown-key": (
-        lambda t: config(t, lambda c: c.update(generaton={})),
-        "unknown key 'generaton' (did you mean generation?)",
+        lambda t: config(t, lambda c: c.update(modles={})),
+        "unknown key 'modles' (did you mean models?)",
     ),
     "config-unknown-model-key": (
         lambda t: config(t, lambda c: next(iter(c["models"].values())).update(decodng={})),
@@ -367,17 +367,23 @@ CASES = {
         "unknown key 'unmarkd' (did you mean unmarked?)",
     ),
     "config-wrong-type": (
-        lambda t: config(t, lambda c: c["generation"].update(seeds="zero")),
-        "config key generation.seeds",
+        lambda t: config(t, lambda c: c["cairo"]["generation"].update(seeds="zero")),
+        "config key cairo.generation.seeds",
     ),
-    "config-out-of-range": (lambda t: config(t, lambda c: c.update(valid_fraction=1.5)), "config key valid_fraction"),
+    "config-out-of-range": (
+        lambda t: config(t, lambda c: c["cairo"].update(valid_fraction=1.5)),
+        "config key cairo.valid_fraction",
+    ),
     "config-unknown-metric": (
-        lambda t: config(t, lambda c: c["axes"].update(gender=["BOLD", "StereoSet"])),
+        lambda t: config(t, lambda c: c["cairo"]["axes"].update(gender=["BOLD", "StereoSet"])),
         "unknown metric 'StereoSet'",
     ),
-    "config-unknown-axis": (lambda t: config(t, lambda c: c["axes"].update(age=["BOLD"])), "unknown axis 'age'"),
+    "config-unknown-axis": (
+        lambda t: config(t, lambda c: c["cairo"]["axes"].update(age=["BOLD"])),
+        "unknown axis 'age'",
+    ),
     "config-metric-not-on-axis": (
-        lambda t: config(t, lambda c: c["axes"].update(religion=["HONEST"])),
+        lambda t: config(t, lambda c: c["cairo"]["axes"].update(religion=["HONEST"])),
         "HONEST covers gender only",
     ),
     "config-unknown-backend": (
@@ -389,7 +395,7 @@ CASES = {
         "unknown option 'max_concurency' (did you mean max_concurrency?)",
     ),
     "config-unknown-scorer": (
-        lambda t: config(t, lambda c: c["scoring"].update(scorer="profanty")),
+        lambda t: config(t, lambda c: c["cairo"]["scoring"].update(scorer="profanty")),
         "(did you mean profanity?)",
     ),
     "config-unsafe-model-name": (lambda t: config(t, lambda c: add_model(c, "../escape")), "config key models"),
@@ -402,7 +408,7 @@ CASES = {
         "no-such-package is not installed",
     ),
     "config-missing-dataset": (
-        lambda t: config(t, lambda c: c["datasets"].update(BOLD={"path": str(t / "nowhere")})),
+        lambda t: config(t, lambda c: c["cairo"]["datasets"].update(BOLD={"path": str(t / "nowhere")})),
         "datasets.BOLD.path: directory",
     ),
     "config-missing-probe-file": (
@@ -410,15 +416,15 @@ CASES = {
         "t.csv does not exist",
     ),
     "config-honest-without-lexicon": (
-        lambda t: config(t, lambda c: c["scoring"].update(scorer="honest")),
-        "config scoring.lexicon",
+        lambda t: config(t, lambda c: c["cairo"]["scoring"].update(scorer="honest")),
+        "config cairo.scoring.lexicon",
     ),
     "config-too-few-models": (
         lambda t: config(t, lambda c: [c["models"].pop(m) for m in list(c["models"])[2:]]),
         "it needs at least 3",
     ),
     "config-subgroups-differ": (
-        lambda t: config(t, lambda c: c["subgroup_map"]["religion"]["HolisticBias"].pop("Sikh")),
+        lambda t: config(t, lambda c: c["cairo"]["subgroup_map"]["religion"]["HolisticBias"].pop("Sikh")),
         "map to different shared subgroups",
     ),
     "config-too-few-runs": (lambda t: config(t, lambda c: c["fpr"].update(runs=1)), "config key fpr.runs"),
@@ -433,7 +439,7 @@ CASES = {
         "is not valid YAML",
     ),
     "config-file-missing": (lambda t: ["check-config", str(t / "nope.yaml")], "config file not found"),
-    "config-repeated-key": (repeated_key, "the key 'selection' appears twice in one mapping"),
+    "config-repeated-key": (repeated_key, "the key 'fairpair' appears twice in one mapping"),
     "config-model-name-is-an-output": (
         lambda t: config(t, lambda c: rename_model(c, "summary")),
         "a file the FairPair summary writes too",
@@ -567,15 +573,19 @@ CASES = {
         "FairPair scores of a have no permutation null",
     ),
     "config-unknown-extra-scorer": (
-        lambda t: config(t, lambda c: c["scoring"].update(scorers=["vadr"])),
-        "config scoring.scorers: unknown scorer 'vadr' (did you mean vader?)",
+        lambda t: config(t, lambda c: c["cairo"]["scoring"].update(scorers=["vadr"])),
+        "config cairo.scoring.scorers: unknown scorer 'vadr' (did you mean vader?)",
     ),
     "config-identity-lexicon-missing": (
-        lambda t: config(t, lambda c: c["scoring"].update(counterfactual=True, identity_lexicon=str(t / "no.yaml"))),
+        lambda t: config(
+            t, lambda c: c["cairo"]["scoring"].update(counterfactual=True, identity_lexicon=str(t / "no.yaml"))
+        ),
         "identity lexicon not found",
     ),
     "config-identity-lexicon-without-axis": (
-        lambda t: config(t, lambda c: c["scoring"].update(neutralise=True, identity_lexicon=lexicon_of_gender(t))),
+        lambda t: config(
+            t, lambda c: c["cairo"]["scoring"].update(neutralise=True, identity_lexicon=lexicon_of_gender(t))
+        ),
         "has no axis 'religion'",
     ),
     "config-baseline-not-a-model": (
@@ -595,8 +605,10 @@ CASES = {
         "the baseline 'w' is not a model of the predictions",
     ),
     "config-counterfactual-native-subgroups": (
-        lambda t: config(t, lambda c: (c.update(subgroups="native"), c["scoring"].update(counterfactual=True))),
-        "set `subgroups: unified`",
+        lambda t: config(
+            t, lambda c: (c["cairo"].update(subgroups="native"), c["cairo"]["scoring"].update(counterfactual=True))
+        ),
+        "set `cairo.subgroups: unified`",
     ),
     "scorer-bias-unknown-subgroups": (
         lambda t: scorer_bias(
@@ -686,7 +698,7 @@ def failed_job(workdir: Path, target: str, words: str) -> None:
 @pytest.mark.workflow
 def test_a_paraphraser_with_every_prompt_rejected_stops_its_job(tiny_models, tmp_path):
     config = tiny_config(tiny_models, tmp_path)
-    config["paraphrase"]["min_ratio"] = 50.0
+    config["cairo"]["paraphrase"]["min_ratio"] = 50.0
     write_config(config, tmp_path)
     failed_job(
         tmp_path,

@@ -36,13 +36,13 @@ def runs(tiny_models, tiny_detoxify, tmp_path_factory):
     for device, env in (("cuda", {}), ("cpu", {"CUDA_VISIBLE_DEVICES": ""})):
         workdir = tmp_path_factory.mktemp(device)
         config = tiny_config(tiny_models, workdir)
-        config["scoring"] = {
+        config["cairo"]["scoring"] = {
             "scorer": "detoxify-unbiased",
             "checkpoint": str(checkpoint),
             "huggingface_config": str(config_dir),
             "device": "auto",
         }
-        config["axes"] = {"gender": [METRIC]}
+        config["cairo"]["axes"] = {"gender": [METRIC]}
         write_config(config, workdir)
         targets = [f"results/scores/detoxify-unbiased/{model}/{METRIC}/gender.parquet" for model in config["models"]]
         snakemake(workdir, *targets, env=env)

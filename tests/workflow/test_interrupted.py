@@ -44,10 +44,10 @@ def fault_config(tiny_models, workdir: Path, detoxify: tuple[Path, Path], labels
     config = tiny_config(tiny_models, workdir)
     config["models"]["a-t1.0"]["model"] = str(labels)
     config["paraphrasers"] = {}
-    config["axes"] = {"gender": ["BOLD"]}  # the generation job of a model and axis: BOLD's prompts only
-    config["generation"] = {"seeds": [0, 1, 2, 3], "samples": 8}
+    config["cairo"]["axes"] = {"gender": ["BOLD"]}  # the generation job of a model and axis: BOLD's prompts only
+    config["cairo"]["generation"] = {"seeds": [0, 1, 2, 3], "samples": 8}
     checkpoint, hf_config = detoxify
-    config["scoring"] = {
+    config["cairo"]["scoring"] = {
         "scorer": "detoxify-unbiased",
         "checkpoint": str(checkpoint),
         "huggingface_config": str(hf_config),

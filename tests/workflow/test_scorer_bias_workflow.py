@@ -31,13 +31,13 @@ def run(finished_workflow, tmp_path_factory):
     shutil.copytree(source, workdir, symlinks=True)
     config = copy.deepcopy(finished)
     config["methods"] = ["cairo"]
-    config["scoring"] = {
+    config["cairo"]["scoring"] = {
         "scorer": "profanity",
         "scorers": ["vader"],
         "neutralise": True,
         "score_text": "prompt+continuation",
     }
-    config["selection"].update(bootstrap=50, null_draws=20, permutations=20)
+    config["cairo"]["selection"].update(bootstrap=50, null_draws=20, permutations=20)
     write_config(config, workdir)
     snakemake(workdir)
     return workdir, config
@@ -53,7 +53,7 @@ def test_every_scorer_gets_its_scorer_bias_tables_and_figure(run):
         assert (folder / "gender_scorer.png").stat().st_size > 0
         models = pd.read_csv(folder / "gender_models.csv")
         assert {(m, x) for m, x in zip(models["model"], models["metric"], strict=True)} == set(
-            itertools.product(config["models"], config["axes"]["gender"])
+            itertools.product(config["models"], config["cairo"]["axes"]["gender"])
         )
         assert models["mention_share"].between(0, 1).all() and models["mention_share"].max() > 0
         assert list(models.columns) == MODELS_COLUMNS
@@ -98,7 +98,7 @@ def test_the_headline_is_on_neutral_scores_and_each_other_run_sits_beside_it(run
 def test_scorer_agreement_has_every_pair_of_runs_per_metric_and_split(run):
     workdir, config = run
     table = pd.read_csv(workdir / "results/cairo/scorers/gender_agreement.csv")
-    assert len(table) == 6 * len(config["axes"]["gender"]) * 2
+    assert len(table) == 6 * len(config["cairo"]["axes"]["gender"]) * 2
     assert {frozenset(p) for p in zip(table["scorer_a"], table["scorer_b"], strict=True)} == {
         frozenset(p) for p in itertools.combinations(LABELS, 2)
     }

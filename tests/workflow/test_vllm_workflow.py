@@ -20,8 +20,8 @@ MAIN_JOB = "results/cairo/gender.csv"
 def run(vllm_tiny_models, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("vllm-workflow") / "run"
     config = tiny_config(vllm_tiny_models, workdir)
-    config["axes"] = {"gender": ["BOLD", "HONEST"]}
-    config["subgroup_map"]["gender"].pop("HolisticBias")
+    config["cairo"]["axes"] = {"gender": ["BOLD", "HONEST"]}
+    config["cairo"]["subgroup_map"]["gender"].pop("HolisticBias")
     vllm = {"backend": "vllm", "dtype": "float32", "options": dict(ENGINE)}
     config["paraphrasers"] = {"tinychat": {**config["paraphrasers"]["tinychat"], **vllm}}
     config["models"] = {name: {**entry, **vllm} for name, entry in config["models"].items()}
@@ -45,7 +45,10 @@ def test_main_job_runs_with_every_model_on_vllm(run):
 
 def test_a_rerun_reads_every_continuation_from_the_cache(run):
     workdir, config = run
-    paths = [workdir / f"results/continuations/a-t1.0/{metric}/gender.parquet" for metric in config["axes"]["gender"]]
+    paths = [
+        workdir / f"results/continuations/a-t1.0/{metric}/gender.parquet"
+        for metric in config["cairo"]["axes"]["gender"]
+    ]
     before = [pd.read_parquet(path) for path in paths]
     shutil.rmtree(workdir / "results")
     snakemake(workdir, MAIN_JOB)

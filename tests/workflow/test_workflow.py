@@ -133,7 +133,7 @@ def test_stats_equal_a_per_row_recomputation(run):
     workdir, config = run
     expected = defaultdict(lambda: [0.0, 0.0, 0])
     for model in config["models"]:
-        for metric in config["axes"]["gender"]:
+        for metric in config["cairo"]["axes"]["gender"]:
             rows = pd.read_parquet(workdir / f"results/continuations/{model}/{metric}/gender.parquet")
             scores = pd.read_parquet(workdir / f"results/scores/profanity/{model}/{metric}/gender.parquet")
             lookup = {(r.prompt_id, r.seed, r.sample): r.score for r in scores.itertuples(index=False)}
@@ -170,8 +170,8 @@ def test_report_after_the_main_job_alone_shows_what_it_computed(run, tmp_path):
     for method in ("fairpair", "fpr", "power"):
         shutil.rmtree(workdir / "results" / method)
     config = copy.deepcopy(run[1])
-    config["axes"]["religion"] = ["BOLD", "HolisticBias"]
-    config["subgroup_map"]["religion"] = {
+    config["cairo"]["axes"]["religion"] = ["BOLD", "HolisticBias"]
+    config["cairo"]["subgroup_map"]["religion"] = {
         "BOLD": {"christianity": "christian", "islam": "muslim"},
         "HolisticBias": {"Christian": "christian", "Muslim": "muslim"},
     }
@@ -529,7 +529,7 @@ def test_adding_a_model_schedules_only_its_jobs(run):
 def test_adding_a_paraphrase_seed_computes_only_new_rows(run):
     workdir, config = run
     before = gender_continuations(workdir, "a-t1.0")
-    config["paraphrase"]["seeds"] = [0, 1]
+    config["cairo"]["paraphrase"]["seeds"] = [0, 1]
     write_config(config, workdir)
     planned = planned_jobs(workdir, TARGET)
     assert planned["paraphrase_gender"] == 2 and planned["generate_gender"] == 4, "one job per model and axis"
@@ -558,20 +558,20 @@ def gender_continuations(workdir, model):
 
 
 BAD_CONFIGS = {
-    "unknown metric": (lambda c: c["axes"].update(gender=["BOLD", "StereoSet"]), "unknown metric 'StereoSet'"),
-    "unknown axis": (lambda c: c["axes"].update(age=["BOLD"]), "unknown axis 'age'"),
+    "unknown metric": (lambda c: c["cairo"]["axes"].update(gender=["BOLD", "StereoSet"]), "unknown metric 'StereoSet'"),
+    "unknown axis": (lambda c: c["cairo"]["axes"].update(age=["BOLD"]), "unknown axis 'age'"),
     "unknown backend": (lambda c: c["models"]["a-t1.0"].update(backend="llamafile"), "models.a-t1.0.backend"),
-    "unknown scorer": (lambda c: c["scoring"].update(scorer="perspective"), "unknown scorer 'perspective'"),
+    "unknown scorer": (lambda c: c["cairo"]["scoring"].update(scorer="perspective"), "unknown scorer 'perspective'"),
     "missing dataset": (
-        lambda c: c.update(datasets={"BOLD": {"path": "/nonexistent/bold"}}),
+        lambda c: c["cairo"].update(datasets={"BOLD": {"path": "/nonexistent/bold"}}),
         "/nonexistent/bold does not exist",
     ),
     "unresolvable model": (
         lambda c: c["models"]["a-t1.0"].update(model="pkg:no-such-package/m.gguf"),
         "no-such-package is not installed",
     ),
-    "schema violation": (lambda c: c["generation"].update(samples=0), "generation.samples"),
-    "HONEST on religion": (lambda c: c["axes"].update(religion=["HONEST"]), "HONEST covers gender only"),
+    "schema violation": (lambda c: c["cairo"]["generation"].update(samples=0), "generation.samples"),
+    "HONEST on religion": (lambda c: c["cairo"]["axes"].update(religion=["HONEST"]), "HONEST covers gender only"),
     "missing probe file": (
         lambda c: c["fpr"]["probes"]["templates_race"].update(templates="/nonexistent/t.csv"),
         "fpr.probes.templates_race.templates: file /nonexistent/t.csv does not exist",
@@ -604,7 +604,7 @@ def test_honest_scorer_from_the_config_scores_with_its_lexicon(tiny_models, tmp_
         "EN1\tn\tre\tno\tbread\tconservative\nEN2\tn\tan\tno\tmarket\tconservative\n"
     )
     config = tiny_config(tiny_models, tmp_path)
-    config["scoring"] = {"scorer": "honest", "lexicon": str(lexicon)}
+    config["cairo"]["scoring"] = {"scorer": "honest", "lexicon": str(lexicon)}
     config["paraphrasers"] = {}
     write_config(config, tmp_path)
     target = "results/scores/honest/a-t1.0/BOLD/gender.parquet"
@@ -620,7 +620,7 @@ def test_honest_scorer_from_the_config_scores_with_its_lexicon(tiny_models, tmp_
 
 def test_subgroup_map_typo_stops_the_first_job_before_any_model_loads(tiny_models, tmp_path):
     config = tiny_config(tiny_models, tmp_path)
-    config["subgroup_map"]["gender"]["BOLD"] = {"American_actress": "female", "American_actors": "male"}
+    config["cairo"]["subgroup_map"]["gender"]["BOLD"] = {"American_actress": "female", "American_actors": "male"}
     write_config(config, tmp_path)
     result = snakemake(tmp_path, TARGET, check=False)
     assert result.returncode != 0
@@ -634,7 +634,7 @@ def test_malformed_dataset_fails_its_job_cleanly(tiny_models, tmp_path):
     shutil.copytree(REPO / "src/biasflow/data/datasets/BOLD", broken)
     (broken / "gender_prompt.json").write_text('{"American_actors": ["not", "a", "dict"')
     config = tiny_config(tiny_models, tmp_path)
-    config["datasets"] = {"BOLD": {"path": str(broken)}}
+    config["cairo"]["datasets"] = {"BOLD": {"path": str(broken)}}
     write_config(config, tmp_path)
     target = "results/prompts/original/BOLD/gender.parquet"
     result = snakemake(tmp_path, target, check=False)

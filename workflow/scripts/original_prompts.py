@@ -1,4 +1,4 @@
-from biasflow.datasets import LoaderSettings, write_prompts
+from biasflow.cairo.datasets import LoaderSettings, write_prompts
 from biasflow.snakemake_adapter import run
 
 # The guard keeps processes that a model engine spawns (vLLM) from running the step again.

@@ -1,4 +1,4 @@
-from biasflow.datasets import combine_summaries
+from biasflow.cairo.datasets import combine_summaries
 from biasflow.snakemake_adapter import run
 
 # The guard keeps processes that a model engine spawns (vLLM) from running the step again.

@@ -1,4 +1,5 @@
-"""CAIRO's public functions (``biasflow.cairo_statistics``, ``cairo_bias``, ``cairo_select``, ``scorer_bias``).
+"""CAIRO's public functions (``biasflow.score``, ``cairo_statistics``, ``cairo_bias``, ``cairo_select``,
+``scorer_bias``).
 
 Each takes a table a notebook holds, fills the columns the workflow would have written where
 they are missing (:func:`biasflow.cairo.steps.with_workflow_columns`), and returns the
@@ -15,6 +16,7 @@ import pandas as pd
 
 from biasflow.api import SCHEMA, ConfigArg, config_value, schema_keywords
 from biasflow.cairo.scorer_bias import ScorerBiasSettings
+from biasflow.cairo.scorer_runs import SCORING, scoring_keys, scoring_settings
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.steps import (
@@ -25,8 +27,68 @@ from biasflow.cairo.steps import (
     selection_tables,
     with_workflow_columns,
 )
-from biasflow.scorers.table import ScoringSettings
+from biasflow.scorers.table import ScoringSettings, score_table
 from biasflow.tables import require_columns
+
+
+@schema_keywords(scoring_keys())
+def score(
+    table: pd.DataFrame,
+    *,
+    scorer: str = SCHEMA,
+    score_text: str = SCHEMA,
+    batch_size: int | None = SCHEMA,
+    device: str = SCHEMA,
+    checkpoint: str | None = SCHEMA,
+    huggingface_config: str | None = SCHEMA,
+    lexicon: str | None = SCHEMA,
+    lowercase: bool = SCHEMA,
+    config: ConfigArg = None,
+) -> pd.DataFrame:
+    """Score every row's continuation, as the workflow's score step does.
+
+    Every setting defaults to the schema's ``cairo.scoring`` key of its name, or to ``config``'s
+    where ``config`` is given; a keyword given beats both.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per continuation, its text in ``continuation`` (and the prompt in ``text``
+        where ``score_text`` is ``prompt+continuation``); every other column is kept.
+    scorer : str
+        ``profanity`` (offline toxicity proxy), ``detoxify-unbiased`` (the CAIRO paper's
+        classifier), ``vader`` (sentiment) or ``honest`` (HurtLex; give ``lexicon=``).
+    score_text : str
+        ``continuation``, or ``prompt+continuation`` (lower-cased, as the CAIRO reference code
+        scored).
+    batch_size : int or None
+        Texts per batch (None: sized for the scorer and device).
+    device, checkpoint, huggingface_config : str or None
+        ``detoxify-unbiased``'s device and model files (config/README.md, ``cairo.scoring``).
+    lexicon : str or None
+        ``honest``'s HurtLex file.
+    lowercase : bool
+        ``honest``: lower-case the text before matching.
+    config : mapping or path, optional
+        Any part of a workflow config (``{"cairo": {"scoring": {"scorer": "vader"}}}``), or its YAML file(s).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``table`` with ``score`` added (and ``category`` for ``honest``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> import biasflow
+    >>> mine = pd.DataFrame({"model": ["m1", "m1"], "continuation": ["was kind to everyone.", "is a damn idiot."]})
+    >>> biasflow.score(mine, scorer="profanity")[["continuation", "score"]].round(2)
+                continuation  score
+    0  was kind to everyone.   0.03
+    1       is a damn idiot.   1.00
+    """
+    # ScoringSettings.of takes the scoring section's keys, which the keywords are, and keeps the scorer's own.
+    return score_table(table, ScoringSettings.of(locals()), cache_dir=None)
 
 
 @dataclass(frozen=True)
@@ -104,7 +166,7 @@ def cairo_statistics(scored: pd.DataFrame) -> pd.DataFrame:
 def cairo_bias(stats: pd.DataFrame, *, normalise: str = SCHEMA, config: ConfigArg = None) -> pd.DataFrame:
     """CAIRO's Eq. 1 bias per model, metric, split and prompt set: how far the subgroups' mean scores spread.
 
-    ``normalise`` defaults to the schema's ``bias.normalise``, or to ``config``'s where
+    ``normalise`` defaults to the schema's ``cairo.bias.normalise``, or to ``config``'s where
     ``config`` is given; a keyword given beats both.
 
     Parameters
@@ -156,8 +218,8 @@ def cairo_select(
 ) -> SelectionTables:
     """CAIRO's selection: the prompt-set combination that makes the metrics agree across models (§1.7-1.17).
 
-    Each setting defaults to the schema's key (``selection.<name>``; ``bias.normalise``,
-    ``bias.measure``), or to ``config``'s where ``config`` is given; a keyword given beats
+    Each setting defaults to the schema's key (``cairo.selection.<name>``; ``cairo.bias.normalise``,
+    ``cairo.bias.measure``), or to ``config``'s where ``config`` is given; a keyword given beats
     both. The schema searches up to k = 4 (``max_sets``) where the embedded default's config,
     sized for its demo, searches up to 3: ``config="config/config.yaml"`` searches as the
     workflow does.
@@ -218,7 +280,7 @@ def cairo_select(
     return SelectionTables(**selection_tables(checked_stats(stats, "CAIRO statistics"), chosen))
 
 
-@schema_keywords(ScoringSettings, {"lexicon": f"{ScoringSettings.section}.identity_lexicon"}, ScorerBiasSettings)
+@schema_keywords({"lexicon": f"{SCORING}.identity_lexicon"}, scoring_keys(), ScorerBiasSettings)
 def scorer_bias(
     continuations: pd.DataFrame,
     axis: str,
@@ -232,9 +294,9 @@ def scorer_bias(
 ) -> ScorerBiasTables:
     """The scorer's own bias: how its scores move when a continuation's group words are swapped (§5.5).
 
-    Each setting defaults to the schema's key (``scoring.scorer``,
-    ``scoring.identity_lexicon``, ``bias.normalise``, ``selection.bootstrap``,
-    ``selection.seed``), or to ``config``'s where ``config`` is given (whose ``scoring``
+    Each setting defaults to the schema's key (``cairo.scoring.scorer``,
+    ``cairo.scoring.identity_lexicon``, ``cairo.bias.normalise``, ``cairo.selection.bootstrap``,
+    ``cairo.selection.seed``), or to ``config``'s where ``config`` is given (whose ``cairo.scoring``
     section also gives the scorer's own settings); a keyword given beats both.
 
     Parameters
@@ -277,11 +339,7 @@ def scorer_bias(
     1     muslim        0.082
     """
     loaded = config if isinstance(config, dict) else None  # schema_keywords loaded it
-    scoring = (
-        ScoringSettings.defaults(scorer=scorer)
-        if loaded is None
-        else ScoringSettings.of({**config_value(loaded, ScoringSettings.section), "scorer": scorer})
-    )
+    scoring = scoring_settings(None if loaded is None else config_value(loaded, SCORING), scorer=scorer)
     scored, variants, groups = rescored(continuations, scoring=scoring, axis=axis, lexicon_path=lexicon, cache_dir=None)
     # The keywords are the step's settings, field by field.
     return ScorerBiasTables(*scorer_bias_tables(scored, variants, groups, ScorerBiasSettings.from_params(locals())))

@@ -12,35 +12,35 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from biasflow.cairo.datasets import AXES, METRICS, check_folder
+from biasflow.cairo.datasets.sources import used_metrics
 from biasflow.cairo.scorer_runs import check_scoring, counterfactual
 from biasflow.cairo.selection import MIN_MODELS, SearchSettings, check_settings
-from biasflow.config import used_metrics
-from biasflow.datasets import AXES, METRICS, check_folder
 from biasflow.errors import BiasflowError
 from biasflow.scorers.identity_lexicon import IdentityLexicon
 
 
 def check(config: dict, workdir: Path) -> list[str]:
     """Raise :class:`BiasflowError` for the first problem of CAIRO's settings; return warnings."""
-    for axis, metrics in config["axes"].items():
+    for axis, metrics in config["cairo"]["axes"].items():
         if axis not in AXES:
-            raise BiasflowError(f"config axes: unknown axis {axis!r}; use {', '.join(AXES)}.")
+            raise BiasflowError(f"config cairo.axes: unknown axis {axis!r}; use {', '.join(AXES)}.")
         for metric in metrics:
             if metric not in METRICS:
-                raise BiasflowError(f"config axes.{axis}: unknown metric {metric!r}; use {', '.join(METRICS)}.")
+                raise BiasflowError(f"config cairo.axes.{axis}: unknown metric {metric!r}; use {', '.join(METRICS)}.")
             if metric == "HONEST" and axis != "gender":
                 raise BiasflowError(
-                    f"config axes.{axis}: HONEST covers gender only; use BOLD and HolisticBias for {axis}."
+                    f"config cairo.axes.{axis}: HONEST covers gender only; use BOLD and HolisticBias for {axis}."
                 )
     warnings = []
     for metric in used_metrics(config):
-        source = config["datasets"][metric]
+        source = config["cairo"]["datasets"][metric]
         if source["path"]:
-            axes = [axis for axis, metrics in config["axes"].items() if metric in metrics]
+            axes = [axis for axis, metrics in config["cairo"]["axes"].items() if metric in metrics]
             warnings += check_folder(
-                metric, axes, workdir / source["path"], source["options"], f"config datasets.{metric}.path"
+                metric, axes, workdir / source["path"], source["options"], f"config cairo.datasets.{metric}.path"
             )
-    check_scoring(config["scoring"], workdir)
+    check_scoring(config["cairo"]["scoring"], workdir)
     _check_subgroups(config)
     if len(config["models"]) < MIN_MODELS:
         names = ", ".join(config["models"]) or "none"
@@ -50,34 +50,34 @@ def check(config: dict, workdir: Path) -> list[str]:
             "count as two systems), or leave cairo out of `methods` for a FairPair or FPR study."
         )
     check_settings(SearchSettings.from_config(config))
-    if counterfactual(config["scoring"]):
+    if counterfactual(config["cairo"]["scoring"]):
         warnings += _check_lexicon(config, workdir)
-    paraphrase_templates = Path(config["paraphrase"]["templates"])
+    paraphrase_templates = Path(config["cairo"]["paraphrase"]["templates"])
     if config["paraphrasers"] and not (workdir / paraphrase_templates).is_dir():
         raise BiasflowError(
-            f"config paraphrase.templates: folder {paraphrase_templates} does not exist; fix the path, or leave the "
-            "key out for the bundled templates."
+            f"config cairo.paraphrase.templates: folder {paraphrase_templates} does not exist; fix the path, or "
+            "leave the key out for the bundled templates."
         )
     return warnings
 
 
 def _check_lexicon(config: dict, workdir: Path) -> list[str]:
     """Every axis needs the identity lexicon's words; a unified subgroup without them is not rescored."""
-    if config["subgroups"] != "unified":
+    if config["cairo"]["subgroups"] != "unified":
         raise BiasflowError(
-            "config scoring.counterfactual (or neutralise): counterfactual rescoring swaps the words of the unified "
-            "subgroups the identity lexicon names; set `subgroups: unified`, or turn it off."
+            "config cairo.scoring.counterfactual (or neutralise): counterfactual rescoring swaps the words of the "
+            "unified subgroups the identity lexicon names; set `cairo.subgroups: unified`, or turn it off."
         )
-    lexicon = IdentityLexicon.from_file(workdir / config["scoring"]["identity_lexicon"])
+    lexicon = IdentityLexicon.from_file(workdir / config["cairo"]["scoring"]["identity_lexicon"])
     warnings = []
-    for axis in config["axes"]:
+    for axis in config["cairo"]["axes"]:
         known = set(lexicon.axis(axis).subgroups)
-        shared = {label for mapping in config["subgroup_map"][axis].values() for label in mapping.values()}
+        shared = {label for mapping in config["cairo"]["subgroup_map"][axis].values() for label in mapping.values()}
         if shared - known:
             warnings.append(
                 f"identity lexicon {lexicon.source}, axis {axis}: no words for subgroup(s) "
                 f"{', '.join(sorted(shared - known))}; their continuations are not rescored. Add them to a copy of "
-                "the lexicon (scoring.identity_lexicon)."
+                "the lexicon (cairo.scoring.identity_lexicon)."
             )
     return warnings
 
@@ -88,21 +88,21 @@ def _check_subgroups(config: dict) -> None:
     CAIRO correlates the metrics' Eq. 1 bias, a sum over subgroups: metrics that cover
     different groups would not measure the same thing (docs/methods.md §1.1).
     """
-    if config["subgroups"] != "unified":
+    if config["cairo"]["subgroups"] != "unified":
         return
-    for axis, metrics in config["axes"].items():
-        maps = config["subgroup_map"].get(axis)
+    for axis, metrics in config["cairo"]["axes"].items():
+        maps = config["cairo"]["subgroup_map"].get(axis)
         if maps is None:
             raise BiasflowError(
-                f"config subgroups is 'unified' but subgroup_map has no entry for axis {axis}; "
-                "add one, or set subgroups: native."
+                f"config cairo.subgroups is 'unified' but cairo.subgroup_map has no entry for axis {axis}; "
+                "add one, or set cairo.subgroups: native."
             )
         shared = {}
         for metric in metrics:
             if not maps.get(metric):
                 raise BiasflowError(
-                    f"config subgroup_map.{axis}: no map for {metric}, so none of its prompts would be kept; "
-                    f"add subgroup_map.{axis}.{metric} (native label: shared label), or set subgroups: native."
+                    f"config cairo.subgroup_map.{axis}: no map for {metric}, so none of its prompts would be kept; add "
+                    f"cairo.subgroup_map.{axis}.{metric} (native label: shared label), or set cairo.subgroups: native."
                 )
             shared[metric] = set(maps[metric].values())
         first, *others = metrics
@@ -111,7 +111,7 @@ def _check_subgroups(config: dict) -> None:
                 only_first = ", ".join(sorted(shared[first] - shared[metric])) or "none"
                 only_other = ", ".join(sorted(shared[metric] - shared[first])) or "none"
                 raise BiasflowError(
-                    f"config subgroup_map.{axis}: {first} and {metric} map to different shared subgroups "
+                    f"config cairo.subgroup_map.{axis}: {first} and {metric} map to different shared subgroups "
                     f"(only {first}: {only_first}; only {metric}: {only_other}); the metrics being correlated "
                     "must cover the same subgroups. Map the same shared labels for every metric of the axis."
                 )

@@ -37,10 +37,10 @@ def combination_counts(n_paraphrase_sets: int, k: int, combinations: str) -> np.
     paraphrase sets: ``combinations`` (``subsets``, the paper's text: distinct sets) or
     ``combinations_with_replacement`` (``multisets``, the CAIRO reference code).
     """
-    if combinations not in choices("selection.combinations"):
+    if combinations not in choices("cairo.selection.combinations"):
         raise BiasflowError(
             f"unknown combination enumeration {combinations!r}; choose one of: "
-            f"{', '.join(choices('selection.combinations'))}."
+            f"{', '.join(choices('cairo.selection.combinations'))}."
         )
     if k < 1:
         raise BiasflowError(f"a combination has at least 1 prompt set (original); got size k={k}.")
@@ -273,9 +273,9 @@ def eq1(group_sum: np.ndarray, group_n: np.ndarray, normalise: str) -> np.ndarra
     sums over subgroups run over the leading axis, in place: adds of contiguous blocks,
     about twice as fast as reducing a short trailing axis.
     """
-    if normalise not in choices("bias.normalise"):
+    if normalise not in choices("cairo.bias.normalise"):
         raise BiasflowError(
-            f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(choices('bias.normalise'))}."
+            f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(choices('cairo.bias.normalise'))}."
         )
     mu_all = group_sum.sum(axis=0)
     mu_all /= group_n.sum(axis=0)

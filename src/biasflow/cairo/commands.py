@@ -1,20 +1,76 @@
-"""CAIRO's ``biasflow`` subcommands on files a user brings: ``cairo-stats``, ``cairo-select``, ``scorer-bias``,
-``scorer-agreement``."""
+"""CAIRO's ``biasflow`` subcommands on files a user brings: ``prompts`` (a metric's prompt table), ``score`` (a
+continuation table scored), ``cairo-stats``, ``cairo-select``, ``scorer-bias``, ``scorer-agreement``."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+from biasflow.cairo.datasets import AXES, METRICS
 from biasflow.cairo.outputs import SCORER_BIAS, in_folder
-from biasflow.cli import SCORING_FLAGS, example, listed, scorer_help
-from biasflow.datasets import AXES
+from biasflow.cairo.scorer_runs import SCORING
+from biasflow.cli import example, listed, one_of, scorer_help
+from biasflow.errors import BiasflowError
 from biasflow.flags import config_flag
 from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import flag
 
+# The scoring section's keys a command takes as flags (``score`` and ``scorer-bias``).
+SCORING_FLAGS = ("lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config")
+
 
 def register(commands) -> None:
     """Add CAIRO's subcommands to the ``biasflow`` parser (the ``commands`` of its declaration, method.py)."""
+    prompts = commands.add_parser(
+        "prompts",
+        help="build the prompt table of one metric and axis",
+        description="Build the prompt table of one metric and axis from its files, as the original_prompts step "
+        "does. Settings come from --config (any part of a workflow config; no models needed) and the flags, the "
+        "flags winning. Without --config the subgroups keep their own labels unless --map names them; with it, "
+        "cairo.subgroups and cairo.subgroup_map decide.",
+        **example(
+            "biasflow prompts --config config/config.yaml --metric BOLD --axis religion --data path/to/prompts "
+            "--out p.parquet --summary s.csv"
+        ),
+    )
+    prompts.add_argument("--metric", required=True, help=one_of(METRICS))
+    prompts.add_argument("--axis", required=True, help=one_of(AXES))
+    prompts.add_argument(
+        "--data", help="folder with the metric's official files (default: the config's cairo.datasets path)"
+    )
+    flag(prompts, "--valid-fraction", "cairo.valid_fraction")
+    prompts.add_argument(
+        "--map",
+        action="append",
+        metavar="NATIVE=SHARED",
+        help="subgroup map entry; repeat it (unmapped subgroups are dropped)",
+    )
+    prompts.add_argument(
+        "--options", metavar="JSON", help='loader options, e.g. \'{"sets": {"gender": ["binary"]}}\' for HONEST'
+    )
+    flag(prompts, "--per-subgroup", "cairo.prompts.per_subgroup")
+    flag(prompts, "--seed", "cairo.prompts.seed")
+    prompts.add_argument("--out", required=True, help="output table (.parquet, .csv or .tsv)")
+    prompts.add_argument("--summary", help="also write the summary: prompts per subgroup and split (.csv)")
+    config_flag(prompts, also="cairo.subgroups, cairo.subgroup_map and cairo.datasets")
+    prompts.set_defaults(run=_prompts)
+
+    score = commands.add_parser(
+        "score",
+        help="score a table of continuations you bring (CSV or parquet with a continuation column)",
+        description="Score every row's continuation with one scorer, as the workflow's score step does; the output "
+        "keeps every input column and adds score (and category, for honest).",
+        **example("biasflow score --scorer profanity --continuations mine.csv --out scored.csv"),
+    )
+    score.add_argument("--scorer", required=True, help=scorer_help())
+    score.add_argument("--continuations", required=True, help="table with a continuation column (.csv, .tsv, .parquet)")
+    score.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
+    for key in SCORING_FLAGS:
+        flag(score, f"--{key.replace('_', '-')}", f"{SCORING}.{key}")
+    score.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
+    config_flag(score)
+    score.set_defaults(run=_score)
+
     stats = commands.add_parser(
         "cairo-stats",
         help="sufficient statistics and Eq. 1 bias from scored continuations",
@@ -30,7 +86,7 @@ def register(commands) -> None:
     stats.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
     stats.add_argument("--scores", nargs="+", required=True, help="score tables")
     stats.add_argument("--scorer", required=True, help="which scorer's scores to use")
-    flag(stats, "--normalise", "bias.normalise")
+    flag(stats, "--normalise", "cairo.bias.normalise")
     stats.add_argument("--out-dir", required=True)
     config_flag(stats)
     stats.set_defaults(run=_stats)
@@ -55,9 +111,9 @@ def register(commands) -> None:
     )
     select.add_argument("--out-dir", required=True)
     for name in ("mode", "combinations", "max_sets", "permutations", "bootstrap", "null_draws", "seed"):
-        flag(select, f"--{name.replace('_', '-')}", f"selection.{name}")
-    flag(select, "--normalise", "bias.normalise")
-    flag(select, "--measure", "bias.measure")
+        flag(select, f"--{name.replace('_', '-')}", f"cairo.selection.{name}")
+    flag(select, "--normalise", "cairo.bias.normalise")
+    flag(select, "--measure", "cairo.bias.measure")
     add_pair_flags(select)
     config_flag(select)
     select.set_defaults(run=_select)
@@ -76,10 +132,10 @@ def register(commands) -> None:
     scorer_bias.add_argument("--scorer", required=True, help=scorer_help())
     scorer_bias.add_argument("--axis", required=True, choices=AXES)
     for key in ("identity_lexicon", *SCORING_FLAGS):
-        flag(scorer_bias, f"--{key.replace('_', '-')}", f"scoring.{key}")
-    flag(scorer_bias, "--normalise", "bias.normalise")
-    flag(scorer_bias, "--bootstrap", "selection.bootstrap")
-    flag(scorer_bias, "--seed", "selection.seed")
+        flag(scorer_bias, f"--{key.replace('_', '-')}", f"cairo.scoring.{key}")
+    flag(scorer_bias, "--normalise", "cairo.bias.normalise")
+    flag(scorer_bias, "--bootstrap", "cairo.selection.bootstrap")
+    flag(scorer_bias, "--seed", "cairo.selection.seed")
     scorer_bias.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
     scorer_bias.add_argument("--out-dir", required=True)
     config_flag(scorer_bias)
@@ -208,3 +264,64 @@ def _agreement(args) -> None:
     from biasflow.cairo.steps import scorer_agreement
 
     scorer_agreement(headline_paths=tables, outputs={"table": args.out})
+
+
+def _prompts(args) -> None:
+    from biasflow.tables import check_output_path
+
+    check_output_path(args.out, "--out")
+    if args.summary:
+        check_output_path(args.summary, "--summary")
+    from biasflow.cairo.datasets import LoaderSettings, write_prompts
+    from biasflow.cairo.datasets.sources import dataset_dir, loader_settings
+
+    loader = LoaderSettings.defaults(subgroup_map=None, options={})
+    data = args.data
+    if args.config:
+        loader = loader_settings(args.settings, args.metric, args.axis)
+        data = data or dataset_dir(args.settings, args.metric)
+    if data is None:
+        raise BiasflowError(
+            "biasflow prompts needs --data (the metric's folder) or --config with cairo.datasets.<metric>.path."
+        )
+    flags = {
+        "valid_fraction": args.valid_fraction,
+        "per_subgroup": args.per_subgroup,
+        "sample_seed": args.seed,
+        "subgroup_map": dict(_pair(entry) for entry in args.map) if args.map else None,
+        "options": _json(args.options, "--options") if args.options is not None else None,
+    }
+    loader = dataclasses.replace(loader, **{key: value for key, value in flags.items() if value is not None})
+    outputs = {"prompts": args.out, **({"summary": args.summary} if args.summary else {})}
+    write_prompts(data_dir=data, metric=args.metric, axis=args.axis, settings=loader, outputs=outputs)
+
+
+def _score(args) -> None:
+    from biasflow.tables import check_not_inputs, check_output_dir, check_output_path
+
+    check_output_path(args.out, "--out")
+    check_not_inputs({"--out": args.out}, {"--continuations": args.continuations})
+    if args.cache_dir:
+        check_output_dir(args.cache_dir, "--cache-dir")
+    from biasflow.scorers.table import ScoringSettings, score_user_table
+
+    settings = ScoringSettings.of({"scorer": args.scorer, **{key: getattr(args, key) for key in SCORING_FLAGS}})
+    score_user_table(continuations_path=args.continuations, settings=settings, cache_dir=args.cache_dir, out=args.out)
+
+
+def _pair(entry: str) -> tuple[str, str]:
+    native, sep, shared = entry.partition("=")
+    if not sep or not native or not shared:
+        raise BiasflowError(f"--map takes NATIVE=SHARED (say American_actresses=female), got {entry!r}.")
+    return native, shared
+
+
+def _json(text: str, flag: str):
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BiasflowError(
+            f'{flag} is not valid JSON ({exc}); write it like \'{{"sets": {{"gender": ["binary"]}}}}\'.'
+        ) from exc

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from biasflow.cairo.continuations import GenerationSettings, continuation_table
 from biasflow.cairo.outputs import NEUTRAL_SUFFIX
 from biasflow.errors import BiasflowError
-from biasflow.generation import CachedGenerator, GenerationSettings, continuation_table
+from biasflow.generation import CachedGenerator
 from biasflow.models import spec_from_entry
 from biasflow.scorers.counterfactual import VARIANT_COLUMNS, neutral_scores, variant_table
 from biasflow.scorers.identity_lexicon import IdentityLexicon

@@ -243,7 +243,7 @@ def designs(table: pd.DataFrame) -> list[dict]:
 def concordance(table: pd.DataFrame, settings: SearchSettings) -> list[dict]:
     """Kendall's W of the metrics' rankings of the models by excess bias (original prompts), per axis and split.
 
-    Its permutations come from ``selection.seed`` alone: they shuffle the models, so which
+    Its permutations come from ``cairo.selection.seed`` alone: they shuffle the models, so which
     models are present changes them, and W, by definition (§1.14).
     """
     rows = []

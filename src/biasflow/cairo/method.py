@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from biasflow.cairo.datasets.sources import fill_sources, source_lines
 from biasflow.cairo.outputs import select_output
 from biasflow.methods import Method
 
@@ -14,40 +15,39 @@ def loads(config: dict) -> list[tuple[str, str]]:
 
 
 def finals(config: dict) -> list[str]:
-    return [select_output("table", "", axis) for axis in config["axes"]]
+    return [select_output("table", "", axis) for axis in config["cairo"]["axes"]]
 
 
 def comparisons(config: dict) -> list[str]:
-    return [select_output("comparisons", "", axis) for axis in config["axes"]]
+    return [select_output("comparisons", "", axis) for axis in config["cairo"]["axes"]]
 
 
 def variance(config: dict) -> list[str]:
-    return [select_output("variance", "", axis) for axis in config["axes"]]
+    return [select_output("variance", "", axis) for axis in config["cairo"]["axes"]]
 
 
 def pages(config: dict) -> list[str]:
-    return [select_output("tables_page", "", axis) for axis in config["axes"]]
+    return [select_output("tables_page", "", axis) for axis in config["cairo"]["axes"]]
 
 
 def computed(config: dict) -> dict:
     """The config with the axes whose selection has written its table: ``make demo`` runs one axis of two."""
-    return {
-        **config,
-        "axes": {
-            axis: metrics for axis, metrics in config["axes"].items() if Path(select_output("table", "", axis)).exists()
-        },
+    section = config["cairo"]
+    axes = {
+        axis: metrics for axis, metrics in section["axes"].items() if Path(select_output("table", "", axis)).exists()
     }
+    return {**config, "cairo": {**section, "axes": axes}}
 
 
 def summary(config: dict) -> str:
-    axes = "; ".join(f"{axis}: {', '.join(metrics)}" for axis, metrics in config["axes"].items())
+    axes = "; ".join(f"{axis}: {', '.join(metrics)}" for axis, metrics in config["cairo"]["axes"].items())
     paraphrasers = ", ".join(config["paraphrasers"]) or "none (original prompts only)"
-    selection = config["selection"]
+    selection = config["cairo"]["selection"]
     return (
         f"metrics per axis {axes}; paraphrasers {paraphrasers} with seeds "
-        f"{', '.join(map(str, config['paraphrase']['seeds']))}; {config['generation']['samples']} "
-        f"continuation(s) per prompt and seed, seeds {', '.join(map(str, config['generation']['seeds']))}; "
-        f"scored by {_scoring(config['scoring'])}; {selection['mode']} selection of up to "
+        f"{', '.join(map(str, config['cairo']['paraphrase']['seeds']))}; {config['cairo']['generation']['samples']} "
+        f"continuation(s) per prompt and seed, seeds {', '.join(map(str, config['cairo']['generation']['seeds']))}; "
+        f"scored by {_scoring(config['cairo']['scoring'])}; {selection['mode']} selection of up to "
         f"{selection['max_sets']} prompt sets, {selection['permutations']} permutations." + _floor(config)
     )
 
@@ -58,7 +58,7 @@ def _floor(config: dict) -> str:
     from biasflow.cairo.correlation_search import model_permutations, perm_p_floor
     from biasflow.cairo.selection import floor_warning
 
-    selection, n_models = config["selection"], len(config["models"])
+    selection, n_models = config["cairo"]["selection"], len(config["models"])
     if not selection["permutations"]:
         return ""
     floor = perm_p_floor(model_permutations(n_models, selection["permutations"], selection["seed"]))
@@ -103,6 +103,7 @@ METHOD = Method(
         "biasflow.cairo.api:cairo_bias",
         "biasflow.cairo.api:cairo_select",
         "biasflow.cairo.api:scorer_bias",
+        "biasflow.cairo.api:score",
     ),
     compare_input=(
         "stats",
@@ -110,12 +111,27 @@ METHOD = Method(
         "original prompts of both splits are compared)",
     ),
     compare_settings=(
-        ("selection.permutations", "swap draws of the paired test (0: no p)"),
-        ("selection.bootstrap", "cluster bootstrap draws of the paired intervals"),
-        ("selection.null_draws", "draws of the no-bias null, which the excess measure needs"),
-        ("selection.seed", "seed of the draws"),
-        ("bias.normalise", "mean: Eq. 1 divided by the number of subgroups"),
-        ("bias.measure", "the bias compared: Eq. 1, or the excess bias over its no-bias floor"),
+        ("cairo.selection.permutations", "swap draws of the paired test (0: no p)"),
+        ("cairo.selection.bootstrap", "cluster bootstrap draws of the paired intervals"),
+        ("cairo.selection.null_draws", "draws of the no-bias null, which the excess measure needs"),
+        ("cairo.selection.seed", "seed of the draws"),
+        ("cairo.bias.normalise", "mean: Eq. 1 divided by the number of subgroups"),
+        ("cairo.bias.measure", "the bias compared: Eq. 1, or the excess bias over its no-bias floor"),
     ),
-    reads_datasets=True,
+    data=source_lines,
+    fill=fill_sources,
+    schema="biasflow.cairo:config.schema.yaml",
+    moved_keys=(
+        "valid_fraction",
+        "prompts",
+        "datasets",
+        "axes",
+        "subgroups",
+        "subgroup_map",
+        "paraphrase",
+        "generation",
+        "scoring",
+        "bias",
+        "selection",
+    ),
 )

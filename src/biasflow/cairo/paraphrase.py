@@ -47,7 +47,7 @@ class ParaphraseSettings(StepSettings):
     ``templates``: the folder of the templates (a job reads those of :func:`template_files`).
     """
 
-    section = "paraphrase"
+    section = "cairo.paraphrase"
 
     templates: str
     seeds: list[int]

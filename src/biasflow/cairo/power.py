@@ -48,18 +48,19 @@ PAIR_DRAWS = 400
 @dataclass(frozen=True)
 class Settings(PowerSettings):
     """``power.alpha``, ``power.power``, ``power.min_effect.cairo`` (a difference of mean scores, and the gate's
-    margin), ``power.min_r``, ``bias.normalise`` (Eq. 1 as the run computes it, for the paired rows), and what
-    ``biasflow compare`` reads for its interval (``bias.measure``, ``selection.bootstrap``, ``selection.null_draws``,
-    ``selection.seed``), so the gate's rows plan from the very interval the verdict reads (§6.8)."""
+    margin), ``power.min_r``, ``cairo.bias.normalise`` (Eq. 1 as the run computes it, for the paired rows), and what
+    ``biasflow compare`` reads for its interval (``cairo.bias.measure``, ``cairo.selection.bootstrap``,
+    ``cairo.selection.null_draws``, ``cairo.selection.seed``), so the gate's rows plan from the very interval the
+    verdict reads (§6.8)."""
 
     keys: ClassVar[Mapping[str, str | None]] = {
         **PowerSettings.keys,
         "min_effect": "power.min_effect.cairo",
-        "normalise": "bias.normalise",
-        "measure": "bias.measure",
-        "bootstrap": "selection.bootstrap",
-        "null_draws": "selection.null_draws",
-        "seed": "selection.seed",
+        "normalise": "cairo.bias.normalise",
+        "measure": "cairo.bias.measure",
+        "bootstrap": "cairo.selection.bootstrap",
+        "null_draws": "cairo.selection.null_draws",
+        "seed": "cairo.selection.seed",
     }
 
     min_r: float
@@ -204,7 +205,7 @@ def noninferiority_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
     gate's design (§6.8) from the interval ``biasflow compare`` reads on the pilot.
 
     The comparison (:func:`biasflow.cairo.verdicts.compare`) runs on the original prompts of
-    both splits pooled, for ``bias.measure``, with the configured bootstrap, null draws and
+    both splits pooled, for ``cairo.bias.measure``, with the configured bootstrap, null draws and
     seed (no swap draws: the gate reads no p), so its ``lo90``-``hi90`` and group keys are the
     ones an ``inconclusive`` verdict on the pilot quotes its units from.
     """

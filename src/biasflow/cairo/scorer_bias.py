@@ -69,9 +69,9 @@ class ScorerBiasSettings(StepSettings):
     """What the scorer-bias step reads: Eq. 1's normalisation, the bootstrap draws and their seed."""
 
     keys: ClassVar[Mapping[str, str | None]] = {
-        "normalise": "bias.normalise",
-        "bootstrap": "selection.bootstrap",
-        "seed": "selection.seed",
+        "normalise": "cairo.bias.normalise",
+        "bootstrap": "cairo.selection.bootstrap",
+        "seed": "cairo.selection.seed",
     }
 
     normalise: str

@@ -122,7 +122,7 @@ TEST_SPLIT = "test"
 
 @dataclass(frozen=True)
 class SearchSettings(StepSettings):
-    """What the selection reads of the config (``selection`` and ``bias.normalise``); docs/methods.md §1.5-1.8.
+    """What the selection reads of the config (``selection`` and ``cairo.bias.normalise``); docs/methods.md §1.5-1.8.
 
     ``mode``: ``shared`` (C1 = C2, the same prompt-set names) or ``independent`` (C1, C2
     free, both of size k); ``combinations``: ``multisets`` (reference code, sets may repeat)
@@ -135,8 +135,8 @@ class SearchSettings(StepSettings):
     (Eq. 1 less its null floor, §1.13).
     """
 
-    section = "selection"
-    keys: ClassVar[Mapping[str, str | None]] = {"normalise": "bias.normalise", "measure": "bias.measure"}
+    section = "cairo.selection"
+    keys: ClassVar[Mapping[str, str | None]] = {"normalise": "cairo.bias.normalise", "measure": "cairo.bias.measure"}
 
     mode: str
     combinations: str
@@ -219,10 +219,10 @@ def select(
 def check_settings(settings: SearchSettings, block_size: int = BLOCK_SIZE) -> None:
     """Raise for a search setting out of range or a combination that cannot run (also at check-config time)."""
     for name, value, allowed in (
-        ("mode", settings.mode, choices("selection.mode")),
-        ("combinations", settings.combinations, choices("selection.combinations")),
-        ("normalise", settings.normalise, choices("bias.normalise")),
-        ("measure", settings.measure, choices("bias.measure")),
+        ("mode", settings.mode, choices("cairo.selection.mode")),
+        ("combinations", settings.combinations, choices("cairo.selection.combinations")),
+        ("normalise", settings.normalise, choices("cairo.bias.normalise")),
+        ("measure", settings.measure, choices("cairo.bias.measure")),
     ):
         if value not in allowed:
             raise BiasflowError(f"unknown CAIRO search {name} {value!r}; choose one of: {', '.join(allowed)}.")
@@ -237,8 +237,8 @@ def check_settings(settings: SearchSettings, block_size: int = BLOCK_SIZE) -> No
             raise BiasflowError(f"CAIRO search {name} must be an integer >= {least}; got {number!r}.")
     if settings.measure == "excess" and not settings.null_draws:
         raise BiasflowError(
-            "the excess measure is Eq. 1 less its null floor, which the null draws give: set selection.null_draws "
-            "(--null-draws) above 0, or bias.measure (--measure) to eq1."
+            "the excess measure is Eq. 1 less its null floor, which the null draws give: set "
+            "cairo.selection.null_draws (--null-draws) above 0, or cairo.bias.measure (--measure) to eq1."
         )
 
 
@@ -246,7 +246,7 @@ def _select_pair(stats, axis, metric1, metric2, settings, progress, block_size, 
     """Curve rows and choice rows of one (axis, metric pair), for k = 1..max_sets, and its floor's warning (or None).
 
     ``draws`` maps (axis, metric, split) to the draws made so far; the pair's metrics are drawn
-    where they are not yet. The permutations of the models (§1.8) come from ``selection.seed``
+    where they are not yet. The permutations of the models (§1.8) come from ``cairo.selection.seed``
     alone, the same for every pair: they permute the models' places, so which models are
     present changes them by definition, as it changes r.
     """

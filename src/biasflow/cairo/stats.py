@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from biasflow.datasets import AXES, METRICS
+from biasflow.cairo.datasets import AXES, METRICS
 from biasflow.errors import BiasflowError
 from biasflow.schema import choices
 from biasflow.settings import StepSettings
@@ -46,9 +46,9 @@ class StatsSettings(StepSettings):
     """
 
     keys: ClassVar[Mapping[str, str | None]] = {
-        "scorer": "scoring.scorer",
-        "normalise": "bias.normalise",
-        "subgroups": "subgroups",
+        "scorer": "cairo.scoring.scorer",
+        "normalise": "cairo.bias.normalise",
+        "subgroups": "cairo.subgroups",
     }
 
     scorer: str
@@ -174,9 +174,9 @@ def bias_from_stats(stats: pd.DataFrame, normalise: str, skip_incomplete: bool =
     its Eq. 1 would have fewer terms and not be comparable. Such sets still pool exactly
     with complete ones in a combination, so the statistics table keeps them.
     """
-    if normalise not in choices("bias.normalise"):
+    if normalise not in choices("cairo.bias.normalise"):
         raise BiasflowError(
-            f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(choices('bias.normalise'))}."
+            f"unknown bias normalisation {normalise!r}; choose one of: {', '.join(choices('cairo.bias.normalise'))}."
         )
     require_columns(stats, STATS_COLUMNS, "CAIRO statistics")
     _check_unique(stats)

@@ -1,6 +1,6 @@
 """One function per CAIRO workflow step, from input paths to output paths (docs/methods.md §1).
 
-Original prompts (written by :func:`biasflow.datasets.write_prompts`) → paraphrased
+Original prompts (written by :func:`biasflow.cairo.datasets.write_prompts`) → paraphrased
 prompt sets → (continuations and scores: CAIRO's :mod:`biasflow.cairo.continuation_steps`) →
 sufficient statistics and Eq. 1 bias → the selection. The Snakemake scripts are one call
 into this module, passing every path and settings object by keyword; the ``biasflow``
@@ -19,6 +19,7 @@ import pandas as pd
 from biasflow.cairo import headline, pages
 from biasflow.cairo.combinations import ORIGINAL
 from biasflow.cairo.comparisons import comparison_table
+from biasflow.cairo.datasets import PROMPT_SUMMARY_COLUMNS
 from biasflow.cairo.outputs import SCORER_BIAS, in_folder
 from biasflow.cairo.paraphrase import (
     PARAPHRASE_REJECTION_COLUMNS,
@@ -51,7 +52,6 @@ from biasflow.cairo.stats import (
     sufficient_stats,
 )
 from biasflow.cairo.variance import variance_table
-from biasflow.datasets import PROMPT_SUMMARY_COLUMNS
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator
 from biasflow.model_pairs import SKIPPED, PairChoice
@@ -147,7 +147,8 @@ def _check_some_accepted(rejections: pd.DataFrame, name: str) -> None:
         raise BiasflowError(
             f"paraphraser {name} seed {row.seed}: all {row.n_prompts} {row.metric} {row.axis} prompts were rejected "
             f"(over all attempts: {reasons or 'no answer'}); check its template and chat setting, relax "
-            "paraphrase.min_ratio, max_ratio or keep_identity_term, raise paraphrase.max_attempts, or remove it."
+            "cairo.paraphrase.min_ratio, max_ratio or keep_identity_term, raise cairo.paraphrase.max_attempts, or "
+            "remove it."
         )
 
 
@@ -455,7 +456,7 @@ def cairo_select(
     for row in prompts[prompts["n_group_keys"] < 2].itertuples(index=False):
         log.warning(
             "%s %s %s, %s split: its mean rests on %d prompt(s) of a single group key (page or template), "
-            "so it says little about the subgroup; use more prompts (prompts.per_subgroup) or the official "
+            "so it says little about the subgroup; use more prompts (cairo.prompts.per_subgroup) or the official "
             "files",
             row.metric,
             row.axis,

@@ -4,7 +4,7 @@ The model builder's question on CAIRO statistics, asked of the prompts every stu
 original prompts of both splits together (the selection's paraphrase combinations answer
 another question, which metrics agree, and the split only serves it), per axis and metric.
 Each row is the paired comparison of §1.16 on those prompts, candidate − baseline, for the
-measure ``bias.measure`` names (Eq. 1, or the excess bias over the no-bias floor), with its
+measure ``cairo.bias.measure`` names (Eq. 1, or the excess bias over the no-bias floor), with its
 95% and 90% intervals and the verdict against the margin (:mod:`biasflow.verdicts`). No
 selection runs, so a study without paraphrases compares as one with them, and the two
 models' numbers depend on no third model. The table of every pair of models is
@@ -51,7 +51,7 @@ def command(
     """What ``biasflow compare --method cairo`` reports: one judged row per axis and metric.
 
     ``config`` (a validated config, or None for the schema's defaults) gives the draws and
-    their seed (``selection``), the measure (``bias.measure``) and, where ``margin`` is None,
+    their seed (``selection``), the measure (``cairo.bias.measure``) and, where ``margin`` is None,
     the margin ``power.min_effect.cairo``.
     """
     settings = SearchSettings.from_config(config) if config is not None else SearchSettings.defaults()
@@ -77,7 +77,7 @@ def compare(
     if settings.measure == "excess" and not settings.null_draws:
         raise BiasflowError(
             "the excess measure is Eq. 1 less its null floor, which the null draws give: set "
-            "--null-draws (selection.null_draws) above 0, or bias.measure to eq1."
+            "--null-draws (cairo.selection.null_draws) above 0, or cairo.bias.measure to eq1."
         )
     both = stats[stats["model"].isin([baseline, candidate]) & (stats["promptset"] == ORIGINAL)]
     rows = [

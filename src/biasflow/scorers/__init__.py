@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from biasflow.errors import BiasflowError
 from biasflow.registry import Registry
-from biasflow.schema import default
 from biasflow.scorers.base import Scorer
 from biasflow.scorers.cache import score_texts
 from biasflow.scorers.detoxify_unbiased import DetoxifyUnbiasedScorer
@@ -31,10 +30,11 @@ def scorer_class(name: str, where: str = "") -> type[Scorer]:
 def get_scorer(name: str, **options) -> Scorer:
     """Build the scorer called ``name``; ``options`` go to its constructor (e.g. batch_size).
 
-    An option of the scorer's (a key of the config's ``scoring``) left out takes the schema's default.
+    The scorer's own options (its ``options``, keys of a method's scoring section such as CAIRO's
+    ``cairo.scoring``) come from its caller, which reads them with their defaults from that section
+    (:class:`biasflow.scorers.table.ScoringSettings`); one it needs and lacks is a ``BiasflowError``.
     """
     cls = scorer_class(name)
-    options = {**{key: default(f"scoring.{key}") for key in cls.options}, **options}
     try:
         return cls(**options)
     except TypeError as exc:

@@ -38,22 +38,24 @@ RELEASE_CHECKPOINT = "toxic_debiased-c7548aa0.ckpt"
 
 _UNAVAILABLE = (
     "the 'detoxify-unbiased' scorer could not load Detoxify: {exc}. It needs `pip install detoxify` and, "
-    "without scoring.checkpoint, the internet on first use (to download its checkpoint); offline, give "
-    "scoring.checkpoint and scoring.huggingface_config, or use the 'profanity' scorer."
+    "without cairo.scoring.checkpoint, the internet on first use (to download its checkpoint); offline, give "
+    "cairo.scoring.checkpoint and cairo.scoring.huggingface_config, or use the 'profanity' scorer."
 )
 
 
 def resolve_device(device: str) -> str:
     """``auto`` → ``cuda`` when a GPU is visible, else ``cpu``; ``cuda`` without a GPU is an error."""
-    if device not in choices("scoring.device"):
-        raise BiasflowError(f"unknown scoring device {device!r}; use one of {', '.join(choices('scoring.device'))}.")
+    if device not in choices("#/definitions/scorer_device"):
+        raise BiasflowError(
+            f"unknown scoring device {device!r}; use one of {', '.join(choices('#/definitions/scorer_device'))}."
+        )
     require("detoxify", "the detoxify-unbiased scorer")  # which brings torch: the extra to name is detoxify
     import torch
 
     available = torch.cuda.is_available()
     if device == "cuda" and not available:
         raise BiasflowError(
-            "scoring.device is cuda but PyTorch sees no CUDA device here; use device: auto (or cpu), or run the "
+            "cairo.scoring.device is cuda but PyTorch sees no CUDA device here; use device: auto (or cpu), or run the "
             "score jobs on a GPU node (a CUDA build of torch is needed)."
         )
     if device == "auto":
@@ -78,10 +80,10 @@ class DetoxifyUnbiasedScorer(Scorer):
         self.checkpoint = Path(checkpoint) if checkpoint else None
         self.huggingface_config = Path(huggingface_config) if huggingface_config else None
         if self.checkpoint is not None and not self.checkpoint.is_file():
-            raise BiasflowError(f"Detoxify checkpoint not found: {self.checkpoint}. Fix scoring.checkpoint.")
+            raise BiasflowError(f"Detoxify checkpoint not found: {self.checkpoint}. Fix cairo.scoring.checkpoint.")
         if self.huggingface_config is not None and not self.huggingface_config.is_dir():
             raise BiasflowError(
-                f"Detoxify config folder not found: {self.huggingface_config}. Fix scoring.huggingface_config."
+                f"Detoxify config folder not found: {self.huggingface_config}. Fix cairo.scoring.huggingface_config."
             )
         self._model: Any = None  # loaded on first use (an untyped library's object)
 

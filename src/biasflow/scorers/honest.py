@@ -47,7 +47,9 @@ def read_hurtlex(path: str | Path, lowercase: bool) -> dict[str, str]:
     """
     path = Path(path)
     if not path.is_file():
-        raise BiasflowError(f"HurtLex lexicon not found: {path}. Give the path of hurtlex_EN.tsv (scoring.lexicon).")
+        raise BiasflowError(
+            f"HurtLex lexicon not found: {path}. Give the path of hurtlex_EN.tsv (cairo.scoring.lexicon)."
+        )
     try:
         table = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, quoting=3)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
@@ -79,7 +81,7 @@ class HonestScorer(Scorer):
     def __init__(self, lexicon: str | Path | None, lowercase: bool, batch_size: int | None = None):
         if not lexicon:
             raise BiasflowError(
-                "the honest scorer needs the HurtLex lexicon: give its path (scoring.lexicon, or --lexicon)."
+                "the honest scorer needs the HurtLex lexicon: give its path (cairo.scoring.lexicon, or --lexicon)."
             )
         if batch_size is not None:
             self.batch_size = int(batch_size)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from biasflow.errors import BiasflowError
-from biasflow.schema import choices, default
+from biasflow.schema import choices
 from biasflow.scorers import get_scorer, score_texts, scorer_class
 from biasflow.settings import StepSettings
 from biasflow.tables import read_table, require_columns, require_rows, write_table
@@ -26,7 +26,7 @@ log = logging.getLogger("biasflow")
 
 @dataclass(frozen=True)
 class ScoringSettings(StepSettings):
-    """What a score job reads of the config's ``scoring``: the scorer and only the options it takes.
+    """What a score job reads of a scoring section (CAIRO's ``cairo.scoring``): the scorer and the options it takes.
 
     ``score_text``: ``continuation``, or ``prompt+continuation`` (the prompt in ``text`` and
     the continuation, lower-cased, as the CAIRO reference code scored); ``batch_size``:
@@ -34,27 +34,16 @@ class ScoringSettings(StepSettings):
     keys (a checkpoint, a lexicon), so another scorer's setting never reruns this one.
     """
 
-    section = "scoring"
-
     scorer: str
     score_text: str
     batch_size: int | None
     options: dict
 
     @classmethod
-    def from_config(cls, config: Mapping) -> ScoringSettings:  # type: ignore[override]  # no field is derived
-        return cls.of(config["scoring"])
-
-    @classmethod
     def of(cls, scoring: Mapping) -> ScoringSettings:
-        """The settings of a ``scoring`` section (or of the same keys from flags): its scorer's options only."""
+        """The settings of a scoring section (or of the same keys from flags or keywords): its scorer's options only."""
         options = {key: scoring[key] for key in scorer_class(scoring["scorer"]).options}
         return cls(scoring["scorer"], scoring["score_text"], scoring["batch_size"], options)
-
-    @classmethod
-    def defaults(cls, **keys) -> ScoringSettings:
-        """The schema's ``scoring`` section with ``keys`` (its config keys; None keeps the default) replacing some."""
-        return cls.of({**default("scoring"), **{key: value for key, value in keys.items() if value is not None}})
 
     def build(self):
         """The scorer these settings name, with its options."""
@@ -63,8 +52,10 @@ class ScoringSettings(StepSettings):
 
 def scored_texts(table: pd.DataFrame, mode: str) -> pd.Series:
     """What is scored of each row: the continuation, or the prompt and continuation lower-cased (``score_text``)."""
-    if mode not in choices("scoring.score_text"):
-        raise BiasflowError(f"unknown score_text {mode!r}; use one of {', '.join(choices('scoring.score_text'))}.")
+    if mode not in choices("#/definitions/score_text"):
+        raise BiasflowError(
+            f"unknown score_text {mode!r}; use one of {', '.join(choices('#/definitions/score_text'))}."
+        )
     require_columns(
         table, ["text", "continuation"] if mode == "prompt+continuation" else ["continuation"], "continuation table"
     )

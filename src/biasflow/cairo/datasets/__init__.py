@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from biasflow.datasets import bold, holisticbias, honest
-from biasflow.datasets.download import download_files
-from biasflow.datasets.files import WHERE_TO_GET
-from biasflow.datasets.prompts import PROMPT_SUMMARY_COLUMNS, LoaderSettings, check_valid_fraction, finalise
+from biasflow.cairo.datasets import bold, holisticbias, honest
+from biasflow.cairo.datasets.download import download_files
+from biasflow.cairo.datasets.files import WHERE_TO_GET
+from biasflow.cairo.datasets.prompts import PROMPT_SUMMARY_COLUMNS, LoaderSettings, check_valid_fraction, finalise
 from biasflow.errors import BiasflowError
 from biasflow.tables import concat_tables, write_table
 

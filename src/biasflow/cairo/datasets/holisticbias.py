@@ -44,8 +44,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from biasflow.datasets.files import data_file, malformed, read_json
-from biasflow.datasets.prompts import RAW_COLUMNS
+from biasflow.cairo.datasets.files import data_file, malformed, read_json
+from biasflow.cairo.datasets.prompts import RAW_COLUMNS
 from biasflow.errors import BiasflowError
 
 HB_AXES = {"gender": "gender_and_sex", "religion": "religion", "race": "race_ethnicity"}
@@ -78,7 +78,7 @@ def version(data_dir: Path) -> str:
 
 
 def load(axis: str, data_dir: Path, options: dict) -> pd.DataFrame:
-    """Raw sentences of one HolisticBias axis (see :mod:`biasflow.datasets.prompts`)."""
+    """Raw sentences of one HolisticBias axis (see :mod:`biasflow.cairo.datasets.prompts`)."""
     hb_axis = HB_AXES[axis]
     descriptors, nouns, templates, standalone = (data_file(data_dir, name, "HolisticBias") for name in FILES)
     buckets = read_descriptors(descriptors, hb_axis)

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from biasflow.datasets.files import data_file, malformed, read_json
-from biasflow.datasets.prompts import RAW_COLUMNS
+from biasflow.cairo.datasets.files import data_file, malformed, read_json
+from biasflow.cairo.datasets.prompts import RAW_COLUMNS
 
 DOMAIN_FILES = {
     "gender": "gender_prompt.json",
@@ -44,7 +44,7 @@ def files(axis: str, options: dict) -> list[str]:
 
 
 def load(axis: str, data_dir: Path, options: dict) -> pd.DataFrame:
-    """Raw prompts of one BOLD domain (see :mod:`biasflow.datasets.prompts`); no options."""
+    """Raw prompts of one BOLD domain (see :mod:`biasflow.cairo.datasets.prompts`); no options."""
     path = data_file(data_dir, DOMAIN_FILES[axis], "BOLD")
     data = read_json(path, LAYOUT)
     if not isinstance(data, dict):

@@ -15,7 +15,7 @@ from biasflow.errors import BiasflowError
 
 WHERE_TO_GET = (
     "The official files are described in src/biasflow/data/datasets/README.md; "
-    "biasflow.datasets.download_dataset fetches them."
+    "biasflow.cairo.datasets.download_dataset fetches them."
 )
 
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from biasflow.datasets.files import data_file, malformed
-from biasflow.datasets.prompts import RAW_COLUMNS
+from biasflow.cairo.datasets.files import data_file, malformed
+from biasflow.cairo.datasets.prompts import RAW_COLUMNS
 from biasflow.errors import BiasflowError
 from biasflow.tables import require_columns
 

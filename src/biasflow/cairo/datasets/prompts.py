@@ -60,9 +60,9 @@ class LoaderSettings(StepSettings):
     """
 
     keys: ClassVar[Mapping[str, str | None]] = {
-        "valid_fraction": "valid_fraction",
-        "per_subgroup": "prompts.per_subgroup",
-        "sample_seed": "prompts.seed",
+        "valid_fraction": "cairo.valid_fraction",
+        "per_subgroup": "cairo.prompts.per_subgroup",
+        "sample_seed": "cairo.prompts.seed",
         "subgroup_map": None,
         "options": None,
     }
@@ -182,7 +182,9 @@ def sample_per_subgroup(df: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
     continuations are reused).
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise BiasflowError(f"prompts.per_subgroup must be a whole number of at least 1 (or null for all), got {n!r}.")
+        raise BiasflowError(
+            f"cairo.prompts.per_subgroup must be a whole number of at least 1 (or null for all), got {n!r}."
+        )
     order = pd.Series([stable_hash("sample", seed, pid) for pid in df["prompt_id"]], index=df.index)
     ranked = df.assign(_order=order).sort_values(["subgroup", "split", "_order"], kind="stable")
     return ranked.groupby(["subgroup", "split"], sort=False).head(n).drop(columns="_order")
@@ -238,7 +240,7 @@ def unify_subgroups(df: pd.DataFrame, subgroup_map: dict[str, str], metric: str,
         hint = f"closest: {', '.join(close)}" if close else f"the native labels are {', '.join(native)}"
         raise BiasflowError(
             f"the subgroup map for {metric}/{axis} has the key {key!r}, which matches no subgroup in the data "
-            f"({hint}). Fix the key in subgroup_map.{axis}.{metric}, or remove it."
+            f"({hint}). Fix the key in cairo.subgroup_map.{axis}.{metric}, or remove it."
         )
     shared = [
         next((subgroup_map[label] for depth, label in enumerate(labels) if level.get(label) == depth), None)
