@@ -21,7 +21,7 @@ power (``plan_power``). Each is imported on first use. Every one keeps the same 
   ``TypeError``), named as its config key, and a misspelt one is named with the closest.
 - **Which defaults apply.** A setting left out takes the config schema's default (what
   ``help(biasflow.cairo_select)`` shows), not the embedded config's: ``config/config.yaml``
-  sets some for its small demo (``selection.max_sets`` 3 where the schema's is 4). Give
+  sets some for its small demo (``cairo.selection.max_sets`` 3 where the schema's is 4). Give
   ``config=`` (a mapping or YAML file(s) holding any part of a workflow config, as the
   commands' ``--config`` takes it) to take that config's values instead; a keyword given beats
   both.

@@ -209,7 +209,7 @@ def _planner_flags(power) -> None:
 
 def _compare_flags(compare) -> None:
     """The settings each method's comparison reads (its declaration's ``compare_settings``) as flags, one per name:
-    ``--seed`` sets selection.seed for CAIRO, fairpair.seed for FairPair; then ``--config``."""
+    ``--seed`` sets cairo.selection.seed for CAIRO, fairpair.seed for FairPair; then ``--config``."""
     keys: dict[str, dict[str, str]] = {}
     words: dict[str, dict[str, str]] = {}
     for declared in methods():

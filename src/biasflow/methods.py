@@ -47,7 +47,7 @@ class Method:
     compare: str  # module with its paired comparison's `command` (biasflow compare)
     compare_input: tuple[str, str]  # the `biasflow compare` flag naming its input files, and the flag's help
     # (config key, what it is to the comparison) of every setting its comparison reads: `biasflow compare` flags
-    # named by the key's last part (`selection.seed`: `--seed`)
+    # named by the key's last part (`cairo.selection.seed`: `--seed`)
     compare_settings: tuple[tuple[str, str], ...] = ()
     comparisons: Callable[[Config], list[str]] = lambda config: []  # its tables of every pair of models compared (§7)
     variance: Callable[[Config], list[str]] = lambda config: []  # its tables of where each number would move (§8)

@@ -89,7 +89,7 @@ def filled(instance: dict, pointer: str = "") -> dict:
 
 
 def default(key: str):
-    """The default of one config key, by its dotted path (``selection.permutations``)."""
+    """The default of one config key, by its dotted path (``cairo.selection.permutations``)."""
     value = filled({})
     for part in key.split("."):
         value = value[part]

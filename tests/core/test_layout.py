@@ -92,3 +92,15 @@ def test_scripts_are_one_call_with_keyword_arguments(script):
     assert isinstance(step, ast.Lambda) and isinstance(step.body, ast.Call)
     assert not step.body.args, f"{script.name} passes {len(step.body.args)} argument(s) by position"
     assert step.body.keywords
+
+
+@pytest.mark.parametrize("script", sorted((REPO / "workflow" / "scripts").glob("*.py")), ids=lambda p: p.name)
+def test_every_name_a_script_imports_is_where_it_says(script):
+    """A module moved or a name renamed in the library fails here, in seconds, not in a workflow job."""
+    import importlib
+
+    for node in ast.parse(script.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                assert hasattr(module, alias.name), f"{script.name}: {node.module} has no {alias.name}"

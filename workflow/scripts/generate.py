@@ -1,5 +1,5 @@
 from biasflow.cairo.continuation_steps import generate
-from biasflow.generation import GenerationSettings
+from biasflow.cairo.continuations import GenerationSettings
 from biasflow.snakemake_adapter import run
 
 # The guard keeps processes that a model engine spawns (vLLM) from running the step again.

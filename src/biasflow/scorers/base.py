@@ -31,7 +31,7 @@ class Scorer:
 
     name: str = ""
     batch_size: int = 256
-    # Keys of the config's ``scoring`` section this scorer takes, besides ``batch_size``,
+    # Keys of a scoring section (CAIRO's ``cairo.scoring``) this scorer takes, besides ``batch_size``,
     # and those of them that name files its scores depend on (workflow inputs of the score step).
     options: tuple[str, ...] = ()
     files: tuple[str, ...] = ()

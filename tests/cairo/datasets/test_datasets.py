@@ -25,7 +25,7 @@ from biasflow.errors import BiasflowError
 from biasflow.hashing import stable_hash, unit_interval
 from biasflow.tables import PROMPT_COLUMNS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = Path(__file__).parent / "data" / "datasets"
 BUNDLED = ROOT / "src" / "biasflow" / "data" / "datasets"
 
