@@ -387,7 +387,7 @@ def measure_official(clone: Clone) -> dict:
     paths = official_files(work / "data", clone)
     shutil.copytree(clone.path / ".cache/biasflow/weights", work / "cache/weights")
     overlay = yaml.safe_load((clone.path / "config/official.yaml").read_text())
-    overlay["datasets"] = {metric: {"path": path} for metric, path in paths.items()}
+    overlay["cairo"]["datasets"] = {metric: {"path": path} for metric, path in paths.items()}
     overlay["cache_dir"] = str(work / "cache")
     (work / "official-local.yaml").write_text(yaml.safe_dump(overlay))
     shutil.rmtree(clone.path / "results", ignore_errors=True)

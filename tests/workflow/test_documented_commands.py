@@ -381,7 +381,9 @@ def official_files(root: Path) -> list[str]:
         "HolisticBias": "ResponsibleNLP/holistic_bias/dataset/v1.1",
         "HONEST": "honest/resources",
     }
-    (root / "my_data.yaml").write_text(yaml.safe_dump({"datasets": {m: {"path": p} for m, p in paths.items()}}))
+    (root / "my_data.yaml").write_text(
+        yaml.safe_dump({"cairo": {"datasets": {m: {"path": p} for m, p in paths.items()}}})
+    )
     return []
 
 
