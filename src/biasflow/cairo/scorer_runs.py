@@ -2,7 +2,9 @@
 
 CAIRO scores its continuations with the headline ``cairo.scoring.scorer`` and any further ``cairo.scoring.scorers``;
 with counterfactual rescoring (or ``neutralise``, which implies it), each scorer's own bias too. The
-rules, the config check and the ``biasflow cairo-*`` commands read these helpers.
+rules, the config check and the ``biasflow cairo-*`` commands read these helpers; :func:`scoring_settings`
+and :func:`scoring_keys` read the scoring section for ``biasflow score``, ``biasflow.score`` and
+``biasflow.scorer_bias``.
 """
 
 from __future__ import annotations
