@@ -3,15 +3,15 @@
 import dataclasses
 
 from biasflow.cairo import outputs as cairo_outputs
+from biasflow.cairo.continuations import GenerationSettings
+from biasflow.cairo.datasets import needed_files
+from biasflow.cairo.datasets.sources import dataset_dir, loader_settings, used_metrics
 from biasflow.cairo.outputs import NEUTRAL_SUFFIX
 from biasflow.cairo.paraphrase import ParaphraseSettings, template_files
 from biasflow.cairo.scorer_bias import ScorerBiasSettings
 from biasflow.cairo.scorer_runs import counterfactual, run_scorers
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import StatsSettings
-from biasflow.cairo.datasets.sources import dataset_dir, loader_settings, used_metrics
-from biasflow.cairo.datasets import needed_files
-from biasflow.cairo.continuations import GenerationSettings
 from biasflow.scorers import scorer_class
 from biasflow.scorers.table import ScoringSettings
 
