@@ -316,7 +316,9 @@ def _explain(error, config: dict) -> str:
         allowed = list(error.schema.get("properties", {}))
         unknown = [name for name in error.instance if name not in allowed]
         if unknown and allowed:
-            return _unknown_key(unknown[0], allowed)
+            # At the top level a misspelt key may be one a method's section took over (`generaton:`): named there.
+            moved = {} if error.absolute_path else moved_places()
+            return _unknown_key(unknown[0], allowed, moved=moved)
     if error.validator == "required" and not error.absolute_path:
         return (
             f"{error.message} of a workflow config (the commands that read tables, such as compare and "
@@ -334,8 +336,18 @@ def _explain(error, config: dict) -> str:
 RENAMED = {"scorers": "dissimilarities"}
 
 
-def _unknown_key(name: str, allowed: list[str], where: str = "") -> str:
+def moved_places() -> dict[str, str]:
+    """Each key a method's section took over from the top level, with its place there (``axes``: ``cairo.axes``)."""
+    return {key: f"{method.name}.{key}" for method in methods() for key in method.moved_keys}
+
+
+def _unknown_key(name: str, allowed: list[str], where: str = "", moved: dict[str, str] | None = None) -> str:
+    """The message for an unknown key: the closest allowed one, or the closest moved key's new place."""
     if RENAMED.get(name) in allowed:
         return f"key {name!r} was renamed {RENAMED[name]!r}; rename it"
-    hint = did_you_mean(name, allowed)
+    import difflib
+
+    places = {**{key: key for key in allowed}, **(moved or {})}
+    close = difflib.get_close_matches(name, list(places), n=1)  # as did_you_mean, saying a moved key's place
+    hint = f" (did you mean {places[close[0]]}?)" if close else ""
     return f"unknown key {name!r}{where}{hint}; the keys allowed here are {', '.join(allowed)}"

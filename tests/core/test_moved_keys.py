@@ -7,9 +7,11 @@ import copy
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from biasflow.config import read_config_files, settings_config, validate_config
+from biasflow.errors import BiasflowError
 from biasflow.methods import method
 from workflow_helpers import REPO, embedded_config
 
@@ -27,6 +29,13 @@ def test_old_top_level_keys_are_read_in_cairos_section_with_a_note_naming_each_p
     for key in OLD:
         assert f"cairo.{key}" in note
     assert "move them under `cairo:`" in note
+
+
+def test_a_misspelt_old_top_level_key_is_named_with_its_new_place():
+    with pytest.raises(BiasflowError, match=r"unknown key 'generaton' \(did you mean cairo\.generation\?\)"):
+        validate_config({"generaton": {"samples": 2}}, workflow=False)
+    with pytest.raises(BiasflowError, match=r"unknown key 'modles' \(did you mean models\?\)"):
+        validate_config({"modles": {}}, workflow=False)
 
 
 def test_every_moved_key_is_a_key_of_the_section_and_no_key_of_the_core():
