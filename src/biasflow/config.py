@@ -345,9 +345,6 @@ def _unknown_key(name: str, allowed: list[str], where: str = "", moved: dict[str
     """The message for an unknown key: the closest allowed one, or the closest moved key's new place."""
     if RENAMED.get(name) in allowed:
         return f"key {name!r} was renamed {RENAMED[name]!r}; rename it"
-    import difflib
-
-    places = {**{key: key for key in allowed}, **(moved or {})}
-    close = difflib.get_close_matches(name, list(places), n=1)  # as did_you_mean, saying a moved key's place
-    hint = f" (did you mean {places[close[0]]}?)" if close else ""
+    moved = moved or {}
+    hint = did_you_mean(name, [*allowed, *moved], said=moved)
     return f"unknown key {name!r}{where}{hint}; the keys allowed here are {', '.join(allowed)}"

@@ -6,17 +6,24 @@ problem and the fix. The CLI and the workflow scripts print that message without
 traceback and exit non-zero; any other exception is a bug and keeps its traceback.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+
 
 class BiasflowError(Exception):
     """An error the user can fix; the message says what and how."""
 
 
-def did_you_mean(name: str, choices) -> str:
-    """`` (did you mean X?)`` for the closest of ``choices`` to a misspelt ``name``, else an empty string."""
+def did_you_mean(name: str, choices, said: Mapping[str, str] | None = None) -> str:
+    """`` (did you mean X?)`` for the closest of ``choices`` to a misspelt ``name``, else an empty string.
+
+    ``said`` names a choice as the hint should say it where that differs (a moved key by its new place).
+    """
     import difflib
 
     close = difflib.get_close_matches(name, list(choices), n=1)
-    return f" (did you mean {close[0]}?)" if close else ""
+    return f" (did you mean {(said or {}).get(close[0], close[0])}?)" if close else ""
 
 
 def check_keywords(function: str, given, accepted) -> None:

@@ -22,7 +22,8 @@ from biasflow.scorers.identity_lexicon import IdentityLexicon
 
 def check(config: dict, workdir: Path) -> list[str]:
     """Raise :class:`BiasflowError` for the first problem of CAIRO's settings; return warnings."""
-    for axis, metrics in config["cairo"]["axes"].items():
+    section = config["cairo"]
+    for axis, metrics in section["axes"].items():
         if axis not in AXES:
             raise BiasflowError(f"config cairo.axes: unknown axis {axis!r}; use {', '.join(AXES)}.")
         for metric in metrics:
@@ -34,13 +35,13 @@ def check(config: dict, workdir: Path) -> list[str]:
                 )
     warnings = []
     for metric in used_metrics(config):
-        source = config["cairo"]["datasets"][metric]
+        source = section["datasets"][metric]
         if source["path"]:
-            axes = [axis for axis, metrics in config["cairo"]["axes"].items() if metric in metrics]
+            axes = [axis for axis, metrics in section["axes"].items() if metric in metrics]
             warnings += check_folder(
                 metric, axes, workdir / source["path"], source["options"], f"config cairo.datasets.{metric}.path"
             )
-    check_scoring(config["cairo"]["scoring"], workdir)
+    check_scoring(section["scoring"], workdir)
     _check_subgroups(config)
     if len(config["models"]) < MIN_MODELS:
         names = ", ".join(config["models"]) or "none"
@@ -50,9 +51,9 @@ def check(config: dict, workdir: Path) -> list[str]:
             "count as two systems), or leave cairo out of `methods` for a FairPair or FPR study."
         )
     check_settings(SearchSettings.from_config(config))
-    if counterfactual(config["cairo"]["scoring"]):
+    if counterfactual(section["scoring"]):
         warnings += _check_lexicon(config, workdir)
-    paraphrase_templates = Path(config["cairo"]["paraphrase"]["templates"])
+    paraphrase_templates = Path(section["paraphrase"]["templates"])
     if config["paraphrasers"] and not (workdir / paraphrase_templates).is_dir():
         raise BiasflowError(
             f"config cairo.paraphrase.templates: folder {paraphrase_templates} does not exist; fix the path, or "
@@ -63,16 +64,17 @@ def check(config: dict, workdir: Path) -> list[str]:
 
 def _check_lexicon(config: dict, workdir: Path) -> list[str]:
     """Every axis needs the identity lexicon's words; a unified subgroup without them is not rescored."""
-    if config["cairo"]["subgroups"] != "unified":
+    section = config["cairo"]
+    if section["subgroups"] != "unified":
         raise BiasflowError(
             "config cairo.scoring.counterfactual (or neutralise): counterfactual rescoring swaps the words of the "
             "unified subgroups the identity lexicon names; set `cairo.subgroups: unified`, or turn it off."
         )
-    lexicon = IdentityLexicon.from_file(workdir / config["cairo"]["scoring"]["identity_lexicon"])
+    lexicon = IdentityLexicon.from_file(workdir / section["scoring"]["identity_lexicon"])
     warnings = []
-    for axis in config["cairo"]["axes"]:
+    for axis in section["axes"]:
         known = set(lexicon.axis(axis).subgroups)
-        shared = {label for mapping in config["cairo"]["subgroup_map"][axis].values() for label in mapping.values()}
+        shared = {label for mapping in section["subgroup_map"][axis].values() for label in mapping.values()}
         if shared - known:
             warnings.append(
                 f"identity lexicon {lexicon.source}, axis {axis}: no words for subgroup(s) "
@@ -88,10 +90,11 @@ def _check_subgroups(config: dict) -> None:
     CAIRO correlates the metrics' Eq. 1 bias, a sum over subgroups: metrics that cover
     different groups would not measure the same thing (docs/methods.md §1.1).
     """
-    if config["cairo"]["subgroups"] != "unified":
+    section = config["cairo"]
+    if section["subgroups"] != "unified":
         return
-    for axis, metrics in config["cairo"]["axes"].items():
-        maps = config["cairo"]["subgroup_map"].get(axis)
+    for axis, metrics in section["axes"].items():
+        maps = section["subgroup_map"].get(axis)
         if maps is None:
             raise BiasflowError(
                 f"config cairo.subgroups is 'unified' but cairo.subgroup_map has no entry for axis {axis}; "

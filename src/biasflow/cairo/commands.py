@@ -8,15 +8,12 @@ from pathlib import Path
 
 from biasflow.cairo.datasets import AXES, METRICS
 from biasflow.cairo.outputs import SCORER_BIAS, in_folder
-from biasflow.cairo.scorer_runs import SCORING
+from biasflow.cairo.scorer_runs import SCORING, scoring_keys
 from biasflow.cli import example, listed, one_of, scorer_help
 from biasflow.errors import BiasflowError
 from biasflow.flags import config_flag
 from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import flag
-
-# The scoring section's keys a command takes as flags (``score`` and ``scorer-bias``).
-SCORING_FLAGS = ("lexicon", "lowercase", "score_text", "batch_size", "device", "checkpoint", "huggingface_config")
 
 
 def register(commands) -> None:
@@ -65,8 +62,7 @@ def register(commands) -> None:
     score.add_argument("--scorer", required=True, help=scorer_help())
     score.add_argument("--continuations", required=True, help="table with a continuation column (.csv, .tsv, .parquet)")
     score.add_argument("--out", required=True, help="output table (.csv, .tsv or .parquet)")
-    for key in SCORING_FLAGS:
-        flag(score, f"--{key.replace('_', '-')}", f"{SCORING}.{key}")
+    _scoring_flags(score)
     score.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
     config_flag(score)
     score.set_defaults(run=_score)
@@ -131,8 +127,8 @@ def register(commands) -> None:
     scorer_bias.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
     scorer_bias.add_argument("--scorer", required=True, help=scorer_help())
     scorer_bias.add_argument("--axis", required=True, choices=AXES)
-    for key in ("identity_lexicon", *SCORING_FLAGS):
-        flag(scorer_bias, f"--{key.replace('_', '-')}", f"cairo.scoring.{key}")
+    flag(scorer_bias, "--identity-lexicon", f"{SCORING}.identity_lexicon")
+    _scoring_flags(scorer_bias)
     flag(scorer_bias, "--normalise", "cairo.bias.normalise")
     flag(scorer_bias, "--bootstrap", "cairo.selection.bootstrap")
     flag(scorer_bias, "--seed", "cairo.selection.seed")
@@ -225,8 +221,7 @@ def _scorer_bias(args) -> None:
     from biasflow.scorers.table import ScoringSettings
 
     scoring = {
-        "scorer": args.scorer,
-        **{key: getattr(args, key) for key in SCORING_FLAGS},
+        **{key: getattr(args, key) for key in scoring_keys()},
         "scorers": [],
         "counterfactual": True,
         "neutralise": False,
@@ -305,8 +300,16 @@ def _score(args) -> None:
         check_output_dir(args.cache_dir, "--cache-dir")
     from biasflow.scorers.table import ScoringSettings, score_user_table
 
-    settings = ScoringSettings.of({"scorer": args.scorer, **{key: getattr(args, key) for key in SCORING_FLAGS}})
+    settings = ScoringSettings.of({key: getattr(args, key) for key in scoring_keys()})
     score_user_table(continuations_path=args.continuations, settings=settings, cache_dir=args.cache_dir, out=args.out)
+
+
+def _scoring_flags(parser) -> None:
+    """A flag for each setting of the scoring section a scoring command reads besides ``--scorer`` (which it
+    requires): what is scored, the batch size and every scorer's own options, as ``biasflow.score`` takes them."""
+    for key, config_key in scoring_keys().items():
+        if key != "scorer":
+            flag(parser, f"--{key.replace('_', '-')}", config_key)
 
 
 def _pair(entry: str) -> tuple[str, str]:

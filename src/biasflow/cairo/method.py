@@ -40,14 +40,15 @@ def computed(config: dict) -> dict:
 
 
 def summary(config: dict) -> str:
-    axes = "; ".join(f"{axis}: {', '.join(metrics)}" for axis, metrics in config["cairo"]["axes"].items())
+    section = config["cairo"]
+    axes = "; ".join(f"{axis}: {', '.join(metrics)}" for axis, metrics in section["axes"].items())
     paraphrasers = ", ".join(config["paraphrasers"]) or "none (original prompts only)"
-    selection = config["cairo"]["selection"]
+    selection, generation = section["selection"], section["generation"]
     return (
         f"metrics per axis {axes}; paraphrasers {paraphrasers} with seeds "
-        f"{', '.join(map(str, config['cairo']['paraphrase']['seeds']))}; {config['cairo']['generation']['samples']} "
-        f"continuation(s) per prompt and seed, seeds {', '.join(map(str, config['cairo']['generation']['seeds']))}; "
-        f"scored by {_scoring(config['cairo']['scoring'])}; {selection['mode']} selection of up to "
+        f"{', '.join(map(str, section['paraphrase']['seeds']))}; {generation['samples']} "
+        f"continuation(s) per prompt and seed, seeds {', '.join(map(str, generation['seeds']))}; "
+        f"scored by {_scoring(section['scoring'])}; {selection['mode']} selection of up to "
         f"{selection['max_sets']} prompt sets, {selection['permutations']} permutations." + _floor(config)
     )
 

@@ -122,7 +122,7 @@ TEST_SPLIT = "test"
 
 @dataclass(frozen=True)
 class SearchSettings(StepSettings):
-    """What the selection reads of the config (``selection`` and ``cairo.bias.normalise``); docs/methods.md §1.5-1.8.
+    """What the selection reads of the config (``cairo.selection``, ``cairo.bias.normalise``); docs/methods.md §1.5-1.8.
 
     ``mode``: ``shared`` (C1 = C2, the same prompt-set names) or ``independent`` (C1, C2
     free, both of size k); ``combinations``: ``multisets`` (reference code, sets may repeat)
