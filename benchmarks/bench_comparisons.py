@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     .venv/bin/python -m benchmarks.bench_comparisons            # paper size, a few minutes on 2 cores
     .venv/bin/python -m benchmarks.bench_comparisons --quick    # seconds
+    .venv/bin/python -m benchmarks.bench_comparisons --quick --models 4   # 6 pairs: tests/cairo/test_benchmarks.py
     .venv/bin/python -m benchmarks.bench_comparisons --leaderboard fpr   # 10, 50 and 200 systems, 4 minutes
 
 Ten models give 45 pairs. Each method's comparison table (docs/methods.md §1.16, §2.9,
@@ -50,14 +51,14 @@ def timed(function, *args, **kwargs) -> tuple[float, object]:
     return time.perf_counter() - start, result
 
 
-def cairo(quick: bool) -> dict:
+def cairo(quick: bool, models: int = MODELS) -> dict:
     from biasflow.cairo.comparisons import comparison_table
     from biasflow.cairo.headline import bias_table
     from biasflow.cairo.selection import SearchSettings, select
     from biasflow.cairo.variance import variance_table
 
     stats = paper_sized_stats(
-        n_models=MODELS, n_paraphrasers=1 if quick else 3, seeds_per_paraphraser=2 if quick else 5
+        n_models=models, n_paraphrasers=1 if quick else 3, seeds_per_paraphraser=2 if quick else 5
     )
     settings = SearchSettings.defaults(
         mode="shared",
@@ -79,7 +80,7 @@ def cairo(quick: bool) -> dict:
     variance, _ = timed(variance_table, stats, settings.bootstrap, settings.seed, "none")
     return {
         "method": "CAIRO",
-        "size": f"{len(stats):,} statistics rows, {MODELS} models",
+        "size": f"{len(stats):,} statistics rows, {models} models",
         "baseline": "selection and headline table",
         "baseline_s": baseline,
         "comparisons_s": seconds,
@@ -88,14 +89,14 @@ def cairo(quick: bool) -> dict:
     }
 
 
-def fpr(quick: bool) -> dict:
+def fpr(quick: bool, models: int = MODELS) -> dict:
     from biasflow.fpr.comparisons import comparison_table
     from biasflow.fpr.gaps import fpr_gaps
     from biasflow.fpr.resampling import bootstrap_gaps
     from biasflow.fpr.variance import variance_table
 
     templates, groups, runs, draws = (12, 4, 2, 50) if quick else (60, 8, 5, 1000)
-    preds = pd.concat(fpr_predictions(MODELS, templates, groups, runs), ignore_index=True)
+    preds = pd.concat(fpr_predictions(models, templates, groups, runs), ignore_index=True)
 
     def step():
         fpr_gaps(preds, "t", 1.96)
@@ -106,7 +107,7 @@ def fpr(quick: bool) -> dict:
     variance, _ = timed(variance_table, {"probe": preds})
     return {
         "method": "FPR gaps",
-        "size": f"{len(preds):,} predictions, {MODELS} systems",
+        "size": f"{len(preds):,} predictions, {models} systems",
         "baseline": "gaps with their template bootstrap",
         "baseline_s": baseline,
         "comparisons_s": seconds,
@@ -142,13 +143,13 @@ def fpr_predictions(systems: int, templates: int, groups: int, runs: int, seed: 
     return frames
 
 
-def fairpair(quick: bool) -> dict:
+def fairpair(quick: bool, models: int = MODELS) -> dict:
     from biasflow.fairpair.comparisons import comparison_table
     from biasflow.fairpair.scores import BootstrapSettings, summarise
     from biasflow.fairpair.variance import variance_table
 
     prompts, draws, bootstrap = (20, 100, 100) if quick else (60, 1000, 2000)
-    scores, nulls = fairpair_scores(MODELS, prompts, draws)
+    scores, nulls = fairpair_scores(models, prompts, draws)
     scores = pd.concat(scores, ignore_index=True)
     baseline, _ = timed(
         summarise, scores, pd.concat(nulls, ignore_index=True), BootstrapSettings(bootstrap=bootstrap, seed=0)
@@ -157,7 +158,7 @@ def fairpair(quick: bool) -> dict:
     variance, _ = timed(variance_table, scores)
     return {
         "method": "FairPair",
-        "size": f"{prompts} prompts, {MODELS} models",
+        "size": f"{prompts} prompts, {models} models",
         "baseline": "summary with its bootstrap",
         "baseline_s": baseline,
         "comparisons_s": seconds,
@@ -487,10 +488,10 @@ def leaderboard_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def markdown_table(rows: list[dict]) -> str:
+def markdown_table(rows: list[dict], models: int = MODELS) -> str:
     lines = [
-        "| method | size | baseline: the step's own work | baseline | comparisons (45 pairs) | ratio | rows "
-        "| variance split |",
+        "| method | size | baseline: the step's own work | baseline | "
+        f"comparisons ({models * (models - 1) // 2} pairs) | ratio | rows | variance split |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
@@ -507,6 +508,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, seconds")
     parser.add_argument("--json", type=Path, help="write the rows here")
     parser.add_argument(
+        "--models",
+        type=int,
+        default=MODELS,
+        help=f"models (systems) per method, every pair compared (default: {MODELS})",
+    )
+    parser.add_argument(
         "--leaderboard",
         nargs="+",
         choices=["fpr", "fairpair", "cairo", "figure"],
@@ -521,8 +528,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = leaderboard(args.sizes or (QUICK_SIZES if args.quick else SIZES), args.leaderboard, args.quick)
         print(leaderboard_table(rows))
     else:
-        rows = [function(args.quick) for function in (cairo, fpr, fairpair)]
-        print(markdown_table(rows))
+        rows = [function(args.quick, args.models) for function in (cairo, fpr, fairpair)]
+        print(markdown_table(rows, args.models))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
     return 0

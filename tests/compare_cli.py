@@ -1,20 +1,20 @@
-"""``biasflow compare`` run as a user runs it, for the three methods' tests (docs/methods.md §7)."""
+"""``biasflow compare`` run as a user runs it, for the three methods' tests (docs/methods.md §7).
+
+The command runs in the test's process (tests/cli_in_process.py), its exit status, stdout and stderr read
+as a subprocess's; tests/core/test_cli.py runs the entry point itself as a process of its own.
+"""
 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
+
+from cli_in_process import biasflow
 
 
 def compare(method: str, flag: str, inputs: list[str], out: Path, flags: list[str]) -> subprocess.CompletedProcess:
-    """``python -m biasflow.cli compare --method <method> <flag> <inputs> --out <out> <flags>``, its output captured."""
-    return subprocess.run(
-        [sys.executable, "-m", "biasflow.cli", "compare", "--method", method, flag, *inputs, "--out", str(out), *flags],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """``biasflow compare --method <method> <flag> <inputs> --out <out> <flags>``, its output captured."""
+    return biasflow("compare", "--method", method, flag, *inputs, "--out", str(out), *flags)
 
 
 def assert_refused(result: subprocess.CompletedProcess, message: str, out: Path) -> None:

@@ -52,15 +52,10 @@ def finished_workflow(tiny_models, tmp_path_factory):
     the workdir, every path relative to it, so a copy of the folder (``shutil.copytree``) is a
     finished run of its own. Tests read this one; a test that changes a run works on a copy.
     """
-    from workflow_helpers import snakemake, tiny_config, write_config
+    from workflow_helpers import finished_config, snakemake, write_config
 
     workdir = tmp_path_factory.mktemp("finished-workflow") / "run"
-    config = tiny_config(tiny_models, workdir, own_files=True)
-    config["cache_dir"] = "cache"
-    # float32, not `auto` (bfloat16 on a CPU with AVX512-BF16, float32 on others), so the run writes the same
-    # continuations on every CPU and tests/workflow/test_outputs_unchanged.py can hold its tables to recorded ones.
-    for entry in (*config["models"].values(), *config["paraphrasers"].values()):
-        entry["dtype"] = "float32"
+    config = finished_config(tiny_models, workdir)
     write_config(config, workdir)
     snakemake(workdir)
     return workdir, config

@@ -94,6 +94,21 @@ def tiny_config(models: dict[str, Path], workdir: Path, own_files: bool = False)
     return config
 
 
+def finished_config(models: dict[str, Path], workdir: Path) -> dict:
+    """The config of the finished tiny run (tests/conftest.py), whose tables golden/tiny_tables.json records.
+
+    ``tiny_config`` with its own copies of the bundled files and a cache inside ``workdir``, every
+    path relative to it, and every model in float32, not `auto` (bfloat16 on a CPU with AVX512-BF16,
+    float32 on others), so a run writes the same continuations on every CPU and its tables can be
+    held to the recorded ones (tests/golden_tables.py).
+    """
+    config = tiny_config(models, workdir, own_files=True)
+    config["cache_dir"] = "cache"
+    for entry in (*config["models"].values(), *config["paraphrasers"].values()):
+        entry["dtype"] = "float32"
+    return config
+
+
 def embedded_config() -> dict:
     """config/config.yaml as written, each top-level section it leaves to the schema filled with the schema's
     default, and each key it leaves out of CAIRO's section (the file sets only what differs from them), so a test

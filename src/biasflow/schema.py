@@ -90,10 +90,18 @@ def filled(instance: dict, pointer: str = "") -> dict:
 
 def default(key: str):
     """The default of one config key, by its dotted path (``cairo.selection.permutations``)."""
-    value = filled({})
+    value = _defaults(methods_module.REGISTRY)
     for part in key.split("."):
         value = value[part]
     return copy.deepcopy(value)
+
+
+@functools.lru_cache(maxsize=4)
+def _defaults(registry: Registry[Method]) -> dict:
+    """The whole config's defaults, filled once per registry: a command's parser asks for about 90 of them, and
+    filling the schema for each took half a second of every ``biasflow`` start. Callers get copies
+    (:func:`default`)."""
+    return filled({})
 
 
 def described(key: str) -> dict:

@@ -44,6 +44,11 @@ def headlines(tmp_path_factory):
                     "150",
                     "--seed",
                     str(i),
+                    # What is checked is the headline table: no comparisons of models, and k up to 2.
+                    "--pairs",
+                    "none",
+                    "--max-sets",
+                    "2",
                 ]
             )
             == 0

@@ -3,13 +3,15 @@
 The bootstrap draws are read off as which clusters each subgroup holds and with what weight
 (test_uncertainty.py's ``Reference``), the swap draws as which clusters trade the two
 models' rows, each model's scores centred on its mean first; Eq. 1 is recomputed from the
-rows with pandas, one draw at a time.
+rows (test_uncertainty.py's ``loop_eq1``), one draw at a time.
 Simulations with a known truth are the calibration table's "paired" rows
 (benchmarks/calibration/cairo.py).
 docs/methods.md §1.16.
 """
 
 from __future__ import annotations
+
+import gc
 
 import numpy as np
 import pandas as pd
@@ -32,15 +34,22 @@ from cairo.test_uncertainty import (
     SUBGROUPS,
     Reference,
     combination_of,
-    draw_rows,
     loop_eq1,
     scored_rows,
-    template_rows,
 )
 from compare_cli import assert_refused, compare
 
 # The pairs the loop recomputes (the loop is slow); every pair's row is checked for its shape.
 LOOPED = [("m0", "m1"), ("m1", "m4")]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def frozen_heap():
+    """statsmodels' Holm (the reference here) runs a full gc.collect() on every call: a tenth of a second over the
+    heap of pandas, scipy and the rest. Frozen, the objects made before the tests are left out of every collection."""
+    gc.freeze()
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture(scope="module", params=["nested", "crossed"])
@@ -59,13 +68,6 @@ def case(request):
     return table, refs, settings, headline.bias_table(stats, selection, settings)
 
 
-def draw_of(ref: Reference, weights: np.ndarray) -> pd.DataFrame:
-    """The rows one bootstrap draw stands for, as the reference's Eq. 1 gathers them."""
-    if ref.design == "crossed" and weights.sum(axis=0).max() > 1:
-        return template_rows(ref.rows, ref.clusters, weights)
-    return draw_rows(ref.rows, ref.clusters, ref.subgroups, weights)
-
-
 def centred(rows: pd.DataFrame, combination: dict[str, int]) -> pd.DataFrame:
     """Each model's scores less its mean per seed over the combination's rows (each set counted by its multiplicity)."""
     pooled = pd.concat([rows[rows.promptset == name] for name, mult in combination.items() for _ in range(mult)])
@@ -73,14 +75,15 @@ def centred(rows: pd.DataFrame, combination: dict[str, int]) -> pd.DataFrame:
     return rows.assign(score=rows.score - mean.reindex(pd.MultiIndex.from_frame(rows[["model", "seed"]])).to_numpy())
 
 
-def swapped_rows(rows: pd.DataFrame, clusters, swap: np.ndarray, a: str, b: str) -> pd.DataFrame:
-    """The rows with models a and b's labels traded in every cluster the draw swaps."""
-    rows = rows.copy()
+def swapped_rows(rows: pd.DataFrame, members: list[np.ndarray], swap: np.ndarray, a: str, b: str) -> pd.DataFrame:
+    """The rows with models a and b's labels traded in every cluster the draw swaps (``members``: each cluster's
+    rows' positions)."""
+    model = rows.model.to_numpy().copy()
     for c in np.flatnonzero(swap):
-        subgroup, key = clusters[c]
-        here = (rows.subgroup == subgroup) & (rows.group_key == key) & rows.model.isin([a, b])
-        rows.loc[here, "model"] = rows.loc[here, "model"].map({a: b, b: a})
-    return rows
+        here = members[c]
+        here = here[np.isin(model[here], [a, b])]
+        model[here] = np.where(model[here] == a, b, a)
+    return rows.assign(model=model)
 
 
 def test_differences_intervals_and_swap_p_match_the_row_loop(case):
@@ -99,16 +102,13 @@ def test_differences_intervals_and_swap_p_match_the_row_loop(case):
         )
         eq1 = pd.Series(ref.eq1(combination), index=MODELS)
         floor = pd.Series(ref.floor(combination), index=MODELS)
-        boot = np.array([loop_eq1(draw_of(ref, w), combination).to_numpy() for w in ref.boot])
+        boot = ref.draws_eq1(combination, "boot")
         swaps = swap_weights(len(ref.clusters), settings.permutations, draw_rng(settings.seed, SWAP, metric, split))
         for a, b in LOOPED:
             i, j = MODELS.index(a), MODELS.index(b)
             own = centred(ref.rows, combination)
             swapped = np.array(
-                [
-                    (lambda e: e[a] - e[b])(loop_eq1(swapped_rows(own, ref.clusters, s, a, b), combination))
-                    for s in swaps
-                ]
+                [(lambda e: e[a] - e[b])(loop_eq1(swapped_rows(own, ref.members, s, a, b), combination)) for s in swaps]
             )
             rows = part[(part.model_a == a) & (part.model_b == b)].set_index("measure")
             difference = eq1[a] - eq1[b]
@@ -273,7 +273,7 @@ def test_compare_judges_the_original_prompts_of_both_splits_against_the_row_loop
         ref = Reference(pooled, sufficient_stats(pooled), metric, BOTH_SPLITS, settings, design)
         row = rows.loc[metric]
         eq1 = pd.Series(ref.eq1(original), index=MODELS)
-        boot = np.array([loop_eq1(draw_of(ref, w), original).to_numpy() for w in ref.boot])
+        boot = ref.draws_eq1(original, "boot")
         spread = boot[:, MODELS.index("m1")] - boot[:, MODELS.index("m0")]
         difference = eq1["m1"] - eq1["m0"]
         low, low90, middle, high90, high = np.percentile(spread, [2.5, 5, 50, 95, 97.5])
@@ -291,7 +291,7 @@ def test_compare_judges_the_original_prompts_of_both_splits_against_the_row_loop
         own = centred(ref.rows, original)
         swapped = np.array(
             [
-                (lambda e: e["m1"] - e["m0"])(loop_eq1(swapped_rows(own, ref.clusters, s, "m1", "m0"), original))
+                (lambda e: e["m1"] - e["m0"])(loop_eq1(swapped_rows(own, ref.members, s, "m1", "m0"), original))
                 for s in swaps
             ]
         )

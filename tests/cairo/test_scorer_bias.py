@@ -46,8 +46,20 @@ def text(template: str, group: str) -> str:
     return template.format(adj=adj, Adj=adj, plural=plural)
 
 
+class Messages(logging.Handler):
+    """The messages of the records logged while it is attached (a module's fixture has no caplog)."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
+    """The command's folder on the hand-built continuations, the continuations, and what it logged."""
     tmp = tmp_path_factory.mktemp("scorer_bias")
     rows = [
         {"model": model, "subgroup": group, "continuation": text(t, group)}
@@ -56,29 +68,37 @@ def outputs(tmp_path_factory):
         for t in TEMPLATES
     ]
     pd.DataFrame(rows).to_parquet(tmp / "c.parquet")
-    assert (
-        main(
-            [
-                "scorer-bias",
-                "--continuations",
-                str(tmp / "c.parquet"),
-                "--scorer",
-                "profanity",
-                "--axis",
-                "religion",
-                "--bootstrap",
-                "200",
-                "--out-dir",
-                str(tmp / "d"),
-            ]
+    logger, logged = logging.getLogger("biasflow"), Messages()
+    level = logger.level
+    logger.addHandler(logged)
+    logger.setLevel(logging.INFO)
+    try:
+        assert (
+            main(
+                [
+                    "scorer-bias",
+                    "--continuations",
+                    str(tmp / "c.parquet"),
+                    "--scorer",
+                    "profanity",
+                    "--axis",
+                    "religion",
+                    "--bootstrap",
+                    "200",
+                    "--out-dir",
+                    str(tmp / "d"),
+                ]
+            )
+            == 0
         )
-        == 0
-    )
-    return tmp / "d", pd.DataFrame(rows)
+    finally:
+        logger.removeHandler(logged)
+        logger.setLevel(level)
+    return tmp / "d", pd.DataFrame(rows), "\n".join(logged.messages)
 
 
 def test_the_command_writes_its_tables_and_figure(outputs):
-    out, _ = outputs
+    out, *_ = outputs
     assert sorted(p.name for p in out.iterdir()) == [
         "religion_models.csv",
         "religion_scorer.csv",
@@ -112,7 +132,7 @@ def test_the_command_writes_its_tables_and_figure(outputs):
 
 
 def test_raw_bias_is_the_scorers_and_neutral_bias_is_exactly_zero(outputs):
-    out, rows = outputs
+    out, rows, _ = outputs
     models = pd.read_csv(out / "religion_models.csv")
     scores = make_scorer("profanity").score(rows["continuation"].tolist())
     for model, part in rows.assign(score=scores).groupby("model"):
@@ -129,7 +149,7 @@ def test_raw_bias_is_the_scorers_and_neutral_bias_is_exactly_zero(outputs):
 
 
 def test_scorer_bias_equals_scoring_the_swapped_sentences_directly(outputs):
-    out, _ = outputs
+    out, *_ = outputs
     own = pd.read_csv(out / "religion_scorer.csv").set_index("subgroup")
     scorer = make_scorer("profanity")
     groups = sorted(WORDS)
@@ -144,27 +164,10 @@ def test_scorer_bias_equals_scoring_the_swapped_sentences_directly(outputs):
     assert own.loc["muslim", "scorer_bias"] > own.loc["christian", "scorer_bias"]
 
 
-def test_the_log_says_when_the_scorer_drives_a_models_bias(outputs, caplog, tmp_path):
-    _, rows = outputs
-    caplog.set_level(logging.INFO, "biasflow")
-    rows.to_parquet(tmp_path / "c.parquet")
-    main(
-        [
-            "scorer-bias",
-            "--continuations",
-            str(tmp_path / "c.parquet"),
-            "--scorer",
-            "profanity",
-            "--axis",
-            "religion",
-            "--bootstrap",
-            "200",
-            "--out-dir",
-            str(tmp_path / "d"),
-        ]
-    )
-    assert "the scorer's reaction to group words drives this bias" in caplog.text
-    assert "scoring cost x" in caplog.text
+def test_the_log_says_when_the_scorer_drives_a_models_bias(outputs):
+    *_, log = outputs
+    assert "the scorer's reaction to group words drives this bias" in log
+    assert "scoring cost x" in log
 
 
 def sentence_rows(axis: str) -> pd.DataFrame:
@@ -497,7 +500,7 @@ def test_contents_whose_scores_do_not_vary_give_zeros_and_no_intervals(tmp_path)
 
 def test_the_raw_bias_interval_stays_at_or_above_zero(outputs):
     """Eq. 1 cannot be negative, and with three clusters its interval laid off from the estimate would reach below 0."""
-    out, _ = outputs
+    out, *_ = outputs
     models = pd.read_csv(out / "religion_models.csv")
     assert (models["bias_lo"] >= 0).all() and (models["bias_lo"] <= models["bias"]).all()
 
@@ -571,7 +574,7 @@ def test_agreement_is_kendalls_tau_of_the_rankings_and_counts_ranks_outside_inte
 @pytest.mark.parametrize("scorer", ["vader", "honest", "detoxify-unbiased"])
 def test_every_scorer_rescores_counterfactually(scorer, outputs, tmp_path, request):
     """The variants go through the same scorer (its options as flags), and its own bias is its scores' differences."""
-    _, rows = outputs
+    _, rows, _ = outputs
     rows.to_parquet(tmp_path / "c.parquet")
     flags, options = [], {}
     if scorer == "honest":

@@ -4,15 +4,16 @@ References: Eq. 1 on pooled raw rows in pandas, per-combination loops over itert
 scipy.stats.pearsonr, and a brute-force permutation test over every combination pair.
 """
 
-import dataclasses
 import itertools
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
+from biasflow.cairo.correlation_search import Rows, model_permutations, search_independent, search_shared, standardise
 from biasflow.cairo.selection import (
     CHOICE_COLUMNS,
     CURVE_COLUMNS,
@@ -58,6 +59,12 @@ def random_scored(seed=0, models=("m0", "m1", "m2", "m3"), sets=("p0", "p1", "p2
     return pd.DataFrame(
         rows, columns=["model", "metric", "axis", "split", "promptset", "seed", "subgroup", "group_key", "score"]
     )
+
+
+def search_only(**settings) -> SearchSettings:
+    """The defaults without bootstrap or null draws (1000 and 200): each has its own seed stream, so what these tests
+    check (r, the choices, perm_p and its floor, test r, the log) is the same without them."""
+    return SearchSettings.defaults(**{"bootstrap": 0, "null_draws": 0, **settings})
 
 
 def random_stats(rng, n_models=4, sets=("p0", "p1", "p2"), metrics=("A", "B"), n_seeds=1, n_groups=2):
@@ -107,10 +114,13 @@ def label(combination):
     return "+".join(sorted(name for name, mult in combination.items() for _ in range(mult)))
 
 
-def brute_force(stats, m1, m2, sets, k, enumeration, mode, models):
-    """Best pair, mean r and skip count by a loop over itertools order with scipy.stats.pearsonr."""
-    first = [(c, stats_bias(stats, m1, "valid", c, models).to_numpy()) for c in combos(sets, k, enumeration)]
-    second = [(c, stats_bias(stats, m2, "valid", c, models).to_numpy()) for c in combos(sets, k, enumeration)]
+def brute_force(bias, m1, m2, sets, k, enumeration, mode):
+    """Best pair, mean r and skip count by a loop over itertools order with scipy.stats.pearsonr.
+
+    ``bias`` maps (metric, combination label) to the valid split's bias vector (:func:`stats_bias`).
+    """
+    first = [(c, bias[m1, label(c)]) for c in combos(sets, k, enumeration)]
+    second = [(c, bias[m2, label(c)]) for c in combos(sets, k, enumeration)]
     pairs = zip(first, second, strict=True) if mode == "shared" else itertools.product(first, second)
     best, rs, skipped = None, [], 0
     for (c1, b1), (c2, b2) in pairs:
@@ -176,22 +186,35 @@ def constant_case(seed):
     return stats
 
 
-@pytest.mark.parametrize("mode", ["shared", "independent"])
-@pytest.mark.parametrize("enumeration", ["subsets", "multisets"])
-def test_search_matches_brute_force(mode, enumeration):
-    models = ["m0", "m1", "m2", "m3"]
+@pytest.fixture(scope="module")
+def constant_cases():
+    """Per seed, :func:`constant_case` and the brute force's bias vectors of every multiset (subsets among them) up
+    to k = 4, pooled once for the four searches that read them."""
+    cases = []
     for seed in range(2):
         stats = constant_case(seed)
-        settings = SearchSettings.defaults(mode=mode, combinations=enumeration, max_sets=4, permutations=0)
+        bias = {
+            (metric, label(c)): stats_bias(stats, metric, "valid", c, ["m0", "m1", "m2", "m3"]).to_numpy()
+            for metric in ("A", "B")
+            for k in range(1, 5)
+            for c in combos(["p0", "p1", "p2"], k, "multisets")
+        }
+        cases.append((stats, bias))
+    return cases
+
+
+@pytest.mark.parametrize("mode", ["shared", "independent"])
+@pytest.mark.parametrize("enumeration", ["subsets", "multisets"])
+def test_search_matches_brute_force(mode, enumeration, constant_cases):
+    for stats, bias in constant_cases:
+        settings = search_only(mode=mode, combinations=enumeration, max_sets=4, permutations=0)
         curve = select(stats, settings).curve
         assert list(curve.columns) == CURVE_COLUMNS
         assert curve.perm_p.isna().all()
         for row in curve.itertuples():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", scipy_stats.ConstantInputWarning)
-                best, mean_r, skipped = brute_force(
-                    stats, "A", "B", ["p0", "p1", "p2"], row.k, enumeration, mode, models
-                )
+                best, mean_r, skipped = brute_force(bias, "A", "B", ["p0", "p1", "p2"], row.k, enumeration, mode)
             n1 = len(list(combos(["p0", "p1", "p2"], row.k, enumeration)))
             assert row.n_combinations == (n1 if mode == "shared" else n1 * n1)
             assert row.n_skipped == skipped
@@ -220,7 +243,7 @@ def chosen_vectors(stats, selection, pair, k, split="valid"):
 @pytest.mark.parametrize("mode", ["shared", "independent"])
 def test_reported_p_and_rho_are_scipys(mode):
     stats = random_stats(np.random.default_rng(7), n_models=5, metrics=("A", "B", "C"))
-    selection = select(stats, SearchSettings.defaults(mode=mode, max_sets=3, permutations=0))
+    selection = select(stats, search_only(mode=mode, max_sets=3, permutations=0))
     assert list(selection.choices.columns) == CHOICE_COLUMNS
     assert sorted(selection.curve.pair.unique()) == ["A~B", "A~C", "B~C"]
     for row in selection.curve.itertuples():
@@ -230,31 +253,39 @@ def test_reported_p_and_rho_are_scipys(mode):
         assert np.isclose(row.best_rho, scipy_stats.spearmanr(first, second).statistic, atol=1e-12)
 
 
+def null_rows(rng, n_models=6, n_combinations=4) -> Rows:
+    """One metric's z-scored bias rows under the null: every combination shares the original prompts' part (a
+    level per model) and adds its own, drawn independently of the other metric, so the models are exchangeable."""
+    bias = rng.random(n_models) + 0.5 * rng.random((n_combinations, n_models))
+    return standardise(bias, SimpleNamespace(scale=1.0))
+
+
 @pytest.mark.parametrize("mode", ["shared", "independent"])
 def test_permutation_p_is_uniform_under_the_null(mode):
-    rng = np.random.default_rng(11)
-    # No bootstrap or null draws: they have seed streams of their own, so perm_p is the same without them.
-    settings = SearchSettings.defaults(
-        mode=mode, max_sets=2, permutations=19, combinations="subsets", bootstrap=0, null_draws=0
-    )
-    p = np.array(
-        [
-            select(random_stats(rng, n_models=6, sets=("p0", "p1")), dataclasses.replace(settings, seed=rep))
-            .curve.query("k == 2")
-            .perm_p.item()
-            for rep in range(200)
-        ]
-    )
+    """The search's selection-aware p over 1000 null studies, each with its own permutations (``select`` hands these
+    kernels its bias rows and ``model_permutations``; that its p is the brute force's on the same data is
+    test_independent_permutation_p_matches_brute_force's and tests/cairo/test_benchmarks.py's). Independent mode
+    multiplies in blocks of 3 rows, so the maximum is carried across blocks."""
+    rng, studies = np.random.default_rng(11), 1000
+    p = []
+    for seed in range(studies):
+        first, second, perms = null_rows(rng), null_rows(rng), model_permutations(6, 19, seed)
+        search = (
+            search_shared(first, second, perms) if mode == "shared" else search_independent(first, second, perms, 3)
+        )
+        p.append(search.perm_p)
+    p = np.array(p)
     assert p.min() >= 1 / 20
-    # P(p <= 0.1) = 0.1 exactly under exchangeability; 200 draws: 20 expected, sd 4.2.
-    assert 7 <= np.sum(p <= 0.1 + 1e-12) <= 34
+    # P(p <= 0.1) = 0.1 under exchangeability (a drawn identity permutation ties the observed r: p only grows):
+    # 100 expected of 1000, Monte Carlo sd 9.5.
+    assert abs(np.sum(p <= 0.1 + 1e-12) - 0.1 * studies) <= 3.3 * np.sqrt(studies * 0.1 * 0.9)
 
 
 @pytest.mark.parametrize("mode", ["shared", "independent"])
 def test_permutation_p_is_smallest_when_metrics_agree(mode):
     stats = random_stats(np.random.default_rng(3), n_models=8, metrics=("A",))
     agree = agreeing(stats)
-    curve = select(pd.concat([stats, agree]), SearchSettings.defaults(mode=mode, max_sets=3, permutations=99)).curve
+    curve = select(pd.concat([stats, agree]), search_only(mode=mode, max_sets=3, permutations=99)).curve
     assert np.allclose(curve.best_r, 1.0)
     assert (curve.perm_p == 1 / 100).all()
 
@@ -264,7 +295,7 @@ def test_three_models_cannot_reach_a_small_permutation_p_and_say_so(mode, caplog
     """With 3 models 1 in 3! = 6 permutations leaves them in place: p never falls below about 1/6."""
     stats = random_stats(np.random.default_rng(3), n_models=3, metrics=("A",))
     agree = agreeing(stats)
-    settings = SearchSettings.defaults(mode=mode, max_sets=2, permutations=999, seed=2)
+    settings = search_only(mode=mode, max_sets=2, permutations=999, seed=2)
     with caplog.at_level("WARNING", logger="biasflow"):
         curve = select(pd.concat([stats, agree]), settings).curve
     perms = np.random.default_rng(2).permuted(np.tile(np.arange(3), (999, 1)), axis=1)
@@ -281,7 +312,7 @@ def test_four_models_can_reach_a_p_below_005_only_just_and_the_log_says_so(mode,
     """With 4 models the identity comes up about 1 in 4! = 24 draws: the floor, about 0.04 + 1/(B + 1), is below 0.05
     (so "4 models cannot be significant" is wrong) but within a factor of 2 of it, where the log warns (§1.8)."""
     stats = random_stats(np.random.default_rng(3), n_models=4, metrics=("A",))
-    settings = SearchSettings.defaults(mode=mode, max_sets=2, permutations=1000, seed=0)
+    settings = search_only(mode=mode, max_sets=2, permutations=1000, seed=0)
     with caplog.at_level("WARNING", logger="biasflow"):
         curve = select(pd.concat([stats, agreeing(stats)]), settings).curve
     perms = np.random.default_rng(0).permuted(np.tile(np.arange(4), (1000, 1)), axis=1)
@@ -296,7 +327,7 @@ def test_four_models_can_reach_a_p_below_005_only_just_and_the_log_says_so(mode,
 def test_the_floor_warning_is_logged_once_per_axis_for_all_its_metric_pairs(caplog):
     stats = random_stats(np.random.default_rng(3), n_models=4, metrics=("A", "B", "C"))
     with caplog.at_level("WARNING", logger="biasflow"):
-        select(stats, SearchSettings.defaults(max_sets=1, permutations=200, seed=0))
+        select(stats, search_only(max_sets=1, permutations=200, seed=0))
     assert caplog.text.count("permutation p-value cannot fall below") == 1
     assert "A~B, A~C, B~C" in caplog.text, "the one line names every pair it holds for"
 
@@ -304,9 +335,7 @@ def test_the_floor_warning_is_logged_once_per_axis_for_all_its_metric_pairs(capl
 def test_five_models_leave_the_floor_below_half_of_005_and_the_log_quiet(caplog):
     stats = random_stats(np.random.default_rng(3), n_models=5, metrics=("A",))
     with caplog.at_level("WARNING", logger="biasflow"):
-        curve = select(
-            pd.concat([stats, agreeing(stats)]), SearchSettings.defaults(max_sets=2, permutations=1000, seed=0)
-        ).curve
+        curve = select(pd.concat([stats, agreeing(stats)]), search_only(max_sets=2, permutations=1000, seed=0)).curve
     perms = np.random.default_rng(0).permuted(np.tile(np.arange(5), (1000, 1)), axis=1)
     floor = (1 + sum(tuple(p) == (0, 1, 2, 3, 4) for p in perms)) / 1001
     assert (curve.perm_p_floor == floor).all() and floor < 0.025
@@ -337,16 +366,16 @@ def test_a_metric_with_one_cluster_per_subgroup_is_warned_of_once_per_split_howe
 
 def test_permutation_p_floor_is_1_over_b_plus_1_with_many_models():
     stats = random_stats(np.random.default_rng(4), n_models=8, sets=("p0",))
-    curve = select(stats, SearchSettings.defaults(max_sets=2, permutations=99)).curve
+    curve = select(stats, search_only(max_sets=2, permutations=99)).curve
     assert (curve.perm_p_floor == 1 / 100).all() and (curve.perm_p >= curve.perm_p_floor).all()
-    off = select(stats, SearchSettings.defaults(max_sets=2, permutations=0)).curve
+    off = select(stats, search_only(max_sets=2, permutations=0)).curve
     assert off.perm_p_floor.isna().all()
 
 
 def test_independent_permutation_p_matches_brute_force():
     """The pruned permutation search is exact: same p as the full product, same permutations."""
     stats = random_stats(np.random.default_rng(5), n_models=6, sets=("p0", "p1", "p2", "p3", "p4"), n_groups=3)
-    settings = SearchSettings.defaults(mode="independent", max_sets=4, permutations=60, seed=4)
+    settings = search_only(mode="independent", max_sets=3, permutations=60, seed=4)
     curve = select(stats, settings).curve
     models = [f"m{i}" for i in range(6)]
     perms = np.random.default_rng(4).permuted(np.tile(np.arange(6), (60, 1)), axis=1)
@@ -363,7 +392,7 @@ def test_independent_permutation_p_matches_brute_force():
 
 def test_test_r_uses_only_test_rows():
     stats = random_stats(np.random.default_rng(9), n_models=5)
-    settings = SearchSettings.defaults(max_sets=3, permutations=0)
+    settings = search_only(max_sets=3, permutations=0)
     before = select(stats, settings)
     test = stats.split == "test"
     perturbed = stats.copy()
@@ -388,7 +417,7 @@ def test_metric_pairs_and_progress():
         ("religion", "HolisticBias", "X"),
     ]
     messages = []
-    curve = select(stats, SearchSettings.defaults(max_sets=2, permutations=0), progress=messages.append).curve
+    curve = select(stats, search_only(max_sets=2, permutations=0), progress=messages.append).curve
     assert list(curve.pair) == ["BOLD~HONEST"] * 2 and len(messages) == 2
 
 
@@ -405,8 +434,8 @@ def test_errors_name_the_fix():
     )
     with pytest.raises(BiasflowError, match=r"A has p0, p1, p2, B has q-p0, q-p1, q-p2.*max_sets: 1"):
         select(renamed, SearchSettings.defaults(max_sets=2))
-    assert len(select(renamed, SearchSettings.defaults(max_sets=1, permutations=0)).curve) == 1
-    assert len(select(renamed, SearchSettings.defaults(mode="independent", max_sets=2, permutations=0)).curve) == 2
+    assert len(select(renamed, search_only(max_sets=1, permutations=0)).curve) == 1
+    assert len(select(renamed, search_only(mode="independent", max_sets=2, permutations=0)).curve) == 2
     hole = (stats.metric == "B") & (stats.promptset == "original") & (stats.model == "m2") & (stats.subgroup == "g1")
     with pytest.raises(BiasflowError, match=r"original prompt set of metric B.*'valid'.*model=m2, seed=0, subgroup=g1"):
         select(stats[~(hole & (stats.split == "valid"))], SearchSettings.defaults())
@@ -450,19 +479,17 @@ def test_bad_statistics_name_column_rows_cell_and_fix(case):
     stats.loc[at, column] = value
     cell = f"model=m0, metric=B, promptset=p1, subgroup={value if column == 'subgroup' else 'g0'}, split=valid"
     with pytest.raises(BiasflowError, match=match) as error:
-        select(stats, SearchSettings.defaults(permutations=0))
+        select(stats, search_only(permutations=0))
     assert cell in str(error.value) and "`biasflow cairo-stats` (the workflow's cairo_stats step)" in str(error.value)
 
 
 def test_an_empty_cell_with_a_score_sum_is_refused():
     stats = random_stats(np.random.default_rng(3))
     stats.loc[stats.promptset == "p2", ["n", "score_sum"]] = 0
-    assert len(select(stats, SearchSettings.defaults(max_sets=2, permutations=0)).curve) == 2, (
-        "n = 0 with sum 0 pools as absent"
-    )
+    assert len(select(stats, search_only(max_sets=2, permutations=0)).curve) == 2, "n = 0 with sum 0 pools as absent"
     stats.loc[stats.promptset == "p2", "score_sum"] = 1.0
     with pytest.raises(BiasflowError, match=r"score_sum must be 0 where n is 0.*but 64 row\(s\)"):
-        select(stats, SearchSettings.defaults(permutations=0))
+        select(stats, search_only(permutations=0))
 
 
 def test_infinite_scores_stop_at_the_statistics():

@@ -2,8 +2,8 @@
 
 Resampling is checked with the same random draws: the draws are read off as which clusters
 each subgroup holds and with what weight, the raw scored rows of those clusters are gathered
-(weighted or relabelled) and Eq. 1 is recomputed from them with pandas, one draw and one combination at a
-time; the statistics follow with numpy and scipy, never the selection's own code.
+(weighted or relabelled) and Eq. 1 is recomputed from them (grouped with numpy's bincount), one draw and one
+combination at a time; the statistics follow with numpy and scipy, never the selection's own code.
 docs/methods.md §1.11-1.14; calibration by simulation is in test_calibration.py.
 """
 
@@ -75,14 +75,16 @@ def scored_rows(seed=0, design="nested") -> pd.DataFrame:
     )
 
 
-def draw_rows(rows: pd.DataFrame, clusters: list[tuple[str, str]], subgroups: list[str], weights: np.ndarray):
-    """The rows one draw stands for: each cluster's rows, weighted by the draw, under the subgroup it is given."""
-    parts = []
-    for g, c in zip(*np.nonzero(weights), strict=True):
-        subgroup, key = clusters[c]
-        part = rows[(rows.subgroup == subgroup) & (rows.group_key == key)]
-        parts.append(part.assign(subgroup=subgroups[g], weight=part.weight * weights[g, c]))
-    return pd.concat(parts)
+def draw_rows(rows: pd.DataFrame, members: list[np.ndarray], subgroups: list[str], weights: np.ndarray):
+    """The rows one draw stands for: each cluster's rows (``members``: their positions, cluster by cluster), weighted
+    by the draw, under the subgroup it is given."""
+    g, c = np.nonzero(weights)
+    sizes = [len(members[i]) for i in c]
+    drawn = rows.iloc[np.concatenate([members[i] for i in c])]
+    return drawn.assign(
+        subgroup=np.repeat(np.array(subgroups, dtype=object)[g], sizes),
+        weight=drawn.weight.to_numpy() * np.repeat(weights[g, c], sizes),
+    )
 
 
 def template_rows(rows: pd.DataFrame, clusters: list[tuple[str, str]], weights: np.ndarray) -> pd.DataFrame:
@@ -92,25 +94,35 @@ def template_rows(rows: pd.DataFrame, clusters: list[tuple[str, str]], weights: 
     for g, c in zip(*np.nonzero(weights), strict=True):
         taken.setdefault(clusters[c][1], set()).add(float(weights[g, c]))
     assert all(len(w) == 1 for w in taken.values()), "one weight per template, whatever the subgroup"
-    parts = []
-    for key, weight in taken.items():
-        part = rows[rows.group_key == key]
-        parts.append(part.assign(weight=part.weight * weight.pop()))
-    return pd.concat(parts)
+    keys = rows.group_key.to_numpy()
+    at = [np.flatnonzero(keys == key) for key in taken]
+    drawn = rows.iloc[np.concatenate(at)]
+    weight = np.repeat([w.pop() for w in taken.values()], [len(part) for part in at])
+    return drawn.assign(weight=drawn.weight.to_numpy() * weight)
 
 
 def loop_eq1(rows: pd.DataFrame, combination: dict[str, int]) -> pd.Series:
-    """Eq. 1 per model from raw rows: weighted means, each set's rows repeated by multiplicity, per seed, then
-    the mean over seeds."""
-    pooled = pd.concat([rows[rows.promptset == name] for name, mult in combination.items() for _ in range(mult)])
-    pooled = pooled.assign(wscore=pooled.weight * pooled.score)
-    sums = pooled.groupby(["model", "seed", "subgroup"])[["wscore", "weight"]].sum()
-    overall = sums.groupby(level=["model", "seed"]).sum()
-    deviation = (overall.wscore / overall.weight).reindex(sums.index.droplevel("subgroup")).to_numpy() - (
-        sums.wscore / sums.weight
-    ).to_numpy()
-    per_seed = pd.Series(np.abs(deviation), index=sums.index).groupby(level=["model", "seed"]).sum()
-    return per_seed.groupby(level="model").mean().reindex(MODELS)
+    """Eq. 1 per model from raw rows: weighted means per model, seed and subgroup (each set's rows counted by its
+    multiplicity), per seed Σ over subgroups of |mean of all − subgroup mean|, then the mean over seeds."""
+    promptset = rows.promptset.to_numpy()
+    multiplicity = np.zeros(len(rows))
+    for name, mult in combination.items():
+        multiplicity[promptset == name] = mult
+    kept = multiplicity > 0
+    weight = (rows.weight.to_numpy() * multiplicity)[kept]
+    model, models = pd.factorize(rows.model.to_numpy()[kept])
+    subgroup, subgroups = pd.factorize(rows.subgroup.to_numpy()[kept])
+    seed = rows.seed.to_numpy()[kept]
+    cell_key = model * (seed.max() + 1) + seed
+    groups, group = np.unique(cell_key * len(subgroups) + subgroup, return_inverse=True)
+    weight_sum = np.bincount(group, weight)
+    score_sum = np.bincount(group, weight * rows.score.to_numpy()[kept])
+    cells, cell = np.unique(groups // len(subgroups), return_inverse=True)
+    overall = np.bincount(cell, score_sum) / np.bincount(cell, weight_sum)
+    per_seed = np.bincount(cell, np.abs(overall[cell] - score_sum / weight_sum))
+    cell_model = cells // (seed.max() + 1)
+    per_model = np.bincount(cell_model, per_seed) / np.bincount(cell_model)
+    return pd.Series(per_model, index=models).reindex(MODELS)
 
 
 def combinations_of(k):
@@ -126,26 +138,33 @@ class Reference:
 
     def __init__(self, scored, stats, metric, split, settings, design):
         self.rows = scored[(scored.metric == metric) & (scored.split == split)].assign(weight=1.0)
-        self.design, self._floors = design, {}
+        self.design, self._draws = design, {}
         pooled = pooled_stats(stats, metric, "gender", split, ["original", *SETS], MODELS)
         self.clusters, self.subgroups = pooled.clusters, pooled.subgroups
+        subgroup, key = self.rows.subgroup.to_numpy(), self.rows.group_key.to_numpy()
+        self.members = [np.flatnonzero((subgroup == s) & (key == k)) for s, k in self.clusters]
         self.boot = bootstrap_weights(pooled, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, split))
         self.null = null_weights(pooled, settings.null_draws, draw_rng(settings.seed, NULL, metric, split))
 
+    def draw(self, weights: np.ndarray) -> pd.DataFrame:
+        """The rows one draw stands for: templates, where a crossed bootstrap draw takes them, else clusters."""
+        if self.design == "crossed" and weights.sum(axis=0).max() > 1:
+            return template_rows(self.rows, self.clusters, weights)
+        return draw_rows(self.rows, self.members, self.subgroups, weights)
+
     def eq1(self, combination, weights=None) -> np.ndarray:
-        if weights is None:
-            rows = self.rows
-        elif self.design == "crossed" and weights is not None and weights.sum(axis=0).max() > 1:
-            rows = template_rows(self.rows, self.clusters, weights)
-        else:
-            rows = draw_rows(self.rows, self.clusters, self.subgroups, weights)
-        return loop_eq1(rows, combination).to_numpy()
+        return loop_eq1(self.rows if weights is None else self.draw(weights), combination).to_numpy()
+
+    def draws_eq1(self, combination, kind: str) -> np.ndarray:
+        """Eq. 1 of each of the ``boot`` or ``null`` draws, one row per draw: computed once per combination, as the
+        tests of one study read the same draws."""
+        key = (kind, label(combination))
+        if key not in self._draws:
+            self._draws[key] = np.array([self.eq1(combination, w) for w in getattr(self, kind)])
+        return self._draws[key]
 
     def floor(self, combination) -> np.ndarray:
-        key = label(combination)
-        if key not in self._floors:
-            self._floors[key] = np.mean([self.eq1(combination, w) for w in self.null], axis=0)
-        return self._floors[key]
+        return self.draws_eq1(combination, "null").mean(axis=0)
 
     def factor(self, level: float = 0.95) -> float:
         """t_{df, (1+level)/2} / z_{(1+level)/2}, df the clusters' degrees of freedom, counted from the rows."""
@@ -217,7 +236,7 @@ def test_headline_intervals_and_floor_match_the_row_loop(case):
         combination = {"original": 1} if prompts == "original" else combination_of(part.combination.iloc[0])
         part = part.set_index("model").loc[MODELS]
         bias = ref.eq1(combination)
-        draws = np.array([ref.eq1(combination, w) for w in ref.boot])
+        draws = ref.draws_eq1(combination, "boot")
         floor = ref.floor(combination)
         np.testing.assert_allclose(part.bias, bias, rtol=1e-10)
         low, middle, high = np.percentile(draws, [2.5, 50, 97.5], axis=0)
@@ -227,7 +246,7 @@ def test_headline_intervals_and_floor_match_the_row_loop(case):
         assert (part.bias_lo <= part.bias).all() and (part.bias <= part.bias_hi).all(), "the interval holds Eq. 1"
         np.testing.assert_allclose(part.null_floor, floor, rtol=1e-10)
         np.testing.assert_allclose(part.excess_bias, bias - floor, rtol=1e-9, atol=1e-12)
-        null = np.array([ref.eq1(combination, w) for w in ref.null])
+        null = ref.draws_eq1(combination, "null")
         np.testing.assert_allclose(part.excess_p, (1 + (null >= bias - 1e-12).sum(axis=0)) / (len(null) + 1))
         assert (part.n_clusters == 3).all()
         ranks = np.array([scipy_stats.rankdata(d, method="min") for d in draws])
@@ -240,11 +259,10 @@ def test_null_best_r_and_null_p_match_the_row_loop(case):
     selection, _, refs, _ = case
     for row in selection.curve.itertuples():
         a, b = refs["A", "valid"], refs["B", "valid"]
-        null_best = []
-        for wa, wb in zip(a.null, b.null, strict=True):
-            rs = [scipy_stats.pearsonr(a.eq1(c, wa), b.eq1(c, wb)).statistic for c in combinations_of(row.k)]
-            null_best.append(max(rs))
-        null_best = np.array(null_best)
+        every = [(a.draws_eq1(c, "null"), b.draws_eq1(c, "null")) for c in combinations_of(row.k)]
+        null_best = np.array(
+            [max(scipy_stats.pearsonr(x[i], y[i]).statistic for x, y in every) for i in range(len(a.null))]
+        )
         assert row.null_r_median == pytest.approx(np.median(null_best), abs=1e-10)
         assert row.null_r_q95 == pytest.approx(np.percentile(null_best, 95), abs=1e-10)
         assert row.null_p == pytest.approx((1 + np.sum(null_best >= row.best_r - 1e-12)) / (len(null_best) + 1))
@@ -259,8 +277,8 @@ def test_excess_r_its_permutation_p_and_r_intervals_match_the_row_loop(case):
             a, b = refs["A", split], refs["B", split]
             excess[split] = [ref.eq1(chosen) - ref.floor(chosen) for ref in (a, b)]
             r_boot = [
-                scipy_stats.pearsonr(a.eq1(chosen, wa), b.eq1(chosen, wb)).statistic
-                for wa, wb in zip(a.boot, b.boot, strict=True)
+                scipy_stats.pearsonr(x, y).statistic
+                for x, y in zip(a.draws_eq1(chosen, "boot"), b.draws_eq1(chosen, "boot"), strict=True)
             ]
             low, high = (row.best_r_lo, row.best_r_hi) if split == "valid" else (row.test_r_lo, row.test_r_hi)
             assert (low, high) == pytest.approx(tuple(np.percentile(r_boot, [2.5, 97.5])), abs=1e-10)

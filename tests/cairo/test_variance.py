@@ -72,7 +72,9 @@ def truth() -> dict[str, float]:
 @pytest.mark.parametrize("design", ["nested", "crossed"])
 def test_each_component_is_recovered_on_average_over_simulated_studies(design):
     rng = np.random.default_rng(11)
-    tables = [variance_table(simulated_stats(rng, design), 300, i, "none") for i in range(150)]
+    # 60 studies: the tolerance, 3 Monte Carlo standard errors of their mean and 5% of the truth, is 8% (continuations)
+    # to about 45% (seed) of each component.
+    tables = [variance_table(simulated_stats(rng, design), 300, i, "none") for i in range(60)]
     assert list(tables[0].columns) == VARIANCE_COLUMNS
     for source, expected in truth().items():
         estimates = np.array([table[f"sd_{source}"].iloc[0] ** 2 for table in tables])

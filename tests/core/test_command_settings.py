@@ -16,6 +16,7 @@ from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cli import main
 from biasflow.config import validate_config
 from biasflow.errors import BiasflowError
+from unrendered_figures import unrendered
 
 MODELS = [f"m{m}" for m in range(6)]
 # Few draws, so that each command runs in a second or two.
@@ -251,8 +252,9 @@ def fairpair_sides(folder: Path) -> list[Path]:
     return paths
 
 
-def test_one_setting_config_on_fairpair_summary_sets_what_no_flag_used_to(tmp_path):
+def test_one_setting_config_on_fairpair_summary_sets_what_no_flag_used_to(tmp_path, monkeypatch):
     """fairpair.ngrams.top, which the command once took from the schema whatever the config said."""
+    unrendered(monkeypatch)  # the tables are compared, not the figures
     common = ["fairpair-summary", "--sides", *fairpair_sides(tmp_path), "--null-draws", "50", "--bootstrap", "50"]
     assert (
         run(
@@ -297,8 +299,9 @@ def predictions(folder: Path) -> list[Path]:
     return paths
 
 
-def test_one_setting_config_on_fpr_summary_chooses_the_pairs(tmp_path):
+def test_one_setting_config_on_fpr_summary_chooses_the_pairs(tmp_path, monkeypatch):
     """`comparisons: {pairs: none}` as --pairs none: no comparison table."""
+    unrendered(monkeypatch)  # the tables are compared, not the figures
     common = ["fpr-summary", "--probe-set", "race", *predictions(tmp_path), "--bootstrap", "50", "--null-draws", "50"]
     assert (
         run(*common, "--config", config_file(tmp_path, "comparisons: {pairs: none}\n"), "--out-dir", tmp_path / "file")

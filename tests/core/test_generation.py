@@ -3,6 +3,7 @@ cached generator and the continuation table."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import numpy as np
@@ -17,6 +18,17 @@ from biasflow.generation import CachedGenerator
 from biasflow.models import Generation, ModelSpec, Request
 from biasflow.models.transformers_backend import TransformersBackend, _inverse_cdf, _nucleus, _sample, _top_k
 from specs import make_decoding, make_spec
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """These models and rows are small: a second thread only waits for the first, and under `pytest -n 2` each
+    worker's second thread competes for the other worker's core (a generate call 3 to 4 times slower)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
 
 # ---------------------------------------------------------------------------------------
 # The sampler's filter (top-k, then the nucleus) against a brute-force reference
@@ -128,20 +140,22 @@ def whole_vocabulary_token(probs: torch.Tensor, uniform: torch.Tensor) -> torch.
     return torch.searchsorted(cdf, (uniform * cdf[:, -1]).unsqueeze(1), right=True).squeeze(1)
 
 
-@pytest.mark.parametrize("vocab", [7, 1024, 1500, 49152, 262144])
-def test_blocked_inverse_cdf_finds_the_whole_vocabulary_token(vocab):
+# The large vocabularies in fewer rows a trial: their 48 and 256 blocks are what they add, and 32 rows of
+# Gemma's cost seconds a trial.
+@pytest.mark.parametrize(("vocab", "rows"), [(7, 32), (1024, 32), (1500, 32), (49152, 8), (262144, 4)])
+def test_blocked_inverse_cdf_finds_the_whole_vocabulary_token(vocab, rows):
     gen = torch.Generator().manual_seed(vocab)
     agree, total = 0, 0
     for trial in range(12):
-        logits = torch.randn(32, vocab, generator=gen) * (1 + trial % 4)
+        logits = torch.randn(rows, vocab, generator=gen) * (1 + trial % 4)
         if trial % 3 == 0:  # filtered tokens have probability 0
             logits[:, torch.randperm(vocab, generator=gen)[: vocab // 2]] = float("-inf")
         probs = torch.softmax(logits, dim=-1)
-        uniform = torch.rand(32, generator=gen, dtype=torch.float64)
+        uniform = torch.rand(rows, generator=gen, dtype=torch.float64)
         chosen = _inverse_cdf(torch, probs, uniform)
         assert (probs.gather(1, chosen.unsqueeze(1)) > 0).all(), "a token of zero probability"
         agree += int((chosen == whole_vocabulary_token(probs, uniform)).sum())
-        total += 32
+        total += rows
     assert agree == total
 
 
@@ -154,21 +168,23 @@ def test_blocked_inverse_cdf_at_the_ends_of_the_unit_interval():
     assert chosen[2] == whole_vocabulary_token(probs, uniform)[2]
 
 
-@pytest.mark.parametrize("vocab", [50, 1500, 262144])
+# Gemma's vocabulary in 4 rows a trial: the spread of 2 takes the whole-vocabulary sort, which costs
+# seconds a trial at 32 rows.
+@pytest.mark.parametrize(("vocab", "rows"), [(50, 32), (1500, 32), (262144, 4)])
 @pytest.mark.parametrize(("top_k", "top_p"), [(0, 0.5), (0, 0.9), (0, 0.95), (40, 0.9), (1, 0.9)])
-def test_nucleus_sampling_finds_the_token_of_filtering_the_whole_vocabulary(vocab, top_k, top_p):
+def test_nucleus_sampling_finds_the_token_of_filtering_the_whole_vocabulary(vocab, rows, top_k, top_p):
     """The search among the nucleus's candidates against the filter, then one float64 sum over the whole vocabulary."""
     gen = torch.Generator().manual_seed(vocab + top_k)
     decoding = make_decoding(top_k=top_k, top_p=top_p)
     agree, total = 0, 0
-    for trial in range(6):
-        logits = torch.randn(32, vocab, generator=gen) * (2 + 2 * (trial % 3))
-        uniform = torch.rand(32, generator=gen, dtype=torch.float64)
+    for spread in (2, 4, 6):
+        logits = torch.randn(rows, vocab, generator=gen) * spread
+        uniform = torch.rand(rows, generator=gen, dtype=torch.float64)
         chosen = _sample(torch, logits, decoding, uniform)
         filtered = _filter(torch, logits, decoding)
         assert torch.isfinite(filtered.gather(1, chosen.unsqueeze(1))).all(), "a token outside the nucleus"
         agree += int((chosen == whole_vocabulary_token(torch.softmax(filtered, dim=-1), uniform)).sum())
-        total += 32
+        total += rows
     assert agree == total
 
 
@@ -217,12 +233,18 @@ def requests_grid() -> list[Request]:
     return [Request(p, seed, sample) for p in PROMPTS for seed in (0, 1) for sample in (0, 1)]
 
 
-def manual_greedy(model_dir, prompt_ids: list[int], max_new_tokens: int) -> Generation:
-    """Argmax decoding by hand, one full forward pass per token."""
+@functools.cache
+def reference_model(model_dir) -> tuple:
+    """(tokenizer, float32 model) of ``model_dir`` loaded by transformers alone, once per directory."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).eval()
+    return AutoTokenizer.from_pretrained(model_dir), model
+
+
+def manual_greedy(model_dir, prompt_ids: list[int], max_new_tokens: int) -> Generation:
+    """Argmax decoding by hand, one full forward pass per token."""
+    tokenizer, model = reference_model(model_dir)
     stop = {tokenizer.eos_token_id, tokenizer.pad_token_id}
     ids = list(prompt_ids)
     new: list[int] = []
@@ -262,12 +284,6 @@ def test_result_of_a_request_does_not_depend_on_its_batch(tiny_model_dir, tmp_pa
     assert [mixed[0], mixed[2], mixed[4]] == [alone[3], alone[10], alone[0]]
 
 
-def test_progress_reports_every_request(tiny_model_dir, tmp_path):
-    seen = []
-    backend(tiny_model_dir, tmp_path, batch_size=4).generate(requests_grid(), progress=seen.append)
-    assert sum(seen) == len(requests_grid())
-
-
 def test_different_sample_or_seed_give_different_text(tiny_model_dir, tmp_path):
     model = backend(tiny_model_dir, tmp_path, max_new_tokens=6)
     by_sample = model.generate([Request(PROMPTS[0], 0, k) for k in range(8)])
@@ -277,26 +293,28 @@ def test_different_sample_or_seed_give_different_text(tiny_model_dir, tmp_path):
     assert by_sample != by_seed
 
 
-@pytest.mark.parametrize("batch_size", [1, 4])
-def test_greedy_equals_a_manual_argmax_loop(tiny_model_dir, tmp_path, batch_size):
-    from transformers import AutoTokenizer
-
-    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
-    model = backend(tiny_model_dir, tmp_path, batch_size=batch_size, do_sample=False, max_new_tokens=6)
+def test_greedy_equals_a_manual_argmax_loop(tiny_model_dir, tmp_path):
+    """Alone and padded in batches of 4, against one reference."""
+    tokenizer, _ = reference_model(tiny_model_dir)
     requests = [Request(p, seed) for p in PROMPTS for seed in (0, 3)]
-    got = model.generate(requests)
     expected = {p: manual_greedy(tiny_model_dir, tokenizer(p)["input_ids"], 6) for p in PROMPTS}
-    assert got == [expected[r.prompt] for r in requests]  # and the seed is irrelevant when greedy
+    for batch_size in (1, 4):
+        model = backend(tiny_model_dir, tmp_path, batch_size=batch_size, do_sample=False, max_new_tokens=6)
+        got = model.generate(requests)
+        assert got == [expected[r.prompt] for r in requests], batch_size  # and the seed is irrelevant when greedy
 
 
-def test_a_generate_call_logs_where_its_time_went(tiny_model_dir, tmp_path, caplog):
-    """The summary line the demo's profile reads (benchmarks/demo_profile.py parses it with these patterns)."""
+def test_a_generate_call_reports_progress_and_logs_where_its_time_went(tiny_model_dir, tmp_path, caplog):
+    """Progress counts every request; the summary line is the one the demo's profile reads
+    (benchmarks/demo_profile.py parses it with these patterns)."""
     import logging
 
     from benchmarks.demo_profile import GENERATED, LOADED
 
+    seen = []
     with caplog.at_level(logging.INFO, logger="biasflow"):
-        got = backend(tiny_model_dir, tmp_path).generate(requests_grid())
+        got = backend(tiny_model_dir, tmp_path).generate(requests_grid(), progress=seen.append)
+    assert sum(seen) == len(requests_grid())
     assert len(LOADED.findall(caplog.text)) == 1
     [(tokens, total, prefill, decode, sampling)] = GENERATED.findall(caplog.text)
     assert int(tokens) == sum(g.n_tokens for g in got)
@@ -313,10 +331,8 @@ def test_bfloat16_greedy_decoding_gives_the_float32_tokens(tiny_model_dir, tmp_p
 def test_bfloat16_samples_follow_the_float32_distribution(tiny_model_dir, tmp_path):
     """2,000 first tokens sampled in bfloat16 against the float32 model's own next-token probabilities."""
     from scipy import stats
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir)
-    model = AutoModelForCausalLM.from_pretrained(tiny_model_dir, dtype=torch.float32).eval()
+    tokenizer, model = reference_model(tiny_model_dir)
     with torch.inference_mode():
         logits = model(**tokenizer(PROMPTS[0], return_tensors="pt")).logits[0, -1].double()
     probs = torch.softmax(logits, dim=-1).numpy()
@@ -334,11 +350,11 @@ def test_bfloat16_samples_follow_the_float32_distribution(tiny_model_dir, tmp_pa
     assert stats.chisquare(observed, expected).pvalue > 0.001
 
 
-@pytest.mark.parametrize("decoding", [{"top_k": 1}, {"top_p": 1e-9}, {"temperature": 1e-6}])
-def test_sampling_that_leaves_one_token_is_greedy(tiny_model_dir, tmp_path, decoding):
+def test_sampling_that_leaves_one_token_is_greedy(tiny_model_dir, tmp_path):
     requests = [Request(p, 0, k) for p in PROMPTS[:3] for k in range(2)]
     greedy = backend(tiny_model_dir, tmp_path, do_sample=False).generate(requests)
-    assert backend(tiny_model_dir, tmp_path, **decoding).generate(requests) == greedy
+    for decoding in ({"top_k": 1}, {"top_p": 1e-9}, {"temperature": 1e-6}):
+        assert backend(tiny_model_dir, tmp_path, **decoding).generate(requests) == greedy, decoding
 
 
 def test_max_new_tokens_is_respected(tiny_model_dir, tmp_path):
@@ -390,14 +406,13 @@ def test_truncation_keeps_the_end_of_the_prompt(tiny_model_dir, tmp_path):
     model = backend(tiny_model_dir, tmp_path, do_sample=False, max_prompt_tokens=n, max_new_tokens=6, batch_size=1)
     cut, from_suffix, _ = model.generate([Request(long_prompt), Request(suffix), Request(prefix)])
     assert cut == from_suffix
-    from transformers import AutoTokenizer
-
-    ids = AutoTokenizer.from_pretrained(tiny_model_dir)(suffix)["input_ids"]
+    tokenizer, _ = reference_model(tiny_model_dir)
+    ids = tokenizer(suffix)["input_ids"]
     assert len(ids) == n
     assert cut == manual_greedy(tiny_model_dir, ids, 6)
     untruncated = backend(tiny_model_dir, tmp_path, do_sample=False, max_prompt_tokens=100, max_new_tokens=6)
     assert untruncated.generate([Request(long_prompt)])[0] == manual_greedy(
-        tiny_model_dir, AutoTokenizer.from_pretrained(tiny_model_dir)(long_prompt)["input_ids"], 6
+        tiny_model_dir, tokenizer(long_prompt)["input_ids"], 6
     )
 
 
@@ -407,12 +422,10 @@ def test_chat_without_a_chat_template_is_refused(tiny_model_dir, tmp_path):
 
 
 def test_chat_with_a_chat_template_continues_the_rendered_conversation(tiny_models, tmp_path):
-    from transformers import AutoTokenizer
-
     chat_dir = tiny_models["tiny-chat"]
     model = backend(chat_dir, tmp_path, chat=True, do_sample=False, max_new_tokens=5)
     out = model.generate([Request("the cook said"), Request("she is a kind")])
-    tokenizer = AutoTokenizer.from_pretrained(chat_dir)
+    tokenizer, _ = reference_model(chat_dir)
     for request, got in zip([Request("the cook said"), Request("she is a kind")], out, strict=True):
         rendered = tokenizer.apply_chat_template(
             [{"role": "user", "content": request.prompt}], tokenize=False, add_generation_prompt=True

@@ -30,3 +30,45 @@ def test_every_variant_is_measured_on_the_same_requests(tiny_model_dir, tmp_path
         )
     table = markdown_table({"rows": rows})
     assert "| tiny | 0M | bfloat16 | T 0.7, top-p 0.9 | 8 | 4 |" in table and table.count("50% | 25% |") == 3
+
+
+def test_the_roofline_measures_bfloat16_only_where_this_cpu_computes_it_natively(monkeypatch):
+    """Capped at AVX2 (as on most laptops' CPUs) bfloat16 is emulated: float32 alone, with the reason."""
+    from benchmarks.roofline import native_dtypes
+    from biasflow.models import dtypes
+
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")
+    dtypes._cpu_dtype.cache_clear()
+    try:
+        native, why = native_dtypes()
+    finally:
+        dtypes._cpu_dtype.cache_clear()
+    assert native == ("float32",) and ("ATEN_CPU_CAPABILITY=avx2" in why or "no native bfloat16" in why), why
+    monkeypatch.setattr(dtypes, "resolve_dtype", lambda requested, device: ("bfloat16", "native here"))
+    assert native_dtypes() == (("float32", "bfloat16"), "native here")
+
+
+def test_a_roofline_without_bfloat16_says_so_on_the_page_and_in_the_readmes():
+    from benchmarks.readme_numbers import FIELDS
+    from benchmarks.roofline import peak_line
+
+    why = "this CPU has no native bfloat16 arithmetic, neither AVX512-BF16 nor AMX"
+    row = {"name": "Gemma 3 270M", "decoding": "sampling", "dtype": "float32", "tokens_per_s": 40.0}
+    numbers = {
+        "peak": {"flops": {"float32": 102e9}, "bandwidth": 19.5e9},
+        "rows": [row],
+        "skipped": {"dtypes": ["bfloat16"], "why": why},
+    }
+    assert (
+        peak_line(numbers)
+        == f"peak: 102 GFLOP/s in float32; memory: 19.5 GB/s; bfloat16 not measured: {why} (emulated here)"
+    )
+    assert (
+        FIELDS["roofline.peak"]({"roofline": numbers})
+        == f"102 GFLOP/s in float32, bfloat16 not measured ({why}), 19.5 GB/s"
+    )
+    assert FIELDS["roofline.gemma"]({"roofline": numbers}) == "not measured (bfloat16 is emulated on this CPU)"
+    numbers["peak"]["flops"]["bfloat16"] = 430e9
+    numbers["rows"].append({**row, "dtype": "bfloat16", "tokens_per_s": 100.0})
+    assert FIELDS["roofline.peak"]({"roofline": numbers}) == "102 GFLOP/s in float32, 430 in bfloat16, 19.5 GB/s"
+    assert FIELDS["roofline.gemma"]({"roofline": numbers}) == "2.50×"

@@ -98,10 +98,11 @@ def test_t_interval_without_spread_is_nan_never_zero_width(values):
 
 
 def test_t_interval_covers_the_mean_of_few_normal_values():
-    """Coverage near nominal at n = 4, where a z interval would cover about 88%."""
+    """Coverage near nominal at n = 4, where a z interval would cover about 88%: 1,000 draws hold it within 4 Monte
+    Carlo standard errors (±0.028), which the z interval's 7 points below nominal are far outside."""
     rng = np.random.default_rng(3)
-    covered = [low <= 2.0 <= high for low, high in (t_interval(rng.normal(2.0, 1.0, 4))[1:] for _ in range(4000))]
-    assert abs(np.mean(covered) - 0.95) < 4 * np.sqrt(0.95 * 0.05 / 4000)
+    covered = [low <= 2.0 <= high for low, high in (t_interval(rng.normal(2.0, 1.0, 4))[1:] for _ in range(1000))]
+    assert abs(np.mean(covered) - 0.95) < 4 * np.sqrt(0.95 * 0.05 / 1000)
 
 
 def test_rounding_is_told_from_a_difference_by_the_values_size():
@@ -142,10 +143,12 @@ def test_a_cut_interval_keeps_its_coverage_and_never_leaves_the_values():
 
     Cutting at 0 only moves bounds that lay below every value the truth can take, so it
     covers the truth exactly as often as the uncut interval, and no bound is ever below 0.
+    2,000 studies: the coverage (about 0.879 in 40,000) is held above 0.85, 4 Monte Carlo
+    standard errors (0.0073 each) below it.
     """
     rng = np.random.default_rng(5)
     truth, cut, uncut = 0.05, [], []
-    for _ in range(4000):
+    for _ in range(2000):
         values = rng.exponential(truth, 4)
         _, low, high = t_interval(values, 0.95, NON_NEGATIVE)
         _, raw_low, raw_high = t_interval(values, 0.95)

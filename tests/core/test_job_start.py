@@ -16,8 +16,6 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 from workflow_helpers import REPO
 
 
@@ -34,28 +32,24 @@ SCRIPTS_IMPORT = {
 }
 
 
-@pytest.mark.parametrize("job", sorted(SCRIPTS_IMPORT))
-def test_a_jobs_imports_pull_in_neither_scipy_nor_torch(job):
+def test_the_jobs_imports_and_resolving_auto_on_a_cpu_pull_in_neither_scipy_nor_torch():
+    """One fresh interpreter imports what each job imports (the scripts' and the rules'), then resolves a cached
+    generation job's dtype for its cache key without loading torch (Linux on x86). An import only adds modules, so
+    the three jobs' imports together pull in no more than each job's alone: each is clean when all are."""
+    modules = sorted({module for job in SCRIPTS_IMPORT.values() for module in job})
     code = (
-        f"import sys, json; import {', '.join(SCRIPTS_IMPORT[job])}; "
-        "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'torch'})))"
-    )
-    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
-    assert loaded == []
-
-
-def test_resolving_auto_on_a_cpu_imports_no_torch():
-    """A cached generation job resolves its dtype for the cache key without loading torch (Linux on x86)."""
-    code = (
-        "import sys; from biasflow.models.dtypes import cpu_flags, default_device, resolve_dtype; "
+        f"import sys, json; import {', '.join(modules)}; "
+        "imported = sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'torch'}); "
+        "from biasflow.models.dtypes import cpu_flags, default_device, resolve_dtype; "
         "readable = cpu_flags() is not None; resolve_dtype('auto', default_device()); "
-        "print(readable, 'torch' in sys.modules)"
+        "print(json.dumps([imported, readable, 'torch' in sys.modules]))"
     )
-    readable, loaded = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout.split()
-    if readable == "True" and default_device_is_cpu():
-        assert loaded == "False"
+    imported, readable, loaded = json.loads(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    )
+    assert imported == [], f"a job's imports pull in {imported}: {SCRIPTS_IMPORT}"
+    if readable and default_device_is_cpu():
+        assert not loaded, "resolving auto on a CPU loaded torch"
 
 
 def default_device_is_cpu() -> bool:

@@ -1,8 +1,11 @@
-"""`make lint`'s checks, run as its recipe writes them: clean on this repository, failing on a bad file.
+"""`make lint`'s checks, as its recipe writes them: each one fails on a bad file and passes the same file done right.
 
 The commands come from the Makefile's ``lint`` recipe itself, so a check added there is run
 here too. The tools are the `lint` extra's (``make setup`` installs it), looked for beside
 this Python first, then on the PATH; a missing one fails with the command that installs it.
+That this repository passes them is `make lint`'s own answer: the first step of .ci/run, and
+the pre-commit hooks (checked below to run the same checks), so the default suite does not
+run the whole recipe a second time.
 """
 
 from __future__ import annotations
@@ -108,22 +111,18 @@ def test_pre_commit_runs_the_same_checks_with_the_installed_tools():
     )
 
 
-def test_this_repository_passes_make_lint():
-    for command in lint_recipe():
-        result = run(command, REPO)
-        output = result.stdout[-3000:] + result.stderr[-3000:]
-        assert result.returncode == 0, f"{shlex.join(command[-3:])} fails:\n{output}"
-
-
-def checkout_with(tmp_path: Path, python: str, snakefile: str) -> Path:
-    """A folder with the project's config (pyproject.toml) and one module and one Snakefile of our own."""
+def checkout_with(tmp_path: Path) -> Path:
+    """A folder with the project's config (pyproject.toml), and beside each bad file the same file done right: a
+    module the mypy config holds to strict's rules of each, and a Snakefile (bad) with a rule file (good)."""
     shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
     package = tmp_path / "src" / "biasflow"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
-    (package / "registry.py").write_text(python)
+    (package / "registry.py").write_text(BAD_PYTHON)
+    (package / "verdicts.py").write_text(GOOD_PYTHON)
     (tmp_path / "rules").mkdir()
-    (tmp_path / "Snakefile").write_text(snakefile)
+    (tmp_path / "Snakefile").write_text(BAD_SNAKEFILE)
+    (tmp_path / "rules" / "good.smk").write_text(GOOD_SNAKEFILE)
     return tmp_path
 
 
@@ -133,24 +132,24 @@ def file_checks() -> list[list[str]]:
     return [command for command in lint_recipe() if Path(command[0]).name in ("ruff", "mypy", "snakefmt")]
 
 
-def test_each_file_check_refuses_a_bad_file(tmp_path):
-    folder = checkout_with(tmp_path, BAD_PYTHON, BAD_SNAKEFILE)
+def test_each_file_check_refuses_a_bad_file_and_passes_the_same_file_done_right(tmp_path):
+    """One run of each check on both: it fails, naming the bad file and never the good one beside it, so the
+    failure is the file's, not the copied config's or the folder's (the control)."""
+    folder = checkout_with(tmp_path)
     found = {}
     for command in file_checks():
         result = run(command, folder)
         assert result.returncode != 0, f"{shlex.join(command[-3:])} passed a bad file:\n{result.stdout}"
-        found[shlex.join([Path(command[0]).name, *command[1:]])] = result.stdout + result.stderr
+        output = result.stdout + result.stderr
+        assert "verdicts.py" not in output and "good.smk" not in output, f"{shlex.join(command[-3:])}:\n{output}"
+        found[shlex.join([Path(command[0]).name, *command[1:]])] = output
     assert "F401" in found["ruff check ."] and "I001" in found["ruff check ."]
     formatter = found["ruff format --check ."]
-    assert "src/biasflow/registry.py" in formatter and "1 file would be reformatted" in formatter
+    assert (
+        "src/biasflow/registry.py" in formatter
+        and "1 file would be reformatted, 2 files already formatted" in formatter
+    )
     assert "registry.py:7: error: Function is missing a type annotation" in found["mypy"]
-    assert "1 file(s) would be changed" in found["snakefmt --check Snakefile rules"]
-
-
-def test_each_file_check_passes_the_same_files_done_right(tmp_path):
-    """The control: the failures above are the files', not the copied config's or the folder's."""
-    folder = checkout_with(tmp_path, GOOD_PYTHON, GOOD_SNAKEFILE)
-    for command in file_checks():
-        result = run(command, folder)
-        output = result.stdout + result.stderr
-        assert result.returncode == 0, f"{shlex.join(command[-3:])} refused a good file:\n{output}"
+    assert "Found 1 error in 1 file (checked 3 source files)" in found["mypy"]
+    snakefmt = found["snakefmt --check Snakefile rules"]
+    assert "1 file(s) would be changed" in snakefmt and "1 file(s) would be left unchanged" in snakefmt

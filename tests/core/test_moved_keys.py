@@ -4,8 +4,6 @@ still runs, each key read in its new place with a one-line note (biasflow.config
 from __future__ import annotations
 
 import copy
-import subprocess
-import sys
 
 import pytest
 import yaml
@@ -13,6 +11,7 @@ import yaml
 from biasflow.config import read_config_files, settings_config, validate_config
 from biasflow.errors import BiasflowError
 from biasflow.methods import method
+from forked_snakemake import snakemake
 from workflow_helpers import REPO, embedded_config
 
 OLD = {"selection": {"max_sets": 1, "seed": 9}, "axes": {"gender": ["BOLD", "HONEST"]}, "valid_fraction": 0.3}
@@ -75,12 +74,7 @@ def test_the_workflow_plans_the_same_jobs_from_an_old_layout_config_and_says_whe
     for name, config in (("new", embedded), ("old", old_layout)):
         path = tmp_path / f"{name}.yaml"
         path.write_text(yaml.safe_dump(config))
-        result = subprocess.run(
-            [sys.executable, "-m", "snakemake", "-n", "--forceall", "--configfile", str(path), "-d", tmp_path / name],
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-        )
+        result = snakemake("-n", "--forceall", "--configfile", str(path), "-d", str(tmp_path / name), cwd=REPO)
         assert result.returncode == 0, result.stderr[-2000:]
         notes = [line for line in result.stderr.splitlines() if line.startswith("biasflow note:")]
         assert len(notes) == (1 if name == "old" else 0), notes

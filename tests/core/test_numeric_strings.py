@@ -10,6 +10,7 @@ column, exits non-zero, and writes nothing.
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -78,8 +79,16 @@ def scored_continuations(folder: Path) -> tuple[list[str], list[str]]:
 def stats_table(folder: Path) -> None:
     from benchmarks.synthetic import paper_sized_stats
 
+    # Three models on one pair of metrics: the smallest table a selection and a power plan take.
     paper_sized_stats(
-        n_models=4, n_paraphrasers=1, seeds_per_paraphraser=2, n_gen_seeds=2, subgroups=2, axis="gender", clusters=3
+        n_models=3,
+        metrics=("BOLD", "HONEST"),
+        n_paraphrasers=1,
+        seeds_per_paraphraser=2,
+        n_gen_seeds=2,
+        subgroups=2,
+        axis="gender",
+        clusters=3,
     ).to_parquet(folder / "stats.parquet")
 
 
@@ -267,23 +276,52 @@ def outputs(folder: Path, names: list[str]) -> dict[str, object]:
     }
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_numbers_given_as_text_give_the_same_output_as_numbers(case, tmp_path):
-    build, table, columns = CASES[case]
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """``built(build, folder)``: a builder's inputs copied into ``folder``, with its argv and outputs. Each builder
+    writes them once (fairpair_pilot runs fairpair-score to make its own); every test works on a copy."""
+    made = {}
+
+    def copy(build, folder: Path) -> tuple[list[str], list[str]]:
+        if build not in made:
+            template = tmp_path_factory.mktemp(build.__name__)
+            made[build] = template, build(template)
+        template, (argv, names) = made[build]
+        shutil.copytree(template, folder, dirs_exist_ok=True)
+        return [arg.replace(str(template), str(folder)) for arg in argv], names
+
+    return copy
+
+
+@pytest.fixture(scope="module")
+def from_numbers(built, tmp_path_factory):
+    """``from_numbers(build)``: what the builder's command writes from its inputs as numbers, run once per builder
+    (the two cairo-stats cases share one run)."""
     written = {}
-    for kind in ("numbers", "text"):
-        folder = tmp_path / kind
-        folder.mkdir()
-        argv, names = build(folder)
-        if kind == "text":
-            as_text(folder / table, columns)
-        assert main(argv) == 0, kind
-        written[kind] = outputs(folder, names)
-    for name, expected in written["numbers"].items():
+
+    def output(build) -> dict[str, object]:
+        if build not in written:
+            folder = tmp_path_factory.mktemp("numbers")
+            argv, names = built(build, folder)
+            assert main(argv) == 0
+            written[build] = outputs(folder, names)
+        return written[build]
+
+    return output
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_numbers_given_as_text_give_the_same_output_as_numbers(case, tmp_path, built, from_numbers):
+    build, table, columns = CASES[case]
+    argv, names = built(build, tmp_path)
+    as_text(tmp_path / table, columns)
+    assert main(argv) == 0
+    text = outputs(tmp_path, names)
+    for name, expected in from_numbers(build).items():
         if isinstance(expected, pd.DataFrame):
-            pd.testing.assert_frame_equal(written["text"][name], expected, check_exact=True)
+            pd.testing.assert_frame_equal(text[name], expected, check_exact=True)
         else:
-            assert written["text"][name] == expected, name
+            assert text[name] == expected, name
 
 
 def snapshot(folder: Path) -> dict[str, str]:
@@ -304,9 +342,9 @@ def one_word(column: str):
 @pytest.mark.parametrize(
     ("case", "column"), [(case, column) for case, (_, _, columns) in CASES.items() for column in columns]
 )
-def test_a_word_in_a_numeric_column_is_one_line_naming_file_and_column(case, column, tmp_path, capsys):
+def test_a_word_in_a_numeric_column_is_one_line_naming_file_and_column(case, column, tmp_path, capsys, built):
     build, table, columns = CASES[case]
-    argv, _ = build(tmp_path)
+    argv, _ = built(build, tmp_path)
     as_text(tmp_path / table, columns, one_word(column))
     before = snapshot(tmp_path)
     capsys.readouterr()

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from biasflow.methods import REGISTRY
-from workflow_helpers import REPO, embedded_config, snakemake, write_config
+from forked_snakemake import workflow
+from workflow_helpers import REPO, embedded_config, write_config
 
 CORE_FILES = sorted((REPO / "rules").glob("*.smk"))
 
@@ -38,7 +39,7 @@ def method_files(name: str) -> list[Path]:
 def listed_rules(tmp_path: Path, methods: list[str]) -> set[str]:
     config = {**embedded_config(), "methods": methods}
     write_config(config, tmp_path)
-    out = snakemake(tmp_path, "--list-rules")
+    out = workflow(tmp_path, "--list-rules")
     return set(out.stdout.split())
 
 

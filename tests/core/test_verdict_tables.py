@@ -10,8 +10,6 @@ statsmodels' Holm over all of them, and each row's verdict to the command's.
 from __future__ import annotations
 
 import copy
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -34,6 +32,7 @@ from biasflow.verdict_tables import (
     pair_verdict,
     write_verdicts,
 )
+from cli_in_process import biasflow as biasflow_command
 from probe_predictions import predictions
 from workflow_helpers import REPO, embedded_config
 
@@ -131,12 +130,7 @@ def test_check_config_refuses_a_bad_pair_in_one_line_with_status_2(tmp_path, con
     (tmp_path / "bad.yaml").write_text(
         yaml.safe_dump({**embedded_config(), "compare": [{"baseline": "smollm2-t1.0", "candidate": "smollm2-t1.0"}]})
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "biasflow.cli", "check-config", str(tmp_path / "bad.yaml")],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-    )
+    result = biasflow_command("check-config", str(tmp_path / "bad.yaml"), cwd=REPO)
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "biasflow: compare[0]: baseline and candidate are both 'smollm2-t1.0'; name the model you changed as the "

@@ -11,6 +11,7 @@ import pytest
 
 from biasflow.cli import main
 from biasflow.model_pairs import SKIPPED
+from unrendered_figures import PNG_SIGNATURE, unrendered
 
 
 def sides(path, seed: int) -> None:
@@ -53,6 +54,7 @@ def test_the_tables_are_the_workflow_steps_on_the_same_sides(tmp_path, monkeypat
     from biasflow.fairpair.steps import score, summary
 
     monkeypatch.chdir(tmp_path)
+    unrendered(monkeypatch)
     for model, seed in (("m1", 1), ("m2", 2)):
         sides(tmp_path / f"{model}.csv", seed)
     assert (
@@ -102,33 +104,21 @@ def test_the_tables_are_the_workflow_steps_on_the_same_sides(tmp_path, monkeypat
 
 def test_pairs_none_writes_no_comparisons_and_the_rest_as_before(tmp_path, monkeypatch, caplog):
     """docs/methods.md §7: --pairs none writes no comparison table or figure, says so in one line, and every other
-    table is the all-pairs run's, byte for byte."""
+    table is the all-pairs run's, byte for byte. The all-pairs run's figures are rendered in full (the command's
+    only run that renders them: tests/unrendered_figures.py)."""
     from biasflow.fairpair import outputs
 
     monkeypatch.chdir(tmp_path)
-    for model, seed in (("m1", 1), ("m2", 2), ("m3", 3)):
+    for model, seed in (("m1", 1), ("m2", 2)):
         sides(tmp_path / f"{model}.csv", seed)
-    flags = ["--null-draws", "49", "--bootstrap", "49"]
+    command = ["fairpair-summary", "--sides", "m1.csv", "m2.csv", "--null-draws", "49", "--bootstrap", "49"]
     caplog.set_level(logging.INFO, logger="biasflow")
-    assert main(["fairpair-summary", "--sides", "m1.csv", "m2.csv", "m3.csv", "--out-dir", "every", *flags]) == 0
+    assert main([*command, "--out-dir", "every"]) == 0
+    assert (tmp_path / "every" / "comparisons.png").read_bytes()[:8] == PNG_SIGNATURE
+    assert (tmp_path / "every" / "comparisons.png").stat().st_size > 10_000
     caplog.clear()
-    assert (
-        main(
-            [
-                "fairpair-summary",
-                "--sides",
-                "m1.csv",
-                "m2.csv",
-                "m3.csv",
-                "--out-dir",
-                "none",
-                "--pairs",
-                "none",
-                *flags,
-            ]
-        )
-        == 0
-    )
+    unrendered(monkeypatch)
+    assert main([*command, "--out-dir", "none", "--pairs", "none"]) == 0
     assert [line for line in caplog.messages if "comparison" in line] == [SKIPPED]
     written = {path.name for path in (tmp_path / "none").iterdir()}
     assert written == {path.name for path in (tmp_path / "every").iterdir()} - {
@@ -158,7 +148,9 @@ def test_a_baseline_that_is_no_model_is_refused_before_anything_is_written(tmp_p
 
 
 def test_a_baseline_compares_each_model_with_it_only(tmp_path, monkeypatch):
+    """Figures unrendered: the view against a baseline is rendered in tests/core/test_separations.py."""
     monkeypatch.chdir(tmp_path)
+    unrendered(monkeypatch)
     for model, seed in (("m1", 1), ("m2", 2), ("m3", 3)):
         sides(tmp_path / f"{model}.csv", seed)
     assert (
@@ -183,4 +175,4 @@ def test_a_baseline_compares_each_model_with_it_only(tmp_path, monkeypatch):
     )
     table = pd.read_csv(tmp_path / "out" / "comparisons.csv")
     assert sorted(set(zip(table["model_a"], table["model_b"], strict=True))) == [("m1", "m2"), ("m3", "m2")]
-    assert (tmp_path / "out" / "comparisons.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "out" / "comparisons.png").exists()

@@ -15,6 +15,7 @@ from pandas.testing import assert_frame_equal
 from biasflow.fairpair.comparisons import ComparisonSettings
 from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
 from biasflow.fairpair.steps import score, summary
+from unrendered_figures import unrendered
 
 WORDS = ["good", "bad", "kind", "rude", "calm", "loud", "happy", "sad", "the", "a", "doctor", "nurse", "was", "is"]
 SETTINGS = ScoreSettings.defaults(dissimilarities=["jaccard", "sentiment"], folds=None, null_draws=30, seed=2)
@@ -95,7 +96,8 @@ def run(tmp_path, models: list[str], shuffle: bool) -> dict[str, pd.DataFrame]:
     }
 
 
-def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_path):
+def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_path, monkeypatch):
+    unrendered(monkeypatch)
     alone = run(tmp_path / "bc", ["B", "C"], shuffle=False)
     added = run(tmp_path / "abc", ["C", "A", "B"], shuffle=True)
     assert alone["summary"][["R_excess_lo", "F_excess_lo", "p_perm"]].notna().all().all(), "the draws are made"

@@ -60,7 +60,7 @@ def test_null_draws_equal_rescoring_each_resplit_the_slow_way():
     table = with_vader(
         pd.concat([sides(rng, "p0", 5), sides(rng, "p1", 5)], ignore_index=True), choices("fairpair.dissimilarities")
     )
-    draws, seed = 30, 4
+    draws, seed = 15, 4
     scores, null = fairpair.scores_and_null(table, choices("fairpair.dissimilarities"), None, draws, seed)
     for prompt in ["p0", "p1"]:
         rows = table[table["prompt_id"] == prompt].sort_values(["side", "sample"])

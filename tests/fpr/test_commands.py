@@ -10,6 +10,7 @@ import pytest
 from biasflow.cli import main
 from biasflow.model_pairs import SKIPPED
 from probe_predictions import predictions
+from unrendered_figures import PNG_SIGNATURE, unrendered
 
 
 @pytest.mark.parametrize(
@@ -62,13 +63,17 @@ def probe_files(tmp_path, systems=("X", "Y", "Z")) -> list[str]:
 
 def test_pairs_none_writes_no_comparisons_and_the_rest_as_before(tmp_path, monkeypatch, caplog):
     """docs/methods.md §7: --pairs none writes no comparison table or figure, says so in one line, and every other
-    table is the all-pairs run's, byte for byte."""
+    table is the all-pairs run's, byte for byte. The all-pairs run's figures are rendered in full (the command's
+    only run that renders them: tests/unrendered_figures.py)."""
     monkeypatch.chdir(tmp_path)
     files = probe_files(tmp_path)
     flags = ["--bootstrap", "30", "--null-draws", "30"]
     caplog.set_level(logging.INFO, logger="biasflow")
     assert main(["fpr-summary", "--probe-set", "race", *files, "--out-dir", "every", *flags]) == 0
+    assert (tmp_path / "every" / "race_comparisons.png").read_bytes()[:8] == PNG_SIGNATURE
+    assert (tmp_path / "every" / "race_comparisons.png").stat().st_size > 10_000
     caplog.clear()
+    unrendered(monkeypatch)
     assert main(["fpr-summary", "--probe-set", "race", *files, "--out-dir", "none", "--pairs", "none", *flags]) == 0
     assert [line for line in caplog.messages if "comparison" in line] == [SKIPPED]
     written = {path.name for path in (tmp_path / "none").iterdir()}
@@ -82,7 +87,9 @@ def test_pairs_none_writes_no_comparisons_and_the_rest_as_before(tmp_path, monke
 
 
 def test_a_baseline_compares_each_system_with_it_only(tmp_path, monkeypatch):
+    """Figures unrendered: the view against a baseline is rendered in tests/core/test_separations.py."""
     monkeypatch.chdir(tmp_path)
+    unrendered(monkeypatch)
     files = probe_files(tmp_path)
     assert (
         main(
@@ -105,7 +112,7 @@ def test_a_baseline_compares_each_system_with_it_only(tmp_path, monkeypatch):
     )
     table = pd.read_csv(tmp_path / "out" / "race_comparisons.csv")
     assert sorted(set(zip(table["model_a"], table["model_b"], strict=True))) == [("X", "Y"), ("Z", "Y")]
-    assert (tmp_path / "out" / "race_comparisons.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "out" / "race_comparisons.png").exists()
 
 
 @pytest.mark.parametrize(

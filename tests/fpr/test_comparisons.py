@@ -55,7 +55,7 @@ def fast_rows(table: pd.DataFrame) -> dict[tuple[str, str, str], pd.Series]:
 def test_difference_and_interval_match_a_loop_over_resampled_rows(runs_b):
     """Each draw rebuilt as rows: the templates one draw for both systems, each system's runs its own draw."""
     preds = pd.concat([system("X", 1, 3), system("Y", 2, runs_b)], ignore_index=True)
-    draws, seed = 30, 5
+    draws, seed = 12, 5
     fast = fast_rows(comparison_table(preds, draws, 0, seed))
     templates = sorted(preds["template_id"].unique())
     weights = named_stream(seed, "fpr-compare-templates", "race").multinomial(
@@ -66,16 +66,15 @@ def test_difference_and_interval_match_a_loop_over_resampled_rows(runs_b):
         run_weights[model] = named_stream(seed, "fpr-compare-runs", model, "race").multinomial(
             runs, np.full(runs, 1 / runs), size=draws
         )
+    parts = dict(iter(preds.groupby(["model", "run_id", "template_id"])))
     drawn = []
     for d in range(draws):
         copies = []
         for model in ("X", "Y"):
-            mine = preds[preds["model"] == model]
-            for r, run in enumerate(sorted(mine["run_id"].unique())):
+            for r, run in enumerate(sorted(preds.loc[preds["model"] == model, "run_id"].unique())):
                 for copy in range(run_weights[model][d, r]):
                     for t, template in enumerate(templates):
-                        part = mine[(mine["run_id"] == run) & (mine["template_id"] == template)]
-                        copies += [part.assign(run_id=f"{run}-{copy}")] * weights[d, t]
+                        copies += [parts[model, run, template].assign(run_id=f"{run}-{copy}")] * weights[d, t]
         drawn.append(statistics(pd.concat(copies, ignore_index=True), "X", "Y"))
     observed = statistics(preds, "X", "Y")
     for key, row in fast.items():
@@ -93,7 +92,7 @@ def test_difference_and_interval_match_a_loop_over_resampled_rows(runs_b):
 def test_swap_p_matches_a_loop_over_rows_traded_between_the_systems():
     """Each swap draw trades the systems' rows of the drawn templates (run r of one for run r of the other)."""
     preds = pd.concat([system("X", 3, 3), system("Y", 4, 3, bias=0.3)], ignore_index=True)
-    swaps, seed = 60, 9
+    swaps, seed = 20, 9
     fast = fast_rows(comparison_table(preds, 0, swaps, seed))
     templates = sorted(preds["template_id"].unique())
     trades = named_stream(seed, "fpr-compare-swaps", "race").random((swaps, len(templates))) < 0.5

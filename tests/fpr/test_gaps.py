@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import math
 import statistics
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -419,15 +417,11 @@ def test_fpr_gaps_refuses_a_file_given_twice_or_copied(tmp_path, capsys):
     with pytest.raises(BiasflowError, match="is given twice"):
         read_predictions([path, path])
     copy = write_tsv(tmp_path / "copy.tsv", preds)
-    result = subprocess.run(
-        [sys.executable, "-m", "biasflow.cli", "fpr-gaps", "--predictions", path, copy, "--out", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert "biasflow: predictions repeat 24 row(s): the same (model, run_id, category, group, text)" in result.stderr
-    assert "give different runs of one model different run_id values" in result.stderr
+    assert main(["fpr-gaps", "--predictions", path, copy, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "biasflow: predictions repeat 24 row(s): the same (model, run_id, category, group, text)" in err
+    assert "give different runs of one model different run_id values" in err
     assert not out.exists()
 
 

@@ -18,6 +18,7 @@ from biasflow.cli import main
 from biasflow.fpr.predictions import LABELS
 from biasflow.fpr.prompting import load_prompt_templates, prompt_classify
 from biasflow.fpr.steps import SummarySettings, summary
+from unrendered_figures import unrendered
 
 GROUPS = {"A": ["a1", "a2"], "B": ["b1", "b2"], "C": ["c1", "c2"]}
 KEYS = ["model", "probe", "category", "class", "group"]
@@ -123,7 +124,8 @@ def kept(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["model"].isin(["B", "C"])].sort_values(keys).reset_index(drop=True)
 
 
-def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_path):
+def test_adding_a_model_and_shuffling_rows_moves_no_number_of_the_others(tmp_path, monkeypatch):
+    unrendered(monkeypatch)
     alone = run(tmp_path / "bc", ["B", "C"], shuffle=False)
     added = run(tmp_path / "abc", ["C", "A", "B"], shuffle=True)
     assert alone["gaps"]["negative_FPR_gap_lo"].notna().all(), "the bootstrap intervals are drawn"

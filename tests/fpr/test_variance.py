@@ -36,12 +36,12 @@ def truth(templates: int, runs: int) -> dict[str, float]:
     }
 
 
-def rows(called: np.ndarray) -> pd.DataFrame:
+def rows(called: np.ndarray, model: str = "m") -> pd.DataFrame:
     """The predictions of ``called``: templates of gold label positive (2), a sentence called negative or not."""
     r, t, g, k = (a.ravel() for a in np.meshgrid(*map(np.arange, called.shape), indexing="ij"))
     return pd.DataFrame(
         {
-            "model": "m",
+            "model": model,
             "run_id": [f"r{i}" for i in r],
             "category": "race",
             "group": np.array(GROUPS)[g],
@@ -70,15 +70,20 @@ def test_each_component_is_recovered_on_average_over_simulated_probes(templates,
 
 
 def test_a_known_probe_set_component_is_recovered():
-    """Each probe set moves each group by its own effect (sd 0.08): the part across probe sets is its variance."""
+    """Each probe set moves each group by its own effect (sd 0.08): the part across probe sets is its variance.
+
+    Each study is a model of its own in one table (a model's components are computed from its own rows alone, so
+    this is 200 tables in one call)."""
     rng = np.random.default_rng(6)
     sd, studies = 0.08, 200
-    estimates = []
-    for _ in range(studies):
-        table = variance_table(
-            {f"p{i}": rows(called_negative(rng, 8, 3, rng.normal(0, sd, len(GROUPS)))) for i in range(4)}
-        )
-        estimates.append((table.loc[table["class"] == "negative", "sd_probe_sets"] ** 2).mean())
+    sets: dict[str, list[pd.DataFrame]] = {f"p{i}": [] for i in range(4)}
+    for study in range(studies):
+        for parts in sets.values():
+            parts.append(rows(called_negative(rng, 8, 3, rng.normal(0, sd, len(GROUPS))), f"s{study:03d}"))
+    table = variance_table({probe: pd.concat(parts, ignore_index=True) for probe, parts in sets.items()})
+    negative = table[table["class"] == "negative"]
+    estimates = (negative["sd_probe_sets"] ** 2).groupby(negative["model"]).mean()
+    assert len(estimates) == studies
     expected = (len(GROUPS) - 1) / len(GROUPS) * sd**2
     error = np.std(estimates, ddof=1) / np.sqrt(studies)
     assert abs(np.mean(estimates) - expected) <= 3 * error + 0.05 * expected, (np.mean(estimates), expected, error)

@@ -137,8 +137,13 @@ class FakeServer:
 
 @pytest.fixture
 def env(monkeypatch):
-    """The key set, no base URL from the environment, and no proxy between client and loopback."""
+    """The key set, no base URL from the environment, and no proxy between client and loopback.
+
+    The openai client's own backoff between retries starts at 0.01 s instead of 0.5 s: the retries and their
+    count are what is tested here, the length of its waits is the client's (a Retry-After is still honoured).
+    """
     pytest.importorskip("openai", reason="the openai backend needs: pip install -e '.[openai]'")
+    monkeypatch.setattr("openai._base_client.INITIAL_RETRY_DELAY", 0.01)
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
@@ -314,11 +319,11 @@ def timed_generate(backend, requests):
 
 
 def test_a_429_is_retried_after_the_time_the_server_asks_for(server):
-    server.faults["fake-model"] = [(429, ERROR, {"Retry-After": "2"}, 0)]
+    server.faults["fake-model"] = [(429, ERROR, {"Retry-After": "1"}, 0)]
     backend = OpenAIBackend(openai_spec(server.base_url, max_retries=2))
     [generation], seconds = timed_generate(backend, [Request("hello")])
     assert generation.text == " after hello"
-    assert len(server.calls) == 2 and seconds >= 2.0, "waited the Retry-After before the second call"
+    assert len(server.calls) == 2 and seconds >= 1.0, "waited the Retry-After before the second call"
 
 
 def test_server_errors_are_retried_with_backoff_then_succeed(server):
@@ -340,9 +345,9 @@ def test_retries_that_run_out_end_in_one_clear_error(server):
 
 
 def test_a_timeout_is_retried_then_one_clear_error(server):
-    server.faults["fake-model"] = [(200, {}, {}, 3)] * 2
-    backend = OpenAIBackend(openai_spec(server.base_url, timeout=1, max_retries=1))
-    with pytest.raises(BiasflowError, match=r"within 1\.0 s, after all retries.*options.timeout"):
+    server.faults["fake-model"] = [(200, {}, {}, 1)] * 2
+    backend = OpenAIBackend(openai_spec(server.base_url, timeout=0.3, max_retries=1))
+    with pytest.raises(BiasflowError, match=r"within 0\.3 s, after all retries.*options.timeout"):
         backend.generate([Request("hello")])
     assert len(server.calls) == 2
 

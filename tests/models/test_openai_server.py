@@ -49,7 +49,8 @@ def served(tiny_models, tmp_path_factory):
         pytest.skip("`transformers serve` needs transformers[serving]: pip install -e '.[test]'")
     port = free_port()
     hub_cache = tmp_path_factory.mktemp("hub-cache")
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(hub_cache)}
+    # One thread: the tiny model's steps are too small to share, and a second thread competes with the tests.
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(hub_cache), "OMP_NUM_THREADS": "1"}
     command = [
         str(Path(sys.executable).parent / "transformers"),
         "serve",

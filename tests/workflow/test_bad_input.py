@@ -6,6 +6,11 @@ line on stderr starting ``biasflow:``, no traceback, and the folder holding the 
 any earlier outputs byte for byte as it was (nothing written, nothing damaged). Rows
 that only a running workflow can show name their test in the catalogue; the last test
 here checks that every row of the catalogue is covered.
+
+The commands run in this process (``biasflow.cli.main``, what the entry point runs). The config
+rows call what ``biasflow check-config`` runs, :func:`biasflow.config.load_config`, and check its
+error's message: ``main`` prints any command's :class:`BiasflowError` as the one line
+``biasflow: <message>`` and returns 2, which the other rows show, a few config rows among them.
 """
 
 from __future__ import annotations
@@ -22,7 +27,10 @@ import pytest
 import yaml
 
 from biasflow.cli import main
+from biasflow.config import load_config
+from biasflow.errors import BiasflowError
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS
+from forked_snakemake import workflow
 from workflow_helpers import REPO, embedded_config, snakemake, tiny_config, write_config
 
 CATALOGUE = REPO / "docs" / "reliability.md"
@@ -655,6 +663,11 @@ CASES = {
 }
 
 
+# The config rows (``biasflow check-config``) that run through ``main`` too: YAML, the schema and a missing file.
+CONFIG_THROUGH_MAIN = ("config-not-yaml", "config-unknown-key", "config-file-missing")
+CONFIG_CHECKS = [case for case in CASES if case.startswith("config-") and case not in CONFIG_THROUGH_MAIN]
+
+
 def snapshot(folder: Path) -> dict[str, str]:
     return {
         str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
@@ -662,13 +675,19 @@ def snapshot(folder: Path) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("case", CASES)
-def test_bad_input_is_one_clear_line_and_leaves_files_as_they_were(case, tmp_path, capsys, monkeypatch):
+@pytest.fixture
+def inputs(tmp_path, monkeypatch) -> Path:
+    """The folder a case's inputs are built in; the environment's API keys as the cases expect them."""
     monkeypatch.delenv("BIASFLOW_NO_KEY", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    return folder
+
+
+@pytest.mark.parametrize("case", [case for case in CASES if case not in CONFIG_CHECKS])
+def test_bad_input_is_one_clear_line_and_leaves_files_as_they_were(case, inputs, capsys):
     build, words = CASES[case]
-    inputs = tmp_path / "inputs"
-    inputs.mkdir()
     argv = build(inputs)
     capsys.readouterr()
     before = snapshot(inputs)
@@ -681,6 +700,23 @@ def test_bad_input_is_one_clear_line_and_leaves_files_as_they_were(case, tmp_pat
     assert words in err
     assert "Traceback" not in err
     assert snapshot(inputs) == before, "a failing command wrote or changed a file"
+
+
+@pytest.mark.parametrize("case", CONFIG_CHECKS)
+def test_bad_config_is_one_clear_line_and_leaves_files_as_they_were(case, inputs):
+    """``biasflow check-config``'s check, whose BiasflowError ``main`` prints as its one line."""
+    build, words = CASES[case]
+    command, *files = build(inputs)
+    assert command == "check-config"
+    before = snapshot(inputs)
+
+    with pytest.raises(BiasflowError) as refused:
+        load_config(files)
+
+    message = str(refused.value)
+    assert len(message.splitlines()) == 1, message
+    assert words in message
+    assert snapshot(inputs) == before, "a failing check wrote or changed a file"
 
 
 # --- rows a running workflow shows -----------------------------------------------------------
@@ -765,12 +801,12 @@ def test_every_catalogue_row_has_its_test():
             assert json.dumps(param.rstrip("]")) in source, f"{row}: no case {param.rstrip(']')!r} in {path}"
 
 
-def test_the_workflow_refuses_a_repeated_key_before_planning(tiny_models, tmp_path):
+def test_the_workflow_refuses_a_repeated_key_before_planning(tmp_path):
     """Snakemake reads config files itself and would keep the last of two keys: the workflow reads them again."""
-    write_config(tiny_config(tiny_models, tmp_path), tmp_path)
+    write_config(embedded_config(), tmp_path)
     path = tmp_path / "config.yaml"
     path.write_text(path.read_text() + "models:\n  other: {model: x}\n")
-    result = snakemake(tmp_path, "-n", check=False)
+    result = workflow(tmp_path, "-n", check=False)
     assert result.returncode != 0 and "Job stats" not in result.stdout
     assert "the key 'models' appears twice in one mapping" in result.stderr
     assert "Traceback" not in result.stderr

@@ -1,5 +1,6 @@
 """The workflow's `comparisons` setting (docs/methods.md §7): the same jobs, and comparison files only where pairs are
-compared. A dry run plans every job of the embedded default without running any."""
+compared. A dry run plans every job of the embedded default without running any; the dry runs here each run in a
+forked Snakemake process (tests/forked_snakemake.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from baseline_rows import assert_baseline_rows_match
 from biasflow.cairo.comparisons import FAMILY as CAIRO_FAMILY
 from biasflow.fpr.comparisons import FAMILY as FPR_FAMILY
+from forked_snakemake import workflow
 from workflow_helpers import embedded_config, job_stats, snakemake, write_config
 
 COMPARISON_FILES = re.compile(r"\S*comparisons\.(?:csv|png)")
@@ -22,7 +24,7 @@ def planned(tmp_path, name: str, comparisons: dict) -> tuple[dict[str, int], set
     config = embedded_config()
     config["comparisons"] = comparisons
     write_config(config, tmp_path / name)
-    result = snakemake(tmp_path / name, "--dry-run")
+    result = workflow(tmp_path / name, "--dry-run")
     text = result.stdout + result.stderr
     return job_stats(text), set(COMPARISON_FILES.findall(text)), text
 
@@ -55,7 +57,7 @@ def test_a_baseline_that_is_no_model_stops_before_planning(tmp_path):
     config = embedded_config()
     config["comparisons"] = {"pairs": "baseline", "baseline": "gpt-5"}
     write_config(config, tmp_path)
-    result = snakemake(tmp_path, "--dry-run", check=False)
+    result = workflow(tmp_path, "--dry-run", check=False)
     assert result.returncode != 0
     assert "biasflow config error: comparisons.baseline 'gpt-5' is not a model of this config" in result.stderr
     assert "Traceback" not in result.stderr and "Job stats" not in result.stdout

@@ -6,13 +6,23 @@ gets a check in ``CHECKS``. Commands that need a cluster, a GPU or the internet 
 runs (``-n``): Snakemake plans every job offline, so a wrong path, flag or config key still
 fails here. They run in a copy of the repository's files, as a fresh clone has them; the
 last test checks that none of it wrote weights or results there.
+
+Each command runs with its words as written. Where a process of its own is the point it runs through
+the shell: the ``make`` lines, the virtual environment's, the ``biasflow`` entry point (once) and one
+``snakemake`` command. The other ``biasflow`` commands run in this process (``biasflow.cli.main``, what
+the entry point runs; each such process spends about 2.4 s starting Python before it does anything),
+and the other ``snakemake`` commands each in a process forked from one that has imported Snakemake
+(tests/forked_snakemake.py): a new process, without its 3 s of start.
 """
 
 from __future__ import annotations
 
+import glob
+import importlib.util
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -24,6 +34,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from cli_in_process import biasflow
+from forked_snakemake import snakemake
 from workflow_helpers import REPO, copy_checkout, job_stats
 
 DOCUMENTS = [
@@ -109,8 +121,11 @@ def dry_run(command: str) -> str:
     return command if " -n " in command else command.replace("snakemake ", "snakemake -n ", 1)
 
 
-# The Makefile installs with uv where the README's raw commands use pip: the same packages.
-MAKEFILE = (REPO / "Makefile").read_text().replace("$(UV_PIP)", "pip install")
+# The Makefile installs with uv where the README's raw commands use pip: the same packages. Its test targets' pytest
+# is $(PYTEST), expanded here as make expands it.
+_MAKEFILE = (REPO / "Makefile").read_text()
+_PYTEST = dict(re.findall(r"^(\w+) :?= (.*)$", _MAKEFILE, re.M)).get("PYTEST", "$(PYTEST)")
+MAKEFILE = _MAKEFILE.replace("$(UV_PIP)", "pip install").replace("$(PYTEST)", _PYTEST)
 CI = (REPO / ".ci/run").read_text()
 EXTRAS = set(__import__("tomllib").loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"])
 
@@ -132,6 +147,7 @@ CHECKS: dict[str, tuple[str, object]] = {
     "make test-faults": ("make", "pytest -q -m faults"),
     "make test-calibration": ("make", "pytest -q -m calibration"),
     "make test-report": ("make", "pytest -q -m browser"),
+    "make test-end-to-end": ("make", 'pytest -q -m "workflow or faults or browser"'),
     "make test-vllm": ("make", "pytest -q -m vllm"),
     "make test-gpu TORCH_SPEC=torch": ("make", 'pip install -c requirements/lock.txt "torch"'),
     "make test-install": ("make", "pytest -q -m install"),
@@ -279,13 +295,25 @@ def run(command: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, env=environment)
 
 
+def words(command: str, program: str, cwd: Path) -> list[str]:
+    """The arguments the shell gives ``program`` for ``command`` run in ``cwd``: its words, each glob expanded."""
+    program_, *arguments = shlex.split(command)
+    assert program_ == program and not re.search(r"[|&;<>()$`]", command), f"not a plain {program} command: {command}"
+    return [match for word in arguments for match in (sorted(glob.glob(word, root_dir=cwd)) or [word])]
+
+
+def run_snakemake(command: str, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    """A ``snakemake`` command as written, in a process of its own forked with Snakemake imported."""
+    return snakemake(*words(command, "snakemake", cwd), cwd=cwd, env=env)
+
+
 @pytest.mark.parametrize("command", of_kind("dry"))
 def test_snakemake_command_plans_its_jobs(command, checkout):
     shutil.copy(checkout / "config/config.yaml", checkout / "my.yaml")
     official_files(checkout)
     pairs_file(checkout)
     started = time.monotonic()
-    result = run(dry_run(command), checkout, OPENAI_API_KEY=FAKE_KEY)
+    result = run_snakemake(dry_run(command), checkout, OPENAI_API_KEY=FAKE_KEY)
     seconds = time.monotonic() - started
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-3000:]
@@ -297,6 +325,7 @@ def test_snakemake_command_plans_its_jobs(command, checkout):
 
 
 def test_paper_setup_without_its_key_stops_before_planning(checkout):
+    """Through the shell, as a user types it: the ``snakemake`` script itself, which the other commands' forks skip."""
     environment = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     result = subprocess.run(
         "snakemake -n results/cairo/gender.csv --configfile config/paper.yaml",
@@ -321,7 +350,7 @@ def test_slurm_profile_requests_gpus_for_model_jobs_only(checkout):
     assert {name: p["max_gpu"] for name, p in partitions.items()} == {"cpu": 0, "gpu": 8}
     default = (checkout / "profiles/default/config.yaml").read_text()
     assert "gpu=" not in re.sub(r"#.*", "", default), "no GPU limit may leak from the default profile"
-    result = run(
+    result = run_snakemake(
         "snakemake -n --profile profiles/slurm results/cairo/gender.csv --configfile config/paper.yaml --verbose",
         checkout,
         OPENAI_API_KEY=FAKE_KEY,
@@ -406,8 +435,10 @@ def bold_files(root: Path) -> list[str]:
 def stats_table(root: Path) -> list[str]:
     from benchmarks.synthetic import paper_sized_stats
 
+    # Four models (cairo-select takes three and up), three prompt sets, one generation seed: the commands reading it
+    # run at their defaults (1,000 permutations and draws), whose cost grows with each of these.
     paper_sized_stats(
-        n_models=5, n_paraphrasers=2, seeds_per_paraphraser=2, n_gen_seeds=2, subgroups=3, axis="gender"
+        n_models=4, n_paraphrasers=2, seeds_per_paraphraser=1, n_gen_seeds=1, subgroups=2, axis="gender"
     ).to_parquet(root / "stats.parquet")
     return ["out/gender_curve.csv", "out/gender.json"]
 
@@ -573,7 +604,8 @@ def two_scorers_bias(root: Path) -> list[str]:
             scored.assign(axis="gender", score=scored["truth"] + rng.normal(0, noise, len(scored)))
         )
         (root / scorer).mkdir()
-        biasflow.cairo_select(stats, permutations=19, bootstrap=50, null_draws=50).bias.to_csv(
+        # The fewest draws that give every column; the command reads the bias table, not its intervals' precision.
+        biasflow.cairo_select(stats, permutations=9, bootstrap=10, null_draws=10).bias.to_csv(
             root / scorer / "gender.csv", index=False
         )
     return ["agreement.csv"]
@@ -681,8 +713,9 @@ def pilot_predictions(root: Path) -> list[str]:
 
 @pytest.mark.parametrize("command", of_kind("biasflow"))
 def test_biasflow_command_runs_as_written(command, checkout):
+    """In this process, as the entry point runs it; the entry point itself runs as a process in the last test."""
     outputs = globals()[CHECKS[command][1]](checkout)
-    result = run(command, checkout)
+    result = biasflow(*words(command, "biasflow", checkout), cwd=checkout)
     assert result.returncode == EXIT_STATUS.get(command, 0), result.stdout[-3000:] + result.stderr[-3000:]
     assert "Traceback" not in result.stderr
     for name in outputs:
@@ -725,7 +758,7 @@ def test_biasflow_command_runs_as_written(command, checkout):
         assert (gate["n_needed"] == np.ceil(gate["n"] * (gate["mdd"] / gate["target"]) ** 2)).all()
     if command.startswith("biasflow power --method cairo"):
         agreement = pd.read_csv(checkout / "power.csv").query("measure == 'Pearson r'").iloc[0]
-        assert agreement["n"] == 5 and agreement["target"] == 0.6 and agreement["n_needed"] == 20
+        assert agreement["n"] == 4 and agreement["target"] == 0.6 and agreement["n_needed"] == 20
     if command.startswith("biasflow cairo-select"):
         assert len(json.loads((checkout / "out/gender.json").read_text())["pairs"]) == 3
     if "--config one_setting.yaml" in command:  # the file's max_sets and the flag's seed, over the defaults
@@ -811,29 +844,20 @@ def test_command_run_elsewhere_is_run_there_as_written(command):
 
 
 def test_gpu_check_says_why_it_skips_without_a_gpu():
+    """`make test-gpu` without a CUDA device: tests/workflow/test_gpu.py marks its every test skipped, with the reason
+    pytest's -rs prints (its module imported here as pytest imports it, so an error in it fails here too)."""
     import torch
 
     if torch.cuda.is_available():
         pytest.skip("a CUDA device is visible: the GPU check itself runs here")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-rs",
-            "-m",
-            "gpu",
-            "-p",
-            "no:cacheprovider",
-            str(REPO / "tests/workflow/test_gpu.py"),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stdout[-2000:]
-    assert "no CUDA device here: the GPU check needs an NVIDIA GPU and a CUDA build of torch" in result.stdout
+    spec = importlib.util.spec_from_file_location("gpu_check", REPO / "tests/workflow/test_gpu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    marks = {mark.name: mark for mark in module.pytestmark}
+    assert set(marks) == {"gpu", "skip"}
+    assert marks["skip"].kwargs == {
+        "reason": "no CUDA device here: the GPU check needs an NVIDIA GPU and a CUDA build of torch (make test-gpu)"
+    }
 
 
 def rule_edges(dot: str) -> set[tuple[str, str]]:
@@ -844,7 +868,7 @@ def rule_edges(dot: str) -> set[tuple[str, str]]:
 
 def test_the_readmes_rule_graph_is_the_workflows(checkout):
     """docs/rulegraph.png is drawn from docs/rulegraph.dot (docs/rulegraph.sh); that file must be today's graph."""
-    result = run("snakemake --rulegraph", checkout)
+    result = run_snakemake("snakemake --rulegraph", checkout)
     assert result.returncode == 0, result.stderr
     committed = (REPO / "docs/rulegraph.dot").read_text()
     assert rule_edges(result.stdout) == rule_edges(committed), "run docs/rulegraph.sh to redraw the README's picture"
@@ -861,17 +885,19 @@ def test_lint_works_before_the_packaged_models_are_installed(checkout):
     for entry in [*config["models"].values(), *config["paraphrasers"].values()]:
         entry["model"] = "pkg:biasflow-not-installed/model.gguf"
     (checkout / "uninstalled.yaml").write_text(yaml.safe_dump(config))
-    lint = run("snakemake --lint --configfile uninstalled.yaml", checkout)
+    lint = run_snakemake("snakemake --lint --configfile uninstalled.yaml", checkout)
     assert lint.returncode == 0, lint.stdout[-2000:] + lint.stderr[-2000:]
-    planned = run("snakemake -n --configfile uninstalled.yaml", checkout)
+    planned = run_snakemake("snakemake -n --configfile uninstalled.yaml", checkout)
     assert planned.returncode != 0
     assert "the Python package biasflow-not-installed is not installed" in planned.stderr
     assert "Traceback" not in planned.stderr
 
 
 def test_check_config_and_dry_runs_wrote_no_weights_or_results(checkout):
-    """Runs last in this file: after every dry run, lint and check-config above."""
-    assert run("biasflow check-config config/config.yaml", checkout).returncode == 0
+    """Runs last in this file: after every dry run, lint and check-config above. Through the shell, as a user types
+    it: the ``biasflow`` entry point itself, which the commands above run in this process."""
+    checked = run("biasflow check-config config/config.yaml", checkout)
+    assert checked.returncode == 0 and checked.stdout == "config/config.yaml: ok\n", checked.stderr
     cache = checkout / ".cache"
     written = [str(p.relative_to(checkout)) for p in cache.rglob("*") if p.is_file()] if cache.exists() else []
     assert written == []
@@ -879,16 +905,21 @@ def test_check_config_and_dry_runs_wrote_no_weights_or_results(checkout):
 
 
 def test_files_you_already_have_are_read_where_they_are(checkout):
-    """The README's official-data stack with my_data.yaml: the prompts come from the paths, nothing is downloaded."""
+    """The README's official-data stack with my_data.yaml: the prompts come from the paths, nothing is downloaded.
+
+    Each metric's gender prompts: one job per official layout (the religion axis reads the same folders).
+    """
     official_files(checkout)
+    summaries = [
+        f"results/prompts/original/{metric}/gender_summary.csv" for metric in ("BOLD", "HolisticBias", "HONEST")
+    ]
     command = (
-        "snakemake --cores 2 results/prompts/summary.csv --configfile config/config.yaml config/official.yaml "
-        "my_data.yaml"
+        f"snakemake --cores 2 {' '.join(summaries)} --configfile config/config.yaml config/official.yaml my_data.yaml"
     )
-    result = run(command, checkout)
+    result = run_snakemake(command, checkout)
     assert result.returncode == 0, result.stderr[-3000:]
     assert not (checkout / "data/downloads").exists(), "a path given wins over the overlay's URL"
-    summary = pd.read_csv(checkout / "results/prompts/summary.csv")
+    summary = pd.concat([pd.read_csv(checkout / name) for name in summaries])
     assert set(summary["metric"]) == {"BOLD", "HolisticBias", "HONEST"}
     assert (summary["n_prompts"] <= 5).all(), "the overlay's budget of 5 prompts per subgroup and split still holds"
     shutil.rmtree(checkout / "results")

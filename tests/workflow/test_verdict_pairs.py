@@ -1,7 +1,7 @@
 """The config's `compare` pairs in the workflow (docs/methods.md §7): the `compare` target plans a verdict table per
 pair and method, the default target adds them only where pairs are named, a bad pair stops before planning, and on the
 finished tiny run the tables are the verdicts `biasflow compare` gives on the same files, the report's front page
-stating the pair's verdict first.
+stating the pair's verdict first. The dry runs each run in a forked Snakemake process (tests/forked_snakemake.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from biasflow.schema import default
+from forked_snakemake import workflow
 from workflow_helpers import REPO, embedded_config, job_stats, snakemake, write_config
 
 PAIR = {"baseline": "smollm2-t1.0", "candidate": "smollm2-t0.7", "margin": {"cairo": 0.02}}
@@ -24,7 +25,7 @@ PAIR = {"baseline": "smollm2-t1.0", "candidate": "smollm2-t0.7", "margin": {"cai
 
 def planned(workdir, config: dict, *targets: str) -> dict[str, int]:
     write_config(config, workdir)
-    result = snakemake(workdir, "--dry-run", *targets)
+    result = workflow(workdir, "--dry-run", *targets)
     return job_stats(result.stdout + result.stderr)
 
 
@@ -32,7 +33,7 @@ def test_the_compare_target_plans_a_table_per_method_that_evaluates_both(tmp_pat
     """The embedded default runs FPR on smollm2-t1.0 alone, so the pair gets CAIRO's and FairPair's tables."""
     config = {**embedded_config(), "compare": [PAIR]}
     write_config(config, tmp_path)
-    result = snakemake(tmp_path, "--dry-run", "compare")
+    result = workflow(tmp_path, "--dry-run", "compare")
     text = result.stdout + result.stderr
     jobs = job_stats(text)
     assert jobs["compare_verdicts"] == 2 and jobs["compare"] == 1 and "cairo_select" not in jobs, jobs
@@ -57,7 +58,7 @@ def test_the_default_target_adds_the_tables_only_where_pairs_are_named(tmp_path)
 def test_a_bad_pair_stops_before_planning_with_one_line(tmp_path):
     config = {**embedded_config(), "compare": [{**PAIR, "candidate": "smollm2-t0.5"}]}
     write_config(config, tmp_path)  # its models in name order
-    result = snakemake(tmp_path, "--dry-run", "compare", check=False)
+    result = workflow(tmp_path, "--dry-run", "compare", check=False)
     assert result.returncode != 0 and "Job stats" not in result.stdout and "Traceback" not in result.stderr
     [line] = [line for line in result.stderr.splitlines() if line.startswith("biasflow config error:")]
     assert line == (
