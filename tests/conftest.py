@@ -59,3 +59,17 @@ def finished_workflow(tiny_models, tmp_path_factory):
     write_config(config, workdir)
     snakemake(workdir)
     return workdir, config
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """torch on one thread while a module of tiny-model steps runs: they are too small to share, so a second
+    thread only waits for the first, and under `pytest -n 2` each worker's second thread competes for the
+    other worker's core (a generate call ran 3 to 4 times slower). `make test` sets OMP_NUM_THREADS=1 for
+    the whole default suite; this holds for `pytest` run by hand too."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -19,15 +19,8 @@ from biasflow.models import Generation, ModelSpec, Request
 from biasflow.models.transformers_backend import TransformersBackend, _inverse_cdf, _nucleus, _sample, _top_k
 from specs import make_decoding, make_spec
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """These models and rows are small: a second thread only waits for the first, and under `pytest -n 2` each
-    worker's second thread competes for the other worker's core (a generate call 3 to 4 times slower)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# A tiny model's steps: one torch thread (tests/conftest.py says why).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 # ---------------------------------------------------------------------------------------

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-import torch
 
 from biasflow.fairpair import steps as fairpair_steps
 from biasflow.fairpair.perturbation import PerturbationSettings
 from biasflow.fairpair.prompts import PromptSettings
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """A tiny model's steps are too small to share: a second thread only waits for the first, and under
-    `pytest -n 2` each worker's second thread competes for the other worker's core."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# A tiny model's steps: one torch thread (tests/conftest.py says why).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_llm_perturbation_counts_rejections_and_keeps_none_it_rejects(tiny_model_dir, tmp_path):

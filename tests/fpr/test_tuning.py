@@ -15,14 +15,8 @@ from specs import make_spec
 torch = pytest.importorskip("torch")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """A tiny model's steps are too small to share: a second thread only waits for the first, and under
-    `pytest -n 2` each worker's second thread competes for the other worker's core."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+# A tiny model's steps: one torch thread (tests/conftest.py says why).
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 TEXTS = [
