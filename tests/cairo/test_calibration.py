@@ -1,6 +1,6 @@
 """`biasflow cairo-select` on simulated crossed studies: what a referee would run (docs/methods.md §1.11-1.13).
 
-HolisticBias and HONEST fill every subgroup into the same templates. Eight studies of ten
+HolisticBias and HONEST fill every subgroup into the same templates. Six studies of ten
 models and two such metrics, with a template logit sd of 1.5 and no group difference, are
 written as statistics tables and run through the command itself; the truths come from
 numpy on the simulated sums (benchmarks/calibration/cairo.py). Every other scenario of
@@ -17,12 +17,12 @@ from benchmarks.calibration.cairo import RATES, STUDY_GROUPS, STUDY_SHAPES, expe
 from biasflow.cairo.outputs import in_folder
 from biasflow.cli import main
 
-STUDIES, SD = 8, 1.5
+STUDIES, SD = 6, 1.5
 
 
 @pytest.fixture(scope="module")
 def headlines(tmp_path_factory):
-    """The headline table of `biasflow cairo-select` on each of the eight studies."""
+    """The headline table of `biasflow cairo-select` on each of the six studies."""
     root = tmp_path_factory.mktemp("crossed")
     tables = []
     for i in range(STUDIES):
