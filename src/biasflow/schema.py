@@ -90,18 +90,25 @@ def filled(instance: dict, pointer: str = "") -> dict:
 
 def default(key: str):
     """The default of one config key, by its dotted path (``cairo.selection.permutations``)."""
-    value = _defaults(methods_module.REGISTRY)
+    value = _defaults()
     for part in key.split("."):
         value = value[part]
     return copy.deepcopy(value)
 
 
-@functools.lru_cache(maxsize=4)
-def _defaults(registry: Registry[Method]) -> dict:
-    """The whole config's defaults, filled once per registry: a command's parser asks for about 90 of them, and
-    filling the schema for each took half a second of every ``biasflow`` start. Callers get copies
+# The assembled schema -> (that schema, the whole config's defaults), by the schema's identity (_defaults).
+_FILLED: dict[int, tuple[dict, dict]] = {}
+
+
+def _defaults() -> dict:
+    """The whole config's defaults, filled once per assembled schema: a command's parser asks for about 90 of
+    them, and filling the schema for each took half a second of every ``biasflow`` start. Callers get copies
     (:func:`default`)."""
-    return filled({})
+    schema = _schema()
+    held = _FILLED.get(id(schema))
+    if held is None or held[0] is not schema:
+        held = _FILLED[id(schema)] = (schema, filled({}))
+    return held[1]
 
 
 def described(key: str) -> dict:
