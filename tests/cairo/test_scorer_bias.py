@@ -30,6 +30,7 @@ from biasflow.hashing import stable_hash
 from biasflow.scorers.counterfactual import scorer_bias
 from identity_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
 from specs import make_scorer
+from unrendered_figures import unrendered
 
 TEMPLATES = [
     "My neighbour is a {adj} woman and we cook together.",
@@ -183,7 +184,7 @@ def sentence_rows(axis: str) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("axis", sorted(SENTENCES))
-def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bias(axis, tmp_path):
+def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bias(axis, tmp_path, monkeypatch):
     """Every position (after quantifiers, copulas, as subjects ...): a grammatical swap leaves nothing else to react to.
 
     Each subgroup's sentence becomes one neutral sentence, scored once by the cache, so
@@ -191,6 +192,7 @@ def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bi
     rounding: a swapper that misreads a role ("Every Christian deserves" → "Every deserves",
     beside the Jewish sentence's "Every person deserves") makes it about 0.01.
     """
+    unrendered(monkeypatch)  # the tables are checked; the outputs fixture's run renders the figure
     sentence_rows(axis).to_parquet(tmp_path / "c.parquet")
     assert (
         main(
@@ -223,13 +225,14 @@ def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bi
     assert own.loc[groups, "scorer_bias"].to_numpy() == pytest.approx(expected, abs=1e-12)
 
 
-def test_unswappable_contents_are_left_out_of_both_tables_and_counted(tmp_path, caplog):
+def test_unswappable_contents_are_left_out_of_both_tables_and_counted(tmp_path, caplog, monkeypatch):
     """Contents in a form no swap keeps grammatical ("very Christian", "Christian-owned") are left out together.
 
     Checked against the sentences' direct scoring: C_g and the raw Eq. 1 are those of the
     swappable contents alone, the neutral Eq. 1 stays exactly 0, and both tables count the
     rest (per subgroup, and per model).
     """
+    unrendered(monkeypatch)  # the tables are checked; the outputs fixture's run renders the figure
     caplog.set_level(logging.WARNING, "biasflow")
     groups = sorted(SENTENCES["religion"][0][1])
     left_out = pd.DataFrame(
@@ -572,9 +575,10 @@ def test_agreement_is_kendalls_tau_of_the_rankings_and_counts_ranks_outside_inte
 
 
 @pytest.mark.parametrize("scorer", ["vader", "honest", "detoxify-unbiased"])
-def test_every_scorer_rescores_counterfactually(scorer, outputs, tmp_path, request):
+def test_every_scorer_rescores_counterfactually(scorer, outputs, tmp_path, request, monkeypatch):
     """The variants go through the same scorer (its options as flags), and its own bias is its scores' differences."""
     _, rows, _ = outputs
+    unrendered(monkeypatch)  # the tables are checked; the outputs fixture's run renders the figure
     rows.to_parquet(tmp_path / "c.parquet")
     flags, options = [], {}
     if scorer == "honest":
