@@ -74,24 +74,7 @@ def outputs(tmp_path_factory):
     logger.addHandler(logged)
     logger.setLevel(logging.INFO)
     try:
-        assert (
-            main(
-                [
-                    "scorer-bias",
-                    "--continuations",
-                    str(tmp / "c.parquet"),
-                    "--scorer",
-                    "profanity",
-                    "--axis",
-                    "religion",
-                    "--bootstrap",
-                    "200",
-                    "--out-dir",
-                    str(tmp / "d"),
-                ]
-            )
-            == 0
-        )
+        assert profanity_on_religion(tmp) == 0
     finally:
         logger.removeHandler(logged)
         logger.setLevel(level)
@@ -476,24 +459,7 @@ def test_contents_whose_scores_do_not_vary_give_zeros_and_no_intervals(tmp_path)
         for i in range(size)
     ]
     pd.DataFrame(rows).to_parquet(tmp_path / "c.parquet")
-    assert (
-        main(
-            [
-                "scorer-bias",
-                "--continuations",
-                str(tmp_path / "c.parquet"),
-                "--scorer",
-                "profanity",
-                "--axis",
-                "religion",
-                "--bootstrap",
-                "200",
-                "--out-dir",
-                str(tmp_path / "d"),
-            ]
-        )
-        == 0
-    )
+    assert profanity_on_religion(tmp_path) == 0
     models = pd.read_csv(tmp_path / "d" / "religion_models.csv")
     assert (models[["bias", "bias_neutral", "bias_scorer_part"]] == 0.0).all().all()
     assert (
@@ -650,4 +616,23 @@ def test_the_cost_benchmark_counts_texts_with_and_without_rescoring(tmp_path):
     assert projected[("gender", "BOLD")] == pytest.approx(1 + 12 / 15 * 2)
     assert "| all | 15 | 12 (80%) | 36 | ×3.40 |" in counterfactual.markdown_tables(
         {"measured": measured, "projection": counterfactual.projection(measured, paper)}
+    )
+
+
+def profanity_on_religion(folder) -> int:
+    """`biasflow scorer-bias` with profanity on the religion axis of ``folder``/c.parquet, into ``folder``/d."""
+    return main(
+        [
+            "scorer-bias",
+            "--continuations",
+            str(folder / "c.parquet"),
+            "--scorer",
+            "profanity",
+            "--axis",
+            "religion",
+            "--bootstrap",
+            "200",
+            "--out-dir",
+            str(folder / "d"),
+        ]
     )
