@@ -97,6 +97,8 @@ def test_after_make_demo_the_front_page_lists_the_axis_computed_and_links_its_pa
     assert cairo["pages"] == ["results/cairo/gender_tables.html"]
     assert cairo["comparisons"] == ["results/cairo/gender_comparisons.csv"]
     assert cairo["variance"] == ["results/cairo/gender_variance.csv"]
+    assert [line.split(":")[0] for line in page["data"]] == ["BOLD", "HONEST", "HolisticBias"]
+    assert all("the small bundled set written by biasflow" in line for line in page["data"]), page["data"]
     html = rendered(
         page, config, [("CAIRO", "results/cairo/gender_tables.html"), ("CAIRO", "results/cairo/gender_curve.png")]
     )

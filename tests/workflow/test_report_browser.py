@@ -134,7 +134,7 @@ def test_landing_page_lists_every_category(browser, report, artifacts):
         "Dwivedi-Yu et al., 2024",
         "Tian et al., 2023",
         "The data",
-        "small bundled set",
+        "the files in data/datasets/BOLD",
         "release v1.1",
         "every prompt",
     ):
