@@ -2,7 +2,7 @@
 
 ``pip install biasflow`` is the core: every command and function that works on tables. What
 loads a model, runs the workflow or scores with a compiled model comes with an extra
-(pyproject.toml): ``models`` (torch, transformers, accelerate, gguf), ``workflow``
+(pyproject.toml): ``models`` (torch, transformers, accelerate, gguf, ctranslate2), ``workflow``
 (Snakemake), ``profanity``, ``detoxify``, ``openai``, ``vllm``, ``lora`` and ``slurm``;
 ``all`` is every one a study needs. A module of those is imported where it is first used,
 through :func:`require`, so a command that needs a missing one stops with the extra to
@@ -22,6 +22,7 @@ EXTRA = {
     "transformers": "models",
     "accelerate": "models",
     "gguf": "models",
+    "ctranslate2": "models",
     "snakemake": "workflow",
     "profanity_check": "profanity",
     "detoxify": "detoxify",

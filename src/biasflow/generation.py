@@ -29,7 +29,7 @@ class CachedGenerator:
     backend's own: large for vLLM, which schedules a whole call at once), so a killed job
     keeps what it had finished. ``identity`` is the one place that says what a continuation's
     cache key holds besides the request: the entry's :meth:`~biasflow.models.base.ModelSpec.identity`
-    (backend, model, decoding, chat, resolved dtype) and the backend's sampler.
+    (backend and dtype as resolved, model, decoding, chat) and the resolved backend's sampler.
     """
 
     def __init__(
@@ -41,9 +41,10 @@ class CachedGenerator:
         chunk_size: int | None = None,
         description: str = "",
     ):
+        # `dtype: auto` resolved for this machine first, so the key holds the dtype computed in; it may
+        # pick another engine (transformers' auto on a CPU: CTranslate2), whose class serves from then on.
+        self.spec = spec = backend_class(spec.backend, f"model {spec.name}: ").resolved(spec)
         backend = backend_class(spec.backend, f"model {spec.name}: ")
-        # `dtype: auto` resolved for this machine first, so the key holds the dtype computed in.
-        self.spec = spec = backend.resolved(spec)
         self.cache_dir = cache_dir
         # What decides a continuation: the model entry's identity and the backend's sampler.
         self.identity = {**spec.identity(), "sampler": backend.sampler}

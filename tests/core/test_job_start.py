@@ -34,22 +34,25 @@ SCRIPTS_IMPORT = {
 
 def test_the_jobs_imports_and_resolving_auto_on_a_cpu_pull_in_neither_scipy_nor_torch():
     """One fresh interpreter imports what each job imports (the scripts' and the rules'), then resolves a cached
-    generation job's dtype for its cache key without loading torch (Linux on x86). An import only adds modules, so
-    the three jobs' imports together pull in no more than each job's alone: each is clean when all are."""
+    generation job's dtype and engine for its cache key without loading torch or CTranslate2 (Linux on x86). An
+    import only adds modules, so the three jobs' imports together pull in no more than each job's alone: each is
+    clean when all are."""
     modules = sorted({module for job in SCRIPTS_IMPORT.values() for module in job})
     code = (
         f"import sys, json; import {', '.join(modules)}; "
-        "imported = sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'torch'}); "
+        "imported = sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'torch', 'ctranslate2'}); "
         "from biasflow.models.dtypes import cpu_flags, default_device, resolve_dtype; "
+        "from biasflow.models import backend_class, model_spec; "
         "readable = cpu_flags() is not None; resolve_dtype('auto', default_device()); "
-        "print(json.dumps([imported, readable, 'torch' in sys.modules]))"
+        "backend_class('transformers').resolved(model_spec('m', {'model': 'some/model'})); "
+        "print(json.dumps([imported, readable, sorted({'torch', 'ctranslate2'} & set(sys.modules))]))"
     )
     imported, readable, loaded = json.loads(
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     )
     assert imported == [], f"a job's imports pull in {imported}: {SCRIPTS_IMPORT}"
     if readable and default_device_is_cpu():
-        assert not loaded, "resolving auto on a CPU loaded torch"
+        assert not loaded, f"resolving auto on a CPU loaded {loaded}"
 
 
 def default_device_is_cpu() -> bool:

@@ -31,6 +31,7 @@ EXTRA_PACKAGES = [
     "transformers",
     "accelerate",
     "gguf",
+    "ctranslate2",
     "snakemake",
     "alt-profanity-check",
     "scikit-learn",

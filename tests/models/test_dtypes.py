@@ -164,9 +164,11 @@ def generator(tmp_path, dtype, echo):
 @pytest.mark.parametrize(("resolved", "other"), [("float32", "bfloat16"), ("bfloat16", "float32")])
 def test_the_cache_key_holds_the_resolved_dtype(monkeypatch, tmp_path, caplog, resolved, other):
     """auto's continuations are those of the dtype it resolves to: served to a job that sets that
-    dtype, never to one that sets the other; the log names the choice and why."""
+    dtype, never to one that sets the other; the log names the choice and why. (Transformers' own
+    rule, where CTranslate2 is not installed: tests/models/test_ctranslate2_backend.py has the other.)"""
     monkeypatch.setattr(dtypes, "_cpu_dtype", lambda: (resolved, "because of this CPU"))
     monkeypatch.setattr(dtypes, "default_device", lambda: "cpu")
+    monkeypatch.setattr(dtypes, "find_spec", lambda name: None)
     first = Echo()
     with caplog.at_level(logging.INFO, logger="biasflow"):
         auto = generator(tmp_path, "auto", first)

@@ -13,6 +13,7 @@ from biasflow.errors import BiasflowError
 from biasflow.models import model_spec
 from biasflow.models.sources import package_file, resolve_source
 from specs import make_decoding
+from tiny_models import write_tiny_gguf
 
 # ---------------------------------------------------------------------------------------
 # resolve_source: directories, .gguf paths, hub ids, nonsense
@@ -203,77 +204,6 @@ def test_model_spec_missing_model(entry):
 
 # ---------------------------------------------------------------------------------------
 # A GGUF converted once into a transformers directory with the same logits
-
-
-def byte_level_alphabet() -> list[str]:
-    """GPT-2's byte-level BPE alphabet: the character standing for each of the 256 bytes (Ġ for a space)."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    others = [b for b in range(256) if b not in printable]
-    return [chr(b) for b in printable] + [chr(256 + i) for i in range(len(others))]
-
-
-def write_tiny_gguf(path: Path) -> None:
-    """A random 2-block model laid out as the default's SmolLM2 GGUF is, in 70 kB instead of 100 MB.
-
-    The same parts the conversion goes through: a llama architecture with fewer key-value heads than
-    heads (whose query and key rows GGUF stores permuted), a byte-level BPE tokenizer with merges and
-    control tokens, matrices quantised to Q4_1 and the embedding to Q8_0 (dequantised on load), no
-    output matrix (tied to the embedding), and the tokenizer's and chat template's metadata.
-    """
-    gguf = pytest.importorskip("gguf")
-    import numpy as np
-
-    rng = np.random.default_rng(0)
-    merges = ["T h", "Th e", "Ġ n", "u r", "Ġn ur", "s e", "Ġnur se", "Ġ s", "a i", "Ġs ai", "Ġsai d"]
-    merges += ["Ġ t", "h a", "Ġt ha", "Ġtha t"]
-    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
-    tokens = specials + byte_level_alphabet() + [merge.replace(" ", "") for merge in merges]
-    hidden, ffn, heads, kv_heads = 64, 128, 2, 1
-    writer = gguf.GGUFWriter(str(path), "llama")
-    writer.add_block_count(2)
-    writer.add_context_length(128)
-    writer.add_embedding_length(hidden)
-    writer.add_feed_forward_length(ffn)
-    writer.add_head_count(heads)
-    writer.add_head_count_kv(kv_heads)
-    writer.add_rope_dimension_count(hidden // heads)
-    writer.add_rope_freq_base(100000.0)
-    writer.add_layer_norm_rms_eps(1e-5)
-    writer.add_vocab_size(len(tokens))
-    writer.add_tokenizer_model("gpt2")
-    writer.add_tokenizer_pre("smollm")
-    writer.add_token_list(tokens)
-    writer.add_token_types([gguf.TokenType.CONTROL] * len(specials) + [gguf.TokenType.NORMAL] * (len(tokens) - 3))
-    writer.add_token_merges(merges)
-    writer.add_bos_token_id(1)
-    writer.add_eos_token_id(2)
-    writer.add_unk_token_id(0)
-    writer.add_pad_token_id(2)
-    writer.add_add_bos_token(False)
-    writer.add_chat_template("{% for m in messages %}<|im_start|>{{ m['content'] }}<|im_end|>{% endfor %}")
-
-    def tensor(name: str, shape: tuple[int, ...], kind=gguf.GGMLQuantizationType.Q4_1) -> None:
-        weights = rng.normal(0, 0.5, shape).astype(np.float32)
-        if kind == gguf.GGMLQuantizationType.F32:
-            writer.add_tensor(name, weights)
-        else:
-            writer.add_tensor(name, gguf.quants.quantize(weights, kind), raw_dtype=kind)
-
-    tensor("token_embd.weight", (len(tokens), hidden), gguf.GGMLQuantizationType.Q8_0)
-    kv = kv_heads * hidden // heads
-    for block in range(2):
-        for norm in ("attn_norm", "ffn_norm"):
-            tensor(f"blk.{block}.{norm}.weight", (hidden,), gguf.GGMLQuantizationType.F32)
-        for name, shape in [("attn_q", (hidden, hidden)), ("attn_k", (kv, hidden)), ("attn_v", (kv, hidden))]:
-            tensor(f"blk.{block}.{name}.weight", shape)
-        tensor(f"blk.{block}.attn_output.weight", (hidden, hidden))
-        for name, shape in [("ffn_gate", (ffn, hidden)), ("ffn_up", (ffn, hidden)), ("ffn_down", (hidden, ffn))]:
-            tensor(f"blk.{block}.{name}.weight", shape)
-    tensor("output_norm.weight", (hidden,), gguf.GGMLQuantizationType.F32)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
 
 
 def test_materialised_gguf_has_the_logits_of_the_gguf(tmp_path):

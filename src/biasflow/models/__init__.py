@@ -4,13 +4,14 @@ Every backend class names itself (``name``) and says what its ``model`` field re
 (``local_weights``: weights this process loads, checked before any job runs) and whether
 tuning can train it (``trainable``); :data:`BACKENDS` is the one list of them, as the
 scorer registry is for scorers. Each backend imports its heavy dependencies only when
-constructed, so ``import biasflow`` never pulls torch, vLLM or the OpenAI client.
+constructed, so ``import biasflow`` never pulls torch, CTranslate2, vLLM or the OpenAI client.
 """
 
 from __future__ import annotations
 
 from biasflow.errors import BiasflowError, did_you_mean
 from biasflow.models.base import Backend, Decoding, Generation, ModelSpec, Request
+from biasflow.models.ctranslate2_backend import CTranslate2Backend
 from biasflow.models.openai_backend import OpenAIBackend
 from biasflow.models.transformers_backend import TransformersBackend
 from biasflow.models.vllm_backend import VLLMBackend
@@ -18,7 +19,8 @@ from biasflow.registry import Registry
 from biasflow.schema import filled
 
 _REGISTRY: Registry[type[Backend]] = Registry(
-    "backend", builtin=[(cls.name, cls) for cls in (TransformersBackend, VLLMBackend, OpenAIBackend)]
+    "backend",
+    builtin=[(cls.name, cls) for cls in (TransformersBackend, CTranslate2Backend, VLLMBackend, OpenAIBackend)],
 )
 BACKENDS = _REGISTRY.names()
 
@@ -52,7 +54,9 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
     backend = entry["backend"]
     if not entry.get("model"):
         raise BiasflowError(f"model {name}: no `model` given (a hub id, directory, .gguf file or pkg:...).")
-    allowed = backend_class(backend, f"model {name}: ").options
+    cls = backend_class(backend, f"model {name}: ")
+    _check_dtype(name, cls, str(entry["dtype"]))
+    allowed = cls.options
     unknown_options = sorted(set(entry["options"] or {}) - set(allowed))
     if unknown_options:
         key = unknown_options[0]
@@ -78,6 +82,19 @@ def model_spec(name: str, entry: dict) -> ModelSpec:
         trust_remote_code=bool(entry["trust_remote_code"]),
         dtype=str(entry["dtype"]),
         options=dict(entry["options"]),
+    )
+
+
+def _check_dtype(name: str, cls: type[Backend], dtype: str) -> None:
+    """Refuse a ``dtype`` the backend does not compute in, naming the backends that do (docs/methods.md §5.1)."""
+    if dtype in cls.dtypes:
+        return
+    others = [other.name for other in _REGISTRY.all() if dtype in other.dtypes and other.local_weights]
+    fix = f"set backend: {' or '.join(others)} to compute in {dtype}, or " if others else "set "
+    raise BiasflowError(
+        f"model {name}: backend {cls.name} does not compute in {dtype} (its dtypes: {', '.join(cls.dtypes)}); "
+        f"{fix}dtype: auto, which picks what this machine computes fastest (int8 with CTranslate2 on a CPU "
+        "where it is installed)."
     )
 
 

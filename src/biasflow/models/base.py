@@ -101,7 +101,7 @@ class Backend(ABC):
     with the number of requests finished since the last call.
 
     The class attributes and static methods are read from the class, before any model is
-    loaded: the config check (``local_weights``, ``check_environment``, ``options``), the
+    loaded: the config check (``local_weights``, ``check_environment``, ``options``, ``dtypes``), the
     jobs' resources (``requests_in_flight``), the cache key (``sampler``, ``resolved``;
     :attr:`biasflow.generation.CachedGenerator.identity` is it), tuning (``trainable``,
     ``load_pretrained``) and the cache's save points (``chunk_size``).
@@ -113,6 +113,8 @@ class Backend(ABC):
     trainable: ClassVar[bool] = False  # soft-prompt tuning and fine-tuning can train its weights
     chunk_size: ClassVar[int]  # requests per call between cache saves
     sampler: ClassVar[str]  # how random draws become tokens: part of every cache key
+    # The `dtype:` values an entry may set for it (checked with the config, before any job runs).
+    dtypes: ClassVar[tuple[str, ...]] = ("auto", "float32", "bfloat16", "float16")
     spec: ModelSpec
 
     @abstractmethod

@@ -16,6 +16,12 @@ benchmarks/README.md, "dtype"). So ``auto`` resolves, per job and device:
 An explicit ``float32``, ``bfloat16`` or ``float16`` always wins. The resolved dtype, never
 ``auto``, is what the cache key holds, so continuations made in bfloat16 are never served
 to a job that computes in float32.
+
+On a CPU, ``auto`` first asks whether the CPU engine is installed (:func:`cpu_engine_installed`):
+a model entry of backend ``transformers`` with ``dtype: auto`` is then computed in int8 by
+CTranslate2 (:meth:`biasflow.models.transformers_backend.TransformersBackend.resolved`;
+docs/methods.md §5.1), whose int8 kernels are made for CPUs; the rule above is what
+transformers computes in where it is not installed, on a GPU, or when constructed directly.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import functools
 import os
 import platform
 import time
+from importlib.util import find_spec
 
 from biasflow.extras import require
 
@@ -35,6 +42,8 @@ MEASURED_MARGIN = 1.5
 NATIVE_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 # What names oneDNN's instruction-set levels from AVX512_CORE_BF16 up (ONEDNN_MAX_CPU_ISA).
 ONEDNN_NATIVE_BF16 = ("BF16", "FP16", "AMX", "AVX10")
+# The engine that computes int8 weights on a CPU (biasflow.models.ctranslate2_backend), as Python imports it.
+CPU_ENGINE = "ctranslate2"
 # Device nodes an NVIDIA driver creates; without them no CUDA device can be seen.
 NVIDIA_NODES = ("/dev/nvidiactl", "/proc/driver/nvidia")
 
@@ -46,6 +55,11 @@ def default_device() -> str:
     torch = require("torch", "finding a GPU")
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def cpu_engine_installed() -> bool:
+    """Whether CTranslate2 can be imported; found without importing it, so a fully cached job starts fast."""
+    return find_spec(CPU_ENGINE) is not None
 
 
 def resolve_dtype(requested: str, device: str) -> tuple[str, str]:

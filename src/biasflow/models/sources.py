@@ -25,6 +25,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,13 +150,33 @@ def materialise(source: ModelSource, cache_dir: str | Path) -> ModelSource:
 
     key = stable_hash(source.location, os.path.getsize(source.location), transformers.__version__)
     target = Path(cache_dir) / "weights" / key / "transformers"
-    with _locked(target.parent):
-        if not (target / "config.json").exists():
-            _convert_gguf(source, target)
+    built_once(target, "config.json", lambda tmp: _convert_gguf(source, target, tmp))
     return ModelSource("dir", str(target))
 
 
-def _convert_gguf(source: ModelSource, target: Path) -> None:
+def built_once(target: Path, marker: str, build: Callable[[Path], None]) -> Path:
+    """``target``, written by ``build(folder)`` unless it already holds ``marker``; returns ``target``.
+
+    A converted copy of some weights (GGUF to transformers here, transformers to CTranslate2 in
+    :mod:`biasflow.models.ctranslate2_backend`) is built once under a lock on its parent (two jobs
+    may want the same weights at once), into a temporary folder beside it that is renamed into
+    place when complete, so a killed conversion never leaves a folder a later load would trust.
+    """
+    with _locked(target.parent):
+        if not (target / marker).exists():
+            tmp = Path(tempfile.mkdtemp(prefix=".convert-", dir=target.parent))
+            # mkdtemp makes the folder 0700; give it a plain mkdir's mode so a shared cache stays shared.
+            os.chmod(tmp, 0o777 & ~current_umask())
+            try:
+                build(tmp)
+                os.replace(tmp, target)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def _convert_gguf(source: ModelSource, target: Path, tmp: Path) -> None:
+    """Dequantise ``source`` into the folder ``tmp``, which becomes ``target``."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     directory, filename = source.gguf_dir_and_file
@@ -170,15 +191,8 @@ def _convert_gguf(source: ModelSource, target: Path) -> None:
     model.hf_quantizer = None
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    tmp = Path(tempfile.mkdtemp(prefix=".convert-", dir=target.parent))
-    # mkdtemp makes the folder 0700; give it a plain mkdir's mode so a shared cache stays shared.
-    os.chmod(tmp, 0o777 & ~current_umask())
-    try:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-        os.replace(tmp, target)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
 
 
 @contextmanager
