@@ -24,6 +24,24 @@ from pathlib import Path
 from benchmarks.roofline import MODELS, bandwidth, parameters, peak_flops, roofline
 
 CAP = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
+# The CPU flags that decide how fast a model computes here (float32 vectors, int8 dot products, native
+# bfloat16, matrix tiles), in the order the pages name them.
+SIMD_FLAGS = (
+    "avx2",
+    "fma",
+    "avx512f",
+    "avx512bw",
+    "avx_vnni",
+    "avx512_vnni",
+    "avx512_bf16",
+    "amx_bf16",
+    "amx_int8",
+)
+
+
+def simd_flags(flags) -> list[str]:
+    """Those of ``flags`` (a CPU's, :func:`biasflow.models.dtypes.cpu_flags`) in :data:`SIMD_FLAGS`, in its order."""
+    return [flag for flag in SIMD_FLAGS if flag in set(flags or ())]
 
 
 def run(cache_dir: str, batch: int = 32) -> dict:

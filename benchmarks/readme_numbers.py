@@ -25,6 +25,7 @@ The groups, in order (each later one uses the clone's environment and cached wei
 of its main job with ``results/`` deleted, ``make report``, and what ``dtype: auto`` picked with the CPU's roofline),
 ``demo_avx2`` (the same in a fresh clone of its own, with PyTorch's kernels capped at AVX2, so bfloat16 is emulated as
 on most laptops), ``roofline`` (the embedded models in float32 and bfloat16 against the machine's roofline),
+``engines`` (CTranslate2 in int8 against transformers in float32 on the same requests, with the samples' fidelity),
 ``counterfactual``, ``fairpair``, ``fpr``, ``official`` (the official overlay's gender run on official-size files in the
 official formats, made up by ``benchmarks/scale.py``: this machine cannot download the real ones), ``plan`` (the paper's
 dry run), ``weights`` (GGUF conversion against later loads), ``scoring``, ``scale``, ``selection``, ``uncertainty``
@@ -52,9 +53,10 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from benchmarks.cpu_dtype import CAP
+from benchmarks.cpu_dtype import CAP, simd_flags
 from benchmarks.demo_profile import profile
 from benchmarks.generation import JSON_MARK, PAPER_CONTINUATIONS, projection_hours
+from biasflow.models.dtypes import cpu_flags
 
 REPO = Path(__file__).resolve().parent.parent
 NUMBERS = REPO / "benchmarks" / "numbers.json"
@@ -63,6 +65,7 @@ GROUPS = (
     "demo",
     "demo_avx2",
     "roofline",
+    "engines",
     "counterfactual",
     "fairpair",
     "fpr",
@@ -180,6 +183,8 @@ def machine() -> dict:
     return {
         "cores": os.cpu_count(),
         "cpu": cpu,
+        # Every time is recorded with what the CPU computes natively (conditions() names the ones that matter).
+        "flags": sorted(cpu_flags() or ()),
         "memory_gib": round(memory / 2**20),
         "gpu": gpu,
         "python": platform.python_version(),
@@ -296,6 +301,14 @@ def measure_roofline(clone: Clone) -> dict:
     """Both embedded models in float32 and bfloat16 on the same requests, against this machine's roofline."""
     clone.require(".venv/bin/python", ".cache/biasflow/weights")
     seconds, result = clone.benchmark("roofline", "roofline")
+    return {"seconds": seconds, **result}
+
+
+def measure_engines(clone: Clone) -> dict:
+    """CTranslate2 in int8 against transformers in float32 on both embedded models, side by side
+    (benchmarks/engines.py), on the weights the demo converted."""
+    clone.require(".venv/bin/python", ".cache/biasflow/weights")
+    seconds, result = clone.benchmark("engines", "engines")
     return {"seconds": seconds, **result}
 
 
@@ -523,9 +536,11 @@ def conditions(group: dict) -> str:
         f"({', '.join(list(others['busiest'])[:3])})"
     )
     clone = f"a fresh clone of {group['commit']}" if group["fresh_clone"] else f"the same clone, at {group['commit']}"
+    # The flags that decide how fast a model computes, where the record has them (earlier records do not).
+    flags = f"; {', '.join(simd_flags(cpu['flags'])) or 'no AVX2'}" if "flags" in cpu else ""
     return (
         f"{group['when'][:10]}, {clone}, {cpu['cores']} cores "
-        f"({cpu['cpu']}), {'a GPU' if cpu['gpu'] else 'no GPU'}, {load}"
+        f"({cpu['cpu']}{flags}), {'a GPU' if cpu['gpu'] else 'no GPU'}, {load}"
     )
 
 
@@ -586,6 +601,23 @@ def _demo_fields(group: str) -> dict:
             f"{cpu(n)['gemma_roofline'][cpu(n)['dtype']]:,.0f} tokens/s in {cpu(n)['dtype']}"
         ),
     }
+
+
+# What a value or table of a group not in numbers.json yet reads (one added since the last full run).
+NOT_MEASURED = "not measured yet"
+
+
+def _measured(group: str, fields: dict) -> dict:
+    """``fields`` of ``group``, each reading :data:`NOT_MEASURED` until ``measure --only <group>`` records it."""
+    return {key: (lambda n, field=field: field(n) if group in n else NOT_MEASURED) for key, field in fields.items()}
+
+
+def _engines_ratio(n: dict, name: str) -> str:
+    """CTranslate2's tokens/s over transformers' for one model at batch 32, e.g. "5.02×"."""
+    rate = {
+        r["backend"]: r["tokens_per_s"] for r in n["engines"]["rows"] if r["name"] == name and r["batch_size"] == 32
+    }
+    return f"{rate['ctranslate2'] / rate['transformers']:.2f}×"
 
 
 FIELDS = {
@@ -668,6 +700,14 @@ FIELDS = {
     "roofline.peak": lambda n: _roofline_peak(n["roofline"]),
     "roofline.gemma": lambda n: _bfloat16_ratio(n, "Gemma 3 270M"),
     "roofline.smollm": lambda n: _bfloat16_ratio(n, "SmolLM2-135M"),
+    **_measured(
+        "engines",
+        {
+            "engines.conditions": lambda n: conditions(n["engines"]),
+            "engines.gemma": lambda n: _engines_ratio(n, "Gemma 3 270M"),
+            "engines.smollm": lambda n: _engines_ratio(n, "SmolLM2-135M"),
+        },
+    ),
 }
 
 
@@ -760,9 +800,18 @@ def _table_roofline(n: dict) -> str:
     return markdown_table(n["roofline"])
 
 
+def _table_engines(n: dict) -> str:
+    if "engines" not in n:
+        return f"*{NOT_MEASURED}: `.venv/bin/python -m benchmarks.readme_numbers measure --only engines`*"
+    from benchmarks.engines import markdown_tables
+
+    return markdown_tables(n["engines"])
+
+
 TABLES = {
     "generation": _table_generation,
     "roofline": _table_roofline,
+    "engines": _table_engines,
     "demo_profile": _table_demo_profile("demo"),
     "demo_avx2_profile": _table_demo_profile("demo_avx2"),
     "scoring": _table_scoring,

@@ -84,10 +84,14 @@ def parameters(model: str, cache_dir: str) -> int:
     return sum(p.numel() for p in AutoModelForCausalLM.from_pretrained(location).parameters())
 
 
-def roofline(params: int, dtype: str, batch: int, flops: float, bytes_per_s: float) -> float:
-    """Tokens per second at the roofline (module docstring)."""
+def roofline(
+    params: int, dtype: str, batch: int, flops: float, bytes_per_s: float, weight_bytes: float | None = None
+) -> float:
+    """Tokens per second at the roofline (module docstring); ``weight_bytes``: the bytes a step reads where they are
+    not ``params`` × the dtype's width (CTranslate2's int8 weights with their scales, benchmarks/engines.py)."""
     width = 4 if dtype == "float32" else 2
-    step = max(batch * 2 * params / flops, params * width / bytes_per_s)
+    read = params * width if weight_bytes is None else weight_bytes
+    step = max(batch * 2 * params / flops, read / bytes_per_s)
     return batch / step
 
 
