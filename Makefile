@@ -87,7 +87,7 @@ test: setup
 # before any job, jobs that must fail cleanly, paraphrasing through a real OpenAI-compatible server,
 # and the faults suite below.
 test-workflow: setup
-	$(PYTEST) -q -m "workflow or faults"
+	$(PYTEST) -q -m "workflow or faults" -n $(TEST_WORKERS) --dist loadfile
 
 # Jobs killed with SIGKILL part-way and the workflow run twice from scratch; make test-workflow runs them too.
 test-faults: setup
@@ -104,9 +104,10 @@ test-report: setup chromium
 	$(PYTEST) -q -m browser
 
 # test-workflow and test-report in one pytest run, which builds the finished tiny run once for both
-# (the report is made on a copy of it): what .ci/run runs.
+# (the report is made on a copy of it): what .ci/run runs. Over TEST_WORKERS processes, a file on one, which
+# share the finished run: the first to need it builds it (tests/conftest.py, finished_workflow).
 test-end-to-end: setup chromium
-	$(PYTEST) -q -m "workflow or faults or browser"
+	$(PYTEST) -q -m "workflow or faults or browser" -n $(TEST_WORKERS) --dist loadfile
 
 # Debian's chromium and chromium-driver, installed when missing (apt-get, as root).
 chromium:

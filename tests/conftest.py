@@ -7,6 +7,8 @@ changes a model or a folder copies it first. ``tiny-a`` of ``tiny_models`` is
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tiny_models import build_tiny_detoxify, build_tiny_model
@@ -51,14 +53,25 @@ def finished_workflow(tiny_models, tmp_path_factory):
     The config is ``tiny_config`` with its own copies of the bundled files and a cache inside
     the workdir, every path relative to it, so a copy of the folder (``shutil.copytree``) is a
     finished run of its own. Tests read this one; a test that changes a run works on a copy.
+
+    Under ``pytest -n`` (make test-end-to-end) the workers share one run: the first to ask builds it
+    in their common temporary folder while holding a lock, and the others wait for it and read its
+    config (which names the first one's tiny models).
     """
+    import yaml
+    from filelock import FileLock
+
     from workflow_helpers import finished_config, snakemake, write_config
 
-    workdir = tmp_path_factory.mktemp("finished-workflow") / "run"
-    config = finished_config(tiny_models, workdir)
-    write_config(config, workdir)
-    snakemake(workdir)
-    return workdir, config
+    shared = os.environ.get("PYTEST_XDIST_WORKER") is not None
+    root = tmp_path_factory.getbasetemp().parent if shared else tmp_path_factory.mktemp("finished-workflow")
+    workdir = root / "finished-workflow" / "run"
+    with FileLock(str(root / "finished-workflow.lock")):
+        if not (workdir.parent / "built").exists():
+            write_config(finished_config(tiny_models, workdir), workdir)
+            snakemake(workdir)
+            (workdir.parent / "built").touch()
+    return workdir, yaml.safe_load((workdir / "config.yaml").read_text())
 
 
 @pytest.fixture(scope="module")
