@@ -218,7 +218,7 @@ def conversion(model: str) -> dict:
         source = materialise(resolve_source(model, cache), cache)
         dequantise = time.perf_counter() - start
         start = time.perf_counter()
-        folder = converted(source, cache, "int8")
+        folder = converted(source, cache, "int8", trust_remote_code=False)
         convert = time.perf_counter() - start
         size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
         return {

@@ -593,14 +593,25 @@ def _demo_fields(group: str) -> dict:
             )
         ),
         "report": lambda n: duration(n[group]["report_s"]),
-        "dtype": lambda n: f"{cpu(n)['dtype']} ({cpu(n)['why']})",
+        "dtype": lambda n: f"{cpu(n)['dtype']}{_engine(cpu(n))} ({cpu(n)['why']})",
         "roofline": lambda n: (
             f"{_gflops(cpu(n)['peak_gflops']['float32'])} GFLOP/s in float32 and "
             f"{_gflops(cpu(n)['peak_gflops']['bfloat16'])} in bfloat16 at {cpu(n)['capability']}, "
             f"{cpu(n)['bandwidth_gbs']:.1f} GB/s; Gemma 3 270M at batch 32: "
-            f"{cpu(n)['gemma_roofline'][cpu(n)['dtype']]:,.0f} tokens/s in {cpu(n)['dtype']}"
+            f"{cpu(n)['gemma_roofline'][_torch_dtype(cpu(n))]:,.0f} tokens/s in {_torch_dtype(cpu(n))}"
         ),
     }
+
+
+def _engine(cpu: dict) -> str:
+    """ " with CTranslate2" where a demo's CPU record names the engine ``dtype: auto`` computes with."""
+    return f" with {cpu['engine']}" if "engine" in cpu else ""
+
+
+def _torch_dtype(cpu: dict) -> str:
+    """What transformers computes in with ``dtype: auto`` in a demo's CPU record (records before CTranslate2: its
+    ``dtype``)."""
+    return cpu.get("torch_dtype", cpu["dtype"])
 
 
 # What a value or table of a group not in numbers.json yet reads (one added since the last full run).

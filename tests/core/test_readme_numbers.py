@@ -142,3 +142,19 @@ def test_watcher_tells_our_processes_from_others_on_this_machine():
         os.kill(orphan, signal.SIGKILL)
     assert snapshot[child.pid][0] == os.getpid() and child.pid in ours
     assert orphan in snapshot and orphan not in ours
+
+
+def test_the_demo_names_the_engine_auto_picked_and_the_roofline_of_transformers_dtype():
+    """A record since CTranslate2 names the engine and keeps transformers' own pick for the roofline; an older one
+    (``dtype`` only) reads as before."""
+    cpu = {
+        "peak_gflops": {"float32": 102.0, "bfloat16": 0.4},
+        "capability": "AVX2",
+        "bandwidth_gbs": 19.5,
+        "gemma_roofline": {"float32": 190.0, "bfloat16": 0.7},
+    }
+    new = {"demo": {"cpu": {**cpu, "engine": "CTranslate2", "dtype": "int8", "why": "w", "torch_dtype": "float32"}}}
+    old = {"demo": {"cpu": {**cpu, "dtype": "float32", "why": "v"}}}
+    assert FIELDS["demo.dtype"](new) == "int8 with CTranslate2 (w)" and FIELDS["demo.dtype"](old) == "float32 (v)"
+    for numbers in (new, old):
+        assert FIELDS["demo.roofline"](numbers).endswith("Gemma 3 270M at batch 32: 190 tokens/s in float32")

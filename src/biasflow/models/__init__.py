@@ -135,5 +135,10 @@ def load_for_training(spec: ModelSpec, cache_dir: str):
         raise BiasflowError(
             f"model {spec.name}: soft-prompt tuning and fine-tuning need local weights (backend {trainable}), "
             f"not backend {spec.backend}."
+            + (
+                " Set backend: transformers for it: with dtype: auto it still generates with CTranslate2 on a CPU."
+                if cls.local_weights
+                else ""
+            )
         )
     return cls.load_pretrained(spec, cache_dir, dtype="float32")

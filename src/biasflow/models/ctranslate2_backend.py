@@ -46,7 +46,7 @@ LOADING = "generating with CTranslate2"
 log = logging.getLogger("biasflow")
 
 
-def converted(source: ModelSource, cache_dir: str | Path, quantization: str, trust_remote_code: bool = False) -> Path:
+def converted(source: ModelSource, cache_dir: str | Path, quantization: str, trust_remote_code: bool) -> Path:
     """The CTranslate2 folder of a transformers ``source`` in ``quantization``, converted once into the cache.
 
     The folder is keyed by the weights' identity (a directory's path and its files' sizes and
