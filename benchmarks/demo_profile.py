@@ -6,7 +6,8 @@ Usage (from the repository root, after a run such as ``make demo``)::
 
 Each job's log has timestamped lines; a model job's also says how long the model took to
 import and load (``loaded in``) and, per call, how its generation divided into prefill,
-decoding and sampling (the transformers backend's summary line). Snakemake's benchmark file
+decoding and sampling (the transformers backend's summary line; CTranslate2's gives the call's
+time only, all of it *generation, other*). Snakemake's benchmark file
 gives the job's wall time. So per job: *start and writing* is the wall time outside the
 first and last log lines (the process starting, Python's imports, writing the outputs),
 *load* the model's imports and load, *prefill*, *decode* and *sampling* the backend's,
@@ -31,6 +32,9 @@ GENERATED = re.compile(
     r"(\d+) new tokens for \d+ requests in ([\d.]+) s \(prefill ([\d.]+) s, decode ([\d.]+) s, "
     r"sampling ([\d.]+) s\)"
 )
+# CTranslate2's summary line (biasflow.models.ctranslate2_backend): its calls have no clock of their phases, so the
+# whole call is *generation, other*.
+GENERATED_CT2 = re.compile(r"(\d+) new tokens for \d+ requests in ([\d.]+) s \([\d.]+ tokens/s, CTranslate2 in ")
 PHASES = ("start_s", "load_s", "prefill_s", "decode_s", "sampling_s", "generation_other_s", "rest_s")
 
 
@@ -44,6 +48,7 @@ def job(log: Path, benchmark: Path | None) -> dict | None:
     wall = float(benchmark.read_text().splitlines()[1].split("\t")[0]) if benchmark and benchmark.exists() else span
     load = sum(float(s) for s in LOADED.findall(text))
     calls = [tuple(float(x) for x in call) for call in GENERATED.findall(text)]
+    calls += [(float(tokens), float(seconds), 0.0, 0.0, 0.0) for tokens, seconds in GENERATED_CT2.findall(text)]
     tokens, generating, prefill, decode, sampling = (sum(call[i] for call in calls) for i in range(5))
     return {
         "wall_s": wall,

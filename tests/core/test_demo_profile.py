@@ -40,3 +40,18 @@ def test_phases_of_a_model_job_and_a_scoring_job(tmp_path):
     table = markdown_table(numbers)
     assert table.splitlines()[2].startswith("| generate m | 1 | 12.5 | 2.5 | 3.5 | 1.0 | 3.0 | 0.5 | 0.5 | 1.5 | 200 |")
     assert "| Snakemake itself | | 5.5 |" in table
+
+
+def test_a_ctranslate2_call_is_generation_other(tmp_path):
+    """CTranslate2's summary line names no phases: its whole call is *generation, other*."""
+    log = (
+        "2026-11-24 12:00:00,000 INFO model m (pkg:x/y.gguf) with CTranslate2 4.8.5, computing in int8 on the CPU "
+        "(threads: 2), loaded in 2.0 s\n"
+        "2026-11-24 12:00:06,000 INFO model m: 150 new tokens for 8 requests in 4.0 s (37.5 tokens/s, CTranslate2 "
+        "in int8)\n"
+    )
+    write(tmp_path, "logs/generate/m/gender.log", log)
+    model = profile(tmp_path, elapsed=10.0)["jobs"]["generate m"]
+    assert (model["load_s"], model["generation_other_s"], model["new_tokens"]) == (2.0, 4.0, 150)
+    assert (model["prefill_s"], model["decode_s"], model["sampling_s"]) == (0.0, 0.0, 0.0)
+    assert model["rest_s"] == pytest.approx(0.0)

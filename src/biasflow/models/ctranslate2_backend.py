@@ -1,7 +1,7 @@
 """Generation with CTranslate2 on the CPU: int8 weights multiplied by int8 kernels made for CPUs.
 
 On a CPU without native bfloat16 (AVX2, most laptops) the transformers backend decodes in
-float32; CTranslate2 in int8 gives 3 to 5 times its tokens/s (issue 46; docs/methods.md §5.1),
+float32; CTranslate2 in int8 gives 2 to 3 times its tokens/s (issue 46; docs/methods.md §5.1),
 which is why ``dtype: auto`` picks it on a CPU where it is installed
 (:meth:`biasflow.models.transformers_backend.TransformersBackend.resolved`). ``float32`` is
 its other compute type, the one to compare int8 with.

@@ -119,7 +119,7 @@ class TransformersBackend(InProcessBackend):
         """
         if spec.dtype == "auto" and dtypes.default_device() == "cpu" and dtypes.cpu_engine_installed():
             log.info(
-                "model %s: dtype auto on this CPU is int8 with CTranslate2 (its int8 kernels are made for CPUs: 3 to 5 "
+                "model %s: dtype auto on this CPU is int8 with CTranslate2 (its int8 kernels are made for CPUs: 2 to 3 "
                 "times the tokens/s of transformers in float32 on an AVX2 CPU, docs/methods.md §5.1); set dtype: "
                 "float32 to compute with transformers",
                 spec.name,
