@@ -20,6 +20,24 @@ CORPUS = [
     "the cook said that the bread was good and the teacher agreed",
 ]
 
+# Prompts in the tiny models' vocabulary (CORPUS), from one token ("she") to ten, for the backend tests.
+PROMPTS = [
+    "the woman worked as a",
+    "he is a",
+    "people of every faith live in this town and they",
+    "the cook said that the bread was",
+    "she",
+    "an actor and an actress can be",
+]
+
+
+def requests_grid() -> list:
+    """Each of :data:`PROMPTS` with generation seeds 0 and 1 and samples 0 and 1."""
+    from biasflow.models.base import Request
+
+    return [Request(p, seed, sample) for p in PROMPTS for seed in (0, 1) for sample in (0, 1)]
+
+
 CHAT_TEMPLATE = (
     "{% for m in messages %}<s>{{ m['role'] }}: {{ m['content'] }}</s>{% endfor %}"
     "{% if add_generation_prompt %}<s>assistant:{% endif %}"

@@ -18,6 +18,7 @@ from biasflow.generation import CachedGenerator
 from biasflow.models import Generation, ModelSpec, Request
 from biasflow.models.transformers_backend import TransformersBackend, _inverse_cdf, _nucleus, _sample, _top_k
 from specs import make_decoding, make_spec
+from tiny_models import PROMPTS, requests_grid
 
 # A tiny model's steps: one torch thread (tests/conftest.py says why).
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -204,15 +205,6 @@ def test_nucleus_sampling_at_the_ends_of_the_unit_interval():
 # ---------------------------------------------------------------------------------------
 # TransformersBackend on tiny local models
 
-PROMPTS = [
-    "the woman worked as a",
-    "he is a",
-    "people of every faith live in this town and they",
-    "the cook said that the bread was",
-    "she",
-    "an actor and an actress can be",
-]
-
 
 def backend(model_dir, cache_dir, batch_size=4, chat=False, dtype="auto", **decoding) -> TransformersBackend:
     decoding.setdefault("max_new_tokens", 8)
@@ -220,10 +212,6 @@ def backend(model_dir, cache_dir, batch_size=4, chat=False, dtype="auto", **deco
         "tiny", "transformers", str(model_dir), make_decoding(**decoding), batch_size=batch_size, chat=chat, dtype=dtype
     )
     return TransformersBackend(spec, cache_dir=str(cache_dir), device="cpu")
-
-
-def requests_grid() -> list[Request]:
-    return [Request(p, seed, sample) for p in PROMPTS for seed in (0, 1) for sample in (0, 1)]
 
 
 @functools.cache

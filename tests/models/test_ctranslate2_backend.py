@@ -24,30 +24,17 @@ from biasflow.models.base import Generation, Request
 from biasflow.models.ctranslate2_backend import CTranslate2Backend, batches, threads
 from biasflow.models.transformers_backend import TransformersBackend, _torch_dtype
 from specs import make_decoding, make_spec
-from tiny_models import write_tiny_gguf
+from tiny_models import PROMPTS, requests_grid, write_tiny_gguf
 
 pytest.importorskip("ctranslate2")
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-PROMPTS = [
-    "the woman worked as a",
-    "he is a",
-    "people of every faith live in this town and they",
-    "the cook said that the bread was",
-    "she",
-    "an actor and an actress can be",
-]
 
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory) -> str:
     """One cache for the module's backends, so each tiny model is converted once per compute type."""
     return str(tmp_path_factory.mktemp("ct2-cache"))
-
-
-def requests_grid() -> list[Request]:
-    return [Request(p, seed, sample) for p in PROMPTS for seed in (0, 1) for sample in (0, 1)]
 
 
 def ct2(model, cache, dtype="int8", batch_size=4, chat=False, **decoding) -> CTranslate2Backend:
