@@ -19,9 +19,9 @@ import torch
 
 from biasflow.errors import BiasflowError
 from biasflow.generation import CachedGenerator
-from biasflow.models import dtypes, load_for_training
+from biasflow.models import ctranslate2_backend, dtypes, load_for_training
 from biasflow.models.base import Generation, Request
-from biasflow.models.ctranslate2_backend import CTranslate2Backend, batches, threads
+from biasflow.models.ctranslate2_backend import CTranslate2Backend, batches, threads, top_k
 from biasflow.models.transformers_backend import TransformersBackend, _torch_dtype
 from specs import make_decoding, make_spec
 from tiny_models import PROMPTS, requests_grid, write_tiny_gguf
@@ -141,6 +141,25 @@ def test_sampling_is_reproducible_and_each_batch_is_seeded_by_its_own_requests(t
     other = ct2(tiny_model_dir, cache).generate([Request(r.prompt, r.seed + 10, r.sample) for r in requests])
     assert other != first
     assert len({g.text for g in first}) > len(PROMPTS)
+
+
+@pytest.mark.parametrize(
+    ("top_p", "k", "expected"),
+    [(1.0, 0, 0), (0.9, 0, ctranslate2_backend.NUCLEUS_WINDOW), (0.9, 7, 7), (1.0, 7, 7)],
+)
+def test_top_p_without_a_top_k_looks_among_the_window_and_a_top_k_is_passed_as_set(top_p, k, expected):
+    assert top_k(make_decoding(top_p=top_p, top_k=k)) == expected
+
+
+def test_the_nucleus_window_reaches_ctranslate2(tiny_model_dir, cache, monkeypatch):
+    """With a window of one token, top-p sampling can only take each step's most likely token: greedy's."""
+    requests = requests_grid()
+    greedy = ct2(tiny_model_dir, cache, do_sample=False).generate(requests)
+    monkeypatch.setattr(ctranslate2_backend, "NUCLEUS_WINDOW", 1)
+    windowed = ct2(tiny_model_dir, cache, temperature=2.0, top_p=0.99).generate(requests)
+    assert windowed == greedy
+    monkeypatch.undo()
+    assert ct2(tiny_model_dir, cache, temperature=2.0, top_p=0.99).generate(requests) != greedy
 
 
 def test_the_cache_key_holds_the_engine(monkeypatch, tmp_path, caplog):

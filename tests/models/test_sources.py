@@ -3,10 +3,12 @@ and building a ModelSpec from a config entry."""
 
 from __future__ import annotations
 
+import gc
 import importlib.metadata as md
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from biasflow.errors import BiasflowError
@@ -253,7 +255,31 @@ def test_a_gguf_file_is_parsed_once_while_converting(tmp_path):
         first = gguf.GGUFReader(path)
         assert gguf.GGUFReader(str(path)) is first
         assert first.fields["tiny.answer"].contents() == 42
+        assert type(first.data) is np.ndarray  # plain views of the mapping, not numpy.memmap's slow slices
     assert gguf.GGUFReader(path) is not gguf.GGUFReader(path)
+
+
+def test_a_conversion_pauses_the_cycle_collector_and_gives_it_back(tmp_path):
+    """While weights convert, the objects alive before are frozen and automatic collection is off; afterwards both
+    are as they were, also when the conversion fails."""
+    from biasflow.models.sources import built_once
+
+    seen = []
+
+    def build(folder: Path) -> None:
+        seen.append((gc.isenabled(), gc.get_freeze_count() > 0))
+        (folder / "done").write_text("x")
+
+    built_once(tmp_path / "a", "done", build)
+    assert seen == [(False, True)]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+
+    def fail(folder: Path) -> None:
+        raise RuntimeError("broken weights")
+
+    with pytest.raises(RuntimeError):
+        built_once(tmp_path / "b", "done", fail)
+    assert gc.isenabled() and gc.get_freeze_count() == 0 and not (tmp_path / "b").exists()
 
 
 def test_pkg_accepts_the_path_inside_the_installed_files(fake_site, tmp_path):

@@ -23,10 +23,17 @@ decoding). So a run from scratch is reproducible, but a continuation can depend 
 requests shared its batch: the same request computed with others (a cache that held some of
 them already, another ``batch_size``) can get another continuation from the same
 distribution. That is why this backend's ``sampler`` is its own, and part of the cache key.
+
+Top-p without a top-k looks for the nucleus among each row's :data:`NUCLEUS_WINDOW` most likely
+tokens (CTranslate2 takes the top k, then the nucleus of their renormalised probabilities): its
+CPU kernel sorts every row it is given, and Gemma's 262,144-token rows sorted at every step ran
+15 times slower than plain sampling (docs/methods.md §5.1, with how far the window moves the
+sampled distribution; benchmarks/README.md). A config's own ``top_k`` is passed as it is.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -44,6 +51,9 @@ from biasflow.models.sources import ModelSource, built_once, materialise, resolv
 LOADING = "generating with CTranslate2"
 
 log = logging.getLogger("biasflow")
+
+# The most likely tokens among which top-p without a top-k looks for its nucleus (module docstring).
+NUCLEUS_WINDOW = 4096
 
 
 def converted(source: ModelSource, cache_dir: str | Path, quantization: str, trust_remote_code: bool) -> Path:
@@ -113,7 +123,7 @@ class CTranslate2Backend(InProcessBackend):
     chunk_size = 256
     # Each batch samples from one stream seeded by its requests (the module docstring): not the
     # per-request streams of transformers' sampler, so never mixed with them in a cache.
-    sampler = "ctranslate2-batch-seeded"
+    sampler = f"ctranslate2-batch-seeded-nucleus{NUCLEUS_WINDOW}"
     # On the CPU, CTranslate2 computes int8 or float32 (bfloat16 and float16 only on a GPU).
     dtypes = ("auto", "int8", "float32")
 
@@ -152,6 +162,7 @@ class CTranslate2Backend(InProcessBackend):
         if not self.stop:
             raise BiasflowError(f"model {spec.name}: its tokenizer has neither an eos nor a pad token.")
         self.folder = converted(source, cache_dir, spec.dtype, spec.trust_remote_code)
+        self.vocabulary = vocabulary_size(self.folder)
         self.threads = threads()
         self.generator = self._load()
         log.info(
@@ -227,7 +238,7 @@ class CTranslate2Backend(InProcessBackend):
             max_length=decoding.max_new_tokens,  # new tokens only, with the prompt left out of the result
             include_prompt_in_result=False,
             end_token=self.stop,
-            sampling_topk=max(decoding.top_k, 0) if decoding.do_sample else 1,  # 0: the whole vocabulary
+            sampling_topk=min(top_k(decoding), self.vocabulary) if decoding.do_sample else 1,
             sampling_topp=decoding.top_p if decoding.do_sample else 1.0,
             sampling_temperature=max(decoding.temperature, 1e-5) if decoding.do_sample else 1.0,
         )
@@ -237,6 +248,23 @@ class CTranslate2Backend(InProcessBackend):
         """Up to the first end or pad token, decoded without special tokens: the transformers backend's rule."""
         end = next((k for k, t in enumerate(ids) if t in self.stop), len(ids))
         return Generation(self.tokenizer.decode(ids[:end], skip_special_tokens=True), end)
+
+
+def top_k(decoding) -> int:
+    """CTranslate2's ``sampling_topk`` for sampled ``decoding``: the config's top-k where set; for top-p without one,
+    :data:`NUCLEUS_WINDOW`; else 0, the whole vocabulary. CTranslate2 refuses a k above the vocabulary's size, so
+    the backend passes at most that."""
+    if decoding.top_k > 0:
+        return decoding.top_k
+    return NUCLEUS_WINDOW if decoding.top_p < 1.0 else 0
+
+
+def vocabulary_size(folder: Path) -> int:
+    """The tokens of a converted vocabulary: ``vocabulary.json`` (a list) or ``vocabulary.txt`` (a line each)."""
+    listed = folder / "vocabulary.json"
+    if listed.exists():
+        return len(json.loads(listed.read_text(encoding="utf-8")))
+    return len((folder / "vocabulary.txt").read_text(encoding="utf-8").splitlines())
 
 
 def _eos_token_id(transformers, location: str, trust_remote_code: bool):
