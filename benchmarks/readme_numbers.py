@@ -26,6 +26,7 @@ of its main job with ``results/`` deleted, ``make report``, and what ``dtype: au
 ``demo_avx2`` (the same in a fresh clone of its own, with PyTorch's kernels capped at AVX2, so bfloat16 is emulated as
 on most laptops), ``roofline`` (the embedded models in float32 and bfloat16 against the machine's roofline),
 ``engines`` (CTranslate2 in int8 against transformers in float32 on the same requests, with the samples' fidelity),
+``demo_engines`` (the demo's main job with each of the two, side by side, capped at AVX2; its Eq. 1 under both),
 ``counterfactual``, ``fairpair``, ``fpr``, ``official`` (the official overlay's gender run on official-size files in the
 official formats, made up by ``benchmarks/scale.py``: this machine cannot download the real ones), ``plan`` (the paper's
 dry run), ``weights`` (GGUF conversion against later loads), ``scoring``, ``scale``, ``selection``, ``uncertainty``
@@ -66,6 +67,7 @@ GROUPS = (
     "demo_avx2",
     "roofline",
     "engines",
+    "demo_engines",
     "counterfactual",
     "fairpair",
     "fpr",
@@ -309,6 +311,15 @@ def measure_engines(clone: Clone) -> dict:
     (benchmarks/engines.py), on the weights the demo converted."""
     clone.require(".venv/bin/python", ".cache/biasflow/weights")
     seconds, result = clone.benchmark("engines", "engines")
+    return {"seconds": seconds, **result}
+
+
+def measure_demo_engines(clone: Clone) -> dict:
+    """The demo's main job with transformers in float32 and with CTranslate2 in int8, side by side, every engine's
+    kernels capped at AVX2 (``benchmarks.cpu_dtype.CAP``; on an AVX2-only CPU the cap changes nothing), and what int8
+    moves in Eq. 1 (benchmarks/demo_engines.py)."""
+    clone.require(".venv/bin/python")
+    seconds, result = clone.benchmark("demo_engines", "demo_engines", env=CAP)
     return {"seconds": seconds, **result}
 
 
@@ -719,6 +730,15 @@ FIELDS = {
             "engines.smollm": lambda n: _engines_ratio(n, "SmolLM2-135M"),
         },
     ),
+    **_measured(
+        "demo_engines",
+        {
+            "demo_engines.conditions": lambda n: conditions(n["demo_engines"]),
+            "demo_engines.float32": lambda n: duration(n["demo_engines"]["runs"]["float32"]["seconds"]),
+            "demo_engines.int8": lambda n: duration(n["demo_engines"]["runs"]["int8"]["seconds"]),
+            "demo_engines.ratio": lambda n: f"{100 * n['demo_engines']['ratio']:.0f}%",
+        },
+    ),
 }
 
 
@@ -811,6 +831,14 @@ def _table_roofline(n: dict) -> str:
     return markdown_table(n["roofline"])
 
 
+def _table_demo_engines(n: dict) -> str:
+    if "demo_engines" not in n:
+        return f"*{NOT_MEASURED}: `.venv/bin/python -m benchmarks.readme_numbers measure --only demo_engines`*"
+    from benchmarks.demo_engines import markdown_tables
+
+    return markdown_tables(n["demo_engines"])
+
+
 def _table_engines(n: dict) -> str:
     if "engines" not in n:
         return f"*{NOT_MEASURED}: `.venv/bin/python -m benchmarks.readme_numbers measure --only engines`*"
@@ -823,6 +851,7 @@ TABLES = {
     "generation": _table_generation,
     "roofline": _table_roofline,
     "engines": _table_engines,
+    "demo_engines": _table_demo_engines,
     "demo_profile": _table_demo_profile("demo"),
     "demo_avx2_profile": _table_demo_profile("demo_avx2"),
     "scoring": _table_scoring,

@@ -148,6 +148,7 @@ CHECKS: dict[str, tuple[str, object]] = {
     "make test-calibration": ("make", "pytest -q -m calibration"),
     "make test-report": ("make", "pytest -q -m browser"),
     "make test-end-to-end": ("make", 'pytest -q -m "workflow or faults or browser"'),
+    "make test-end-to-end-slurm": ("make", 'pytest -q -rs -m "workflow or faults or browser or slurm"'),
     "make test-vllm": ("make", "pytest -q -m vllm"),
     "make test-gpu TORCH_SPEC=torch": ("make", 'pip install -c requirements/lock.txt "torch"'),
     "make test-install": ("make", "pytest -q -m install"),
