@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -77,12 +78,13 @@ def run_main_job(folder: Path, dtype: str | None) -> dict:
 
 
 def engines_used(folder: Path) -> list[str]:
-    """The engine lines the model jobs logged (``model … with CTranslate2 …, computing in int8`` and the like)."""
+    """The line each model job logged on loading its model: the engine, the compute type (``model … with CTranslate2
+    4.8.5, computing in int8 on the CPU``; ``model … in float32 on cpu``)."""
     lines = set()
     for log in sorted((folder / "logs").rglob("*.log")):
         for line in log.read_text(errors="replace").splitlines():
-            if "computing in" in line and ("CTranslate2" in line or "transformers" in line):
-                lines.add(line.split("] ", 1)[-1].split(", loaded in")[0].split(" (threads")[0])
+            if " INFO model " in line and ", loaded in" in line:
+                lines.add(re.sub(r"^.*? INFO ", "", line).split(" (threads")[0].split(", loaded in")[0])
     return sorted(lines)
 
 
