@@ -110,8 +110,8 @@ test-end-to-end: setup chromium
 	$(PYTEST) -q -m "workflow or faults or browser" -n $(TEST_WORKERS) --dist loadfile
 
 # What .ci/run runs: test-end-to-end and test-slurm in one pytest run over TEST_WORKERS processes. The SLURM run
-# spends most of its time waiting for the scheduler's answers, which the other runs' computing fills (run one
-# after the other, the two took 6 min 28 s and 2 min 2 s: benchmarks/README.md, "Test suite").
+# spends most of its time waiting for the scheduler's answers, which the other runs' computing fills
+# (benchmarks/README.md, "Test suite").
 test-end-to-end-slurm: setup chromium
 	$(UV_PIP) -e ".[slurm]"
 	tests/slurm/cluster.sh start
