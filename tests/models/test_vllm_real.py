@@ -8,6 +8,7 @@ where it compares seeds.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
 
 import pytest
@@ -48,11 +49,24 @@ def sampler(models, tmp_path_factory):
     return load_backend(spec(models["plain"], make_decoding(max_new_tokens=12)), str(tmp_path_factory.mktemp("cache")))
 
 
-@pytest.fixture(scope="module")
-def greedy(models, tmp_path_factory):
-    """Greedy decoding with prompts cut to their last 4 tokens."""
+@contextmanager
+def decoding_as(backend, model_spec: ModelSpec):
+    """``backend``'s engine computing for ``model_spec`` (the same model): the backend reads its spec's decoding at
+    every call, so one engine serves each decoding a test needs (starting one is most of this suite's time)."""
+    original = backend.spec
+    backend.spec = model_spec
+    try:
+        yield backend
+    finally:
+        backend.spec = original
+
+
+@pytest.fixture
+def greedy(models, sampler):
+    """Greedy decoding with prompts cut to their last 4 tokens, on the sampler's engine."""
     decoding = make_decoding(do_sample=False, max_new_tokens=8, max_prompt_tokens=4)
-    return load_backend(spec(models["plain"], decoding), str(tmp_path_factory.mktemp("cache")))
+    with decoding_as(sampler, spec(models["plain"], decoding)) as backend:
+        yield backend
 
 
 @pytest.fixture(scope="module")
@@ -101,18 +115,19 @@ def test_prompts_are_cut_on_the_chat_path_too(greedy_chat):
     assert texts(greedy_chat, [Request(long)]) == texts(greedy_chat, [Request(short)])
 
 
-def test_outputs_and_cache_follow_the_transformers_contract(models, tmp_path):
+def test_outputs_and_cache_follow_the_transformers_contract(models, sampler, tmp_path):
     """Text without the prompt, tokens counted before EOS, at most max_new_tokens; cached like any backend."""
     decoding = make_decoding(max_new_tokens=30)
     loads = []
 
     def factory(model_spec, cache_dir):
         loads.append(model_spec)
-        return load_backend(model_spec, cache_dir)
+        return sampler  # the model's engine, started by load_backend for this module, given this spec below
 
     generator = CachedGenerator(spec(models["plain"], decoding), str(tmp_path), backend_factory=factory)
     requests = [Request("the woman worked as a", seed=0, sample=k) for k in range(12)]
-    generations = generator(requests)
+    with decoding_as(sampler, spec(models["plain"], decoding)):
+        generations = generator(requests)
     assert all(0 <= g.n_tokens <= 30 for g in generations)
     assert any(g.n_tokens < 30 for g in generations), "some continuations end on EOS, which is not counted"
     assert not any(g.text.startswith("the woman") for g in generations)
