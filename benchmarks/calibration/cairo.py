@@ -152,13 +152,22 @@ def expected_eq1(
     )
 
 
-def population_value(groups: int, sd: float, odds: float) -> np.ndarray:
-    """Σ_g |μ_g − μ_all| per model over the population of clusters (Gauss-Hermite over the cluster effect)."""
+def population_eq1(levels: np.ndarray, effect: np.ndarray, sd: float) -> np.ndarray:
+    """Σ_g |μ_g − μ_all| per model over the population of clusters (Gauss-Hermite over the cluster effect).
+
+    ``effect`` (models x groups) is each subgroup's logit shift from the model's toxic ``levels``;
+    every subgroup has the same clusters and continuations, so μ_all is the subgroups' mean.
+    """
     nodes, weights = np.polynomial.hermite_e.hermegauss(60)
-    logit = np.log(LEVELS / (1 - LEVELS))[:, None, None] + effect_of(groups, odds)[:, :, None] + sd * nodes
+    logit = np.log(levels / (1 - levels))[:, None, None] + effect[:, :, None] + sd * nodes
     toxic = expit(logit) @ (weights / weights.sum())
     mean = toxic * np.mean(TOXIC) + (1 - toxic) * np.mean(CLEAN)
     return np.abs(mean - mean.mean(axis=1, keepdims=True)).sum(axis=1)
+
+
+def population_value(groups: int, sd: float, odds: float) -> np.ndarray:
+    """Population Eq. 1 of each of the :data:`LEVELS` models with the first subgroup's odds times ``odds``."""
+    return population_eq1(LEVELS, effect_of(groups, odds), sd)
 
 
 def one_metric(rng, design: str, groups: int, clusters: int, sd: float, odds: float):
@@ -171,8 +180,7 @@ def interval_trial(rng, design: str, groups: int, clusters: int, sd: float, odds
     """One dataset's headline columns (:func:`biasflow.cairo.headline.model_uncertainty`), checked per model.
 
     ``check``: ``eq1`` (the Eq. 1 interval covers E[Eq. 1]), ``excess`` (the excess interval
-    covers the population value), ``excess_p`` (it is at most 0.05), ``above_zero`` (the excess
-    interval lies wholly above 0, what reading it as a test would conclude).
+    covers the population value), ``excess_p`` (it is at most 0.05).
     """
     pooled = one_metric(rng, design, groups, clusters, sd, odds)
     shape = (0, *pooled.membership.shape)
@@ -185,9 +193,7 @@ def interval_trial(rng, design: str, groups: int, clusters: int, sd: float, odds
     if check == "excess":
         truth = population_value(groups, sd, odds)
         return (columns["excess_bias_lo"] <= truth) & (truth <= columns["excess_bias_hi"])
-    if check == "excess_p":
-        return columns["excess_p"] <= ALPHA
-    return columns["excess_bias_lo"] > 0
+    return columns["excess_p"] <= ALPHA
 
 
 # Two models compared (docs/methods.md §1.16): equally toxic, the first subgroup's odds times
@@ -198,9 +204,10 @@ SWAPS = 200
 # a margin).
 POWER = {6: 0.4, 20: 0.8}
 # Two models toxic at different rates (the excess rows' question), and the power their test promises at odds ×4 in
-# A against B with 20 clusters per subgroup (the full table's rate, less a margin).
+# A against B with 20 clusters per subgroup (the full table's rate, less a margin): nested, 58.7% ± 2.0% since the
+# test reads the interval for the population difference, whose two bounds each take half the level (§1.16).
 UNEQUAL = (0.05, 0.2)
-EXCESS_POWER = {"nested": 0.75, "crossed": 0.9}
+EXCESS_POWER = {"nested": 0.55, "crossed": 0.9}
 
 
 def pair_effect(groups: int, odds: float, odds_b: float) -> np.ndarray:
@@ -213,7 +220,9 @@ def pair_effect(groups: int, odds: float, odds_b: float) -> np.ndarray:
 def expected_difference(
     design: str, groups: int, clusters: int, sd: float, odds: float, odds_b: float, datasets: int = TRUTH_DATASETS
 ) -> float:
-    """E[Eq. 1 of A − Eq. 1 of B] at the design's sizes: the mean over ``datasets`` simulated pairs (numpy)."""
+    """E[Eq. 1 of A − Eq. 1 of B] at the design's sizes: the mean over ``datasets`` simulated pairs (numpy). Not a truth
+    any row is held to: the effect the paired planner's pilot plans the swap test for (:func:`planned_clusters`), the
+    difference of Eq. 1 a sample of that size shows on average, which the swap test tests."""
     rng = np.random.default_rng(
         [11, groups, clusters, int(100 * sd), int(100 * odds), int(100 * odds_b), design == "crossed"]
     )
@@ -224,59 +233,12 @@ def expected_difference(
     return float(np.mean([a - b for a, b in draws]))
 
 
-def numpy_floor(rng, design: str, score_sum: np.ndarray, size: int, draws: int = 20) -> np.ndarray:
-    """Each model's Eq. 1 averaged over ``draws`` relabellings of its (models x groups x clusters) cells, with numpy.
-
-    The relabellings are the no-bias null's (§1.12), written out here: crossed, the subgroups
-    permuted within each template; nested, the cells permuted among all of them, keeping
-    each subgroup's count. Every model is relabelled alike.
-    """
-    models, groups, clusters = score_sum.shape
-    floors = []
-    for _ in range(draws):
-        if design == "crossed":
-            order = np.argsort(rng.random((groups, clusters)), axis=0)
-            relabelled = np.take_along_axis(score_sum, order[None], axis=1)
-        else:
-            relabelled = score_sum.reshape(models, -1)[:, rng.permutation(groups * clusters)].reshape(score_sum.shape)
-        floors.append(eq1(relabelled, size))
-    return np.mean(floors, axis=0)
-
-
-@functools.cache
-def expected_excess_difference(
-    design: str,
-    groups: int,
-    clusters: int,
-    sd: float,
-    odds: float,
-    odds_b: float,
-    levels: tuple,
-    datasets: int = TRUTH_DATASETS,
+def population_difference(
+    groups: int, sd: float, odds: float, odds_b: float, levels: tuple = tuple(PAIR_LEVEL)
 ) -> float:
-    """E[excess bias of A − excess bias of B] at the design's sizes: simulated pairs, floors by :func:`numpy_floor`.
-
-    Each floor's relabellings are few, but the mean over datasets of an unbiased floor is
-    the expected floor, so the truth is exact up to its Monte Carlo error.
-    """
-    rng = np.random.default_rng(
-        [
-            13,
-            groups,
-            clusters,
-            int(100 * sd),
-            int(100 * odds),
-            int(100 * odds_b),
-            design == "crossed",
-            *(int(1000 * level) for level in levels),
-        ]
-    )
-    effect = pair_effect(groups, odds, odds_b)
-    excess = []
-    for _ in range(datasets):
-        score_sum = dataset(rng, design, groups, clusters, sd, SIZE, effect, np.array(levels))[0]
-        excess.append(eq1(score_sum, SIZE) - numpy_floor(rng, design, score_sum, SIZE))
-    return float(np.mean([a - b for a, b in excess]))
+    """Population Eq. 1 of A − of B (:func:`population_eq1`): what a paired interval and the gate name."""
+    first, second = population_eq1(np.array(levels), pair_effect(groups, odds, odds_b), sd)
+    return float(first - second)
 
 
 def comparison_trial(
@@ -293,10 +255,10 @@ def comparison_trial(
     """One simulated pair of models through :func:`biasflow.cairo.comparisons.pair_rows`, checked once.
 
     ``check``: ``p`` (the swap test is at most 0.05), ``zero`` (the difference's interval
-    covers 0), ``eq1`` (it covers E[Eq. 1 of A − Eq. 1 of B]), ``apart`` (it lies wholly on
-    one side of 0), ``unpaired`` (the two models' own Eq. 1 intervals do not overlap: how a
-    reader comparing the headline's bars would conclude); ``excess_p``, ``excess_zero`` and
-    ``excess``: the same of the excess rows (the truth E[excess of A − excess of B]).
+    covers 0), ``eq1`` (it covers population Eq. 1 of A − of B, :func:`population_difference`),
+    ``apart`` (it lies wholly on one side of 0), ``unpaired`` (the two models' own Eq. 1
+    intervals do not overlap: how a reader comparing the headline's bars would conclude);
+    ``excess_p``, ``excess_zero`` and ``excess``: the same of the excess rows (the same truth).
     ``levels``: the two models' toxic rates.
     """
     score_sum, score_sq_sum = dataset(
@@ -320,13 +282,7 @@ def comparison_trial(
         return np.array([row["p"] <= ALPHA])
     if check == "apart":
         return np.array([row["difference_lo"] > 0 or row["difference_hi"] < 0])
-    truth = (
-        0.0
-        if check in ("zero", "excess_zero")
-        else expected_difference(design, groups, clusters, sd, odds, odds_b)
-        if check == "eq1"
-        else expected_excess_difference(design, groups, clusters, sd, odds, odds_b, levels)
-    )
+    truth = 0.0 if check in ("zero", "excess_zero") else population_difference(groups, sd, odds, odds_b, levels)
     return np.array([row["difference_lo"] <= truth <= row["difference_hi"]])
 
 
@@ -369,23 +325,18 @@ def planned_comparison_trial(
 
 
 # The release gate (docs/methods.md §7, §6.8): two equally toxic models on 4 subgroups, GATE_CLUSTERS group keys per
-# subgroup over both splits (half in each), A's first subgroup's odds ×GATE_ODDS and B's ×1; the margin is
-# E[Eq. 1 of A − Eq. 1 of B] there (:func:`expected_difference`, numpy), so the true difference is exactly the margin
-# (about power.min_effect.cairo). Equivalence is a verdict only where the 90% interval is narrower than twice the
-# margin, and at −δ it is `better` where the interval is narrower than the margin, so its rows have EQUIVALENCE_CLUSTERS
-# group keys and A's odds per design (EQUIVALENCE_ODDS) that put the interval's width between δ and 2δ (nested: δ about
-# 0.12, width 0.14; crossed: δ 0.065, width 0.09).
+# subgroup over both splits (half in each), A's first subgroup's odds ×GATE_ODDS (or the odds of GATE_ABOVE) and B's ×1
+# (B's population Eq. 1 is 0: a baseline with no group difference) or ×GATE_ODDS (above 0); the margin is A − B's
+# population Eq. 1 (:func:`population_difference`, quadrature), so the true difference is exactly the margin.
+# Equivalence is a verdict only where the 90% interval is narrower than twice the margin, and at −δ it is `better` where
+# the interval is narrower than the margin, so its rows have EQUIVALENCE_CLUSTERS group keys and A's odds per design
+# (EQUIVALENCE_ODDS).
 GATE_CLUSTERS, GATE_ODDS, GATE_SD, EQUIVALENCE_CLUSTERS = 12, 2.0, 0.8, 24
 EQUIVALENCE_ODDS = {"nested": 3.0, "crossed": 2.0}
-# At 12 group keys per subgroup the upper bound of Eq. 1's difference is a little liberal: its spread grows with the
-# estimate, and nested, the bootstrap within each subgroup's 12 pages spreads by √(11/12) of the truth while the t/z
-# widening over all subgroups' 44 degrees of freedom gives back 2%. 'not worse' was claimed at the margin in 5.5% and
-# 5.75% (± 0.4%) of 4,000 studies, so the promise is at most 7% (docs/methods.md §7).
-NOT_WORSE_CEILING = 0.07
-# The power a plan from one pilot reaches: 80% where the pilot's standard error is exact; the pilot's own error
-# (about 9% at 60 group keys per subgroup) makes it land a little either side, and on average a little below (power is
-# concave there), so the promise is at least 75% (docs/methods.md §6.8).
-PLANNED_FLOOR = 0.75
+# A's odds where B's are ×GATE_ODDS: the baseline's population Eq. 1 above 0.
+GATE_ABOVE = 4.0
+# The power a plan from one pilot reaches: 80% where the pilot's standard error is exact (docs/methods.md §6.8).
+PLANNED_FLOOR = 0.80
 # The metrics of the gate's three-measure scenario: each its own prompts (clusters), all at the margin.
 GATE_METRICS = ("BOLD", "HolisticBias", "HONEST")
 # The comparison's draws as `biasflow compare` makes them by default, less the swaps (a verdict reads no p).
@@ -419,7 +370,9 @@ def gate_verdicts(stats: pd.DataFrame, baseline: str, candidate: str, margin: fl
     )
 
 
-def gate_trial(rng, design: str, check: str, clusters: int = GATE_CLUSTERS, odds: float = GATE_ODDS) -> np.ndarray:
+def gate_trial(
+    rng, design: str, check: str, clusters: int = GATE_CLUSTERS, odds: float = GATE_ODDS, odds_b: float = 1.0
+) -> np.ndarray:
     """One study at the margin through the comparison and its verdicts, checked.
 
     ``check``: ``not_worse`` (A against B: ``not worse``, ``equivalent`` or ``better`` claimed),
@@ -427,8 +380,8 @@ def gate_trial(rng, design: str, check: str, clusters: int = GATE_CLUSTERS, odds
     (B against A, the truth −δ: ``equivalent`` claimed), ``gate`` (three metrics each at +δ:
     ``--fail-on not-noninferior`` passes).
     """
-    margin = expected_difference(design, 4, clusters, GATE_SD, odds, 1.0)
-    stats = gate_stats(rng, design, clusters, odds, 1.0, GATE_METRICS if check == "gate" else ("HONEST",))
+    margin = population_difference(4, GATE_SD, odds, odds_b)
+    stats = gate_stats(rng, design, clusters, odds, odds_b, GATE_METRICS if check == "gate" else ("HONEST",))
     baseline, candidate = ("m00", "m01") if check == "equivalent_below" else ("m01", "m00")
     verdicts = gate_verdicts(stats, baseline, candidate, margin)
     if check == "gate":
@@ -594,21 +547,22 @@ def _comparison(
     )
 
 
-def _gate(statistic, design, check, truth, clusters, odds, upper, quick=60, full=1000):
+def _gate(statistic, design, check, truth, clusters, odds, upper, quick=60, full=1000, odds_b=1.0):
     """A scenario of the release gate at the margin (:func:`gate_trial`): a claim rate promised at most ``upper``."""
     cross = "templates" if design == "crossed" else "pages each"
+    margin = population_difference(4, GATE_SD, odds, odds_b)
     return Scenario(
         "cairo",
         statistic,
-        f"2 models, {design}: 4 subgroups × {clusters} {cross}, both splits, "
-        f"cluster logit sd {GATE_SD:g}, margin E[Eq. 1 of A − Eq. 1 of B] (odds ×{odds:g} against ×1)",
+        f"2 models, {design}: 4 subgroups × {clusters} {cross}, both splits, cluster logit sd {GATE_SD:g}, margin "
+        f"{margin:.4f}: population Eq. 1 of A (odds ×{odds:g}) − of B (×{odds_b:g})",
         truth,
         REJECTION,
         ALPHA,
         0.0,
         upper,
         gate_trial,
-        dict(design=design, check=check, clusters=clusters, odds=odds),
+        dict(design=design, check=check, clusters=clusters, odds=odds, **({"odds_b": odds_b} if odds_b != 1 else {})),
         quick,
         full,
     )
@@ -698,22 +652,23 @@ SCENARIOS = [
         for design in ("nested", "crossed")
         for clusters in (3, 6)
     ),
+    # At a true 0, the commonest case of a release: the same interval covers it, few clusters and many subgroups too.
     *(
         _interval(
-            "excess interval wholly above 0 (not a test)",
+            "excess interval covers Σ_g |μ_g − μ_all| = 0",
             design,
             groups,
-            6,
+            clusters,
             0.8,
             1.0,
-            "above_zero",
-            REJECTION,
-            np.nan,
-            0.0,
+            "excess",
+            COVERAGE,
+            0.95,
+            FEW_CLUSTERS_FLOOR if clusters == 3 else 0.95,
             1.0,
         )
         for design in ("nested", "crossed")
-        for groups in (4, 8)
+        for groups, clusters in ((2, 6), (4, 6), (8, 6), (4, 3), (4, 20))
     ),
     # The whole selection: agreement about toxicity levels is not agreement about groups.
     _study("perm_p < 0.05 (k = 2)", "nested", 0.0, "levels", "perm_p", REJECTION, np.nan, 0.0, 1.0),
@@ -754,7 +709,7 @@ SCENARIOS = [
     ),
     *(
         _comparison(
-            "paired interval covers E[Eq. 1 of A − Eq. 1 of B]",
+            "paired interval covers A − B's population Eq. 1",
             design,
             4,
             clusters,
@@ -827,7 +782,7 @@ SCENARIOS = [
     ),
     *(
         _comparison(
-            "paired excess interval covers E[excess of A − excess of B]",
+            "paired excess interval covers A − B's population Eq. 1",
             design,
             4,
             clusters,
@@ -909,15 +864,15 @@ SCENARIOS = [
             (
                 "'not worse' claimed (better, equivalent or not worse)",
                 "not_worse",
-                "A's Eq. 1 exactly the margin above B's",
+                "A's population Eq. 1 exactly the margin above B's, which is 0",
                 (GATE_CLUSTERS, GATE_ODDS),
-                NOT_WORSE_CEILING,
+                ALPHA,
                 (60, 1000),
             ),
             (
                 "--fail-on not-noninferior passes (3 metrics)",
                 "gate",
-                "each metric's Eq. 1 in A exactly the margin above B's",
+                "each metric's population Eq. 1 in A exactly the margin above B's, which is 0",
                 (GATE_CLUSTERS, GATE_ODDS),
                 ALPHA,
                 (30, 200),
@@ -925,20 +880,34 @@ SCENARIOS = [
             (
                 "'equivalent' claimed",
                 "equivalent_above",
-                "A's Eq. 1 exactly the margin above B's",
+                "A's population Eq. 1 exactly the margin above B's",
                 (EQUIVALENCE_CLUSTERS, EQUIVALENCE_ODDS[design]),
-                NOT_WORSE_CEILING,
+                ALPHA,
                 (40, 400),
             ),
             (
                 "'equivalent' claimed",
                 "equivalent_below",
-                "the candidate's Eq. 1 exactly the margin below the baseline's",
+                "the candidate's population Eq. 1 exactly the margin below the baseline's",
                 (EQUIVALENCE_CLUSTERS, EQUIVALENCE_ODDS[design]),
-                NOT_WORSE_CEILING,
+                ALPHA,
                 (40, 400),
             ),
         )
+    ),
+    # The baseline's own population Eq. 1 above 0 (B's first subgroup's odds ×GATE_ODDS, A's ×GATE_ABOVE).
+    *(
+        _gate(
+            "'not worse' claimed (better, equivalent or not worse)",
+            design,
+            "not_worse",
+            "A's population Eq. 1 exactly the margin above B's, which is above 0",
+            GATE_CLUSTERS,
+            GATE_ABOVE,
+            ALPHA,
+            odds_b=GATE_ODDS,
+        )
+        for design in ("nested", "crossed")
     ),
     # The gate's planner (§6.8): at the group keys it asks for, a truly equal candidate is shown not worse 80% of the
     # time.

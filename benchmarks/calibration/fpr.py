@@ -306,7 +306,7 @@ GATE_ATTRIBUTES = ("race", "religion")
 # The planned scenario: each study planned from its own pilot of this many templates of two truly equal systems (both
 # with g0's effect), for the default margin power.min_effect.fpr; the power it reaches is promised at least
 # PLANNED_FLOOR, the pilot's own error moving the plan (docs/methods.md §6.8).
-GATE_PILOT, PLANNED_FLOOR = 120, 0.75
+GATE_PILOT, PLANNED_FLOOR = 120, 0.80
 
 
 def gate_probabilities(rng, templates: int, effect_a: float, effect_b: float, batch: tuple = ()) -> tuple:

@@ -157,36 +157,3 @@ def estimate_interval(
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN slices: NaN is the answer
         low, middle, high = np.nanpercentile(draws, (50 * (1 - level), 50, 50 * (1 + level)), axis=0)
     return within(estimate, estimate - factor * (middle - low), estimate + factor * (high - middle), limits)
-
-
-def interval_p(estimate: float, draws: np.ndarray, factor: float) -> float:
-    """Two-sided p of "the value is 0" read off :func:`estimate_interval`'s own construction (docs/methods.md §1.16).
-
-    The interval at level α leaves out 0 when the draws' α/2 percentile on the side towards
-    0 lies nearer their median than |estimate| / ``factor``; so p is twice the share of
-    draws at least that far on that side, counted as (1 + k) / (draws + 1) and at most 1.
-    p ≤ 0.05 then agrees with the 95% interval leaving out 0 (up to a draw at the boundary).
-    NaN without a defined draw or estimate.
-    """
-    draws = draws[np.isfinite(draws)]
-    if not len(draws) or not np.isfinite(estimate) or not np.isfinite(factor):
-        return np.nan
-    towards_zero = (np.median(draws) - draws) * np.sign(estimate)  # an estimate of 0: every draw counts, p = 1
-    k = np.count_nonzero(towards_zero * factor >= abs(estimate))
-    return float(min(1.0, 2 * (1 + k) / (len(draws) + 1)))
-
-
-def interval_p_above(estimate: float, draws: np.ndarray, factor: float) -> float:
-    """One-sided p of "the value is at most 0" read off :func:`estimate_interval`'s construction (docs/methods.md §7).
-
-    The lower bound at one-sided level α, estimate − factor · (median − q_α), lies above 0
-    exactly when fewer than a share α of the draws lie at least estimate / ``factor`` below
-    their median; p is that share, counted as (1 + k) / (draws + 1), at most 1. With
-    ``factor`` the 90% interval's, p ≤ 0.05 agrees with its lower bound above 0 (up to a draw
-    at the boundary). NaN without a defined draw, estimate or factor.
-    """
-    draws = draws[np.isfinite(draws)]
-    if not len(draws) or not np.isfinite(estimate) or not np.isfinite(factor):
-        return np.nan
-    k = np.count_nonzero((np.median(draws) - draws) * factor >= estimate)
-    return float(min(1.0, (1 + k) / (len(draws) + 1)))

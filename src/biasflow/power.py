@@ -201,8 +201,10 @@ def noninferiority_row(
     lo90: float,
     hi90: float,
     settings: PowerSettings,
+    difference: float | None = None,
 ) -> dict:
-    """A row planning the release gate (§6.8) from the pilot's paired 90% interval ``lo90``-``hi90`` over ``n`` units.
+    """A row planning the release gate (§6.8) from the pilot's paired 90% interval ``lo90``-``hi90`` over ``n`` units
+    around its ``difference`` (where given, hi90 − difference is how far the bound reaches above it; else z · se).
 
     se = (hi90 − lo90) / (2 z_{0.95}) is the difference's standard error at the pilot's size;
     ``mdd`` is the smallest margin a candidate truly equal to the baseline is shown ``not
@@ -213,6 +215,7 @@ def noninferiority_row(
     below the units at hand). ``sd`` is one unit's spread, se · √n.
     """
     se = paired_se(lo90, hi90)
+    reach = hi90 - difference if difference is not None and math.isfinite(difference) else None
     return {
         "model": model,
         "scope": scope,
@@ -224,9 +227,9 @@ def noninferiority_row(
         "n_effective": n,
         "baseline": 0.0,
         "sd": se * math.sqrt(n) if se > 0 and n > 0 else math.nan,
-        "mdd": noninferiority_mdd(se, settings.power),
+        "mdd": noninferiority_mdd(se, settings.power, reach),
         "target": settings.min_effect,
-        "n_needed": noninferiority_units(n, se, settings.min_effect, settings.power),
+        "n_needed": noninferiority_units(n, se, settings.min_effect, settings.power, reach),
     }
 
 

@@ -88,38 +88,56 @@ def paired_se(lo90: float, hi90: float) -> float:
     return (hi90 - lo90) / (2 * float(stats.norm.ppf(1 - ALPHA)))
 
 
-def noninferiority_mdd(se: float, power: float = PLANNED_POWER) -> float:
+def noninferiority_mdd(se: float, power: float = PLANNED_POWER, reach: float | None = None) -> float:
     """The smallest margin at which a candidate truly equal to the baseline is shown ``not worse`` with probability
-    ``power``, the difference's standard error being ``se``: (z_{1−α} + z_{power}) · se (docs/methods.md §6.8).
+    ``power``: reach + z_{power} · se (docs/methods.md §6.8).
 
-    With a true difference of 0 the upper bound d̂ + z_{1−α} · se lies below δ with
-    probability Φ(δ / se − z_{1−α}), which is ``power`` at this δ.
+    ``se`` is the difference's standard error and ``reach`` how far the upper bound lies above the
+    estimate, z_{1−α} · se for a symmetric interval (the default). With a true difference of 0 the
+    upper bound d̂ + reach lies below δ with probability Φ((δ − reach) / se), which is ``power`` at
+    this δ. CAIRO's bound on population Eq. 1 reaches further than z_{1−α} · se where a
+    subgroup's deviation may be 0 (§1.16), which the reach carries.
     """
     from scipy import stats
 
-    return (float(stats.norm.ppf(1 - ALPHA)) + float(stats.norm.ppf(power))) * se if se > 0 else math.nan
+    if not se > 0:
+        return math.nan
+    reach = float(stats.norm.ppf(1 - ALPHA)) * se if reach is None else reach
+    return reach + float(stats.norm.ppf(power)) * se
 
 
-def noninferiority_units(n_units: float, se: float, margin: float, power: float = PLANNED_POWER) -> float:
-    """The units (not rounded) at which :func:`noninferiority_mdd` falls to ``margin``, the error ``se`` at ``n_units``
-    falling as 1/√n: n_units · (noninferiority_mdd(se) / δ)² (docs/methods.md §6.8). NaN without an error."""
+def noninferiority_units(
+    n_units: float, se: float, margin: float, power: float = PLANNED_POWER, reach: float | None = None
+) -> float:
+    """The units (not rounded) at which :func:`noninferiority_mdd` falls to ``margin``, the error ``se`` and the
+    ``reach`` at ``n_units`` both falling as 1/√n: n_units · (noninferiority_mdd / δ)² (docs/methods.md §6.8). NaN
+    without an error."""
     if not (n_units > 0 and margin > 0 and se > 0):
         return math.nan
-    return n_units * (noninferiority_mdd(se, power) / margin) ** 2
+    return n_units * (noninferiority_mdd(se, power, reach) / margin) ** 2
 
 
-def units_needed(n_units: float, lo90: float, hi90: float, margin: float, power: float = PLANNED_POWER) -> float:
+def units_needed(
+    n_units: float,
+    lo90: float,
+    hi90: float,
+    margin: float,
+    power: float = PLANNED_POWER,
+    difference: float | None = None,
+) -> float:
     """The units a candidate truly equal to the baseline needs for hi90 < δ at ``power`` (docs/methods.md §6.8).
 
-    The interval's half-width gives the paired standard error at the current ``n_units``,
-    se = (hi90 − lo90) / (2 z_{1−α}) (:func:`paired_se`), which falls as 1/√n; with a true
-    difference of 0 the upper bound lies below δ with probability ``power`` once
-    (z_{1−α} + z_{power}) · se ≤ δ: n = n_units · ((z_{1−α} + z_{power}) · se / δ)²
-    (:func:`noninferiority_units`, what the power planner's non-inferiority rows give), rounded
-    up, and never below ``n_units`` (an interval that wide at the current size says the size is
-    short, not that less would do). NaN without an interval.
+    The interval's width gives the paired standard error at the current ``n_units``,
+    se = (hi90 − lo90) / (2 z_{1−α}) (:func:`paired_se`), and hi90 − ``difference`` how far the
+    upper bound reaches above the estimate (z_{1−α} · se where the difference is not given); both
+    fall as 1/√n, and with a true difference of 0 the upper bound lies below δ with probability
+    ``power`` once reach + z_{power} · se ≤ δ (:func:`noninferiority_units`, what the power
+    planner's non-inferiority rows give), rounded up, and never below ``n_units`` (an interval
+    that wide at the current size says the size is short, not that less would do). NaN without
+    an interval.
     """
-    needed = noninferiority_units(n_units, paired_se(lo90, hi90), margin, power)
+    reach = hi90 - difference if difference is not None and math.isfinite(difference) else None
+    needed = noninferiority_units(n_units, paired_se(lo90, hi90), margin, power, reach)
     return float(max(n_units, math.ceil(needed))) if math.isfinite(needed) else math.nan
 
 
@@ -141,8 +159,10 @@ def judge(rows: pd.DataFrame, margin: float) -> pd.DataFrame:
     rows["verdict"] = [verdict(lo, hi, margin) for lo, hi in zip(rows["lo90"], rows["hi90"], strict=True)]
     rows["p_worse_holm"] = holm(rows["p_worse"].to_numpy(dtype=np.float64))
     rows["units_needed"] = [
-        units_needed(n, lo, hi, margin) if v == INCONCLUSIVE else math.nan
-        for n, lo, hi, v in zip(rows["n_units"], rows["lo90"], rows["hi90"], rows["verdict"], strict=True)
+        units_needed(n, lo, hi, margin, difference=d) if v == INCONCLUSIVE else math.nan
+        for n, lo, hi, d, v in zip(
+            rows["n_units"], rows["lo90"], rows["hi90"], rows["difference"], rows["verdict"], strict=True
+        )
     ]
     return rows
 

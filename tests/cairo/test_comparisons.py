@@ -3,7 +3,9 @@
 The bootstrap draws are read off as which clusters each subgroup holds and with what weight
 (test_uncertainty.py's ``Reference``), the swap draws as which clusters trade the two
 models' rows, each model's scores centred on its mean first; Eq. 1 is recomputed from the
-rows (test_uncertainty.py's ``loop_eq1``), one draw at a time.
+rows (test_uncertainty.py's ``loop_eq1``), one draw at a time, and the interval for the
+population difference from each subgroup's deviations recomputed likewise, its terms summed
+by plain loops (``population_bounds_terms``).
 Simulations with a known truth are the calibration table's "paired" rows
 (benchmarks/calibration/cairo.py).
 docs/methods.md §1.16.
@@ -34,7 +36,9 @@ from cairo.test_uncertainty import (
     SUBGROUPS,
     Reference,
     combination_of,
+    loop_deviations,
     loop_eq1,
+    population_bounds_terms,
     scored_rows,
 )
 from compare_cli import assert_refused, compare
@@ -102,7 +106,8 @@ def test_differences_intervals_and_swap_p_match_the_row_loop(case):
         )
         eq1 = pd.Series(ref.eq1(combination), index=MODELS)
         floor = pd.Series(ref.floor(combination), index=MODELS)
-        boot = ref.draws_eq1(combination, "boot")
+        observed = loop_deviations(ref.rows, combination)
+        deviations = ref.deviation_draws(combination)
         swaps = swap_weights(len(ref.clusters), settings.permutations, draw_rng(settings.seed, SWAP, metric, split))
         for a, b in LOOPED:
             i, j = MODELS.index(a), MODELS.index(b)
@@ -113,24 +118,46 @@ def test_differences_intervals_and_swap_p_match_the_row_loop(case):
             rows = part[(part.model_a == a) & (part.model_b == b)].set_index("measure")
             difference = eq1[a] - eq1[b]
             excess = difference - (floor[a] - floor[b])
-            spread = boot[:, i] - boot[:, j]
-            low, low90, middle, high90, high = np.percentile(spread, [2.5, 5, 50, 95, 97.5])
+            terms = assert_population_interval(rows.loc["eq1"], difference, observed, deviations, i, j, ref)
             for measure, value in (("eq1", difference), ("excess", excess)):
                 row = rows.loc[measure]
                 assert row.difference == pytest.approx(value, rel=1e-9, abs=1e-12)
-                assert row.difference_lo == pytest.approx(value - ref.factor() * (middle - low), abs=1e-10)
-                assert row.difference_hi == pytest.approx(value + ref.factor() * (high - middle), abs=1e-10)
-                assert row.difference_lo <= row.difference <= row.difference_hi
-                # The 90% interval: the same construction at 5% and 95% with t/z at 90%, and its one-sided p.
-                assert row.lo90 == pytest.approx(value - ref.factor(0.90) * (middle - low90), abs=1e-10)
-                assert row.hi90 == pytest.approx(value + ref.factor(0.90) * (high90 - middle), abs=1e-10)
-                below = np.sum(ref.factor(0.90) * (middle - spread) >= value)
-                assert row.p_worse == pytest.approx(min(1.0, (1 + below) / (len(spread) + 1)))
+                for column in ("difference_lo", "difference_hi", "lo90", "hi90", "p_worse"):
+                    assert row[column] == pytest.approx(rows.loc["eq1", column]), "one population difference"
             reached = np.sum(np.abs(swapped) >= abs(difference) - 1e-12)
             assert rows.loc["eq1", "p"] == pytest.approx((1 + reached) / (len(swaps) + 1))
-            assert (rows.loc["excess", "p"] <= 0.05) == (
-                rows.loc["excess", "difference_lo"] > 0 or rows.loc["excess", "difference_hi"] < 0
-            )
+            # excess's p: twice the one-sided p on the side towards 0, itself twice the smaller of the bounds' shares
+            towards = terms["down"] if difference >= 0 else terms["up"]
+            shares = [
+                (1 + np.sum(ref.factor() * d >= abs(difference))) / (len(d) + 1) for d in (towards, terms["shared"])
+            ]
+            assert rows.loc["excess", "p"] == pytest.approx(min(1.0, 4 * min(shares)))
+
+
+def assert_population_interval(row, difference, observed, deviations, i, j, ref):
+    """The row's bounds, by plain loops: the nearer of two, each at half the level (docs/methods.md §1.16). Own:
+    per draw, a's terms above plus b's below summed over subgroups (less a's below and b's above). Shared:
+    2 Σ_g |d̂_a − d̂_b| plus, per draw, Σ_g |Z*_a − Z*_b|. Widened by t/z; p_worse twice the smaller share of
+    draws reaching difference / factor. Returns both bounds' draws on each side."""
+    above_a, below_a = population_bounds_terms(observed[i], deviations[:, i])
+    above_b, below_b = population_bounds_terms(observed[j], deviations[:, j])
+    up, down = (above_a + below_b).sum(axis=1), (below_a + above_b).sum(axis=1)
+    apart = sum(np.mean(2 * np.abs(observed[i, g] - observed[j, g])) for g in range(observed.shape[1]))
+    shared = np.zeros(len(deviations))
+    for d in range(len(deviations)):
+        for g in range(observed.shape[1]):
+            noise = (deviations[d, i, g] - observed[i, g]) - (deviations[d, j, g] - observed[j, g])
+            shared[d] += np.mean(np.abs(noise))
+    for level, low, high in ((0.95, row.difference_lo, row.difference_hi), (0.90, row.lo90, row.hi90)):
+        q = 1 - (1 - (1 + level) / 2) / 2
+        reach_up = min(np.quantile(up, q), apart + np.quantile(shared, q))
+        reach_down = min(np.quantile(down, q), apart + np.quantile(shared, q))
+        assert low == pytest.approx(difference - ref.factor(level) * reach_down, abs=1e-10)
+        assert high == pytest.approx(difference + ref.factor(level) * reach_up, abs=1e-10)
+    assert row.difference_lo <= row.difference <= row.difference_hi
+    shares = [(1 + np.sum(ref.factor(0.90) * d >= difference)) / (len(d) + 1) for d in (down, apart + shared)]
+    assert row.p_worse == pytest.approx(min(1.0, 2 * min(shares)))
+    return {"up": up, "down": down, "shared": apart + shared}
 
 
 def test_the_excess_difference_is_the_headline_excess_biases_difference(case):
@@ -273,18 +300,11 @@ def test_compare_judges_the_original_prompts_of_both_splits_against_the_row_loop
         ref = Reference(pooled, sufficient_stats(pooled), metric, BOTH_SPLITS, settings, design)
         row = rows.loc[metric]
         eq1 = pd.Series(ref.eq1(original), index=MODELS)
-        boot = ref.draws_eq1(original, "boot")
-        spread = boot[:, MODELS.index("m1")] - boot[:, MODELS.index("m0")]
         difference = eq1["m1"] - eq1["m0"]
-        low, low90, middle, high90, high = np.percentile(spread, [2.5, 5, 50, 95, 97.5])
         assert (row.model_a, row.model_b, row.measure) == ("m1", "m0", "eq1")
         assert row.difference == pytest.approx(difference, rel=1e-9, abs=1e-12)
-        assert row.difference_lo == pytest.approx(difference - ref.factor() * (middle - low), abs=1e-10)
-        assert row.difference_hi == pytest.approx(difference + ref.factor() * (high - middle), abs=1e-10)
-        assert row.lo90 == pytest.approx(difference - ref.factor(0.90) * (middle - low90), abs=1e-10)
-        assert row.hi90 == pytest.approx(difference + ref.factor(0.90) * (high90 - middle), abs=1e-10)
-        below = np.sum(ref.factor(0.90) * (middle - spread) >= difference)
-        assert row.p_worse == pytest.approx(min(1.0, (1 + below) / (len(spread) + 1)))
+        observed, deviations = loop_deviations(ref.rows, original), ref.deviation_draws(original)
+        assert_population_interval(row, difference, observed, deviations, MODELS.index("m1"), MODELS.index("m0"), ref)
         swaps = swap_weights(
             len(ref.clusters), settings.permutations, draw_rng(settings.seed, SWAP, metric, BOTH_SPLITS)
         )

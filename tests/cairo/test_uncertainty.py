@@ -125,6 +125,42 @@ def loop_eq1(rows: pd.DataFrame, combination: dict[str, int]) -> pd.Series:
     return pd.Series(per_model, index=models).reindex(MODELS)
 
 
+def loop_deviations(rows: pd.DataFrame, combination: dict[str, int]) -> np.ndarray:
+    """(models x subgroups x seeds): mean of all − subgroup mean, per model and seed, from raw rows weighted as in
+    loop_eq1 (each set's rows counted by its multiplicity)."""
+    rows = rows[rows.promptset.isin(list(combination))]
+    weight = rows.weight * rows.promptset.map(combination).astype(float)
+    frame = rows.assign(w=weight, ws=weight * rows.score)
+    subgroup = frame.groupby(["model", "seed", "subgroup"])[["w", "ws"]].sum()
+    cell = subgroup.groupby(level=["model", "seed"]).sum()
+    overall = (cell.ws / cell.w).reindex(subgroup.index.droplevel("subgroup")).to_numpy()
+    deviation = pd.Series(overall - (subgroup.ws / subgroup.w).to_numpy(), index=subgroup.index)
+    cube = deviation.unstack("seed").unstack("subgroup")  # models x (seed, subgroup)
+    seeds = sorted(set(rows.seed))
+    subgroups = sorted(set(rows.subgroup))
+    return np.stack(
+        [[[cube.loc[model, (seed, subgroup)] for seed in seeds] for subgroup in subgroups] for model in MODELS]
+    )
+
+
+def population_bounds_terms(observed: np.ndarray, draws: np.ndarray, kappa: float = 3.0):
+    """Per draw and subgroup, one model's terms above and below its Eq. 1 (docs/methods.md §1.13), by plain loops.
+
+    ``observed``: (subgroups x seeds), ``draws``: (draws x subgroups x seeds). Above: −sign(d̄_g) times the
+    draw's deviation less the observed, averaged over seeds; below: the same with +sign, but |·| (each seed's) for a
+    subgroup whose seed-mean deviation d̄_g lies within ``kappa`` standard deviations of its draws' seed-means of 0.
+    """
+    above = np.zeros((len(draws), observed.shape[0]))
+    below = np.zeros((len(draws), observed.shape[0]))
+    for g in range(observed.shape[0]):
+        mean = observed[g].mean()
+        noise = draws[:, g, :] - observed[g][None, :]
+        unsure = abs(mean) <= kappa * noise.mean(axis=1).std() or mean == 0
+        above[:, g] = (np.abs(noise) if mean == 0 else -np.sign(mean) * noise).mean(axis=1)
+        below[:, g] = (np.abs(noise) if unsure else np.sign(mean) * noise).mean(axis=1)
+    return above, below
+
+
 def combinations_of(k):
     for chosen in itertools.combinations_with_replacement(SETS, k - 1):
         combination = {"original": 1}
@@ -161,6 +197,13 @@ class Reference:
         key = (kind, label(combination))
         if key not in self._draws:
             self._draws[key] = np.array([self.eq1(combination, w) for w in getattr(self, kind)])
+        return self._draws[key]
+
+    def deviation_draws(self, combination) -> np.ndarray:
+        """(draws x models x subgroups x seeds): :func:`loop_deviations` of each bootstrap draw's rows."""
+        key = ("deviations", label(combination))
+        if key not in self._draws:
+            self._draws[key] = np.array([loop_deviations(self.draw(w), combination) for w in self.boot])
         return self._draws[key]
 
     def floor(self, combination) -> np.ndarray:

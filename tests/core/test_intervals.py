@@ -1,8 +1,5 @@
 """The interval helpers every method shares (biasflow.intervals).
 
-``interval_p``, the p read off the bootstrap interval's construction (docs/methods.md §1.16),
-against a brute-force search: the smallest two-sided level α on a fine grid whose interval,
-built from numpy's percentiles at α/2 and 1 − α/2 the way the 95% one is, leaves out 0.
 ``t_quantile``, the one Student t quantile of FPR's run intervals, FairPair's intervals and
 the bootstrap's small-sample widening, against a printed t table. The two rules every table
 follows (docs/methods.md §9): bounds cut to the values a quantity can take, by hand and by
@@ -17,7 +14,6 @@ import pytest
 from biasflow.intervals import (
     NON_NEGATIVE,
     estimate_interval,
-    interval_p,
     is_rounding,
     small_sample_factor,
     standard_error,
@@ -26,44 +22,6 @@ from biasflow.intervals import (
     within,
     without_rounding,
 )
-
-
-def brute_force_p(estimate: float, draws: np.ndarray, factor: float) -> float:
-    """The smallest α on a grid of 1/2000 whose interval, laid off from the estimate, leaves out 0 (1 if none)."""
-    middle = np.median(draws)
-    for alpha in np.arange(1, 2001) / 2000:
-        low, high = np.quantile(draws, [alpha / 2, 1 - alpha / 2], method="inverted_cdf")
-        if estimate - factor * (middle - low) > 0 or estimate + factor * (high - middle) < 0:
-            return float(alpha)
-    return 1.0
-
-
-@pytest.mark.parametrize("seed", range(12))
-def test_p_is_the_level_at_which_the_interval_reaches_zero(seed):
-    rng = np.random.default_rng(seed)
-    draws = rng.gamma(2.0, 1.0, 399) * rng.choice([-1, 1]) + rng.normal(0, 1)
-    estimate, factor = rng.normal(0, 3), rng.uniform(1.0, 1.5)
-    p = interval_p(estimate, draws, factor)
-    assert p == pytest.approx(brute_force_p(estimate, draws, factor), abs=2 * 2 / 400)
-
-
-def test_hand_worked():
-    """Draws 1..9 (median 5), estimate 3, factor 1: draws at least 3 below 5 are 1 and 2, so p = 2·3/10."""
-    assert interval_p(3.0, np.arange(1.0, 10.0), 1.0) == pytest.approx(0.6)
-    assert interval_p(-3.0, np.arange(1.0, 10.0), 1.0) == pytest.approx(0.6), "draws at least 3 above: 8 and 9"
-    assert interval_p(0.0, np.arange(1.0, 10.0), 1.0) == 1.0
-
-
-@pytest.mark.parametrize(
-    ("estimate", "draws", "factor"),
-    [
-        (np.nan, np.arange(5.0), 1.0),
-        (1.0, np.full(5, np.nan), 1.0),
-        (1.0, np.arange(5.0), np.nan),
-    ],
-)
-def test_undefined_is_nan_never_zero(estimate, draws, factor):
-    assert np.isnan(interval_p(estimate, draws, factor))
 
 
 @pytest.mark.parametrize(

@@ -257,11 +257,12 @@ def test_the_step_writes_what_the_command_writes_on_the_same_files(tmp_path, met
     pd.testing.assert_frame_equal(pd.read_csv(table), expected)
     assert summary.read_text().startswith(f"**{method}: candidate {candidate} against baseline m0: ")
     assert "(margin ±0.02 from compare[].margin." in summary.read_text().splitlines()[0]
-    if method == "cairo":  # the known truth: gender 0.08 worse, race the same
-        assert dict(zip(expected["axis"], expected["verdict"], strict=True)) == {
-            "gender": "worse by more than δ",
-            "race": "equivalent",
-        }
+    if method == "cairo":  # the known truth: gender 0.08 worse; race the same, shown no more than 0.02 worse in
+        # population Eq. 1 (within ±0.02 would need more than 15 prompts a subgroup, docs/methods.md §1.16)
+        verdicts = dict(zip(expected["axis"], expected["verdict"], strict=True))
+        assert verdicts == {"gender": "worse by more than δ", "race": "not worse"}
+        race = expected.set_index("axis").loc["race"]
+        assert race["lo90"] < 0 < race["hi90"]
 
 
 def test_fpr_judges_every_probe_set_and_classifier_of_the_pair_together(tmp_path, capsys):

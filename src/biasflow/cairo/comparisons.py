@@ -7,24 +7,25 @@ models gets
 
 - ``difference``: model_a's Eq. 1 minus model_b's (``measure`` ``eq1``), or model_a's excess
   bias minus model_b's (``excess``: each Eq. 1 less its no-bias floor, §1.13);
-- ``difference_lo``/``difference_hi``: a 95% interval from the selection's cluster
+- ``difference_lo``/``difference_hi``: a 95% interval for the two models' *population*
+  difference of Eq. 1, the same for both measures, which estimate it
+  (:func:`biasflow.cairo.population.difference_interval`): from the selection's cluster
   bootstrap draws, one draw shared by both models (so the prompts' common part cancels),
-  laid off from the difference and widened for few clusters as the headline's intervals are;
-  the excess rows lay the Eq. 1 difference's spread off from the excess difference (the
-  floors held as the data give them);
+  each model's terms above and below its estimate summed draw by draw, laid off from Eq. 1's
+  difference and widened for few clusters as the headline's intervals are;
 - ``p``: for ``eq1``, a paired randomisation test: each model's scores centred on its own
   mean (which leaves Eq. 1 as it is), in each draw the two models' statistics are swapped
   in each cluster with probability ½, which leaves their joint distribution as it is when
   the models' centred scores are exchangeable; two-sided, (1 + #{|D*| ≥ |D|}) / (draws + 1).
   For ``excess``, whose question (the same group difference, whatever each model's
-  toxicity) a swap cannot pose, the p at which the interval's own construction reaches 0
-  (:func:`biasflow.intervals.interval_p`);
+  toxicity) a swap cannot pose, the p at which the interval reaches 0
+  (:func:`biasflow.cairo.population.p_two_sided`);
 - ``p_holm``/``p_bh``: adjusted over the pairs of the same axis, metric pair, metric, split,
   prompts and measure (:mod:`biasflow.multiplicity`) that the table holds: every pair, or
   with a baseline the baseline's pairs (:mod:`biasflow.model_pairs`);
 - ``lo90``/``hi90``: the same interval at 90% (its t/z factor at 90%), and ``p_worse``, the
-  one-sided p of "model_a's measure is at most model_b's" read off that construction
-  (:func:`biasflow.intervals.interval_p_above`): what the verdicts against a margin read
+  one-sided p of "model_a's population Eq. 1 is at most model_b's" read off that construction
+  (:meth:`biasflow.cairo.population.Pair.p`): what the verdicts against a margin read
   (:mod:`biasflow.verdicts`, docs/methods.md §7).
 
 The swaps come from their own stream per metric and split, keyed by names, so adding a
@@ -40,9 +41,9 @@ import pandas as pd
 
 from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_bias, pooled_stats
 from biasflow.cairo.headline import headline_k
+from biasflow.cairo.population import Pair, difference_interval, p_two_sided
 from biasflow.cairo.selection import SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection
-from biasflow.cairo.uncertainty import TIE_TOL, draw_bias, draw_rng, small_sample_factor
-from biasflow.intervals import estimate_interval, interval_p, interval_p_above
+from biasflow.cairo.uncertainty import TIE_TOL, draw_bias, draw_rng, population_terms, small_sample_factor
 from biasflow.model_pairs import PairChoice, compared
 from biasflow.multiplicity import adjust
 from biasflow.verdicts import LEVEL
@@ -151,7 +152,7 @@ def pair_rows(
     floor (empty: every ``excess`` number is NaN).
     """
     bias = pooled_bias(counts[None, :], pooled, normalise)[0]
-    draws = draw_bias(counts, pooled, boot, normalise) if len(boot) else np.full((1, len(bias)), np.nan)
+    terms = population_terms(counts, pooled, boot, normalise) if len(boot) else None
     floor = draw_bias(counts, pooled, null, normalise).mean(axis=0) if len(null) else np.full(len(bias), np.nan)
     factor, factor90 = small_sample_factor(pooled), small_sample_factor(pooled, LEVEL)
     score_sum = np.tensordot(counts, pooled.score_sum, axes=1)  # models x seeds x clusters
@@ -159,7 +160,10 @@ def pair_rows(
     n_scores = n.sum(axis=(1, 2)) / n.shape[1]
     rows = []
     for a, b in ((models.index(first), models.index(second)) for first, second in pairs):
-        spread = draws[:, a] - draws[:, b]
+        nan = np.full(1, np.nan)
+        pair, flipped = (
+            (terms.pair(a, b), terms.pair(b, a)) if terms is not None else (Pair(nan, nan, nan, np.nan),) * 2
+        )
         same = {
             "model_a": models[a],
             "model_b": models[b],
@@ -169,26 +173,22 @@ def pair_rows(
         }
         difference = bias[a] - bias[b]
         swapped = swap_differences(score_sum[[a, b]], n[[a, b]], pooled.membership, swaps, normalise)
-        excess = difference - (floor[a] - floor[b])
+        # One population difference, two estimates of it: its interval, laid off from Eq. 1's difference, is both
+        # rows' (docs/methods.md §1.16).
+        low, high = difference_interval(difference, pair, factor)
+        low90, high90 = difference_interval(difference, pair, factor90, LEVEL)
+        interval = {
+            "difference_lo": low,
+            "difference_hi": high,
+            "lo90": low90,
+            "hi90": high90,
+            "p_worse": pair.p(difference, factor90),
+        }
         for measure, value, p in (
             ("eq1", difference, swap_p(difference, swapped)),
-            ("excess", excess, interval_p(excess, spread, factor)),
+            ("excess", difference - (floor[a] - floor[b]), p_two_sided(difference, pair, flipped, factor)),
         ):
-            low, high = estimate_interval(value, spread, factor)
-            low90, high90 = estimate_interval(value, spread, factor90, level=LEVEL)
-            rows.append(
-                {
-                    "measure": measure,
-                    "difference": value,
-                    "difference_lo": low,
-                    "difference_hi": high,
-                    "p": p,
-                    "lo90": low90,
-                    "hi90": high90,
-                    "p_worse": interval_p_above(value, spread, factor90),
-                    **same,
-                }
-            )
+            rows.append({"measure": measure, "difference": value, "p": p, **interval, **same})
     return rows
 
 

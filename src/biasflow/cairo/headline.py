@@ -18,12 +18,13 @@ import pandas as pd
 
 from biasflow.cairo.combinations import ORIGINAL, pooled_bias, pooled_stats
 from biasflow.cairo.correlation_search import BLOCK_SIZE
+from biasflow.cairo.population import eq1_interval
 from biasflow.cairo.selection import SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection, combination_label
 from biasflow.cairo.uncertainty import (
     draw_bias,
     excess_p,
-    group_difference_interval,
     kendall_w_test,
+    population_terms,
     rank_interval,
     small_sample_factor,
 )
@@ -153,8 +154,10 @@ def model_uncertainty(counts: np.ndarray, pooled, null: np.ndarray, boot: np.nda
             bias, draws, small_sample_factor(pooled), NON_NEGATIVE
         )
         columns["rank_lo"], columns["rank_hi"] = rank_interval(draws)
-        columns["excess_bias_lo"], columns["excess_bias_hi"] = group_difference_interval(
-            counts, pooled, boot, normalise
+        terms = population_terms(counts, pooled, boot, normalise)
+        above, below = (np.stack(side, axis=1) for side in zip(*map(terms.model, range(len(bias))), strict=True))
+        columns["excess_bias_lo"], columns["excess_bias_hi"] = eq1_interval(
+            bias, above, below, small_sample_factor(pooled)
         )
     if len(null):
         null_bias = draw_bias(counts, pooled, null, normalise)

@@ -231,6 +231,7 @@ def noninferiority_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
                     lo90=row.lo90,
                     hi90=row.hi90,
                     settings=settings,
+                    difference=row.difference,
                 )
             )
     return rows

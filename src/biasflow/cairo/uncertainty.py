@@ -28,8 +28,9 @@ import numpy as np
 
 from biasflow.bootstrap import RAO_WU, cluster_weights
 from biasflow.cairo.combinations import PooledStats, eq1
+from biasflow.cairo.population import Terms
 from biasflow.hashing import named_rng
-from biasflow.intervals import INTERVAL, NON_NEGATIVE, estimate_interval, is_rounding
+from biasflow.intervals import INTERVAL
 from biasflow.intervals import small_sample_factor as t_factor
 
 # Streams of random draws, one per purpose, so adding draws of one kind never moves another's.
@@ -149,30 +150,19 @@ def excess_p(bias: np.ndarray, null_draws: np.ndarray) -> np.ndarray:
     return (1 + (null_draws >= bias - TIE_TOL).sum(axis=0)) / (len(null_draws) + 1)
 
 
-def group_difference_interval(
-    counts: np.ndarray, pooled: PooledStats, weights: np.ndarray, normalise: str
-) -> tuple[np.ndarray, np.ndarray]:
-    """A 95% interval per model for the population value of Eq. 1, Σ_g |μ_g − μ_all| (docs/methods.md §1.13).
+def population_terms(counts: np.ndarray, pooled: PooledStats, weights: np.ndarray, normalise: str) -> Terms:
+    """The bootstrap's stand-ins for how far population Eq. 1 lies from each model's estimate (docs/methods.md §1.13).
 
-    Each subgroup's deviation μ_all − μ_g is (nearly) unbiased; its absolute value is not,
-    which is Eq. 1's upward bias. Under every bootstrap draw the deviations are summed with
-    the signs they have in the data, which keeps the statistic linear and so its interval
-    centred where the population value is when a subgroup clearly differs, and wide
-    enough to reach it when one does not. The interval is laid off from the statistic's
-    observed value (which is Eq. 1) and widened for few clusters, as Eq. 1's is. It sizes a
-    difference; whether there is one is ``excess_p``'s question (coverage: the calibration
-    table, benchmarks/README.md).
+    :class:`biasflow.cairo.population.Terms` of one combination's subgroup deviations
+    μ_all − μ_g and their values under the draws ``weights``, divided by the subgroups' number
+    where Eq. 1 is (``normalise: mean``).
     """
     totals = draw_totals(counts, pooled, pooled.membership[None])
-    observed = _deviations(*totals)
-    # Deviations that are rounding (Eq. 1 is then exactly 0, as :func:`eq1` writes it) have no sign to keep.
-    scale = len(pooled.subgroups) * np.abs(totals[0].sum(axis=0) / totals[1].sum(axis=0))
-    observed = np.where(is_rounding(np.abs(observed).sum(axis=0), scale), 0.0, observed)
-    linear = (np.sign(observed) * _deviations(*draw_totals(counts, pooled, weights))).sum(axis=0).mean(axis=0)
-    estimate = np.abs(observed).sum(axis=0).mean(axis=0)[0]
-    if normalise == "mean":
-        linear, estimate = linear / len(pooled.subgroups), estimate / len(pooled.subgroups)
-    return estimate_interval(estimate, linear, small_sample_factor(pooled), NON_NEGATIVE)
+    observed = _deviations(*totals)[:, :, 0, :]
+    # Deviations within rounding of this scale are 0, as eq1 writes them (biasflow.intervals.ROUNDING).
+    rounding = len(pooled.subgroups) * np.abs(totals[0].sum(axis=0) / totals[1].sum(axis=0))[:, 0, :]
+    scale = len(pooled.subgroups) if normalise == "mean" else 1.0
+    return Terms.of(observed, _deviations(*draw_totals(counts, pooled, weights)), rounding[None], scale)
 
 
 def _deviations(group_sum: np.ndarray, group_n: np.ndarray) -> np.ndarray:

@@ -150,6 +150,7 @@ def noninferiority_rows(scores: pd.DataFrame, settings: Settings) -> list[dict]:
             lo90=row.lo90,
             hi90=row.hi90,
             settings=settings,
+            difference=row.difference,
         )
         for row in table.itertuples(index=False)
     ]

@@ -176,6 +176,7 @@ def noninferiority_rows(preds: pd.DataFrame, probe: str, settings: Settings) -> 
             lo90=row["lo90"],
             hi90=row["hi90"],
             settings=settings,
+            difference=row["difference"],
         )
         for row in spans.to_dict("records")
     ]
