@@ -32,7 +32,7 @@ from biasflow.methods import method as declared
 from biasflow.model_pairs import PairChoice
 from biasflow.settings import StepSettings
 from biasflow.tables import write_table
-from biasflow.verdicts import noninferiority_mdd, noninferiority_units, paired_se
+from biasflow.verdicts import noninferiority_mdd, noninferiority_units, paired_se, upper_reach
 
 log = logging.getLogger("biasflow")
 
@@ -215,7 +215,7 @@ def noninferiority_row(
     below the units at hand). ``sd`` is one unit's spread, se · √n.
     """
     se = paired_se(lo90, hi90)
-    reach = hi90 - difference if difference is not None and math.isfinite(difference) else None
+    reach = upper_reach(hi90, difference)
     return {
         "model": model,
         "scope": scope,

@@ -88,6 +88,12 @@ def paired_se(lo90: float, hi90: float) -> float:
     return (hi90 - lo90) / (2 * float(stats.norm.ppf(1 - ALPHA)))
 
 
+def upper_reach(hi90: float, difference: float | None) -> float | None:
+    """How far the 90% interval's upper bound lies above its ``difference``; None where no difference is given (the
+    interval is then read as symmetric, :func:`noninferiority_mdd`)."""
+    return hi90 - difference if difference is not None and math.isfinite(difference) else None
+
+
 def noninferiority_mdd(se: float, power: float = PLANNED_POWER, reach: float | None = None) -> float:
     """The smallest margin at which a candidate truly equal to the baseline is shown ``not worse`` with probability
     ``power``: reach + z_{power} · se (docs/methods.md §6.8).
@@ -136,8 +142,7 @@ def units_needed(
     that wide at the current size says the size is short, not that less would do). NaN without
     an interval.
     """
-    reach = hi90 - difference if difference is not None and math.isfinite(difference) else None
-    needed = noninferiority_units(n_units, paired_se(lo90, hi90), margin, power, reach)
+    needed = noninferiority_units(n_units, paired_se(lo90, hi90), margin, power, upper_reach(hi90, difference))
     return float(max(n_units, math.ceil(needed))) if math.isfinite(needed) else math.nan
 
 

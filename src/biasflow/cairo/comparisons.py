@@ -161,9 +161,7 @@ def pair_rows(
     rows = []
     for a, b in ((models.index(first), models.index(second)) for first, second in pairs):
         nan = np.full(1, np.nan)
-        pair, flipped = (
-            (terms.pair(a, b), terms.pair(b, a)) if terms is not None else (Pair(nan, nan, nan, np.nan),) * 2
-        )
+        pair = terms.pair(a, b) if terms is not None else Pair(nan, nan, nan, np.nan)
         same = {
             "model_a": models[a],
             "model_b": models[b],
@@ -186,7 +184,7 @@ def pair_rows(
         }
         for measure, value, p in (
             ("eq1", difference, swap_p(difference, swapped)),
-            ("excess", difference - (floor[a] - floor[b]), p_two_sided(difference, pair, flipped, factor)),
+            ("excess", difference - (floor[a] - floor[b]), p_two_sided(difference, pair, factor)),
         ):
             rows.append({"measure": measure, "difference": value, "p": p, **interval, **same})
     return rows

@@ -154,8 +154,7 @@ def model_uncertainty(counts: np.ndarray, pooled, null: np.ndarray, boot: np.nda
             bias, draws, small_sample_factor(pooled), NON_NEGATIVE
         )
         columns["rank_lo"], columns["rank_hi"] = rank_interval(draws)
-        terms = population_terms(counts, pooled, boot, normalise)
-        above, below = (np.stack(side, axis=1) for side in zip(*map(terms.model, range(len(bias))), strict=True))
+        above, below = population_terms(counts, pooled, boot, normalise).models()
         columns["excess_bias_lo"], columns["excess_bias_hi"] = eq1_interval(
             bias, above, below, small_sample_factor(pooled)
         )

@@ -76,9 +76,9 @@ class Terms:
         below = np.where(unsure, magnitude, sign * noise).mean(axis=1)
         return cls(above.transpose(1, 0, 2), below.transpose(1, 0, 2), observed, noise, scale)
 
-    def model(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """Model ``i``'s (above, below) per draw: its terms summed over the subgroups."""
-        return _sum(self.above[:, :, i]) / self.scale, _sum(self.below[:, :, i]) / self.scale
+    def models(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every model's (above, below) per draw (draws x models): its terms summed over the subgroups."""
+        return _sum(self.above) / self.scale, _sum(self.below) / self.scale
 
     def pair(self, a: int, b: int) -> Pair:
         """The draws of a − b's two bounds (:class:`Pair`): the models' own terms, and the one that reads both."""
@@ -109,6 +109,10 @@ class Pair:
     down: np.ndarray
     shared: np.ndarray
     apart: float
+
+    def flipped(self) -> Pair:
+        """The same bounds for b − a: what lies above a − b's estimate lies below b − a's."""
+        return Pair(self.down, self.up, self.shared, self.apart)
 
     def reach(self, side: str, level: float) -> float:
         """How far the bound on ``side`` (``up`` or ``down``) lies from the estimate at one-sided ``level``."""
@@ -157,10 +161,10 @@ def difference_interval(difference: float, pair: Pair, factor: float, level: flo
     return within(difference, low, high, UNBOUNDED)
 
 
-def p_two_sided(difference: float, pair: Pair, flipped: Pair, factor: float) -> float:
+def p_two_sided(difference: float, pair: Pair, factor: float) -> float:
     """Two-sided p of "a's and b's population Eq. 1 are equal": twice the one-sided p on the side the difference
-    lies (``flipped``: the pair b, a), at most 1."""
+    lies, at most 1."""
     if not np.isfinite(difference):
         return np.nan
-    one_sided = pair.p(difference, factor) if difference >= 0 else flipped.p(-difference, factor)
+    one_sided = pair.p(difference, factor) if difference >= 0 else pair.flipped().p(-difference, factor)
     return float(min(1.0, 2 * one_sided)) if np.isfinite(one_sided) else np.nan
