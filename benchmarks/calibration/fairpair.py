@@ -23,7 +23,12 @@ with numpy, never with the library:
   computed by :func:`excess_truth` over :data:`TRUTH_PROMPTS` simulated prompts with every
   split enumerated (itertools); mean_F's, E[F | F finite], by :func:`mean_f_truth`;
 * the release gate's margin: the same weighted ratio for each of two models on the same
-  zero-inflated prompts, A's less B's (:func:`pair_excess_truth`).
+  zero-inflated prompts, A's less B's (:func:`pair_excess_truth`): a population value, the
+  mean over the population of prompts of a function of each prompt's continuations, which
+  does not change with the number of prompts a study draws. It has no closed form (each
+  prompt's R is read over all 252 splits of its ten scores), so the mean is taken over
+  :data:`GATE_TRUTH_PROMPTS` prompts, an integral by Monte Carlo. With no prompt shift
+  the two sides of B are exchangeable and B's excess is 0 exactly.
 
 Sizes: the whole module runs in about 40 s at its quick sizes and, with the release gate's
 rows (about 4 minutes of it), 5 to 7 minutes at its full ones on one core (``--only fairpair --jobs 1``).
@@ -290,7 +295,7 @@ GATE_TRUTH_PROMPTS = 100_000
 # The planned scenario: each study planned from its own pilot of this many prompts of two truly equal models, for the
 # default margin power.min_effect.fairpair; the power it reaches is promised at least PLANNED_FLOOR, the pilot's own
 # error moving the plan (docs/methods.md §6.8).
-GATE_PILOT, PLANNED_FLOOR = 200, 0.75
+GATE_PILOT, PLANNED_FLOOR = 200, 0.80
 
 
 @functools.cache
@@ -321,12 +326,14 @@ def pair_excess_truth(samples: int, shift_sd: float, delta: float, zeros: float)
     return float(excess[0] - excess[1])
 
 
-def gate_scores(rng, prompts: int, delta: float, dissimilarities=("sentiment",)) -> pd.DataFrame:
+def gate_scores(
+    rng, prompts: int, delta: float, dissimilarities=("sentiment",), shift_sd: float = GATE_SHIFT_SD
+) -> pd.DataFrame:
     """Two models' per-prompt scores (A's counterfactual side ``delta`` more), each dissimilarity from its own data."""
     frames = []
     for dissimilarity in dissimilarities:
         for model, sentiment in zip(
-            "AB", pair_sentiments(rng, prompts, GATE_SAMPLES, GATE_SHIFT_SD, delta, GATE_ZEROS), strict=True
+            "AB", pair_sentiments(rng, prompts, GATE_SAMPLES, shift_sd, delta, GATE_ZEROS), strict=True
         ):
             with _quiet():
                 mine, _ = scores_and_null(
@@ -358,18 +365,18 @@ def gate_verdicts(scores: pd.DataFrame, baseline: str, candidate: str, margin: f
     )
 
 
-def gate_trial(rng, check: str, delta: float = GATE_DELTA) -> np.ndarray:
+def gate_trial(rng, check: str, delta: float = GATE_DELTA, shift_sd: float = GATE_SHIFT_SD) -> np.ndarray:
     """One pair of models at the margin through the comparison and its verdicts, checked.
 
     ``check``: ``not_worse`` (A against B: ``not worse``, ``equivalent`` or ``better`` claimed),
     ``equivalent_above`` (A against B, the truth +δ: ``equivalent`` claimed), ``equivalent_below``
     (B against A, the truth −δ), ``gate`` (both dissimilarities at +δ: ``--fail-on
-    not-noninferior`` passes).
+    not-noninferior`` passes). With ``shift_sd`` 0 no prompt reads as biased to B, whose
+    population excess R is then 0.
     """
-    margin = pair_excess_truth(GATE_SAMPLES, GATE_SHIFT_SD, delta, GATE_ZEROS)
-    scores = gate_scores(
-        rng, GATE_PROMPTS, delta, choices("fairpair.dissimilarities") if check == "gate" else ("sentiment",)
-    )
+    margin = pair_excess_truth(GATE_SAMPLES, shift_sd, delta, GATE_ZEROS)
+    dissimilarities = choices("fairpair.dissimilarities") if check == "gate" else ("sentiment",)
+    scores = gate_scores(rng, GATE_PROMPTS, delta, dissimilarities, shift_sd)
     baseline, candidate = ("A", "B") if check == "equivalent_below" else ("B", "A")
     verdicts = gate_verdicts(scores, baseline, candidate, margin)
     if check == "gate":
@@ -392,21 +399,28 @@ def gate_planned_trial(rng) -> np.ndarray:
 
 
 def _gate(
-    statistic: str, truth: str, check: str, delta: float = GATE_DELTA, quick: int = 60, full: int = 1000
+    statistic: str,
+    truth: str,
+    check: str,
+    delta: float = GATE_DELTA,
+    shift_sd: float = GATE_SHIFT_SD,
+    quick: int = 60,
+    full: int = 1000,
 ) -> Scenario:
+    shared = f"shared prompt shift sd {shift_sd}" if shift_sd else "no prompt shift (B's excess R 0)"
     return Scenario(
         "fairpair",
         statistic,
         f"{GATE_PROMPTS} prompts × {GATE_SAMPLES} samples per side, "
-        f"{GATE_ZEROS:.0%} zeros (weak sentiment read as 0), shared prompt shift sd {GATE_SHIFT_SD}, "
-        f"margin the excess R difference at A's side shift {delta} more",
+        f"{GATE_ZEROS:.0%} zeros (weak sentiment read as 0), {shared}, "
+        f"margin the population excess R difference at A's side shift {delta} more",
         truth,
         REJECTION,
         ALPHA,
         0.0,
         ALPHA,
         gate_trial,
-        dict(check=check, delta=delta),
+        dict(check=check, delta=delta, shift_sd=shift_sd),
         quick=quick,
         full=full,
     )
@@ -622,31 +636,37 @@ SCENARIOS = [
     # most 5% of datasets, and the intersection-union gate over both dissimilarities at the margin passes in no more.
     _gate(
         "'not worse' claimed (better, equivalent or not worse)",
-        "A's excess R exactly the margin above B's",
+        "A's population excess R exactly the margin above B's, B's above 0",
         "not_worse",
     ),
     _gate(
+        "'not worse' claimed (better, equivalent or not worse)",
+        "A's population excess R exactly the margin above B's, B's 0",
+        "not_worse",
+        shift_sd=0.0,
+    ),
+    _gate(
         "--fail-on not-noninferior passes (both dissimilarities)",
-        "each dissimilarity's excess R in A exactly the margin above B's",
+        "each dissimilarity's population excess R in A exactly the margin above B's",
         "gate",
         quick=30,
         full=200,
     ),
     _gate(
         "'equivalent' claimed",
-        "A's excess R exactly the margin above B's",
+        "A's population excess R exactly the margin above B's",
         "equivalent_above",
         EQUIVALENCE_DELTA,
-        40,
-        400,
+        quick=40,
+        full=400,
     ),
     _gate(
         "'equivalent' claimed",
-        "the candidate's excess R exactly the margin below the baseline's",
+        "the candidate's population excess R exactly the margin below the baseline's",
         "equivalent_below",
         EQUIVALENCE_DELTA,
-        40,
-        400,
+        quick=40,
+        full=400,
     ),
     # The gate's planner (§6.8): at the prompts it asks for, a truly equal candidate is shown not worse 80% of the time.
     Scenario(

@@ -32,6 +32,10 @@ INTERVAL = (2.5, 97.5)
 ROUNDING = 1e-9
 # The values a quantity can take: any (a difference), or none below 0 (Eq. 1, a mean F).
 UNBOUNDED, NON_NEGATIVE = (-math.inf, math.inf), (0.0, math.inf)
+# Bootstrap standard errors within which two estimates (or one and 0) cannot be told apart, where a bound of a
+# maximum or an absolute value must allow for a tie in the population (docs/methods.md §1.16, §3.8): a true tie lies
+# beyond 3 in 0.3% of samples (normal), where its noise would be taken as signal.
+TIE_SE = 3.0
 
 
 def is_rounding(difference: npt.ArrayLike, scale: npt.ArrayLike) -> np.ndarray | np.bool_:

@@ -202,6 +202,7 @@ def noninferiority_row(
     hi90: float,
     settings: PowerSettings,
     difference: float | None = None,
+    plan_factor: float = 1.0,
 ) -> dict:
     """A row planning the release gate (§6.8) from the pilot's paired 90% interval ``lo90``-``hi90`` over ``n`` units
     around its ``difference`` (where given, hi90 − difference is how far the bound reaches above it; else z · se).
@@ -212,10 +213,12 @@ def noninferiority_row(
     ``power.alpha``), and ``n_needed`` the units at which that margin falls to
     ``settings.min_effect``, se falling as 1/√n: the numbers an ``inconclusive`` verdict
     quotes for the same interval (:func:`biasflow.verdicts.units_needed`, which never goes
-    below the units at hand). ``sd`` is one unit's spread, se · √n.
+    below the units at hand). ``sd`` is one unit's spread, se · √n. ``plan_factor`` scales the
+    error and the reach the plan reads (FairPair's upper confidence bound of its pilot's error).
     """
-    se = paired_se(lo90, hi90)
+    se = paired_se(lo90, hi90) * plan_factor
     reach = upper_reach(hi90, difference)
+    reach = reach * plan_factor if reach is not None else None
     return {
         "model": model,
         "scope": scope,

@@ -53,7 +53,18 @@ VERDICTS = (BETTER, EQUIVALENT, NOT_WORSE, WORSE_BEYOND, WORSE, INCONCLUSIVE)
 # Verdicts that show the candidate no worse than the baseline by the margin (the intersection-union gate).
 NON_INFERIOR = (BETTER, EQUIVALENT, NOT_WORSE)
 # What a method's rows hold for the verdicts (the method fills them; :func:`judge` adds the rest).
-ROW_COLUMNS = ["measure_name", "difference", "lo90", "hi90", "p_worse", "unit", "n_units", "why_untested", "note"]
+ROW_COLUMNS = [
+    "measure_name",
+    "estimand",
+    "difference",
+    "lo90",
+    "hi90",
+    "p_worse",
+    "unit",
+    "n_units",
+    "why_untested",
+    "note",
+]
 VERDICT_COLUMNS = ["verdict", "margin", "lo90", "hi90", "p_worse", "p_worse_holm", "units_needed"]
 # The choices of --fail-on and --format.
 FAIL_ON = ("worse", "not-noninferior", "never")
@@ -130,6 +141,7 @@ def units_needed(
     margin: float,
     power: float = PLANNED_POWER,
     difference: float | None = None,
+    plan_factor: float = 1.0,
 ) -> float:
     """The units a candidate truly equal to the baseline needs for hi90 < δ at ``power`` (docs/methods.md §6.8).
 
@@ -140,9 +152,17 @@ def units_needed(
     ``power`` once reach + z_{power} · se ≤ δ (:func:`noninferiority_units`, what the power
     planner's non-inferiority rows give), rounded up, and never below ``n_units`` (an interval
     that wide at the current size says the size is short, not that less would do). NaN without
-    an interval.
+    an interval. ``plan_factor`` scales the error and the reach (the power planner's row does the
+    same: FairPair reads its error at an upper confidence bound).
     """
-    needed = noninferiority_units(n_units, paired_se(lo90, hi90), margin, power, upper_reach(hi90, difference))
+    reach = upper_reach(hi90, difference)
+    needed = noninferiority_units(
+        n_units,
+        paired_se(lo90, hi90) * plan_factor,
+        margin,
+        power,
+        reach * plan_factor if reach is not None else None,
+    )
     return float(max(n_units, math.ceil(needed))) if math.isfinite(needed) else math.nan
 
 
@@ -150,6 +170,9 @@ def judge(rows: pd.DataFrame, margin: float) -> pd.DataFrame:
     """``rows`` (:data:`ROW_COLUMNS` and others) with ``verdict``, ``margin``, ``p_worse_holm`` and ``units_needed``.
 
     Holm runs over every row given with a ``p_worse``: the rows of one call are one family.
+    A method whose plan reads more than the interval gives ``plan_factor`` (the error's scale)
+    and ``plan_units`` (the units the plan counts, in place of ``n_units``), as its power
+    planner's rows do (FairPair, docs/methods.md §6.8).
     """
     if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin > 0):
         from biasflow.errors import BiasflowError
@@ -163,10 +186,12 @@ def judge(rows: pd.DataFrame, margin: float) -> pd.DataFrame:
     rows["margin"] = float(margin)
     rows["verdict"] = [verdict(lo, hi, margin) for lo, hi in zip(rows["lo90"], rows["hi90"], strict=True)]
     rows["p_worse_holm"] = holm(rows["p_worse"].to_numpy(dtype=np.float64))
+    factors = rows["plan_factor"] if "plan_factor" in rows else np.ones(len(rows))
+    units = rows["plan_units"] if "plan_units" in rows else rows["n_units"]
     rows["units_needed"] = [
-        units_needed(n, lo, hi, margin, difference=d) if v == INCONCLUSIVE else math.nan
-        for n, lo, hi, d, v in zip(
-            rows["n_units"], rows["lo90"], rows["hi90"], rows["difference"], rows["verdict"], strict=True
+        units_needed(n, lo, hi, margin, difference=d, plan_factor=f) if v == INCONCLUSIVE else math.nan
+        for n, lo, hi, d, v, f in zip(
+            units, rows["lo90"], rows["hi90"], rows["difference"], rows["verdict"], factors, strict=True
         )
     ]
     return rows
@@ -288,10 +313,12 @@ def report(rows: pd.DataFrame, baseline: str, candidate: str, method: str, margi
     """
     verdict_of_all = overall(rows)
     margin = float(rows["margin"].iloc[0]) if len(rows) else math.nan
+    estimands = "; ".join(dict.fromkeys(rows["estimand"])) if "estimand" in rows else ""
     first = (
         f"{method}: candidate {candidate} against baseline {baseline}: {verdict_of_all} "
         f"(margin ±{margin:.4g} from {margin_source}; {len(rows)} measure(s), each a one-sided test at "
         f"{ALPHA:g}; 'not worse' overall needs every measure non-inferior, 'worse' any after Holm)"
+        + (f"; judged: {estimands}" if estimands else "")
     )
     if fmt == "json":
         return json.dumps(
@@ -302,6 +329,7 @@ def report(rows: pd.DataFrame, baseline: str, candidate: str, method: str, margi
                 "overall": verdict_of_all,
                 "margin": margin,
                 "margin_source": margin_source,
+                "estimand": estimands,
                 "rows": [_json_row(row) for row in rows.to_dict("records")],
             },
             indent=1,

@@ -10,6 +10,16 @@ import pytest
 
 from biasflow.cairo import headline, uncertainty
 from biasflow.cairo.combinations import pooled_stats
+from biasflow.cairo.comparisons import comparison_table
+from biasflow.cairo.empty_reasons import (
+    COMPARISON_INTERVALS,
+    HEADLINE_INTERVALS,
+    HEADLINE_NULL,
+    NO_BOOTSTRAP,
+    NO_NULL,
+    NO_SPREAD,
+    NO_SWAPS,
+)
 from biasflow.cairo.selection import SearchSettings, select
 from biasflow.cairo.uncertainty import Draws
 from stats_helpers import drawn_stats
@@ -62,4 +72,27 @@ def test_the_headline_intervals_and_null_are_those_of_the_selections_draws(stats
     assert table[["bias_lo", "bias_hi", "excess_bias_lo", "excess_bias_hi"]].isna().all().all(), (
         "draws that do not spread give no interval, never one of zero width"
     )
+    assert (table["why_empty"] == f"bias_lo, bias_hi, excess_bias_lo, excess_bias_hi: {NO_SPREAD}").all()
     assert (table["excess_p"] == 1).all()
+
+
+def test_every_empty_cell_of_the_headline_and_comparisons_says_why(stats):
+    """With the bootstrap, the null and the swaps off, each table names the settings that emptied its cells; with
+    them on, nothing is empty and nothing is said."""
+    off = replace(SETTINGS, bootstrap=0, null_draws=0, permutations=0)
+    selection = select(stats, off)
+    table = headline.bias_table(stats, selection, off)
+    assert table[HEADLINE_INTERVALS + HEADLINE_NULL].isna().all().all() and table["bias"].notna().all()
+    assert (
+        table["why_empty"] == f"{', '.join(HEADLINE_INTERVALS)}: {NO_BOOTSTRAP}; {', '.join(HEADLINE_NULL)}: {NO_NULL}"
+    ).all()
+    pairs = comparison_table(stats, selection, off)
+    eq1, excess = pairs[pairs["measure"] == "eq1"], pairs[pairs["measure"] == "excess"]
+    assert (eq1["why_empty"] == f"{', '.join(COMPARISON_INTERVALS)}: {NO_BOOTSTRAP}; p, p_holm, p_bh: {NO_SWAPS}").all()
+    assert (
+        excess["why_empty"]
+        == f"difference: {NO_NULL}; {', '.join(COMPARISON_INTERVALS)}, p, p_holm, p_bh: {NO_BOOTSTRAP}"
+    ).all()
+    selection = select(stats, SETTINGS)
+    assert (headline.bias_table(stats, selection, SETTINGS)["why_empty"] == "").all()
+    assert (comparison_table(stats, selection, SETTINGS)["why_empty"] == "").all()

@@ -19,29 +19,30 @@ from scipy.special import expit
 
 from biasflow.cairo.combinations import ORIGINAL, pooled_stats
 from biasflow.cairo.headline import model_uncertainty
-from biasflow.cairo.population import KAPPA, Pair, Terms, difference_interval, eq1_interval, p_two_sided
+from biasflow.cairo.population import Pair, Terms, difference_interval, eq1_interval, p_two_sided
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import STATS_COLUMNS
 from biasflow.cairo.uncertainty import BOOTSTRAP, bootstrap_weights, draw_rng
 from biasflow.cairo.verdicts import compare
+from biasflow.intervals import TIE_SE
 from biasflow.verdicts import NON_INFERIOR, judge
 
 
 def test_hand_worked_terms():
     """Two subgroups, one seed, one model. Subgroup 0's deviation 0.5 lies far from 0 (its draws spread 0.1): its
-    sign carries it both ways. Subgroup 1's 0.01 lies within KAPPA standard errors of 0: below the estimate it
+    sign carries it both ways. Subgroup 1's 0.01 lies within TIE_SE standard errors of 0: below the estimate it
     counts |Z*|, above it −sign · Z*."""
     observed = np.array([[[0.5]], [[0.01]]])  # subgroups x seeds x models
     noise = np.array([[0.1, -0.1, 0.0], [0.02, -0.04, 0.02]])  # subgroups x draws
     draws = observed[:, :, None, :] + noise[:, None, :, None]  # subgroups x seeds x draws x models
     above, below = (side[:, 0] for side in Terms.of(observed, draws, np.ones((1, 1, 1))).models())
-    assert np.abs(observed[1, 0, 0]) <= KAPPA * np.std(noise[1])
+    assert np.abs(observed[1, 0, 0]) <= TIE_SE * np.std(noise[1])
     np.testing.assert_allclose(above, -noise[0] - noise[1])
     np.testing.assert_allclose(below, noise[0] + np.abs(noise[1]))
 
 
 def test_hand_worked_pair():
-    """Two models, two subgroups at ±0.01 (a) and ±0.012 (b), within KAPPA standard errors of 0, their noise shared
+    """Two models, two subgroups at ±0.01 (a) and ±0.012 (b), within TIE_SE standard errors of 0, their noise shared
     but for 0.001. Own bounds, per subgroup: ``up`` a's term above plus b's below, −Z* + |Z* + 0.001| (0.001, 0.039,
     0.001 for Z* of 0.03, −0.02, 0.01); ``down`` a's below plus b's above, |Z*| − (Z* + 0.001) (−0.001, 0.039,
     −0.001). The shared bound: Σ |Z*_a − Z*_b| = 2 · 0.001 per draw, and 2 Σ |d̂_a − d̂_b| = 2 · 2 · 0.002."""

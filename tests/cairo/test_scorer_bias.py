@@ -22,7 +22,15 @@ from scipy import stats as scipy_stats
 
 import biasflow
 from biasflow.cairo.combinations import pooled_stats
-from biasflow.cairo.scorer_bias import SWAP, ScorerBiasSettings, agreement_table, models_table
+from biasflow.cairo.empty_reasons import NO_BOOTSTRAP, NO_SPREAD
+from biasflow.cairo.scorer_bias import (
+    LOST_SUBGROUP,
+    NOTHING_SWAPPED,
+    SWAP,
+    ScorerBiasSettings,
+    agreement_table,
+    models_table,
+)
 from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.uncertainty import BOOTSTRAP, bootstrap_weights, draw_rng
 from biasflow.cli import main
@@ -96,6 +104,7 @@ def test_the_command_writes_its_tables_and_figure(outputs):
         "n_contents",
         "n_excluded",
         "n_clusters",
+        "why_empty",
     ]
     assert list(pd.read_csv(out / "religion_models.csv").columns) == [
         "model",
@@ -112,6 +121,7 @@ def test_the_command_writes_its_tables_and_figure(outputs):
         "n",
         "n_excluded",
         "n_clusters",
+        "why_empty",
     ]
 
 
@@ -286,6 +296,7 @@ def test_a_model_that_loses_a_whole_subgroup_to_unswappable_words_gets_no_eq1_an
     models = models.set_index("model")
     assert models.loc["m1", ["bias", "bias_neutral", "bias_scorer_part"]].isna().all()
     assert models.loc["m1", "n_excluded"] == 2 and models.loc["m1", "n"] == 1
+    assert models.loc["m1", "why_empty"].endswith(f": {LOST_SUBGROUP}") and models.loc["m2", "why_empty"] != ""
     assert models.loc["m2", "bias_neutral"] == 0.0 and models.loc["m2", "n_excluded"] == 0
     assert "m1 continuations (religion): every continuation of subgroup(s) christian (seed 0)" in caplog.text
     assert own.set_index("subgroup")["n_excluded"].to_dict() == {"christian": 2, "muslim": 0}
@@ -328,6 +339,10 @@ def test_fewer_than_three_prompt_clusters_give_no_interval_and_say_why(caplog):
     assert table["scorer_bias"].notna().all()
     assert table[["scorer_bias_lo", "scorer_bias_hi"]].isna().all().all()
     assert "2 prompt cluster(s) (M/k1, M/k2), fewer than the 3 a resample needs" in caplog.text
+    interval = "scorer_bias_lo, scorer_bias_hi"
+    assert (table["why_empty"] == f"{interval}: fewer than 3 prompt clusters, which a resample needs").all()
+    off = scorer_bias(contents.assign(group_key=["k1", "k2", "k3"]), ["a", "b"], "race", draws=0, seed=0)
+    assert (off["why_empty"] == f"{interval}: no bootstrap draws (cairo.selection.bootstrap is 0)").all()
 
 
 def test_scorer_bias_covers_when_a_prompts_contents_share_the_reaction():
@@ -465,6 +480,10 @@ def test_contents_whose_scores_do_not_vary_give_zeros_and_no_intervals(tmp_path)
     assert (
         models[["bias_lo", "bias_hi", "bias_scorer_part_lo", "bias_scorer_part_hi", "scorer_part_p"]].isna().all().all()
     )
+    assert (
+        models["why_empty"]
+        == f"bias_lo, bias_hi, bias_scorer_part_lo, bias_scorer_part_hi: {NO_SPREAD}; scorer_part_p: {NOTHING_SWAPPED}"
+    ).all()
 
 
 def test_the_raw_bias_interval_stays_at_or_above_zero(outputs):
@@ -484,6 +503,8 @@ def test_scores_the_scorer_did_not_change_give_no_test_and_no_warning(caplog):
     assert "drives this bias" not in caplog.text
     off = models_table(scored, scored["score"], pd.Series(mentions), ScorerBiasSettings("none", 0, 0))
     assert off[["bias_lo", "bias_scorer_part_lo", "scorer_part_p"]].isna().all().all()
+    drawn = "bias_lo, bias_hi, bias_scorer_part_lo, bias_scorer_part_hi, scorer_part_p"
+    assert (off["why_empty"] == f"{drawn}: {NO_BOOTSTRAP}").all()
 
 
 def kendall_tau_b(x, y) -> float:

@@ -388,6 +388,7 @@ def test_kendall_w_permutation_p_is_a_loop_over_the_same_shuffles():
 
 
 def test_a_subgroup_with_one_cluster_cannot_be_resampled_its_intervals_are_nan_and_the_log_says_so(caplog):
+    from biasflow.cairo.empty_reasons import SINGLE_CLUSTER
     from stats_helpers import drawn_stats
 
     stats = drawn_stats(np.random.default_rng(4), MODELS, ["A", "B"], SETS, clusters=1)
@@ -400,6 +401,7 @@ def test_a_subgroup_with_one_cluster_cannot_be_resampled_its_intervals_are_nan_a
     interval_columns = ["bias_lo", "bias_hi", "excess_bias_lo", "excess_bias_hi", "rank_lo", "rank_hi"]
     assert table[interval_columns].isna().all().all(), "nothing to resample: no interval, never a zero-width one"
     assert (table.n_clusters == 1).all() and table.bias.notna().all()
+    assert (table.why_empty == ", ".join(interval_columns) + ": " + SINGLE_CLUSTER).all(), "the table says why"
     assert selection.curve[["best_r_lo", "best_r_hi", "test_r_lo", "test_r_hi"]].isna().all().all()
 
 

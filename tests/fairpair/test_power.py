@@ -152,3 +152,21 @@ def test_the_gate_rows_plan_from_the_interval_compare_reads():
         row = gate.loc[f"{candidate} vs b"]
         assert judged["verdict"] == "inconclusive" and row["n"] == judged["n_units"] and row["unit"] == "prompts"
         assert row["n_needed"] == judged["units_needed"] > row["n"]
+
+
+def test_the_gate_plan_reads_the_pilots_error_at_its_upper_80_percent_bound():
+    """plan_factor² = 1 + z_0.80 √((κ − 1)/m), κ the (non-excess) kurtosis of the prompts' influences on the
+    difference, each written out here from the weighted means (docs/methods.md §6.8)."""
+    from scipy import stats
+
+    from biasflow.fairpair.power import planning_factor
+
+    rng = np.random.default_rng(8)
+    x_a, x_b = rng.standard_t(3, 50), rng.standard_t(3, 50)
+    w_a, w_b = rng.uniform(0.5, 2, 50), rng.uniform(0.5, 2, 50)
+    theta_a, theta_b = (w_a * x_a).sum() / w_a.sum(), (w_b * x_b).sum() / w_b.sum()
+    u = w_a * (x_a - theta_a) / w_a.sum() - w_b * (x_b - theta_b) / w_b.sum()
+    kurtosis = stats.kurtosis(u, fisher=False, bias=True)
+    expected = np.sqrt(1 + stats.norm.ppf(0.8) * np.sqrt((kurtosis - 1) / 50))
+    assert planning_factor(np.stack([x_a, w_a, x_b, w_b])) == pytest.approx(expected, rel=1e-12)
+    assert planning_factor(np.ones((4, 1))) == 1.0, "one prompt: nothing to bound"

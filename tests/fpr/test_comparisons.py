@@ -44,6 +44,56 @@ def statistics(rows: pd.DataFrame, a: str, b: str) -> dict[tuple[str, str, str],
     return out
 
 
+def gap_vectors(rows: pd.DataFrame) -> dict[tuple[str, str], list[float]]:
+    """(model, class) -> the model's gaps in the order of GROUPS, by the ordinary code."""
+    gaps = gaps_and_spans(rows)["gaps"]
+    return {
+        (model, name): [gaps.loc[(model, group), f"{name}_FPR_gap"] for group in GROUPS]
+        for model in gaps.index.unique("model")
+        for name in CLASSES
+    }
+
+
+def span_reaches_by_loop(observed: list[list[float]], drawn: list[list[list[float]]]) -> tuple[list, list]:
+    """Per draw, the span difference less the stand-ins of its error (docs/methods.md §3.8), group by group.
+
+    ``observed``: a's and b's gaps; ``drawn``: per draw, a's and b's. Below a span's error: the
+    move of the top group less that of the bottom one (of groups tied at the top, the least
+    move; at the bottom, the largest); above it: the largest move among the
+    groups within 3 bootstrap standard errors of the top less the smallest among those as near
+    the bottom. Upper reach: difference − (a's below − b's above); lower: − (a's above − b's below).
+    """
+
+    def stand_ins(gaps: list[float], draws: list[list[float]]) -> list[tuple[float, float]]:
+        top, bottom = gaps.index(max(gaps)), gaps.index(min(gaps))
+        moves = [[d[g] - gaps[g] for g in range(len(gaps))] for d in draws]
+
+        def near(reference: int, sign: float) -> list[int]:
+            out = []
+            for g in range(len(gaps)):
+                apart = [sign * (m[reference] - m[g]) for m in moves]
+                if sign * (gaps[reference] - gaps[g]) <= 3.0 * float(np.std(apart)):
+                    out.append(g)
+            return out
+
+        near_top, near_bottom = near(top, 1.0), near(bottom, -1.0)
+        tops = [g for g in range(len(gaps)) if abs(gaps[g] - gaps[top]) <= 1e-9]  # exact ties: the least move
+        bottoms = [g for g in range(len(gaps)) if abs(gaps[g] - gaps[bottom]) <= 1e-9]
+        return [
+            (
+                min(m[g] for g in tops) - max(m[g] for g in bottoms),
+                max(m[g] for g in near_top) - min(m[g] for g in near_bottom),
+            )
+            for m in moves
+        ]
+
+    difference = (max(observed[0]) - min(observed[0])) - (max(observed[1]) - min(observed[1]))
+    a, b = (stand_ins(observed[k], [draw[k] for draw in drawn]) for k in (0, 1))
+    upper = [difference - (below_a - above_b) for (below_a, _), (_, above_b) in zip(a, b, strict=True)]
+    lower = [difference - (above_a - below_b) for (_, above_a), (below_b, _) in zip(a, b, strict=True)]
+    return upper, lower
+
+
 def fast_rows(table: pd.DataFrame) -> dict[tuple[str, str, str], pd.Series]:
     return {
         (row["class"], row["measure"], "" if pd.isna(row["group"]) else row["group"]): row
@@ -75,17 +125,28 @@ def test_difference_and_interval_match_a_loop_over_resampled_rows(runs_b):
                 for copy in range(run_weights[model][d, r]):
                     for t, template in enumerate(templates):
                         copies += [parts[model, run, template].assign(run_id=f"{run}-{copy}")] * weights[d, t]
-        drawn.append(statistics(pd.concat(copies, ignore_index=True), "X", "Y"))
-    observed = statistics(preds, "X", "Y")
+        rebuilt = pd.concat(copies, ignore_index=True)
+        drawn.append((statistics(rebuilt, "X", "Y"), gap_vectors(rebuilt)))
+    observed, observed_gaps = statistics(preds, "X", "Y"), gap_vectors(preds)
     for key, row in fast.items():
         assert row["difference"] == pytest.approx(observed[key], abs=1e-12), key
-        differences = np.array([draw[key] for draw in drawn])
-        differences[np.abs(differences) <= 1e-9] = 0.0  # eps traces of a 0 are 0 (docs/methods.md §9)
-        low, high, low90, high90 = np.percentile(differences, [2.5, 97.5, 5, 95])
+        if key[1] == "span":  # a span's bounds allow for tied groups: the basic bootstrap of its stand-ins
+            upper, lower = (
+                np.array(reach)
+                for reach in span_reaches_by_loop(
+                    [observed_gaps["X", key[0]], observed_gaps["Y", key[0]]],
+                    [[gaps["X", key[0]], gaps["Y", key[0]]] for _, gaps in drawn],
+                )
+            )
+        else:  # a gap's: the percentiles of the drawn differences
+            upper = lower = np.array([statistic[key] for statistic, _ in drawn])
+        for reach in (upper, lower):
+            reach[np.abs(reach) <= 1e-9] = 0.0  # eps traces of a 0 are 0 (docs/methods.md §9)
+        (low, low90), (high90, high) = np.percentile(lower, [2.5, 5]), np.percentile(upper, [95, 97.5])
         assert (row["difference_lo"], row["difference_hi"]) == pytest.approx((low, high), abs=1e-9), key
         assert (row["lo90"], row["hi90"]) == pytest.approx((low90, high90), abs=1e-9), key
-        # One-sided: the share of draws at or below 0, counted as (1 + k) / (draws + 1).
-        assert row["p_worse"] == pytest.approx((1 + np.sum(differences <= 1e-9)) / (draws + 1)), key
+        # One-sided: the share of lower draws at or below 0, counted as (1 + k) / (draws + 1).
+        assert row["p_worse"] == pytest.approx((1 + np.sum(lower <= 1e-9)) / (draws + 1)), key
         assert np.isnan(row["p"]), "no swap draws, no p"
 
 

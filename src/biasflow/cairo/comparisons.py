@@ -39,11 +39,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from biasflow.cairo import empty_reasons
 from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_bias, pooled_stats
 from biasflow.cairo.headline import headline_k
 from biasflow.cairo.population import Pair, difference_interval, p_two_sided
 from biasflow.cairo.selection import SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection
 from biasflow.cairo.uncertainty import TIE_TOL, draw_bias, draw_rng, population_terms, small_sample_factor
+from biasflow.empty_cells import WHY_EMPTY, why_empty
 from biasflow.model_pairs import PairChoice, compared
 from biasflow.multiplicity import adjust
 from biasflow.verdicts import LEVEL
@@ -69,6 +71,7 @@ COMPARISON_COLUMNS = [
     "lo90",
     "hi90",
     "p_worse",
+    WHY_EMPTY,
 ]
 # The stream of the swap draws (beside the bootstrap's and the null's).
 SWAP = "swap"
@@ -93,7 +96,8 @@ def comparison_table(
     ``settings.permutations`` (0 leaves ``p`` NaN). ``pairs`` says which pairs
     (:func:`biasflow.model_pairs.compared`: every pair by default, or each model against a
     baseline); a pair's rows do not depend on which other pairs are compared, but for the
-    adjusted p-values, whose family is the pairs the table holds.
+    adjusted p-values, whose family is the pairs the table holds. ``why_empty`` says why each
+    empty cell is (:mod:`biasflow.cairo.empty_reasons`).
     """
     rows = []
     for best in headline_k(selection.curve).itertuples(index=False):
@@ -131,7 +135,11 @@ def comparison_table(
                                 **row,
                             }
                         )
-    return adjust(pd.DataFrame(rows, columns=COMPARISON_COLUMNS), FAMILY)
+    table = adjust(pd.DataFrame(rows, columns=COMPARISON_COLUMNS), FAMILY)
+    table[WHY_EMPTY] = why_empty(
+        table, empty_reasons.comparisons(table, settings.bootstrap, settings.null_draws, settings.permutations)
+    )
+    return table
 
 
 def pair_rows(

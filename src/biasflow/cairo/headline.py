@@ -16,8 +16,10 @@ import math
 import numpy as np
 import pandas as pd
 
+from biasflow.cairo import empty_reasons
 from biasflow.cairo.combinations import ORIGINAL, pooled_bias, pooled_stats
 from biasflow.cairo.correlation_search import BLOCK_SIZE
+from biasflow.cairo.empty_reasons import SINGLE_CLUSTER
 from biasflow.cairo.population import eq1_interval
 from biasflow.cairo.selection import SELECT_SPLIT, TEST_SPLIT, SearchSettings, Selection, combination_label
 from biasflow.cairo.uncertainty import (
@@ -28,6 +30,7 @@ from biasflow.cairo.uncertainty import (
     rank_interval,
     small_sample_factor,
 )
+from biasflow.empty_cells import WHY_EMPTY, why_empty
 from biasflow.intervals import NON_NEGATIVE, estimate_interval
 
 HEADLINE_COLUMNS = [
@@ -52,12 +55,8 @@ HEADLINE_COLUMNS = [
     "n_clusters",
     "k",
     "combination",
+    WHY_EMPTY,
 ]
-# Why a metric and split with one cluster somewhere has no intervals (docs/methods.md §1.11).
-SINGLE_CLUSTER = (
-    "a subgroup has prompts of a single group key, so nothing says how far its mean would move on "
-    "other prompts; give each subgroup two or more group keys per split"
-)
 # Ranks are whole numbers, missing where no bootstrap draw could be made.
 RANK_COLUMNS = ["rank_lo", "rank_hi"]
 
@@ -82,7 +81,8 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
     Σ_g |μ_g − μ_all|, and ``excess_p`` the null's test of a group difference (§1.12-1.13).
     ``design`` (nested, crossed or mixed) and ``n_clusters`` (the fewest group keys the
     bootstrap resamples together) say what the intervals rest on; with a single key
-    somewhere they are NaN. The draws are the selection's own (``selection.draws``), so
+    somewhere they are NaN; ``why_empty`` says why each empty cell is. The draws are the
+    selection's own (``selection.draws``), so
     the intervals of a combination here and of r in the curve rest on the same draws.
     """
     rows = []
@@ -125,6 +125,7 @@ def bias_table(stats: pd.DataFrame, selection: Selection, settings: SearchSettin
         table.groupby(["axis", "pair", "metric", "split", "prompts"])["bias"].rank(method="min").astype("int64")
     )
     table[RANK_COLUMNS] = table[RANK_COLUMNS].astype("Int64")
+    table[WHY_EMPTY] = why_empty(table, empty_reasons.headline(table, settings.bootstrap, settings.null_draws))
     return table[HEADLINE_COLUMNS]
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from biasflow.cairo.comparisons import COMPARISON_COLUMNS
-from biasflow.cairo.headline import SINGLE_CLUSTER, headline_k
+from biasflow.cairo.empty_reasons import SINGLE_CLUSTER
+from biasflow.cairo.headline import headline_k
 from biasflow.html_tables import Section, write_tables_page
 
 # The comparisons' columns the page leaves to the table itself: the axis (one page per axis), the design and the

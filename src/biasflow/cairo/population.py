@@ -14,7 +14,7 @@ inequality to keep each side valid:
   bounds it (exactly where d_g is clearly away from 0, conservatively at 0);
 - *below the estimate* (how much of Eq. 1 is noise): |d̂_g| − |d_g| ≤ |Z_g| always, and equals
   ŝ_g·Z_g where d_g is clearly away from 0. A subgroup whose seed-averaged deviation lies
-  within :data:`KAPPA` bootstrap standard errors of 0 cannot be told from 0, so it takes
+  within :data:`biasflow.intervals.TIE_SE` bootstrap standard errors of 0 cannot be told from 0, so it takes
   |Z*_g|; the others take ŝ_g·Z*_g.
 
 Z* is a cluster bootstrap draw of d̂ less d̂ (the selection's draws, shared by every model, so
@@ -33,11 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from biasflow.intervals import NON_NEGATIVE, UNBOUNDED, is_rounding, within
-
-# Bootstrap standard errors within which a subgroup's deviation counts as possibly 0 (module docstring): a true 0
-# lies beyond 3 in 0.3% of samples (normal), where its noise would be taken as signal.
-KAPPA = 3.0
+from biasflow.intervals import NON_NEGATIVE, TIE_SE, UNBOUNDED, is_rounding, within
 
 
 @dataclass(frozen=True)
@@ -70,7 +66,7 @@ class Terms:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a subgroup without keys in every draw: NaN
             se = np.nanstd(noise.mean(axis=1), axis=1)  # subgroups x models
-        unsure = (np.abs(mean) <= KAPPA * se)[:, None, None, :] | (sign == 0)
+        unsure = (np.abs(mean) <= TIE_SE * se)[:, None, None, :] | (sign == 0)
         magnitude = np.abs(noise)
         above = np.where(sign == 0, magnitude, -sign * noise).mean(axis=1)  # subgroups x draws x models
         below = np.where(unsure, magnitude, sign * noise).mean(axis=1)

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_bias, pooled_stats
+from biasflow.cairo.empty_reasons import NO_BOOTSTRAP, NO_SPREAD, SINGLE_CLUSTER
 from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.uncertainty import (
     BOOTSTRAP,
@@ -31,6 +32,7 @@ from biasflow.cairo.uncertainty import (
     draw_rng,
     small_sample_factor,
 )
+from biasflow.empty_cells import WHY_EMPTY, Reason, why_empty
 from biasflow.intervals import NON_NEGATIVE, estimate_interval, is_rounding, without_rounding
 from biasflow.settings import StepSettings
 from biasflow.tables import CONTINUATION_KEY
@@ -52,6 +54,7 @@ MODELS_COLUMNS = [
     "n",
     "n_excluded",
     "n_clusters",
+    WHY_EMPTY,
 ]
 AGREEMENT_COLUMNS = ["axis", "metric", "split", "scorer_a", "scorer_b", "kendall_tau", "n_models", "outside_interval"]
 # Every prompt set's rows, both splits: the bias a leaderboard built on the original prompts shows.
@@ -62,6 +65,14 @@ SWAP, ALPHA = "raw-neutral swap", 0.05
 ORIGINAL_SET = 0
 # A swapped difference within this of the observed one counts as reaching it (the same sums, another order).
 TIE_TOL = 1e-12
+# Why a model's cells are empty, beside the reasons every CAIRO table shares (biasflow.cairo.empty_reasons).
+LOST_SUBGROUP = (
+    "every continuation of one of its subgroups names the group in a form that cannot be swapped grammatically, "
+    "so it has no Eq. 1 here (n_excluded; the log names the subgroup)"
+)
+NOTHING_SWAPPED = (
+    "swapping raw and neutral scores moves nothing (no continuation names its group, or the scorer rates both alike)"
+)
 
 
 @dataclass(frozen=True)
@@ -120,6 +131,7 @@ def models_table(
         parts.append(rows)
     table = pd.concat(parts, ignore_index=True).reindex(columns=MODELS_COLUMNS)
     table["n_clusters"] = table["n_clusters"].astype("Int64")  # empty where a model has no Eq. 1
+    table[WHY_EMPTY] = why_empty(table, _reasons(table, settings.bootstrap))
     for row in table[table["scorer_part_p"] < ALPHA].itertuples(index=False):
         log.warning(
             "%s %s (%s): Eq. 1 is %.4f on the raw scores and %.4f with the group words replaced by a neutral "
@@ -137,6 +149,21 @@ def models_table(
             row.scorer_part_p,
         )
     return table
+
+
+def _reasons(table: pd.DataFrame, bootstrap: int) -> list[Reason]:
+    """Why each empty cell of the models table is (docs/tables.md): the first reason that applies."""
+    counts = ["model", "metric", "mention_share", "n", "n_excluded", WHY_EMPTY]
+    numbers = [column for column in MODELS_COLUMNS if column not in counts]  # a model without Eq. 1 has none
+    drawn = ["bias_lo", "bias_hi", "bias_scorer_part_lo", "bias_scorer_part_hi", "scorer_part_p"]
+    return [
+        Reason(["mention_share"], "no continuation of this model is left to score", table["n"] == 0),
+        Reason(numbers, LOST_SUBGROUP, table["bias"].isna()),
+        Reason(drawn, NO_BOOTSTRAP, not bootstrap),
+        Reason(drawn, SINGLE_CLUSTER, table["n_clusters"] < 2),
+        Reason(["scorer_part_p"], NOTHING_SWAPPED),
+        Reason(drawn, NO_SPREAD),
+    ]
 
 
 def _still_complete(whole: pd.DataFrame, kept: pd.DataFrame, metric: str, axis: str) -> list[str]:

@@ -39,6 +39,11 @@ BOTH_SPLITS = "all"
 SUMS = ["score_sum", "score_sq_sum", "n"]
 # How each measure reads in a sentence.
 MEASURE_WORDS = {"eq1": "Eq. 1", "excess": "excess bias"}
+# What a row's interval bounds, whichever measure estimates it (docs/methods.md §1.16, §7).
+ESTIMAND = (
+    "the candidate's population Eq. 1 (the sum over subgroups of |subgroup mean - overall mean| over the "
+    "population of prompts, in the scorer's units) less the baseline's"
+)
 
 
 def command(
@@ -105,6 +110,7 @@ def _row(stats: pd.DataFrame, axis: str, metric: str, baseline: str, candidate: 
         "model_a": candidate,
         "model_b": baseline,
         "measure_name": name,
+        "estimand": ESTIMAND,
         "unit": "group keys",
         "note": None,
     }

@@ -154,18 +154,26 @@ def paired_difference(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The difference of two models' weighted means over the same prompts, with its standard error.
 
     ``units`` is (x_a, w_a, x_b, w_b, …, prompts): each model's per-prompt value and weight.
-    se = √(m/(m−1)) · √(Σ u²) with u_i = w_a,i (x_a,i − θ_a) / Σ w_a − w_b,i (x_b,i − θ_b) / Σ w_b,
-    the linearised error of the difference (each prompt's influence on both means at once),
-    with one model the error :func:`biasflow.fairpair.intervals.weighted_mean` gives.
+    se = √(m/(m−1)) · √(Σ u²) with u the prompts' influences (:func:`paired_influence`), the
+    linearised error of the difference; with one model the error
+    :func:`biasflow.fairpair.intervals.weighted_mean` gives.
     """
     m = units.shape[-1]
+    difference, influence = paired_influence(units)
+    spread = np.sqrt((influence**2).sum(axis=-1))
+    return difference, spread * math.sqrt(m / (m - 1)) if m > 1 else np.full_like(spread, math.nan)
+
+
+def paired_influence(units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The difference of the two weighted means and each prompt's influence on it (``units``: as
+    :func:`paired_difference`): u_i = w_a,i (x_a,i − θ_a) / Σ w_a − w_b,i (x_b,i − θ_b) / Σ w_b, the prompt's
+    effect on both means at once."""
     means, influence = [], []
     for x, w in ((units[0], units[1]), (units[2], units[3])):
         total = w.sum(axis=-1)
         means.append((w * x).sum(axis=-1) / total)
         influence.append(w * (x - means[-1][..., None]) / total[..., None])
-    spread = np.sqrt(((influence[0] - influence[1]) ** 2).sum(axis=-1))
-    return means[0] - means[1], spread * math.sqrt(m / (m - 1)) if m > 1 else np.full_like(spread, math.nan)
+    return means[0] - means[1], influence[0] - influence[1]
 
 
 def swap_p(units: np.ndarray, trades: np.ndarray, difference: float) -> float:

@@ -20,16 +20,26 @@ import logging
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from biasflow.fairpair.checks import check_null, scores_by_model
-from biasflow.fairpair.comparisons import comparison_table, paired_difference, shared_units, tested_prompts
+from biasflow.fairpair.comparisons import (
+    comparison_table,
+    paired_difference,
+    paired_influence,
+    shared_units,
+    tested_prompts,
+)
 from biasflow.power import PowerSettings, mean_mdd, mean_needed, noninferiority_row, planned
 
 log = logging.getLogger("biasflow")
+
+# The confidence at which the gate's plan reads a pilot's standard error (:func:`planning_factor`).
+PLANNING_CONFIDENCE = 0.80
 
 
 @dataclass(frozen=True)
@@ -133,24 +143,64 @@ def noninferiority_rows(scores: pd.DataFrame, settings: Settings) -> list[dict]:
 
     The comparison table's rows (:func:`biasflow.fairpair.comparisons.comparison_table`, no
     swap draws: the gate reads no p) give the t interval ``lo90``-``hi90`` over the prompts
-    both models tested, the ones an ``inconclusive`` verdict on the pilot quotes its units from.
+    both models tested. Two things a pilot's interval does not carry move the plan
+    (docs/methods.md §6.8): its standard error is itself an estimate, so the plan reads it at
+    its one-sided 80% upper confidence bound (:func:`planning_factor`), and not every prompt
+    a study writes is tested (all its texts alike), so the size is in prompts written, the
+    pilot's share of tested ones scaling it (``n`` counts the pilot's prompts both models scored).
     """
     pairs = settings.pairs.of(sorted(scores["model"].unique()))
     if not pairs:
         return []
-    table = comparison_table(scores, 0, 0, pairs=pairs)
-    return [
-        noninferiority_row(
-            model=f"{row.model_a} vs {row.model_b}",
-            scope=row.dissimilarity,
-            subgroup="",
-            what="excess R",
-            unit="prompts",
-            n=row.n_prompts,
-            lo90=row.lo90,
-            hi90=row.hi90,
-            settings=settings,
-            difference=row.difference,
+    table = with_plan_inputs(comparison_table(scores, 0, 0, pairs=pairs), scores)
+    rows = []
+    for row in table.itertuples(index=False):
+        rows.append(
+            noninferiority_row(
+                model=f"{row.model_a} vs {row.model_b}",
+                scope=row.dissimilarity,
+                subgroup="",
+                what="excess R",
+                unit="prompts",
+                n=row.plan_units,
+                lo90=row.lo90,
+                hi90=row.hi90,
+                settings=settings,
+                difference=row.difference,
+                plan_factor=row.plan_factor,
+            )
         )
-        for row in table.itertuples(index=False)
-    ]
+    return rows
+
+
+def with_plan_inputs(rows: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
+    """Comparison ``rows`` with what the gate's plan reads beside their interval: ``plan_factor``
+    (:func:`planning_factor` of the pair's tested prompts) and ``plan_units``, the prompts both
+    models scored, tested or not (``scores``: the pair's per-prompt scores with a ``model`` column)."""
+    factors, units = [], []
+    for row in rows.itertuples(index=False):
+        part = scores[scores["dissimilarity"] == row.dissimilarity]
+        a, b = (part[part["model"] == model] for model in (row.model_a, row.model_b))
+        factors.append(planning_factor(shared_units(tested_prompts(a), tested_prompts(b))))
+        units.append(len(set(a["prompt_id"].astype(str)) & set(b["prompt_id"].astype(str))))
+    return rows.assign(plan_factor=factors, plan_units=units)
+
+
+def planning_factor(units: np.ndarray) -> float:
+    """The pilot's standard error at its one-sided 80% upper confidence bound, as a multiple of the estimate.
+
+    The paired error's square is a mean of the prompts' squared influences u_i
+    (:func:`biasflow.fairpair.comparisons.paired_difference`), whose relative variance is
+    (κ − 1)/m, κ = m Σu⁴ / (Σu²)² their kurtosis (3 if normal; more with zero-inflated
+    scores). The bound is √(1 + z_{0.80} √((κ − 1)/m)); 1 without two prompts. Planning from it,
+    a study reaches the planned power for at least 80% of pilots, and more than it on average.
+    """
+    m = units.shape[-1]
+    if m < 2:
+        return 1.0
+    _, u = paired_influence(units)
+    squares = float((u**2).sum())
+    if not squares > 0:
+        return 1.0
+    kurtosis = m * float((u**4).sum()) / squares**2
+    return math.sqrt(1 + NormalDist().inv_cdf(PLANNING_CONFIDENCE) * math.sqrt(max(kurtosis - 1, 0.0) / m))

@@ -19,8 +19,13 @@ import pandas as pd
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.checks import check_null, scores_by_model
 from biasflow.fairpair.comparisons import comparison_table
+from biasflow.fairpair.power import with_plan_inputs
 from biasflow.schema import default
 from biasflow.verdicts import Verdicts, judge
+
+
+# What a row's interval bounds (docs/methods.md §2.9, §7).
+ESTIMAND = "the candidate's excess R over the population of prompts less the baseline's"
 
 
 def command(
@@ -50,6 +55,7 @@ def command(
     rows = compare(paths, baseline, candidate, section["null_draws"], section["seed"])
     rows = rows.assign(
         measure_name=rows["dissimilarity"] + " excess R",
+        estimand=ESTIMAND,
         unit="prompts",
         n_units=rows["n_prompts"],
         note=None,
@@ -63,7 +69,8 @@ def command(
 
 
 def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, swaps: int, seed: int) -> pd.DataFrame:
-    """The comparison rows of ``candidate`` (model_a) against ``baseline`` (model_b).
+    """The comparison rows of ``candidate`` (model_a) against ``baseline`` (model_b), with what the gate's plan reads
+    (:func:`biasflow.fairpair.power.with_plan_inputs`).
 
     ``paths``: each model's per-prompt scores, a file named after its model or a DataFrame
     with a ``model`` column (:func:`biasflow.fairpair.checks.scores_by_model`).
@@ -80,7 +87,7 @@ def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, 
     for model in (candidate, baseline):
         check_null(models[model], model, "the comparison")
     scores = pd.concat([models[model].assign(model=model) for model in (candidate, baseline)], ignore_index=True)
-    rows = comparison_table(scores, swaps, seed, pairs=[(candidate, baseline)])
+    rows = with_plan_inputs(comparison_table(scores, swaps, seed, pairs=[(candidate, baseline)]), scores)
     if not (rows["n_prompts"] > 0).any():
         raise BiasflowError(
             f"{candidate} and {baseline} share no tested prompt (one whose R re-splitting moves) in "

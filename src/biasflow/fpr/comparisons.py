@@ -11,7 +11,9 @@ class and pair of systems:
 - ``difference_lo``/``difference_hi``: the 2.5th and 97.5th percentiles of the difference
   under a cluster bootstrap over templates and runs (§3.3) whose template draw is *shared* by
   both systems (so the templates' common part cancels) and whose run draws are each
-  system's own (runs are not paired); a zero-width interval is NaN;
+  system's own (runs are not paired); a span's bounds allow for groups tied in the
+  population, whose noise pushes a sample's span up (:mod:`biasflow.fpr.span_bounds`): they
+  bound the population spans' difference; a zero-width interval is NaN;
 - ``p``: a paired randomisation test: in each draw, each template's run-averaged counts of
   the two systems are swapped with probability ½, which leaves their joint distribution as
   it is when the systems' template-level results are exchangeable; two-sided,
@@ -19,7 +21,7 @@ class and pair of systems:
 - ``p_holm``/``p_bh``: adjusted over every row of the same measure in the table (one probe
   set: the pairs it holds, every pair or the baseline's (:mod:`biasflow.model_pairs`),
   attributes, groups and classes);
-- ``lo90``/``hi90``: the 5th and 95th percentiles of the same draws, and ``p_worse``, the
+- ``lo90``/``hi90``: the 90% bounds from the same draws, and ``p_worse``, the
   one-sided p of "model_a's gap (span) is at most model_b's": (1 + #{draws ≤ 0}) / (draws + 1)
   (a draw within rounding of 0, :func:`biasflow.intervals.is_rounding`, is 0 in both),
   at most 0.05 where the lower 90% bound lies above 0: what the verdicts against a margin read
@@ -42,6 +44,7 @@ from biasflow.bootstrap import ALL, cluster_weights
 from biasflow.fpr.predictions import UNMARKED
 from biasflow.fpr.rates import CLASSES, RATE_SCALE
 from biasflow.fpr.resampling import class_counts, mean_gaps, stream
+from biasflow.fpr.span_bounds import difference_reaches
 from biasflow.hashing import named_rng
 from biasflow.intervals import is_rounding, without_rounding
 from biasflow.model_pairs import PairChoice, compared
@@ -170,15 +173,17 @@ def _pair_rows(
         swapped = _swapped_gaps(side_a, side_b, swaps)
         gap_swaps = swapped[0] - swapped[1]
         for g, group in enumerate(groups):
+            gap_draws = drawn[0][:, g] - drawn[1][:, g]
             rows.append(
                 {
                     **base,
                     "class": name,
                     "measure": "gap",
                     "group": group,
-                    **_difference(observed[0][g] - observed[1][g], drawn[0][:, g] - drawn[1][:, g], gap_swaps[:, g]),
+                    **_difference(observed[0][g] - observed[1][g], gap_draws, gap_draws, gap_swaps[:, g]),
                 }
             )
+        span_difference = _span(observed[0]) - _span(observed[1])
         rows.append(
             {
                 **base,
@@ -186,8 +191,8 @@ def _pair_rows(
                 "measure": "span",
                 "group": None,
                 **_difference(
-                    _span(observed[0]) - _span(observed[1]),
-                    _span(drawn[0]) - _span(drawn[1]),
+                    span_difference,
+                    *difference_reaches(span_difference, observed, drawn),
                     _span(swapped[0]) - _span(swapped[1]),
                 ),
             }
@@ -227,22 +232,26 @@ def _span(gaps: np.ndarray) -> np.ndarray:
         return np.nanmax(gaps, axis=-1) - np.nanmin(gaps, axis=-1)
 
 
-def _difference(difference: float, drawn: np.ndarray, swapped: np.ndarray) -> dict:
-    """``difference``, its percentile interval from the bootstrap's ``drawn`` differences, and the swap test's p.
+def _difference(difference: float, upper: np.ndarray, lower: np.ndarray, swapped: np.ndarray) -> dict:
+    """``difference``, its interval from the bootstrap's draws, and the swap test's p.
 
-    ``swapped[0]`` is the statistic the swaps are measured against (the difference from
-    run-averaged counts, equal to ``difference`` where every run classified the same
-    sentences), ``swapped[1:]`` its value under each swap draw. An interval without finite
-    draws, or of zero width, is NaN; so is ``p`` without draws or a finite difference.
+    The upper bounds are quantiles of ``upper``, the lower ones of ``lower``: for a gap both are
+    the drawn differences (a percentile interval); for a span, draws that allow for groups tied
+    in the population (:func:`biasflow.fpr.span_bounds.difference_reaches`). ``swapped[0]`` is
+    the statistic the swaps are measured against (the difference from run-averaged counts, equal
+    to ``difference`` where every run classified the same sentences), ``swapped[1:]`` its value
+    under each swap draw. An interval without finite draws, or of zero width, is NaN; so is
+    ``p`` without draws or a finite difference.
     """
     low = high = low90 = high90 = p_worse = np.nan
-    finite = without_rounding(drawn[np.isfinite(drawn)], RATE_SCALE)  # eps traces of a 0 are 0 (§9)
-    if len(finite):
-        low, low90, high90, high = np.percentile(finite, [2.5, 50 * (1 - LEVEL), 50 * (1 + LEVEL), 97.5])
+    upper, lower = (without_rounding(d[np.isfinite(d)], RATE_SCALE) for d in (upper, lower))  # eps traces of 0 (§9)
+    if len(upper) and len(lower):
+        low, low90 = np.percentile(lower, [2.5, 50 * (1 - LEVEL)])
+        high90, high = np.percentile(upper, [50 * (1 + LEVEL), 97.5])
         if is_rounding(high - low, RATE_SCALE):
             low = high = low90 = high90 = np.nan
         else:  # the lower 90% bound lies above 0 where fewer than 5% of the draws do not
-            p_worse = float((1 + np.count_nonzero(finite <= 0)) / (len(finite) + 1))
+            p_worse = float((1 + np.count_nonzero(lower <= 0)) / (len(lower) + 1))
     observed, null = swapped[0], swapped[1:]
     null = null[np.isfinite(null)]
     p = (

@@ -24,6 +24,9 @@ from biasflow.schema import default
 from biasflow.verdicts import ALPHA, Verdicts, judge
 
 
+# What a row's interval bounds (docs/methods.md §3.8, §7).
+ESTIMAND = "the candidate's gap span over the population of templates less the baseline's, in FPR units"
+
 def command(
     paths: Sequence[str | pd.DataFrame],
     baseline: str,
@@ -53,6 +56,7 @@ def command(
     spans = rows[rows["measure"] == "span"].reset_index(drop=True)
     spans = spans.assign(
         measure_name=spans["category"].astype(str) + " " + spans["class"] + " FPR gap span",
+        estimand=ESTIMAND,
         unit="templates",
         n_units=spans["n_templates"],
         note=_accuracy_note(preds, {"baseline": baseline, "candidate": candidate}, fpr["accuracy_floor"]),

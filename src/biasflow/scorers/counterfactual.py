@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from biasflow.bootstrap import RAO_WU, cluster_weights
+from biasflow.empty_cells import WHY_EMPTY, Reason, why_empty
 from biasflow.hashing import named_rng
 from biasflow.intervals import estimate_interval, small_sample_factor, without_rounding
 from biasflow.scorers.cache import score_texts
@@ -44,6 +45,7 @@ SCORER_BIAS_COLUMNS = [
     "n_contents",
     "n_excluded",
     "n_clusters",
+    WHY_EMPTY,
 ]
 # What C_g's bootstrap resamples: a prompt's cluster (a BOLD page, a HolisticBias or HONEST template; the
 # prompt itself where the data name none), per metric. Every continuation of a prompt lies in one.
@@ -198,7 +200,8 @@ def scorer_bias(
     every model (a content is one model's continuation), so adding a model moves C_g and its
     interval by definition; each model's own numbers are
     :func:`biasflow.cairo.scorer_bias.models_table`'s. An interval needs ``draws`` > 0 and
-    :data:`MIN_CLUSTERS` clusters; else it is NaN (never of zero width), and the log says why.
+    :data:`MIN_CLUSTERS` clusters; else it is NaN (never of zero width), and the log and
+    ``why_empty`` say why.
     ``excluded``: each group's continuations left out of ``contents`` because their words
     could not be swapped grammatically (:func:`excluded_counts`; ``n_excluded``, 0 where none
     are given).
@@ -230,7 +233,7 @@ def scorer_bias(
     elif n_clusters and draws:
         drawn = _cluster_draws(sums, sizes, draws, named_rng(seed, "scorer-bias", axis))
         low, high = estimate_interval(estimate, drawn, small_sample_factor(n_clusters - 1))
-    return pd.DataFrame(
+    table = pd.DataFrame(
         {
             "subgroup": groups,
             "scorer_bias": estimate,
@@ -240,7 +243,26 @@ def scorer_bias(
             "n_excluded": [(excluded or {}).get(g, 0) for g in groups],
             "n_clusters": n_clusters,
         }
-    )[SCORER_BIAS_COLUMNS]
+    )
+    interval = ["scorer_bias_lo", "scorer_bias_hi"]
+    table[WHY_EMPTY] = why_empty(
+        table,
+        [
+            Reason(
+                ["scorer_bias", *interval],
+                "no continuation of the axis names its subgroup in a swappable form",
+                table["scorer_bias"].isna(),
+            ),
+            Reason(
+                interval,
+                f"fewer than {MIN_CLUSTERS} prompt clusters, which a resample needs",
+                n_clusters < MIN_CLUSTERS,
+            ),
+            Reason(interval, "no bootstrap draws (cairo.selection.bootstrap is 0)", not draws),
+            Reason(interval, "the bootstrap's draws do not spread: every draw gives the same C_g (docs/methods.md §9)"),
+        ],
+    )
+    return table[SCORER_BIAS_COLUMNS]
 
 
 def _cluster_draws(sums: np.ndarray, sizes: np.ndarray, draws: int, rng: np.random.Generator) -> np.ndarray:

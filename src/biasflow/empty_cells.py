@@ -1,0 +1,59 @@
+"""Why a table's cells are empty: the `why_empty` column every table with optional numbers carries (docs/methods.md §9).
+
+An empty interval or p-value reads as "not computed" to a program and as "no evidence" to a
+person; neither is what happened. Each table that can leave a number empty says, per row,
+which columns are empty and why, in the words of the setting or the data that caused it (a
+setting at 0, a subgroup with one group key, draws that do not spread), so a reader never
+has to guess whether a NaN is a bug.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+WHY_EMPTY = "why_empty"
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Words that explain why ``columns`` are empty in the rows ``where`` marks (True: every row)."""
+
+    columns: Sequence[str]
+    words: str
+    where: np.ndarray | pd.Series | bool = True
+
+
+def why_empty(table: pd.DataFrame, reasons: Sequence[Reason]) -> pd.Series:
+    """Per row: "<columns>: <words>" for each reason that explains some of its empty cells, joined by "; ".
+
+    Each empty cell takes the first reason (in ``reasons``' order) that names its column and
+    marks its row, so a setting that empties everything is named before what the data would
+    have emptied anyway. A row with no empty cell gets "". A cell empty with no reason that
+    names it raises: the caller's list is incomplete, and a table must not leave it unsaid.
+    """
+    marks = [
+        np.broadcast_to(
+            reason.where.fillna(False).to_numpy(dtype=bool)  # a comparison with a missing count marks nothing
+            if isinstance(reason.where, pd.Series)
+            else np.asarray(reason.where, dtype=bool),
+            len(table),
+        )
+        for reason in reasons
+    ]
+    out = []
+    for i in range(len(table)):
+        row = table.iloc[i]
+        said: dict[str, list[str]] = {}
+        for column in dict.fromkeys(c for reason in reasons for c in reason.columns):
+            if not pd.isna(row[column]):
+                continue
+            reason = next((r for r, m in zip(reasons, marks, strict=True) if column in r.columns and m[i]), None)
+            if reason is None:
+                raise ValueError(f"{column} is empty in row {i} with no reason given")
+            said.setdefault(reason.words, []).append(column)
+        out.append("; ".join(f"{', '.join(columns)}: {words}" for words, columns in said.items()))
+    return pd.Series(out, index=table.index, dtype=object)
