@@ -98,7 +98,7 @@ def bias_rows(stats: pd.DataFrame, systems: list[str]) -> list[dict]:
     from biasflow.cairo.combinations import ORIGINAL, pooled_bias, pooled_stats
     from biasflow.cairo.selection import SearchSettings
     from biasflow.cairo.uncertainty import BOOTSTRAP, bootstrap_weights, draw_bias, draw_rng, small_sample_factor
-    from biasflow.cairo.verdicts import BOTH_SPLITS, _both_splits, compare
+    from biasflow.cairo.verdicts import BOTH_SPLITS, both_splits, compare
     from biasflow.intervals import NON_NEGATIVE, estimate_interval
 
     settings = SearchSettings.defaults()
@@ -108,7 +108,7 @@ def bias_rows(stats: pd.DataFrame, systems: list[str]) -> list[dict]:
         names = [f"{system} ({base})", f"{system} ({candidate})"]
         paired = compare([stats], names[0], names[1], settings).set_index("metric")
         for metric in sorted(paired.index):
-            part = _both_splits(stats[(stats["metric"] == metric) & stats["model"].isin(names)])
+            part = both_splits(stats[(stats["metric"] == metric) & stats["model"].isin(names)])
             order = sorted(names)
             pooled = pooled_stats(part, metric, AXIS, BOTH_SPLITS, [ORIGINAL], order)
             counts = np.array([1.0])

@@ -86,7 +86,7 @@ def compare(
         )
     both = stats[stats["model"].isin([baseline, candidate]) & (stats["promptset"] == ORIGINAL)]
     rows = [
-        _row(_both_splits(part), axis, metric, baseline, candidate, settings)
+        _row(both_splits(part), axis, metric, baseline, candidate, settings)
         for (axis, metric), part in both.groupby(["axis", "metric"], sort=True)
         if part["model"].nunique() == 2
     ]
@@ -168,7 +168,7 @@ def _row(stats: pd.DataFrame, axis: str, metric: str, baseline: str, candidate: 
     return {**base, **found, "n_units": found["n_clusters"], "why_untested": why}
 
 
-def _both_splits(stats: pd.DataFrame) -> pd.DataFrame:
+def both_splits(stats: pd.DataFrame) -> pd.DataFrame:
     """The statistics of both splits as one (:data:`BOTH_SPLITS`): a group key split by prompt (a subgroup with one key,
     docs/methods.md §1.3) sums its two halves back into one cluster."""
     return stats.assign(split=BOTH_SPLITS).groupby(STATS_KEYS, as_index=False, sort=True)[SUMS].sum()[STATS_COLUMNS]
