@@ -179,6 +179,7 @@ def judge(rows: pd.DataFrame, margin: float) -> pd.DataFrame:
 
         raise BiasflowError(f"the margin must be a positive number in the measure's unit; got {margin!r}.")
     import numpy as np
+    import pandas as pd
 
     from biasflow.multiplicity import holm
 
@@ -186,12 +187,26 @@ def judge(rows: pd.DataFrame, margin: float) -> pd.DataFrame:
     rows["margin"] = float(margin)
     rows["verdict"] = [verdict(lo, hi, margin) for lo, hi in zip(rows["lo90"], rows["hi90"], strict=True)]
     rows["p_worse_holm"] = holm(rows["p_worse"].to_numpy(dtype=np.float64))
+    # A row is worse only where the gate would call it so: after Holm across the rows of the call (§7).
+    undone = rows["verdict"].isin([WORSE, WORSE_BEYOND]) & ~(rows["p_worse_holm"] <= ALPHA)
+    if undone.any():
+        family = int(rows["p_worse"].notna().sum())
+        words = [
+            f"worse before Holm's correction over the {family} measures (p_worse {p:.3g}, after Holm {h:.3g})"
+            for p, h in zip(rows.loc[undone, "p_worse"], rows.loc[undone, "p_worse_holm"], strict=True)
+        ]
+        notes = rows.loc[undone, "note"] if "note" in rows else pd.Series(None, index=rows.index[undone])
+        rows.loc[undone, "note"] = [
+            f"{note}; {said}" if isinstance(note, str) and note else said
+            for note, said in zip(notes, words, strict=True)
+        ]
+        rows.loc[undone, "verdict"] = INCONCLUSIVE
     factors = rows["plan_factor"] if "plan_factor" in rows else np.ones(len(rows))
     units = rows["plan_units"] if "plan_units" in rows else rows["n_units"]
     rows["units_needed"] = [
-        units_needed(n, lo, hi, margin, difference=d, plan_factor=f) if v == INCONCLUSIVE else math.nan
-        for n, lo, hi, d, v, f in zip(
-            units, rows["lo90"], rows["hi90"], rows["difference"], rows["verdict"], factors, strict=True
+        units_needed(n, lo, hi, margin, difference=d, plan_factor=f) if v == INCONCLUSIVE and not worse else math.nan
+        for n, lo, hi, d, v, f, worse in zip(
+            units, rows["lo90"], rows["hi90"], rows["difference"], rows["verdict"], factors, undone, strict=True
         )
     ]
     return rows
@@ -200,8 +215,10 @@ def judge(rows: pd.DataFrame, margin: float) -> pd.DataFrame:
 def worse_after_holm(rows: pd.DataFrame) -> pd.Series:
     """The rows whose verdict is ``worse`` (or worse by more than δ) and stays so after Holm across the rows.
 
-    A row above the baseline but inside ±δ is ``equivalent`` by the first rule that holds, and
-    counts as no worse: the margin says such a rise does not matter.
+    :func:`judge` already turns a row worse only before Holm into ``inconclusive`` (its note
+    says so), so the rows' verdicts and the gate agree; the test is repeated here for rows
+    judged elsewhere. A row above the baseline but inside ±δ is ``equivalent`` by the first
+    rule that holds, and counts as no worse: the margin says such a rise does not matter.
     """
     return rows["verdict"].isin([WORSE, WORSE_BEYOND]) & (rows["p_worse_holm"] <= ALPHA)
 
@@ -220,8 +237,10 @@ def exit_code(rows: pd.DataFrame, fail_on: str) -> int:
     """The gate's exit status: 1 where ``fail_on`` says the comparison fails, else 0.
 
     ``worse``: some row is worse after Holm (:func:`worse_after_holm`); ``not-noninferior``: not every
-    row is better, equivalent or not worse (intersection-union); ``never``: always 0.
+    row is better, equivalent or not worse (intersection-union; a row that cannot be tested is
+    not); ``never``: always 0. Any other ``fail_on`` raises, naming the choices.
     """
+    _check_choice("fail_on", fail_on, FAIL_ON)
     if fail_on == "worse":
         return int(bool(worse_after_holm(rows).any()))
     if fail_on == "not-noninferior":
@@ -311,12 +330,19 @@ def report(rows: pd.DataFrame, baseline: str, candidate: str, method: str, margi
     ``margin_source`` says where the margin came from (a flag, or ``power.min_effect.<method>``),
     so the reader sees what was assumed.
     """
+    _check_choice("fmt", fmt, FORMATS)
     verdict_of_all = overall(rows)
     margin = float(rows["margin"].iloc[0]) if len(rows) else math.nan
+    judged = int(rows["verdict"].notna().sum())
+    counted = f"{len(rows)} measure(s) given, {judged} judged" + (
+        f", {len(rows) - judged} that cannot be tested (counted as not shown non-inferior)"
+        if judged < len(rows)
+        else ""
+    )
     estimands = "; ".join(dict.fromkeys(rows["estimand"])) if "estimand" in rows else ""
     first = (
         f"{method}: candidate {candidate} against baseline {baseline}: {verdict_of_all} "
-        f"(margin ±{margin:.4g} from {margin_source}; {len(rows)} measure(s), each a one-sided test at "
+        f"(margin ±{margin:.4g} from {margin_source}; {counted}; each a one-sided test at "
         f"{ALPHA:g}; 'not worse' overall needs every measure non-inferior, 'worse' any after Holm)"
         + (f"; judged: {estimands}" if estimands else "")
     )
@@ -351,6 +377,14 @@ def report(rows: pd.DataFrame, baseline: str, candidate: str, method: str, margi
             )
         return "\n".join(lines)
     return "\n".join([first, *(sentence(row, baseline, candidate) for row in rows.itertuples(index=False))])
+
+
+def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    """Raise for a ``value`` that is not one of ``choices``: a misspelt gate or format must not pass silently."""
+    if value not in choices:
+        from biasflow.errors import BiasflowError, did_you_mean
+
+        raise BiasflowError(f"{name} {value!r} is not one of {', '.join(choices)}{did_you_mean(str(value), choices)}.")
 
 
 def _number(value: float, spec: str) -> str:

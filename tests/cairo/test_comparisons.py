@@ -316,7 +316,7 @@ def test_compare_judges_the_original_prompts_of_both_splits_against_the_row_loop
             ]
         )
         assert row.p == pytest.approx((1 + np.sum(np.abs(swapped) >= abs(difference) - 1e-12)) / (len(swaps) + 1))
-        assert row.n_units == row.n_clusters and row.unit == "group keys" and row.why_untested is None
+        assert row.n_units == row.n_clusters and row.unit == "pages or templates per subgroup" and row.why_untested is None
 
 
 def test_a_study_without_paraphrases_compares_and_one_group_key_cannot_be_tested():
@@ -334,4 +334,28 @@ def test_a_study_without_paraphrases_compares_and_one_group_key_cannot_be_tested
     )
     assert verdicts.overall != "not worse" and verdicts.exit_code("not-noninferior") == 1, (
         "an untested measure is not shown non-inferior"
+    )
+
+
+def test_a_file_that_lacks_the_candidate_is_a_measure_that_cannot_be_tested_never_left_out(tmp_path):
+    """The new user's case: gender statistics with both models, religion's without the candidate. The gate counted
+    two measures and passed; now religion's metrics are rows that cannot be tested, the first line counts them, and
+    --fail-on not-noninferior fails."""
+    stats = named_stats()
+    gender, religion = tmp_path / "gender.parquet", tmp_path / "religion.parquet"
+    stats.to_parquet(gender)
+    stats[stats.model != "m1"].assign(axis="religion").to_parquet(religion)
+    out = tmp_path / "verdicts.csv"
+    flags = ["--baseline", "m0", "--candidate", "m1", "--margin", "10", "--fail-on", "not-noninferior"]
+    result = compare("cairo", "--stats", [str(gender), str(religion)], out, flags)
+    assert result.returncode == 1, result.stdout + result.stderr
+    rows = pd.read_csv(out).set_index("measure_name")
+    untested = rows.loc[["religion BOLD Eq. 1", "religion HONEST Eq. 1"]]
+    assert untested["verdict"].isna().all()
+    assert (untested["why_untested"] == "the statistics given have no m1 for this axis and metric").all()
+    assert rows.loc[["gender BOLD Eq. 1", "gender HONEST Eq. 1"], "verdict"].notna().all()
+    first = result.stdout.splitlines()[0]
+    assert "4 measure(s) given, 2 judged, 2 that cannot be tested" in first and ": inconclusive (" in first
+    assert "religion BOLD Eq. 1: candidate m1: cannot be tested against m0: the statistics given have no m1" in (
+        result.stdout
     )

@@ -192,7 +192,7 @@ def test_the_gate_rows_plan_from_the_interval_compare_reads():
         "a vs b",
         "BOLD gender both splits",
         "non-inferiority margin (Eq. 1)",
-        "group keys",
+        "pages or templates per subgroup",
         24,
     )
     assert row["n_needed"] == judged["units_needed"] > 24

@@ -351,8 +351,8 @@ def test_the_cli_has_the_toys_command_comparison_and_planner(toy, capsys):
         == 0
     )
     assert capsys.readouterr().out.splitlines() == [
-        "toy: candidate b against baseline a: not worse (margin ±1 from --margin; 1 measure(s), each a one-sided test "
-        "at 0.05; 'not worse' overall needs every measure non-inferior, 'worse' any after Holm)",
+        "toy: candidate b against baseline a: not worse (margin ±1 from --margin; 1 measure(s) given, 1 judged; each a "
+        "one-sided test at 0.05; 'not worse' overall needs every measure non-inferior, 'worse' any after Holm)",
         "mean length: candidate b: equivalent to a within ±1 (90% interval -0.5000 to +0.5000, inside −1 to +1)",
     ]
     assert planner("toy").Settings.defaults().min_effect == 0.1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,7 @@ from biasflow.verdicts import (
     NOT_WORSE,
     WORSE,
     WORSE_BEYOND,
+    Verdicts,
     exit_code,
     judge,
     overall,
@@ -122,6 +124,37 @@ def test_the_overall_verdict_and_the_gate(intervals, p, expected, worse_exit, no
     assert exit_code(judged, "worse") == worse_exit
     assert exit_code(judged, "not-noninferior") == noninferior_exit
     assert exit_code(judged, "never") == 0
+    # Each row's verdict is the one the gate acts on: no row reads "worse" under an overall that is not.
+    assert judged["verdict"].isin([WORSE, WORSE_BEYOND]).any() == (expected == "worse")
+
+
+def test_a_row_worse_only_before_holm_is_inconclusive_and_says_so():
+    """The issue's case: a row worse at its own 5% (lower bound above 0) but not after Holm over the call's rows."""
+    judged = judge(rows((0.015, 0.224), (-0.005, 0.005), (-0.005, 0.005), p=np.array([0.02, 0.5, 0.5])), DELTA)
+    first = judged.iloc[0]
+    assert first["verdict"] == INCONCLUSIVE and first["p_worse_holm"] == pytest.approx(0.06)
+    assert first["note"] == "worse before Holm's correction over the 3 measures (p_worse 0.02, after Holm 0.06)"
+    assert np.isnan(first["units_needed"]), "no plan for a candidate that looks worse"
+    assert overall(judged) == "inconclusive" and exit_code(judged, "worse") == 0
+
+
+@pytest.mark.parametrize(("call", "words"), [("exit_code", "not-inferior"), ("report", "md")])
+def test_a_misspelt_gate_or_format_raises_with_the_choices(call, words):
+    judged = judge(rows((0.015, 0.05), p=np.array([0.01])), DELTA)
+    verdicts = Verdicts("fairpair", "A", "B", "--margin", judged)
+    choices = (
+        "worse, not-noninferior, never (did you mean not-noninferior?)."
+        if call == "exit_code"
+        else "text, markdown, json."
+    )
+    with pytest.raises(BiasflowError, match=re.escape(f"{words!r} is not one of {choices}")):
+        getattr(verdicts, call)(words)
+
+
+def test_the_first_line_counts_what_was_judged_out_of_what_was_given():
+    judged = judge(rows((-0.03, -0.01), (np.nan, np.nan), p=np.array([0.9, np.nan])), DELTA)
+    first = Verdicts("cairo", "A", "B", "--margin", judged).report("text").splitlines()[0]
+    assert "2 measure(s) given, 1 judged, 1 that cannot be tested (counted as not shown non-inferior)" in first
 
 
 def scores(seed: int, prompts: int, shift: float) -> pd.DataFrame:
@@ -261,6 +294,39 @@ def test_the_markdown_summary_leads_with_the_overall_verdict(tmp_path, capsys):
     ],
 )
 def test_each_verdict_in_words_names_the_bound_that_decided_it_and_the_margin_as_plus_minus(interval, words):
-    table = rows(interval).assign(why_untested="one group key per subgroup")
+    consistent = np.array([0.01 if interval[0] > 0 else 0.5])  # p_worse ≤ 0.05 where the lower bound is above 0
+    table = rows(interval, p=consistent).assign(why_untested="one group key per subgroup")
     [line] = judge(table, DELTA).pipe(lambda judged: [sentence(r, "A", "B") for r in judged.itertuples(index=False)])
     assert line.startswith(words)
+
+
+def test_a_dissimilarity_only_one_model_holds_cannot_be_tested_and_fails_the_gate(tmp_path, capsys):
+    """FairPair: the baseline scored jaccard and sentiment, the candidate sentiment only. The jaccard measure is a row
+    that cannot be tested, not one left out, so --fail-on not-noninferior fails (docs/methods.md §7)."""
+    old = pd.concat([scores(5, 40, 0.0), scores(7, 40, 0.0).assign(dissimilarity="jaccard")], ignore_index=True)
+    old.to_csv(tmp_path / "old.csv", index=False)
+    scores(6, 40, -0.15).to_csv(tmp_path / "new.csv", index=False)
+    code = main(
+        [
+            "compare",
+            "--method",
+            "fairpair",
+            "--scores",
+            str(tmp_path / "old.csv"),
+            str(tmp_path / "new.csv"),
+            "--baseline",
+            "old",
+            "--candidate",
+            "new",
+            "--margin",
+            "0.05",
+            "--fail-on",
+            "not-noninferior",
+        ]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 1
+    assert "2 measure(s) given, 1 judged, 1 that cannot be tested" in lines[0]
+    assert "jaccard excess R: candidate new: cannot be tested against old: the scores given have no new" in (
+        "\n".join(lines)
+    )

@@ -227,6 +227,26 @@ def test_the_candidate_is_read_against_the_baseline(tmp_path):
     assert lines[4].startswith("race, positive FPR gaps: no group's gap differs detectably")
 
 
+def test_an_attribute_without_the_candidate_is_two_spans_that_cannot_be_tested(tmp_path):
+    """Religion's probes were classified by the baseline only: its spans are rows that cannot be tested, not left out,
+    so the gate cannot pass on race alone (docs/methods.md §7)."""
+    race = pd.concat([system("base", 8, 3, templates=12), system("tuned", 9, 3, templates=12)])
+    religion = system("base", 10, 3, templates=12).assign(category="religion")
+    verdicts = command([write(tmp_path, pd.concat([race, religion]))], "base", "tuned", None, margin=10.0)
+    rows = verdicts.rows.set_index("measure_name")
+    assert list(rows.index) == [
+        "race negative FPR gap span",
+        "race positive FPR gap span",
+        "religion negative FPR gap span",
+        "religion positive FPR gap span",
+    ]
+    assert rows.loc["race negative FPR gap span", "verdict"] in ("better", "equivalent", "not worse")
+    untested = rows.loc[["religion negative FPR gap span", "religion positive FPR gap span"]]
+    assert untested["verdict"].isna().all()
+    assert (untested["why_untested"] == "the predictions given have no tuned for this attribute").all()
+    assert verdicts.exit_code("not-noninferior") == 1 and verdicts.overall == "inconclusive"
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [

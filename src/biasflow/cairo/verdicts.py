@@ -71,7 +71,12 @@ def command(
 def compare(
     paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, settings: SearchSettings
 ) -> pd.DataFrame:
-    """The candidate − baseline rows, one per axis and metric both models answered, with the verdicts' columns."""
+    """The candidate − baseline rows, one per axis and metric of the statistics, with the verdicts' columns.
+
+    An axis and metric that lacks either model in the statistics given is a row that cannot be
+    tested (and so fails ``--fail-on not-noninferior``), never left out: a gate must not pass
+    by leaving a measure out (docs/methods.md §7).
+    """
     if baseline == candidate:
         raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different models.")
     stats = read_stats(paths)
@@ -84,13 +89,18 @@ def compare(
             "the excess measure is Eq. 1 less its null floor, which the null draws give: set "
             "--null-draws (cairo.selection.null_draws) above 0, or cairo.bias.measure to eq1."
         )
-    both = stats[stats["model"].isin([baseline, candidate]) & (stats["promptset"] == ORIGINAL)]
-    rows = [
-        _row(both_splits(part), axis, metric, baseline, candidate, settings)
-        for (axis, metric), part in both.groupby(["axis", "metric"], sort=True)
-        if part["model"].nunique() == 2
-    ]
-    if not rows:
+    original = stats[stats["promptset"] == ORIGINAL]
+    rows, shared = [], 0
+    for (axis, metric), part in original.groupby(["axis", "metric"], sort=True):
+        lacking = [model for model in (candidate, baseline) if model not in set(part["model"])]
+        if lacking:
+            why = f"the statistics given have no {' and no '.join(lacking)} for this axis and metric"
+            rows.append(_untested(axis, metric, baseline, candidate, settings, why))
+        else:
+            shared += 1
+            both = part[part["model"].isin([baseline, candidate])]
+            rows.append(_row(both_splits(both), axis, metric, baseline, candidate, settings))
+    if not shared:
         raise BiasflowError(
             f"{baseline} and {candidate} share no metric in the statistics: there are no prompts "
             "both answered to compare them on."
@@ -98,44 +108,53 @@ def compare(
     return pd.DataFrame(rows)
 
 
+def _base(axis: str, metric: str, baseline: str, candidate: str, settings: SearchSettings) -> dict:
+    """The columns that name a row: its axis, metric and measure, the pair, and what it estimates."""
+    return {
+        "axis": axis,
+        "metric": metric,
+        "measure": settings.measure,
+        "model_a": candidate,
+        "model_b": baseline,
+        "measure_name": f"{axis} {metric} {MEASURE_WORDS[settings.measure]}",
+        "estimand": ESTIMAND,
+        "unit": "pages or templates per subgroup",
+        "note": None,
+    }
+
+
+def _untested(axis: str, metric: str, baseline: str, candidate: str, settings: SearchSettings, why: str) -> dict:
+    """A row that cannot be tested, and why: no numbers, no verdict."""
+    return {
+        **_base(axis, metric, baseline, candidate, settings),
+        **dict.fromkeys(
+            [
+                "difference",
+                "difference_lo",
+                "difference_hi",
+                "p",
+                "lo90",
+                "hi90",
+                "p_worse",
+                "n_clusters",
+                "n_scores",
+                "n_units",
+            ],
+            np.nan,
+        ),
+        "design": None,
+        "why_untested": why,
+    }
+
+
 def _row(stats: pd.DataFrame, axis: str, metric: str, baseline: str, candidate: str, settings: SearchSettings) -> dict:
     """One metric's row: the paired comparison of §1.16 on the pooled original prompts, and the verdict's inputs."""
     models = [candidate, baseline]
     measure = settings.measure
-    name = f"{axis} {metric} {MEASURE_WORDS[measure]}"
-    base = {
-        "axis": axis,
-        "metric": metric,
-        "measure": measure,
-        "model_a": candidate,
-        "model_b": baseline,
-        "measure_name": name,
-        "estimand": ESTIMAND,
-        "unit": "group keys",
-        "note": None,
-    }
+    base = _base(axis, metric, baseline, candidate, settings)
     missing = _missing_subgroups(stats, models)
     if missing:
-        return {
-            **base,
-            **dict.fromkeys(
-                [
-                    "difference",
-                    "difference_lo",
-                    "difference_hi",
-                    "p",
-                    "lo90",
-                    "hi90",
-                    "p_worse",
-                    "n_clusters",
-                    "n_scores",
-                    "n_units",
-                ],
-                np.nan,
-            ),
-            "design": None,
-            "why_untested": missing,
-        }
+        return _untested(axis, metric, baseline, candidate, settings, missing)
     pooled = pooled_stats(stats, metric, axis, BOTH_SPLITS, [ORIGINAL], sorted(models))
     order = sorted(models)
     boot = bootstrap_weights(pooled, settings.bootstrap, draw_rng(settings.seed, BOOTSTRAP, metric, BOTH_SPLITS))

@@ -20,9 +20,8 @@ from biasflow.errors import BiasflowError
 from biasflow.fairpair.checks import check_null, scores_by_model
 from biasflow.fairpair.comparisons import comparison_table
 from biasflow.fairpair.power import with_plan_inputs
-from biasflow.schema import default
+from biasflow.schema import choices, default
 from biasflow.verdicts import Verdicts, judge
-
 
 # What a row's interval bounds (docs/methods.md §2.9, §7).
 ESTIMAND = "the candidate's excess R over the population of prompts less the baseline's"
@@ -62,7 +61,9 @@ def command(
         why_untested=np.where(
             np.isfinite(rows["lo90"]),
             np.asarray(None, dtype=object),  # tested: no reason
-            "fewer than 2 prompts both models tested, or no spread between them (docs/methods.md §2.9)",
+            rows["why_untested"].fillna(
+                "fewer than 2 prompts both models tested, or no spread between them (docs/methods.md §2.9)"
+            ),
         ),
     )
     return Verdicts("fairpair", baseline, candidate, source, judge(rows, margin))
@@ -70,7 +71,10 @@ def command(
 
 def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, swaps: int, seed: int) -> pd.DataFrame:
     """The comparison rows of ``candidate`` (model_a) against ``baseline`` (model_b), with what the gate's plan reads
-    (:func:`biasflow.fairpair.power.with_plan_inputs`).
+    (:func:`biasflow.fairpair.power.with_plan_inputs`) and ``why_untested``.
+
+    A dissimilarity that only one of the two models' scores hold is a row that cannot be
+    tested, never left out (a gate must not pass by leaving a measure out, docs/methods.md §7).
 
     ``paths``: each model's per-prompt scores, a file named after its model or a DataFrame
     with a ``model`` column (:func:`biasflow.fairpair.checks.scores_by_model`).
@@ -88,6 +92,26 @@ def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, 
         check_null(models[model], model, "the comparison")
     scores = pd.concat([models[model].assign(model=model) for model in (candidate, baseline)], ignore_index=True)
     rows = with_plan_inputs(comparison_table(scores, swaps, seed, pairs=[(candidate, baseline)]), scores)
+    given = [d for d in choices("fairpair.dissimilarities") if d in set(scores["dissimilarity"])]
+    lacking = [
+        {
+            "dissimilarity": name,
+            "model_a": candidate,
+            "model_b": baseline,
+            "n_prompts": 0,
+            "why_untested": "the scores given have no "
+            + " and no ".join(m for m in (candidate, baseline) if name not in set(models[m]["dissimilarity"]))
+            + " for this dissimilarity",
+        }
+        for name in given
+        if name not in set(rows["dissimilarity"])
+    ]
+    rows = (
+        pd.concat([rows.assign(why_untested=None), pd.DataFrame(lacking)], ignore_index=True)
+        if lacking
+        else (rows.assign(why_untested=None))
+    )
+    rows = rows.set_index("dissimilarity").loc[given].reset_index()  # in the method's order, as the table's
     if not (rows["n_prompts"] > 0).any():
         raise BiasflowError(
             f"{candidate} and {baseline} share no tested prompt (one whose R re-splitting moves) in "

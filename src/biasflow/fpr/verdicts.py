@@ -18,14 +18,15 @@ import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.fpr.comparisons import FAMILY, FPR_COMPARISON_COLUMNS, comparison_table
-from biasflow.fpr.predictions import check_unique, read_predictions, run_accuracy
+from biasflow.fpr.predictions import UNMARKED, check_unique, read_predictions, run_accuracy
+from biasflow.fpr.rates import CLASSES
 from biasflow.multiplicity import adjust
 from biasflow.schema import default
 from biasflow.verdicts import ALPHA, Verdicts, judge
 
-
 # What a row's interval bounds (docs/methods.md §3.8, §7).
 ESTIMAND = "the candidate's gap span over the population of templates less the baseline's, in FPR units"
+
 
 def command(
     paths: Sequence[str | pd.DataFrame],
@@ -53,7 +54,7 @@ def command(
         source = "power.min_effect.fpr"
     preds = _predictions(paths)
     rows = compare(preds, baseline, candidate, fpr["bootstrap"], fpr["null_draws"], fpr["seed"])
-    spans = rows[rows["measure"] == "span"].reset_index(drop=True)
+    spans = rows[rows["measure"] == "span"].sort_values(["category", "class"], kind="stable").reset_index(drop=True)
     spans = spans.assign(
         measure_name=spans["category"].astype(str) + " " + spans["class"] + " FPR gap span",
         estimand=ESTIMAND,
@@ -63,7 +64,11 @@ def command(
         why_untested=np.where(
             np.isfinite(spans["lo90"]),
             np.asarray(None, dtype=object),  # tested: no reason
-            "the bootstrap draws of the difference do not vary (docs/methods.md §3.8)",
+            np.where(
+                spans["n_templates"] > 0,
+                "the bootstrap draws of the difference do not vary (docs/methods.md §3.8)",
+                spans["why_untested"].fillna("the two systems share no template of this attribute"),
+            ),
         ),
     )
     return Verdicts("fpr", baseline, candidate, source, judge(spans, margin), details=tuple(_gap_lines(rows)))
@@ -88,7 +93,12 @@ def _accuracy_note(preds: pd.DataFrame, systems: dict[str, str], floor: float) -
 
 
 def compare(preds: pd.DataFrame, baseline: str, candidate: str, draws: int, swaps: int, seed: int) -> pd.DataFrame:
-    """The comparison rows of ``candidate`` against ``baseline`` in ``preds``, adjusted over the pair's own tests."""
+    """The comparison rows of ``candidate`` against ``baseline`` in ``preds``, adjusted over the pair's own tests.
+
+    An attribute whose predictions lack either system has a span row per class that cannot be
+    tested (``why_untested``), never none (a gate must not pass by leaving a measure out,
+    docs/methods.md §7).
+    """
     if baseline == candidate:
         raise BiasflowError(f"--baseline and --candidate are both {baseline!r}; name two different systems.")
     systems = sorted(preds["model"].unique())
@@ -103,13 +113,32 @@ def compare(preds: pd.DataFrame, baseline: str, candidate: str, draws: int, swap
             "the predictions have no template_id column, so nothing pairs the two systems' sentences "
             "(docs/methods.md §3.8); add the template of each sentence, as the workflow writes it."
         )
-    rows = comparison_table(preds, draws, swaps, seed, pairs=[(candidate, baseline)])
+    rows = comparison_table(preds, draws, swaps, seed, pairs=[(candidate, baseline)]).assign(why_untested=None)
+    marked = preds[preds["group"] != UNMARKED]
+    lacking = [
+        {
+            "category": category,
+            "class": name,
+            "measure": "span",
+            "model_a": candidate,
+            "model_b": baseline,
+            "n_templates": 0,
+            "why_untested": "the predictions given have no "
+            + " and no ".join(s for s in (candidate, baseline) if s not in set(part["model"]))
+            + " for this attribute",
+        }
+        for category, part in marked.groupby("category", sort=True)
+        if not {candidate, baseline} <= set(part["model"])
+        for name in CLASSES
+    ]
+    if lacking:
+        rows = pd.concat([rows, pd.DataFrame(lacking)], ignore_index=True)
     if not (rows["n_templates"] > 0).any():
         raise BiasflowError(
             f"{candidate} and {baseline} share no template of any attribute in the predictions: "
             "they did not classify the same probe set, so there is nothing to compare them on."
         )
-    return adjust(rows.drop(columns=["p_holm", "p_bh"]), FAMILY)[FPR_COMPARISON_COLUMNS]
+    return adjust(rows.drop(columns=["p_holm", "p_bh"]), FAMILY)[[*FPR_COMPARISON_COLUMNS, "why_untested"]]
 
 
 def _gap_lines(rows: pd.DataFrame) -> list[str]:
