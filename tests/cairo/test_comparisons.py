@@ -316,7 +316,8 @@ def test_compare_judges_the_original_prompts_of_both_splits_against_the_row_loop
             ]
         )
         assert row.p == pytest.approx((1 + np.sum(np.abs(swapped) >= abs(difference) - 1e-12)) / (len(swaps) + 1))
-        assert row.n_units == row.n_clusters and row.unit == "pages or templates per subgroup" and row.why_untested is None
+        assert row.n_units == row.n_clusters and row.why_untested is None
+        assert row.unit == "pages or templates per subgroup"
 
 
 def test_a_study_without_paraphrases_compares_and_one_group_key_cannot_be_tested():

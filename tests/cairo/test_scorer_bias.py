@@ -3,7 +3,7 @@
 The continuations are identical across subgroups except the group word, so any Eq. 1 bias on
 them is the scorer's reaction to the word: raw Eq. 1 is positive with ``profanity``, Eq. 1 on
 the neutral variants is zero, and C_g is what scoring the swapped sentences directly gives,
-on every axis and in every position (tests/identity_sentences.py). C_g's interval and the
+on every axis and in every position (tests/scorers/aligned_sentences.py). C_g's interval and the
 paired raw-against-neutral test are checked against slow loops that rebuild every draw from
 the rows, and C_g's coverage by simulation with a reaction shared by a prompt's contents
 (the rates of both in more designs: the calibration table, benchmarks/calibration).
@@ -36,7 +36,7 @@ from biasflow.cairo.uncertainty import BOOTSTRAP, bootstrap_weights, draw_rng
 from biasflow.cli import main
 from biasflow.hashing import stable_hash
 from biasflow.scorers.counterfactual import scorer_bias
-from identity_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
+from scorers.aligned_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
 from specs import make_scorer
 from unrendered_figures import unrendered
 
@@ -120,6 +120,7 @@ def test_the_command_writes_its_tables_and_figure(outputs):
         "mention_share",
         "n",
         "n_excluded",
+        "n_no_neutral",
         "n_clusters",
         "why_empty",
     ]
@@ -165,15 +166,33 @@ def test_the_log_says_when_the_scorer_drives_a_models_bias(outputs):
 
 
 def sentence_rows(axis: str) -> pd.DataFrame:
-    """Two models' continuations: every sentence of ``SENTENCES[axis]`` as each subgroup writes it, one prompt each."""
+    """Two models' continuations: every sentence of ``SENTENCES[axis]`` as each subgroup writes it, one prompt each.
+
+    ``neutral``: whether the sentence has a neutral form (a predicate has none).
+    """
     return pd.DataFrame(
         [
-            {"model": model, "subgroup": group, "prompt_id": f"{group}-{i}", "continuation": sentence}
-            for i, (_, sentences, _) in enumerate(SENTENCES[axis])
+            {
+                "model": model,
+                "subgroup": group,
+                "prompt_id": f"{group}-{i}",
+                "continuation": sentence,
+                "neutral": neutral is not None,
+            }
+            for i, (_, sentences, neutral) in enumerate(SENTENCES[axis])
             for group, sentence in sentences.items()
             for model in ("m1", "m2")
         ]
     )
+
+
+def eq1_by_model(rows: pd.DataFrame) -> dict[str, float]:
+    """Eq. 1 (no normalisation) of each model's rows scored directly by ``profanity``: Σ_g |μ − μ_g|."""
+    scored = rows.assign(score=make_scorer("profanity").score(rows["continuation"].tolist()))
+    return {
+        model: sum(abs(part["score"].mean() - g["score"].mean()) for _, g in part.groupby("subgroup"))
+        for model, part in scored.groupby("model")
+    }
 
 
 @pytest.mark.parametrize("axis", sorted(SENTENCES))
@@ -183,10 +202,14 @@ def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bi
     Each subgroup's sentence becomes one neutral sentence, scored once by the cache, so
     every subgroup's neutral mean is the same number and Eq. 1 on them is exactly 0, not
     rounding: a swapper that misreads a role ("Every Christian deserves" → "Every deserves",
-    beside the Jewish sentence's "Every person deserves") makes it about 0.01.
+    beside the Jewish sentence's "Every person deserves") makes it about 0.01. A predicate
+    ("My cousin is Muslim") has no neutral form: every subgroup's sentence of it is left out
+    of both Eq. 1s and counted (``n_no_neutral``), and stays in C_g, whose contents are every
+    sentence.
     """
     unrendered(monkeypatch)  # the tables are checked; the outputs fixture's run renders the figure
-    sentence_rows(axis).to_parquet(tmp_path / "c.parquet")
+    rows = sentence_rows(axis)
+    rows.drop(columns="neutral").to_parquet(tmp_path / "c.parquet")
     assert (
         main(
             [
@@ -205,13 +228,18 @@ def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bi
         )
         == 0
     )
-    models = pd.read_csv(tmp_path / "d" / f"{axis}_models.csv")
+    models = pd.read_csv(tmp_path / "d" / f"{axis}_models.csv").set_index("model")
     assert (models["bias_neutral"] == 0.0).all(), models["bias_neutral"].tolist()
     assert (models["bias"] > 0.001).all(), "profanity reacts to the group words"
     assert (models["n_excluded"] == 0).all()
-    own = pd.read_csv(tmp_path / "d" / f"{axis}_scorer.csv").set_index("subgroup")
-    assert (own["n_excluded"] == 0).all()
+    predicates = sum(neutral is None for *_, neutral in SENTENCES[axis])
     groups = sorted(SENTENCES[axis][0][1])
+    assert predicates > 0 and (models["n_no_neutral"] == predicates * len(groups)).all()
+    with_neutral = rows[rows["neutral"]]
+    assert (models["n"] == with_neutral.groupby("model").size()).all()
+    assert models["bias"].to_dict() == pytest.approx(eq1_by_model(with_neutral), rel=1e-9)
+    own = pd.read_csv(tmp_path / "d" / f"{axis}_scorer.csv").set_index("subgroup")
+    assert (own["n_excluded"] == 0).all() and (own["n_contents"] == len(rows)).all()
     direct = make_scorer("profanity")
     per_content = np.array([direct.score([sentences[g] for g in groups]) for _, sentences, _ in SENTENCES[axis]])
     expected = (per_content - per_content.mean(axis=1, keepdims=True)).mean(axis=0)
@@ -221,9 +249,9 @@ def test_identical_contents_give_a_neutral_bias_of_zero_and_the_direct_scorer_bi
 def test_unswappable_contents_are_left_out_of_both_tables_and_counted(tmp_path, caplog, monkeypatch):
     """Contents in a form no swap keeps grammatical ("very Christian", "Christian-owned") are left out together.
 
-    Checked against the sentences' direct scoring: C_g and the raw Eq. 1 are those of the
-    swappable contents alone, the neutral Eq. 1 stays exactly 0, and both tables count the
-    rest (per subgroup, and per model).
+    Checked against the sentences' direct scoring: C_g is that of the swappable contents
+    alone, the raw Eq. 1 that of those with a neutral form too, the neutral Eq. 1 stays
+    exactly 0, and both tables count the rest (per subgroup, and per model), each reason apart.
     """
     unrendered(monkeypatch)  # the tables are checked; the outputs fixture's run renders the figure
     caplog.set_level(logging.WARNING, "biasflow")
@@ -237,7 +265,7 @@ def test_unswappable_contents_are_left_out_of_both_tables_and_counted(tmp_path, 
         ]
     )
     kept = sentence_rows("religion")
-    pd.concat([kept, left_out], ignore_index=True).to_parquet(tmp_path / "c.parquet")
+    pd.concat([kept.drop(columns="neutral"), left_out], ignore_index=True).to_parquet(tmp_path / "c.parquet")
     assert (
         main(
             [
@@ -269,18 +297,22 @@ def test_unswappable_contents_are_left_out_of_both_tables_and_counted(tmp_path, 
     assert own.loc[groups, "scorer_bias"].to_numpy() == pytest.approx(expected, abs=1e-12)
 
     models = pd.read_csv(tmp_path / "d" / "religion_models.csv").set_index("model")
-    scored = kept.assign(score=direct.score(kept["continuation"].tolist()))
-    for model, part in scored.groupby("model"):
+    with_neutral = kept[kept["neutral"]]
+    assert models["bias"].to_dict() == pytest.approx(eq1_by_model(with_neutral), rel=1e-9)
+    predicates = sum(neutral is None for *_, neutral in SENTENCES["religion"])
+    for model, part in with_neutral.groupby("model"):
         row = models.loc[model]
-        assert row["bias"] == pytest.approx(
-            sum(abs(part["score"].mean() - g["score"].mean()) for _, g in part.groupby("subgroup")), rel=1e-9
-        )
         assert row["bias_neutral"] == 0.0
         assert row["n"] == len(part) and row["n_excluded"] == len(groups) * len(UNSWAPPABLE_FRAMES)
+        assert row["n_no_neutral"] == len(groups) * predicates
         assert row["mention_share"] == 1.0
+    assert f"{len(kept[~kept['neutral']])} of the mentioning continuations name their group where no neutral" in (
+        caplog.text
+    )
 
 
 def test_a_model_that_loses_a_whole_subgroup_to_unswappable_words_gets_no_eq1_and_the_log_says_why(caplog):
+    """Each table counts what it leaves out, by reason: C_g the unswappable, Eq. 1 those and the predicates too."""
     caplog.set_level(logging.WARNING, "biasflow")
     rows = [
         ("m1", "christian", "He is very Christian."),
@@ -288,6 +320,8 @@ def test_a_model_that_loses_a_whole_subgroup_to_unswappable_words_gets_no_eq1_an
         ("m1", "muslim", "The Muslim sings."),
         ("m2", "christian", "The Christian sings."),
         ("m2", "muslim", "The Muslim sings."),
+        ("m3", "christian", "My aunt became Christian."),
+        ("m3", "muslim", "The Muslim sings."),
     ]
     tables = biasflow.scorer_bias(
         pd.DataFrame(rows, columns=["model", "subgroup", "continuation"]), "religion", bootstrap=20
@@ -296,10 +330,17 @@ def test_a_model_that_loses_a_whole_subgroup_to_unswappable_words_gets_no_eq1_an
     models = models.set_index("model")
     assert models.loc["m1", ["bias", "bias_neutral", "bias_scorer_part"]].isna().all()
     assert models.loc["m1", "n_excluded"] == 2 and models.loc["m1", "n"] == 1
+    assert models.loc["m1", "n_no_neutral"] == 0
     assert models.loc["m1", "why_empty"].endswith(f": {LOST_SUBGROUP}") and models.loc["m2", "why_empty"] != ""
-    assert models.loc["m2", "bias_neutral"] == 0.0 and models.loc["m2", "n_excluded"] == 0
+    assert models.loc["m2", "bias_neutral"] == 0.0 and models.loc["m2", ["n_excluded", "n_no_neutral"]].eq(0).all()
+    assert models.loc["m3", ["bias", "bias_neutral", "bias_scorer_part"]].isna().all()
+    assert models.loc["m3", "n_excluded"] == 0 and models.loc["m3", "n_no_neutral"] == 1
+    assert models.loc["m3", "why_empty"].endswith(f": {LOST_SUBGROUP}")
     assert "m1 continuations (religion): every continuation of subgroup(s) christian (seed 0)" in caplog.text
+    assert "m3 continuations (religion): every continuation of subgroup(s) christian (seed 0)" in caplog.text
+    # C_g leaves out only the unswappable: m3's predicate still carries each group's words.
     assert own.set_index("subgroup")["n_excluded"].to_dict() == {"christian": 2, "muslim": 0}
+    assert (own["n_contents"] == len(rows) - 2).all()
 
 
 def test_the_scorer_bias_interval_resamples_prompt_clusters_as_a_slow_loop_does():

@@ -2,7 +2,8 @@
 
 It gets one ``unswappable`` row in the variant table (its own text, no score) and no
 variants; the neutral score table, which CAIRO needs complete, keeps its raw score, and
-the log counts it (docs/methods.md §5.5).
+the log counts it (docs/methods.md §5.5). One whose group word has no neutral form gets its
+swaps and no neutral variant.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ import pandas as pd
 
 from biasflow import bundled
 from biasflow.cairo.continuation_steps import counterfactual, neutral
+from biasflow.cairo.scorer_bias import SWAPPED, mentioning
 from biasflow.cairo.scorer_runs import scoring_settings
-from biasflow.scorers.identity_lexicon import NEUTRAL, UNSWAPPABLE
+from biasflow.scorers.counterfactual import neutral_scores, variant_table
+from biasflow.scorers.identity_lexicon import NEUTRAL, NO_NEUTRAL, UNSWAPPABLE, IdentityLexicon
+from biasflow.tables import CONTINUATION_KEY
 from specs import make_scorer
 
 TEXTS = {
@@ -76,6 +80,45 @@ def test_an_unswappable_continuation_gets_no_variants_and_keeps_its_raw_neutral_
     assert scores["p3"] == scorer.score(["The person sings."])[0]
     assert scores["p2"] == own["p2"] and scores["p4"] == own["p4"]
     assert (
-        "1 of 4 continuations name their group in a form that cannot be swapped grammatically and keep their raw "
-        "score" in caplog.text
+        "1 of 4 continuations name their group in a form that cannot be swapped grammatically or has no neutral "
+        "form, and keep their raw score" in caplog.text
     )
+
+
+def test_a_continuation_without_a_neutral_form_keeps_its_swaps_and_has_no_neutral_score(tmp_path, caplog):
+    """A predicate ("She is no longer Muslim") is swapped for the other subgroups but gets no neutral row (§5.5).
+
+    Its neutral score is NaN, as an unswappable one's, and :func:`mentioning` tells the two
+    apart for the models table's counts.
+    """
+    caplog.set_level(logging.WARNING, "biasflow")
+    texts = {
+        "p1": ("muslim", "She is no longer Muslim."),
+        "p2": ("christian", "Every Christian deserves respect."),
+        "p3": ("christian", "He is very Christian."),
+        "p4": ("muslim", "It rained all day."),
+    }
+    table = pd.DataFrame(
+        [
+            {"prompt_id": key, "model": "m", "seed": 0, "sample": 0, "subgroup": group, "continuation": text}
+            for key, (group, text) in texts.items()
+        ]
+    )
+    lexicon = IdentityLexicon.from_file(bundled.package_path("identity/lexicon.yaml")).axis("religion")
+    variants = variant_table(table, scoring_settings(scorer="profanity"), lexicon, ["christian", "muslim"], tmp_path)
+    by_key = {key: part.set_index("variant") for key, part in variants.groupby("prompt_id")}
+    assert list(by_key["p1"].index) == ["christian"]
+    assert by_key["p1"].loc["christian", "variant_text"] == "She is no longer Christian."
+    assert by_key["p1"]["score"].notna().all()
+    assert list(by_key["p2"].index) == ["muslim", NEUTRAL]
+    assert (
+        "1 of the mentioning continuations name their group where no neutral word keeps the sense" in caplog.text
+        and "a predicative word, which no neutral word replaces keeping the sense: 1, e.g. 'She is no longer Muslim.'"
+        in caplog.text
+    )
+
+    raw = table[CONTINUATION_KEY].assign(score=[0.1, 0.2, 0.3, 0.4])
+    scores = neutral_scores(raw, variants).set_index("prompt_id")["score"]
+    assert np.isnan(scores["p1"]) and np.isnan(scores["p3"])
+    assert scores["p2"] == by_key["p2"].loc[NEUTRAL, "score"] and scores["p4"] == 0.4
+    assert mentioning(table, variants).tolist() == [NO_NEUTRAL, SWAPPED, UNSWAPPABLE, ""]

@@ -9,7 +9,7 @@ from biasflow.errors import BiasflowError
 from biasflow.scorers.identity_lexicon import NEUTRAL, IdentityLexicon, Variants
 from biasflow.scorers.word_roles import GRADED, HYPHENATED
 from biasflow.whole_words import indefinite_article
-from identity_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
+from scorers.aligned_sentences import SENTENCES, UNSWAPPABLE_FRAMES, unswappable_religion
 
 LEXICON = IdentityLexicon.from_file(bundled.package_path("identity/lexicon.yaml"))
 RELIGION, GENDER, RACE = (LEXICON.axis(a) for a in ("religion", "gender", "race"))
@@ -76,7 +76,7 @@ RELIGION, GENDER, RACE = (LEXICON.axis(a) for a in ("religion", "gender", "race"
         (RACE, "Every Asian deserves respect.", "asian", "black", "Every Black person deserves respect."),
         (RACE, "The Asian sings.", "asian", NEUTRAL, "The person sings."),
         # ... after a copular or change-of-state verb it is a predicate, whatever follows
-        (RELIGION, "He became Christian last year.", "christian", NEUTRAL, "He became a person last year."),
+        (RELIGION, "He became Christian last year.", "christian", "jewish", "He became Jewish last year."),
         (RELIGION, "This remained Christian for years.", "christian", "jewish", "This remained Jewish for years."),
         (RACE, "The choir stayed White for decades.", "white", "asian", "The choir stayed Asian for decades."),
         # ... and before a plural noun, an adjective: by its verb, its object place, a quantifier or a plural determiner
@@ -125,16 +125,19 @@ def test_words_inside_other_words_or_of_other_groups_are_not_mentions(axis, text
 def test_each_subgroups_sentence_becomes_every_others_and_one_neutral_sentence(axis, position, sentences, neutral):
     """Predicative, attributive, noun and possessive places on every axis: the swap keeps the word's role.
 
-    Every subgroup's sentence (tests/identity_sentences.py, written by hand) swapped for
-    another subgroup is that subgroup's sentence, and swapped for the placeholder is the same
-    neutral sentence whichever subgroup it came from.
+    Every subgroup's sentence (tests/scorers/aligned_sentences.py, written by hand) swapped
+    for another subgroup is that subgroup's sentence, and swapped for the placeholder is the
+    same neutral sentence whichever subgroup it came from, or none for every subgroup alike
+    where the role has no neutral form (a predicate).
     """
     lexicon = LEXICON.axis(axis)
     for subgroup, text in sentences.items():
         others = [g for g in sentences if g != subgroup]
         found = lexicon.variants(text, subgroup, [*others, NEUTRAL])
         assert found.mentions == 1, (position, text)
-        assert found.texts == {**{g: sentences[g] for g in others}, NEUTRAL: neutral}, (position, text)
+        swapped = {g: sentences[g] for g in others}
+        assert found.texts == (swapped if neutral is None else {**swapped, NEUTRAL: neutral}), (position, text)
+        assert (found.no_neutral != "") == (neutral is None), (position, text)
 
 
 @pytest.mark.parametrize(("why", "frame"), UNSWAPPABLE_FRAMES)
@@ -240,6 +243,22 @@ def test_every_bundled_subgroup_has_every_form_of_its_axis():
         (
             "religion:\n  subgroups: {unswappable: {noun: Muslim}}\n  neutral: {noun: person}\n",
             "unswappable names a variant, not a subgroup",
+        ),
+        ("religion:\n  subgroups: {muslim: {noun: Muslim}}\n  neutral: {noun: 3}\n", "needs `neutral:`"),
+        (
+            "religion:\n  subgroups: {muslim: {noun: Muslim}}\n  neutral: {noun: person}\n"
+            "  no_neutral: {muslim: noun}\n",
+            "`no_neutral:` maps a subgroup",
+        ),
+        (
+            "religion:\n  subgroups: {muslim: {noun: Muslim}}\n  neutral: {noun: person}\n"
+            "  no_neutral: {hindu: [noun]}\n",
+            "no_neutral names 'hindu'",
+        ),
+        (
+            "religion:\n  subgroups: {muslim: {noun: Muslim}}\n  neutral: {noun: person}\n"
+            "  no_neutral: {muslim: [faith]}\n",
+            "no_neutral gives muslim form(s) faith it does not have",
         ),
         ("religion: [\n", "not valid YAML"),
     ],

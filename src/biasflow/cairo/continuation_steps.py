@@ -115,7 +115,8 @@ def neutral(*, scores_path: str, variants_path: str, outputs: Mapping[str, str])
     §5.5).
 
     CAIRO needs a score for every continuation, so one whose group words cannot be swapped
-    grammatically keeps its raw score here, and the log counts them.
+    grammatically, or have no neutral form that keeps the sentence's sense ("She is no longer
+    Muslim"), keeps its raw score here, and the log counts them.
     """
     scores = read_table(scores_path, SCORE_COLUMNS, "score table")
     variants = read_table(variants_path, VARIANT_COLUMNS, "variant table")
@@ -124,7 +125,7 @@ def neutral(*, scores_path: str, variants_path: str, outputs: Mapping[str, str])
     if raw.any():
         log.warning(
             "neutral scores %s: %d of %d continuations name their group in a form that cannot be swapped "
-            "grammatically and keep their raw score (docs/methods.md §5.5).",
+            "grammatically or has no neutral form, and keep their raw score (docs/methods.md §5.5).",
             outputs["scores"],
             raw.sum(),
             len(table),

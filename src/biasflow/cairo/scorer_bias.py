@@ -2,7 +2,9 @@
 
 docs/methods.md §5.5-5.6. Counterfactual rescoring (:mod:`biasflow.scorers.counterfactual`)
 gives each continuation that names its own subgroup a score with a neutral placeholder in
-place of those words. Here, per model and metric: Eq. 1 (§1.6) on the raw scores and on the
+place of those words, where a placeholder keeps the sentence's sense (the others, and those
+whose words cannot be swapped, are left out here and counted by reason). Here, per model
+and metric: Eq. 1 (§1.6) on the raw scores and on the
 neutral scores, and their difference, the scorer's part of the bias, with cluster-bootstrap
 intervals from the same draws (§1.11) and a paired randomisation test of "the scorer does
 not react to the group words": raw and neutral scores are exchangeable within each prompt
@@ -34,6 +36,7 @@ from biasflow.cairo.uncertainty import (
 )
 from biasflow.empty_cells import WHY_EMPTY, Reason, why_empty
 from biasflow.intervals import NON_NEGATIVE, estimate_interval, is_rounding, without_rounding
+from biasflow.scorers.identity_lexicon import NEUTRAL, NO_NEUTRAL, UNSWAPPABLE
 from biasflow.settings import StepSettings
 from biasflow.tables import CONTINUATION_KEY
 
@@ -53,6 +56,7 @@ MODELS_COLUMNS = [
     "mention_share",
     "n",
     "n_excluded",
+    "n_no_neutral",
     "n_clusters",
     WHY_EMPTY,
 ]
@@ -65,10 +69,12 @@ SWAP, ALPHA = "raw-neutral swap", 0.05
 ORIGINAL_SET = 0
 # A swapped difference within this of the observed one counts as reaching it (the same sums, another order).
 TIE_TOL = 1e-12
+# How a continuation whose group words were swapped with a neutral form is marked (:func:`mentioning`).
+SWAPPED = "swapped"
 # Why a model's cells are empty, beside the reasons every CAIRO table shares (biasflow.cairo.empty_reasons).
 LOST_SUBGROUP = (
-    "every continuation of one of its subgroups names the group in a form that cannot be swapped grammatically, "
-    "so it has no Eq. 1 here (n_excluded; the log names the subgroup)"
+    "every continuation of one of its subgroups names the group in a form that cannot be swapped grammatically "
+    "or that has no neutral form, so it has no Eq. 1 here (n_excluded, n_no_neutral; the log names the subgroup)"
 )
 NOTHING_SWAPPED = (
     "swapping raw and neutral scores moves nothing (no continuation names its group, or the scorer rates both alike)"
@@ -96,15 +102,23 @@ def models_table(
     """Per model and metric: Eq. 1 of the original prompts on raw and neutral scores, and the scorer's part.
 
     ``scored`` is one axis's continuations with their prompts' columns and raw ``score``;
-    ``neutral`` and ``mentions`` are aligned with it (the neutral score, and whether the
-    continuation names its own subgroup). A NaN neutral score marks a continuation whose
-    group words cannot be swapped grammatically: it has no neutral text, so it is left out of
-    both Eq. 1s, which stay paired, and counted in ``n_excluded`` (docs/methods.md §5.5).
+    ``neutral`` and ``mentions`` are aligned with it: the neutral score, and how the
+    continuation names its own subgroup (:func:`mentioning`; false or "" where it names none).
+    A NaN neutral score marks a continuation without a neutral text: it is left out of both
+    Eq. 1s, which stay paired, and counted (docs/methods.md §5.5), in ``n_no_neutral`` where
+    ``mentions`` says its words have no neutral form
+    (:data:`~biasflow.scorers.identity_lexicon.NO_NEUTRAL`: "She is no longer Muslim"), in
+    ``n_excluded`` otherwise (they cannot be swapped grammatically: "very Christian").
     ``bias_scorer_part`` = ``bias`` − ``bias_neutral``; its interval uses the raw interval's
     draws, each applied to both, and ``scorer_part_p`` is its paired randomisation test
     (:func:`swap_p`). With ``settings.bootstrap`` 0 the intervals and p are NaN.
     """
-    scored = scored.assign(split=ALL_SPLITS, neutral=neutral.to_numpy(), mentions=mentions.to_numpy())
+    scored = scored.assign(
+        split=ALL_SPLITS,
+        neutral=neutral.to_numpy(),
+        mentions=mentions.astype(bool).to_numpy(),
+        no_neutral=(mentions == NO_NEUTRAL).to_numpy(),
+    )
     if "promptset" in scored:
         scored = scored[scored["promptset"] == ORIGINAL]
     axis = scored["axis"].iloc[0]
@@ -127,7 +141,8 @@ def models_table(
             )
         rows["mention_share"] = part.groupby("model")["mentions"].mean().reindex(models).to_numpy()
         rows["n"] = part.groupby("model").size().reindex(models, fill_value=0).to_numpy()
-        rows["n_excluded"] = left_out.groupby(whole["model"]).sum().reindex(models).to_numpy()
+        for column, reason in (("n_excluded", ~whole["no_neutral"]), ("n_no_neutral", whole["no_neutral"])):
+            rows[column] = (left_out & reason).groupby(whole["model"]).sum().reindex(models).to_numpy()
         parts.append(rows)
     table = pd.concat(parts, ignore_index=True).reindex(columns=MODELS_COLUMNS)
     table["n_clusters"] = table["n_clusters"].astype("Int64")  # empty where a model has no Eq. 1
@@ -153,7 +168,7 @@ def models_table(
 
 def _reasons(table: pd.DataFrame, bootstrap: int) -> list[Reason]:
     """Why each empty cell of the models table is (docs/tables.md): the first reason that applies."""
-    counts = ["model", "metric", "mention_share", "n", "n_excluded", WHY_EMPTY]
+    counts = ["model", "metric", "mention_share", "n", "n_excluded", "n_no_neutral", WHY_EMPTY]
     numbers = [column for column in MODELS_COLUMNS if column not in counts]  # a model without Eq. 1 has none
     drawn = ["bias_lo", "bias_hi", "bias_scorer_part_lo", "bias_scorer_part_hi", "scorer_part_p"]
     return [
@@ -167,7 +182,8 @@ def _reasons(table: pd.DataFrame, bootstrap: int) -> list[Reason]:
 
 
 def _still_complete(whole: pd.DataFrame, kept: pd.DataFrame, metric: str, axis: str) -> list[str]:
-    """The models that keep a continuation in every (seed, subgroup) cell they had once the unswappable are left out.
+    """The models that keep a continuation in every (seed, subgroup) cell they had once those without a neutral
+    text are left out.
 
     Eq. 1 compares every subgroup's mean, so a model that loses a whole cell gets no Eq. 1
     here (NaN), and the log says which cell.
@@ -178,8 +194,8 @@ def _still_complete(whole: pd.DataFrame, kept: pd.DataFrame, metric: str, axis: 
     for model, cell in lost.groupby("model", sort=True):
         log.warning(
             "%s %s (%s): every continuation of subgroup(s) %s (seed %s) names its group in a form that "
-            "cannot be swapped grammatically, so Eq. 1 on raw and neutral scores is left empty for this model "
-            "(n_excluded; docs/methods.md §5.5).",
+            "cannot be swapped grammatically or has no neutral form, so Eq. 1 on raw and neutral scores is left "
+            "empty for this model (n_excluded, n_no_neutral; docs/methods.md §5.5).",
             model,
             metric,
             axis,
@@ -252,10 +268,21 @@ def swap_p(raw: PooledStats, neutral: PooledStats, normalise: str, draws: int, r
 
 
 def mentioning(scored: pd.DataFrame, variants: pd.DataFrame) -> pd.Series:
-    """Whether each row of ``scored`` names its own subgroup (it has variants)."""
-    keys = variants[CONTINUATION_KEY].drop_duplicates().assign(mentions=True)
-    merged = scored[CONTINUATION_KEY].merge(keys, on=CONTINUATION_KEY, how="left")
-    return merged["mentions"].fillna(False).astype(bool)
+    """How each row of ``scored`` names its own subgroup, by its variants (docs/methods.md §5.5).
+
+    "" where it names none (no variants); :data:`~biasflow.scorers.identity_lexicon.UNSWAPPABLE`
+    where its words cannot be swapped; :data:`~biasflow.scorers.identity_lexicon.NO_NEUTRAL`
+    where they are swapped for the other subgroups but have no neutral form (no ``neutral``
+    variant); :data:`SWAPPED` otherwise. :func:`models_table` counts the first two apart.
+    """
+    marks = (
+        variants.assign(unswappable=variants["variant"] == UNSWAPPABLE, neutral=variants["variant"] == NEUTRAL)
+        .groupby(CONTINUATION_KEY, as_index=False)[["unswappable", "neutral"]]
+        .any()
+    )
+    marks["how"] = np.select([marks["unswappable"], marks["neutral"]], [UNSWAPPABLE, SWAPPED], NO_NEUTRAL)
+    merged = scored[CONTINUATION_KEY].merge(marks[[*CONTINUATION_KEY, "how"]], on=CONTINUATION_KEY, how="left")
+    return merged["how"].fillna("")
 
 
 def agreement_table(headlines: dict[str, pd.DataFrame]) -> pd.DataFrame:

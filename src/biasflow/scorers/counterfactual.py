@@ -6,7 +6,9 @@ neutral variant (a placeholder that names no group), by :class:`biasflow.scorers
 the variants are scored by the same scorer through the same cache (key: the variant's text),
 so a rerun scores nothing twice. A text that names its group in a form that cannot be swapped
 grammatically gets one :data:`~biasflow.scorers.identity_lexicon.UNSWAPPABLE` row instead (no score), so it
-is left out of what follows and counted. From them:
+is left out of what follows and counted. A text whose mention has no neutral form (a predicate: "She is
+no longer Muslim"; "atheism") gets the other subgroups' variants and no neutral one: it counts in C_g
+and has no neutral score. From them:
 
 - the scorer's bias per subgroup, C_g = mean over contents of (score with g's word − the mean
   over subgroups of the same content's scores), with a cluster-bootstrap interval over the
@@ -69,8 +71,9 @@ def variant_table(
     ``subgroups``: the axis's subgroups being compared; each row of one of them gets a variant
     per other one and a neutral one. Rows of a subgroup the lexicon does not know get none. A
     row whose mention cannot be swapped grammatically (docs/methods.md §5.5) gets one row with
-    ``variant`` :data:`~biasflow.scorers.identity_lexicon.UNSWAPPABLE`, its own text and no score; the log
-    counts them by reason.
+    ``variant`` :data:`~biasflow.scorers.identity_lexicon.UNSWAPPABLE`, its own text and no score; one
+    whose mention has no neutral form gets no ``neutral`` row (a neutral text that changes the
+    sense would be scored as the same content without its group). The log counts both by reason.
     """
     require_columns(table, [*CONTINUATION_KEY, "subgroup"], "continuation table")
     texts = scored_texts(table, settings.score_text)
@@ -82,7 +85,8 @@ def variant_table(
             ", ".join(map(str, unknown)),
         )
     rows: list[tuple] = []
-    reasons: dict[str, tuple[int, str]] = {}
+    unswappable: dict[str, tuple[int, str]] = {}
+    no_neutral: dict[str, tuple[int, str]] = {}
     for key, subgroup, text in zip(
         table[CONTINUATION_KEY].itertuples(index=False, name=None), table["subgroup"], texts, strict=True
     ):
@@ -90,8 +94,9 @@ def variant_table(
         found = lexicon.variants(text, subgroup, targets)
         if found.unswappable:
             rows.append((*key, subgroup, UNSWAPPABLE, found.mentions, text))
-            count, example = reasons.get(found.unswappable, (0, text))
-            reasons[found.unswappable] = (count + 1, example)
+            _count(unswappable, found.unswappable, text)
+        if found.no_neutral:
+            _count(no_neutral, found.no_neutral, text)
         rows.extend((*key, subgroup, target, found.mentions, variant) for target, variant in found.texts.items())
     variants = pd.DataFrame(rows, columns=VARIANT_COLUMNS[:-1])
     swapped = (variants["variant"] != UNSWAPPABLE).to_numpy()
@@ -112,16 +117,36 @@ def variant_table(
         cost_multiplier(len(table), int(swapped.sum())),
         len(subgroups) - 1,
     )
-    if reasons:
+    if unswappable:
         log.warning(
             "counterfactual rescoring, axis %s: %d of the mentioning continuations name their group in a form that "
             "cannot be swapped grammatically; they get no variants and are left out of the scorer's bias "
             "(n_excluded; docs/methods.md §5.5): %s.",
             lexicon.axis,
-            sum(n for n, _ in reasons.values()),
-            "; ".join(f"{why}: {n}, e.g. {_excerpt(example)!r}" for why, (n, example) in sorted(reasons.items())),
+            sum(n for n, _ in unswappable.values()),
+            _by_reason(unswappable),
+        )
+    if no_neutral:
+        log.warning(
+            "counterfactual rescoring, axis %s: %d of the mentioning continuations name their group where no "
+            "neutral word keeps the sense; they are swapped for the other subgroups (C_g counts them) but get no "
+            "neutral variant, so Eq. 1 on raw against neutral scores leaves them out (n_no_neutral; "
+            "docs/methods.md §5.5): %s.",
+            lexicon.axis,
+            sum(n for n, _ in no_neutral.values()),
+            _by_reason(no_neutral),
         )
     return variants[VARIANT_COLUMNS]
+
+
+def _count(reasons: dict[str, tuple[int, str]], why: str, text: str) -> None:
+    """One more text left out for ``why``; the first is kept as the log's example."""
+    count, example = reasons.get(why, (0, text))
+    reasons[why] = (count + 1, example)
+
+
+def _by_reason(reasons: dict[str, tuple[int, str]]) -> str:
+    return "; ".join(f"{why}: {n}, e.g. {_excerpt(example)!r}" for why, (n, example) in sorted(reasons.items()))
 
 
 def _excerpt(text: str, limit: int = 80) -> str:
@@ -136,22 +161,17 @@ def cost_multiplier(n_texts: int, n_variants: int) -> float:
 def neutral_scores(scores: pd.DataFrame, variants: pd.DataFrame) -> pd.DataFrame:
     """``scores`` with each score replaced by its neutral variant's where the text names its own group.
 
-    A text that names its group in a form that cannot be swapped (an
-    :data:`~biasflow.scorers.identity_lexicon.UNSWAPPABLE` row) has no neutral score: NaN.
+    A text that names its group but has no neutral variant has no neutral score (NaN): one
+    whose words cannot be swapped (an :data:`~biasflow.scorers.identity_lexicon.UNSWAPPABLE` row),
+    and one whose words have no neutral form (docs/methods.md §5.5).
     """
     neutral = variants.loc[variants["variant"] == NEUTRAL, [*CONTINUATION_KEY, "score"]]
+    named = variants[CONTINUATION_KEY].drop_duplicates().assign(_named=True)
     merged = scores.merge(
         neutral.rename(columns={"score": "neutral"}), on=CONTINUATION_KEY, how="left", validate="one_to_one"
-    )
-    merged["score"] = merged["neutral"].fillna(merged["score"])
-    merged.loc[unswappable(merged, variants).to_numpy(), "score"] = np.nan
+    ).merge(named, on=CONTINUATION_KEY, how="left", validate="many_to_one")
+    merged["score"] = merged["neutral"].where(merged["_named"].notna(), merged["score"])
     return merged[scores.columns]
-
-
-def unswappable(table: pd.DataFrame, variants: pd.DataFrame) -> pd.Series:
-    """Whether each row of ``table`` (by the continuation key) names its group in a form that cannot be swapped."""
-    keys = variants.loc[variants["variant"] == UNSWAPPABLE, CONTINUATION_KEY].drop_duplicates().assign(_out=True)
-    return table[CONTINUATION_KEY].merge(keys, on=CONTINUATION_KEY, how="left")["_out"].fillna(False).astype(bool)
 
 
 def excluded_counts(variants: pd.DataFrame) -> dict[str, int]:
@@ -204,7 +224,8 @@ def scorer_bias(
     ``why_empty`` say why.
     ``excluded``: each group's continuations left out of ``contents`` because their words
     could not be swapped grammatically (:func:`excluded_counts`; ``n_excluded``, 0 where none
-    are given).
+    are given). A content without a neutral form is not left out: C_g compares the subgroups'
+    variants, not the neutral one.
     """
     scores = contents[groups].to_numpy(dtype=np.float64)
     # A content scored alike whatever group it names deviates by rounding at most: exactly 0 (§9).

@@ -13,11 +13,15 @@ its limits) gives, per axis, each unified subgroup's words in aligned forms. A f
 syntactic role: a word listed under several ("Christian": adjective, predicative, noun) is
 read by where it stands (:mod:`biasflow.scorers.word_roles`), so the swap keeps the sentence grammatical
 ("Every Christian deserves" → "Every Jew deserves", "Every person deserves"; "became
-Christian last year" → "became Jewish", "became a person"), and an "a" or "an" before it
-agrees with what follows after the swap. Contents identical but for the group word then
+Christian last year" → "became Jewish"), an "a" or "an" before it agrees with what follows
+after the swap, and a plural possessive's apostrophe takes the s its new word needs ("The
+Muslims' hall" → "The people's hall"). Contents identical but for the group word then
 become each other's sentences exactly, and one neutral sentence. A mention whose role the
 neighbouring words cannot tell, or that no placeholder can take ("very Christian",
 "Muslim-owned"), is not swapped at all: its text gets no variants and is counted instead.
+A mention that no neutral word replaces keeping the sense (a predicate: "She is no longer
+Muslim" would become "She is no longer a person"; "Atheism is growing" would become "Faith
+is growing") is swapped for the other subgroups but has no neutral text, and is counted.
 """
 
 from __future__ import annotations
@@ -35,9 +39,13 @@ from biasflow.whole_words import indefinite_article, key, match_case, phrase
 NEUTRAL = "neutral"
 # The variant label of a continuation whose mention cannot be swapped grammatically (docs/methods.md §5.5).
 UNSWAPPABLE = "unswappable"
-_AXIS_KEYS = {"subgroups", "neutral", "positions"}
+# What a continuation whose mentions have no neutral form is counted as (docs/methods.md §5.5).
+NO_NEUTRAL = "no neutral form"
+_AXIS_KEYS = {"subgroups", "neutral", "positions", "no_neutral"}
 _NEXT_WORD = re.compile(r"[^\S\n]*([^\W\d_]+)")
 _ARTICLE_BEFORE = re.compile(r"(?<!\w)(an?)([^\S\n]+)$", re.IGNORECASE)
+_APOSTROPHES = ("'", "’")
+_SINGLE_QUOTE = re.compile(r"['‘’]")
 
 
 @dataclass(frozen=True)
@@ -46,28 +54,35 @@ class Variants:
 
     ``texts`` is empty without a mention, and where a mention cannot be swapped grammatically;
     ``unswappable`` then says why (:mod:`biasflow.scorers.word_roles`), and is "" otherwise.
+    Where a mention has no neutral form (docs/methods.md §5.5), ``texts`` has the other
+    subgroups' texts and no neutral one, and ``no_neutral`` says why ("" otherwise).
     """
 
     mentions: int
     texts: dict[str, str]
     unswappable: str = ""
+    no_neutral: str = ""
 
 
 class AxisLexicon:
     """One axis's words: ``words[subgroup][form]`` (the first is the replacement), ``neutral[form]``.
 
     ``positions[form]`` is where a word listed under several forms of one subgroup is read
-    as that form (:data:`POSITIONS`; docs/methods.md §5.5).
+    as that form (:data:`POSITIONS`; docs/methods.md §5.5). A form has no neutral word where
+    ``neutral[form]`` is None (a predicate: no placeholder keeps "became Buddhist"'s sense),
+    and a subgroup's form has none where ``no_neutral[subgroup]`` names it (the neutral word
+    would reverse its meaning: "atheism" → "faith").
     """
 
     def __init__(
         self,
         axis: str,
         words: dict[str, dict[str, tuple[str, ...]]],
-        neutral: dict[str, str],
+        neutral: dict[str, str | None],
         positions: dict[str, str],
+        no_neutral: dict[str, frozenset[str]],
     ):
-        self.axis, self.words, self.neutral = axis, words, neutral
+        self.axis, self.words, self.neutral, self.no_neutral = axis, words, neutral, no_neutral
         self.positions = {form: positions.get(form, ELSEWHERE) for form in neutral}
         self._forms: dict[str, dict[str, list[str]]] = {}
         for subgroup, by_form in words.items():
@@ -92,7 +107,8 @@ class AxisLexicon:
         (or for a subgroup the lexicon does not know) there are no variants; where a mention
         cannot be swapped grammatically (:func:`biasflow.scorers.word_roles.read`) there are none either,
         and ``unswappable`` says why: one role misread would give the subgroups' texts
-        different neutral variants (docs/methods.md §5.5).
+        different neutral variants (docs/methods.md §5.5). Where a mention has no neutral word
+        (:meth:`_neutral_words`) the text has no neutral variant, and ``no_neutral`` says why.
         """
         if subgroup not in self.words or not isinstance(text, str):
             return Variants(0, {})
@@ -105,7 +121,33 @@ class AxisLexicon:
             if form is None:
                 return Variants(len(found), {}, why)
             forms.append(form)
-        return Variants(len(found), {target: self._replace(text, found, forms, target) for target in targets})
+        neutral, no_neutral = self._neutral_words(subgroup, forms)
+        texts = {}
+        for target in targets:
+            if target != NEUTRAL:
+                texts[target] = self._replace(text, found, [self.words[target][form][0] for form in forms])
+            elif not no_neutral:
+                texts[target] = self._replace(text, found, neutral)
+        return Variants(len(found), texts, no_neutral=no_neutral)
+
+    def _neutral_words(self, subgroup: str, forms: list[str]) -> tuple[list[str], str]:
+        """The neutral word of each mention's form, or none and why (docs/methods.md §5.5).
+
+        A form without a neutral word (None: a predicate, "is no longer Muslim", which "is no
+        longer a person" turns into a slight) and a subgroup's form named under ``no_neutral``
+        (whose neutral word reverses the sense: "Atheism is growing" → "Faith is growing")
+        leave the text without a neutral variant: a senseless neutral text would be scored as
+        if it were the same content without its group.
+        """
+        words = []
+        for form in forms:
+            word = self.neutral[form]
+            if word is None:
+                return [], f"a {form} word, which no neutral word replaces keeping the sense"
+            if form in self.no_neutral.get(subgroup, ()):
+                return [], f"{subgroup}'s {form} word, whose neutral word would change the meaning"
+            words.append(word)
+        return words, ""
 
     def _form_of(self, subgroup: str, match: re.Match, text: str) -> tuple[str | None, str]:
         """The form of a found word, or None and why it cannot be told (docs/methods.md §5.5).
@@ -122,15 +164,16 @@ class AxisLexicon:
         position, why = read(text, *match.span(), list(by_position))
         return (by_position[position], "") if position is not None else (None, why)
 
-    def _replace(self, text: str, found: list[re.Match], forms: list[str], target: str) -> str:
-        """``text`` with each found word replaced by ``target``'s word of its form, articles made to agree.
+    def _replace(self, text: str, found: list[re.Match], words: list[str]) -> str:
+        """``text`` with each found word replaced by its word in ``words``, articles made to agree.
 
         A dropped word ("" placeholder) takes one space beside it, and the word after a dropped
-        sentence start is capitalised ("Christian families came." → "Families came.").
+        sentence start is capitalised ("Christian families came." → "Families came."). A plural
+        possessive's bare apostrophe takes an s where the new word does not end in one ("The
+        Muslims' hall" → "The people's hall", "The girls' room" → "The children's room").
         """
         pieces, at, capitalise = [], 0, False
-        for match, form in zip(found, forms, strict=True):
-            word = self.neutral[form] if target == NEUTRAL else self.words[target][form][0]
+        for match, word in zip(found, words, strict=True):
             start, end = match.span()
             if not word:
                 if text[end : end + 1] == " ":
@@ -138,6 +181,9 @@ class AxisLexicon:
                 elif start > at and text[start - 1] == " ":
                     start -= 1
             replacement = self._cased(match.group(0), word, text, start)
+            if replacement and _plural_possessive(text, match) and replacement[-1] not in "sS":
+                replacement += text[end] + ("S" if _all_caps(replacement) else "s")
+                end += 1
             following = replacement or _next_word(text, end)
             between = _agreeing_article(text[at:start], following)
             pieces += [_capitalised(between) if capitalise else between, replacement]
@@ -146,17 +192,20 @@ class AxisLexicon:
         return "".join([*pieces, _capitalised(tail) if capitalise else tail])
 
     def _cased(self, found: str, word: str, text: str, start: int) -> str:
-        """``word`` in the case ``found`` was written in, relative to the lexicon's spelling.
+        """``word`` in the case ``found`` was written in, relative to the lexicon's spelling (docs/methods.md §5.5).
 
-        A word written as the lexicon spells it takes the replacement as spelled (Muslim →
-        person, Muslim → Hindu); otherwise the text's case carries over (she → The person at
-        the start of a sentence, MUSLIM → HINDU, black → white), and a sentence's first word is
-        capitalised.
+        ALL CAPS stays all caps (MUSLIM → HINDU). Lower case where the lexicon writes a capital
+        carries over (black → white, muslim → hindu). Any other spelling takes the replacement
+        as the lexicon spells it: as spelled (Muslim → person, Muslim → Hindu), and a capital
+        the lexicon does not write, a capital of style, is not passed on to a common noun
+        ("an Atheist, not a priest" → "a person", "a Christian"). A sentence's first word is
+        capitalised (she → The person).
         """
-        if found.isupper() and sum(c.isalpha() for c in found) > 1:
+        if _all_caps(found):
             return word.upper()
-        cased = word if found == self._spelling[key(found)] else match_case(found, word)
-        return match_case("A", cased) if _starts_sentence(text, start) else cased
+        lowered = found.islower() and not self._spelling[key(found)].islower()
+        cased = word.lower() if lowered else word
+        return _capitalised(cased) if _starts_sentence(text, start) else cased
 
     def _pattern(self, subgroup: str) -> re.Pattern:
         if subgroup not in self._patterns:
@@ -175,6 +224,42 @@ def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _all_caps(word: str) -> bool:
+    """Written in capitals: two letters or more, all upper case ("MUSLIM", not "I" or "A")."""
+    return word.isupper() and sum(c.isalpha() for c in word) > 1
+
+
+def _plural_possessive(text: str, found: re.Match) -> bool:
+    """A bare apostrophe after the found word in -s marks a plural possessive ("Muslims' hall", "Hindus’ homes").
+
+    Not an apostrophe before a letter ("'s", "'re"), nor one that closes a quote opened on its
+    line ("'Muslims' is a word").
+    """
+    end = found.end()
+    return (
+        found.group(0)[-1] in "sS"
+        and text[end : end + 1] in _APOSTROPHES
+        and not text[end + 1 : end + 2].isalpha()
+        and not _quote_open(text, end)
+    )
+
+
+def _quote_open(text: str, at: int) -> bool:
+    """Whether a single quote opened earlier on ``at``'s line is still open at ``at``.
+
+    A mark opens where it is "‘", or follows no letter or digit and comes before a letter
+    ("'Muslims"); it closes where no letter follows; one inside a word ("don't") does neither.
+    """
+    line, quoted = text.rfind("\n", 0, at) + 1, False
+    for mark in _SINGLE_QUOTE.finditer(text, line, at):
+        before, after = text[max(line, mark.start() - 1) : mark.start()], text[mark.end() : mark.end() + 1]
+        if mark.group(0) == "‘" or (not before.isalnum() and after.isalpha()):
+            quoted = True
+        elif not after.isalpha():
+            quoted = False
+    return quoted
+
+
 def _agreeing_article(before: str, following: str) -> str:
     """``before`` with an "a" or "an" at its end made to agree with ``following``, the word after it."""
     article = _ARTICLE_BEFORE.search(before)
@@ -190,7 +275,7 @@ def _agreeing_article(before: str, following: str) -> str:
 
 def _starts_sentence(text: str, start: int) -> bool:
     before = text[:start].rstrip()
-    return not before or before[-1] in '.!?\n"“'
+    return not before or before[-1] in '.!?\n"“‘'
 
 
 class IdentityLexicon:
@@ -243,8 +328,11 @@ def _axis(axis: str, entry, source: str) -> AxisLexicon:
             "(here and in subgroup_map)."
         )
     neutral = entry.get("neutral")
-    if not isinstance(neutral, dict) or not all(isinstance(v, str) for v in neutral.values()):
-        raise BiasflowError(f'{where}: needs `neutral:` with one placeholder word per form ("" drops the word).')
+    if not isinstance(neutral, dict) or not all(v is None or isinstance(v, str) for v in neutral.values()):
+        raise BiasflowError(
+            f'{where}: needs `neutral:` with one placeholder word per form ("" drops the word, null: the form '
+            "has no neutral word)."
+        )
     forms = set(neutral)
     for subgroup, by_form in words.items():
         if set(by_form) != forms:
@@ -262,7 +350,24 @@ def _axis(axis: str, entry, source: str) -> AxisLexicon:
     positions = _positions(where, entry.get("positions", {}), forms)
     for subgroup, by_form in words.items():
         _check_shared_words(f"{where}, subgroup {subgroup}", by_form, positions)
-    return AxisLexicon(axis, words, dict(neutral), positions)
+    no_neutral = _no_neutral(where, entry.get("no_neutral", {}), words)
+    return AxisLexicon(axis, words, dict(neutral), positions, no_neutral)
+
+
+def _no_neutral(where: str, given, words: dict[str, dict[str, tuple[str, ...]]]) -> dict[str, frozenset[str]]:
+    """The lexicon's ``no_neutral:`` checked: subgroups of the axis, each with forms it has."""
+    if not isinstance(given, dict) or not all(isinstance(forms, list) for forms in given.values()):
+        raise BiasflowError(
+            f"{where}: `no_neutral:` maps a subgroup to its forms whose neutral word would change the meaning, "
+            "e.g. {atheist: [faith]}."
+        )
+    for subgroup, forms in given.items():
+        if subgroup not in words:
+            raise BiasflowError(f"{where}: no_neutral names {subgroup!r}, not one of its subgroups.")
+        unknown = sorted(set(map(str, forms)) - set(words[subgroup]))
+        if unknown:
+            raise BiasflowError(f"{where}: no_neutral gives {subgroup} form(s) {', '.join(unknown)} it does not have.")
+    return {str(subgroup): frozenset(map(str, forms)) for subgroup, forms in given.items()}
 
 
 def _positions(where: str, positions, forms: set[str]) -> dict[str, str]:

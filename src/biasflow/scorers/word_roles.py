@@ -3,8 +3,9 @@
 docs/methods.md §5.5. The identity lexicon lists a word under several forms where one
 spelling serves several roles ("Christian": adjective, noun, predicative; "her": determiner,
 object), and a swap must keep the role, since the other subgroups' and the neutral words
-differ by role ("Jewish", "Jew"; "", "person", "a person"). The role is read from the words
-around the mention, with no parser, by closed word lists and a few rules of agreement:
+differ by role ("Jewish", "Jew"; "", "person", and none for a predicate). The role is read
+from the words around the mention, with no parser, by closed word lists and a few rules of
+agreement:
 
 - ``before_a_noun``: a word follows that can begin the noun it qualifies ("a Christian
   woman", "Christian schools", "her book"), not a word of a closed class (conjunction,
@@ -14,8 +15,9 @@ around the mention, with no parser, by closed word lists and a few rules of agre
   Muslim sings.": a singular determiner cannot head a plural noun, and a sentence needs its
   verb);
 - ``as_a_noun``: it heads a noun phrase: a determiner or quantifier stands right before it,
-  or one word before that ("every Christian", "a devout Christian"), or a possessive 's
-  follows;
+  or one word before that ("every Christian", "a devout Christian"; a past form only right
+  after the determiner: "a committed Christian", not "The photo showed Caucasian faces"),
+  or a possessive 's follows;
 - ``after_a_copula``: a copular or change-of-state verb stands before it, with at most
   ungrading words between ("is Christian", "became Christian", "remains Muslim", "is no
   longer Hindu", "identifies as atheist"); a word with a form read here is an adjective,
@@ -89,7 +91,7 @@ _PRONOUNS = _words(
 _ADVERBS = _words(
     "yesterday today tonight tomorrow again there here now then too also always never once later "
     "soon already still just ever ago earlier afterwards afterward overnight anymore anyway instead "
-    "abroad enough else even almost rather quite longer nowadays sometimes often altogether"
+    "abroad enough else even almost rather quite longer nowadays sometimes often altogether twice"
 )
 # "last" and "next" before one of these, or ending the clause, make a time or place ("became Christian last
 # year", "the Christian next door", "saw her last."); before another word they qualify a noun ("her last book").
@@ -258,13 +260,15 @@ def _determiner(before: list[tuple[str, int]]) -> tuple[str, int] | None:
 
     The word right before the mention qualifies it ("a devout Christian", "a committed
     Christian"; not a verb: "This remained Christian"); a word before that may also grade it
-    ("the most successful female").
+    ("the most successful female"). A past form qualifies right after the determiner only:
+    after another word it is the verb of a clause ("The photo showed Caucasian faces").
     """
     for at, (word, _) in enumerate(before):
         if word in DETERMINERS:
             return before[at]
         grades = at > 0 and (word in _DEGREE or word in _COMPARATIVES)
-        if not (_qualifies(word) or grades):
+        after_determiner = at + 1 < len(before) and before[at + 1][0] in DETERMINERS
+        if not ((_qualifies(word) and (after_determiner or not _past(word))) or grades):
             return None
     return None
 
