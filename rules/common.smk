@@ -16,7 +16,7 @@ from biasflow.models import job_resources
 from biasflow.power import output as power_output
 from biasflow.power import planner
 from biasflow.report_front import front_page
-from biasflow.verdict_tables import compared_pairs, comparison_settings
+from biasflow.verdict_tables import compared_pairs, comparison_settings, written_pairs
 from biasflow.verdict_tables import output as verdict_output
 
 # Bundled files (`bundled:<name>`) are read from this checkout's package data, as a path
@@ -49,11 +49,17 @@ COMPARISONS = PairChoice.from_config(config)
 # (docs/methods.md section 6).
 FINAL_JOBS = {}
 POWER_SOURCES = {}
+# `snakemake --report` gathers the figures and tables of every job the target needs, and stops
+# at the first one missing. A report right after a partial run (`make demo` runs the main job
+# only) should show what was computed, so under --report the default target is what exists,
+# and the front page (workflow/report/workflow.rst) names the methods, models and data of it.
+REPORTING = any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv)
 # The config's `compare` pairs by their folder, results/compare/<baseline>_vs_<candidate>/ (docs/methods.md
 # section 7). Each method's rule file adds what its comparison of a pair reads, COMPARE_SOURCES[name](baseline,
 # candidate): its comparisons, each with its files, the two systems as they name them and the labels that tell
-# several apart (rules/compare.smk).
-COMPARE_PAIRS = {pair.name: pair for pair in compared_pairs(config)}
+# several apart (rules/compare.smk). Under --report, also the pairs an earlier run compared with another config
+# file (the README's pairs.yaml), so `make report` shows their verdicts and pages (verdict_tables.written_pairs).
+COMPARE_PAIRS = {pair.name: pair for pair in [*compared_pairs(config), *(written_pairs(config) if REPORTING else [])]}
 COMPARE_SOURCES = {}
 # Each configured method's rules are in the folder its declaration names inside its package (a method installed
 # from outside brings its rules), else in rules/<name>/ of this checkout. RULE_METHODS is every configured method
@@ -182,13 +188,6 @@ def power_inputs(wildcards):
 def power_params(wildcards):
     """The plain values of the method's planner settings."""
     return settings_params(planner(wildcards.method).Settings)
-
-
-# `snakemake --report` gathers the figures and tables of every job the target needs, and stops
-# at the first one missing. A report right after a partial run (`make demo` runs the main job
-# only) should show what was computed, so under --report the default target is what exists,
-# and the front page (workflow/report/workflow.rst) names the methods, models and data of it.
-REPORTING = any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv)
 
 
 def reported_methods():

@@ -12,6 +12,11 @@ rule compare_verdicts:
     output:
         table=verdict_output("table"),
         summary=verdict_output("summary"),
+        page=report(
+            verdict_output("page"),
+            caption="../workflow/report/verdicts.rst",
+            category="Did the candidate get worse?",
+        ),
     log:
         "logs/compare/{pair}/{method}.log",
     wildcard_constraints:

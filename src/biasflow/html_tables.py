@@ -40,6 +40,12 @@ class Section:
 
 def write_tables_page(path: str | Path, title: str, intro: str, sections: list[Section]) -> None:
     """Write ``sections`` under ``title`` as one HTML page at ``path`` (atomically), those with a table."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(tables_page(title, intro, sections), encoding="utf-8")
+
+
+def tables_page(title: str, intro: str, sections: list[Section]) -> str:
+    """The HTML of ``sections`` under ``title``, those with a table (for a step that writes it with other files)."""
     parts = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(intro)}</p>"]
     for section in (section for section in sections if section.table is not None):
         parts += [
@@ -47,12 +53,10 @@ def write_tables_page(path: str | Path, title: str, intro: str, sections: list[S
             f"<p>{html.escape(section.text)}</p>",
             _table(section.table),
         ]
-    page = (
+    return (
         f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
         f"<style>{STYLE}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
     )
-    with atomic_path(path) as tmp:
-        tmp.write_text(page, encoding="utf-8")
 
 
 def _table(table: pd.DataFrame) -> str:

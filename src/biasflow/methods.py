@@ -3,8 +3,9 @@
 Each method package (CAIRO, FairPair, group FPR gaps) holds a ``method.py`` whose
 :class:`Method` names everything the shared core asks of it: its paper, the models its jobs
 load, its final tables, the front page's line about its settings, and where its config
-section's schema, config check, commands, power planner and paired comparison live. The
-packages register it under the ``biasflow.methods`` entry point group (``pyproject.toml``);
+section's schema (with its smallest effect worth detecting: its power planner's target and the
+margin of its ``compare:`` pairs), config check, commands, power planner and paired comparison
+live. The packages register it under the ``biasflow.methods`` entry point group (``pyproject.toml``);
 the config schema (:mod:`biasflow.schema`), the config check, the CLI, the power planner, the
 report's front page, the public API (:mod:`biasflow.api`) and the rules loop over
 :func:`methods`, so the core names no method, and a fourth one is a package, its declaration,
@@ -26,6 +27,24 @@ from biasflow.registry import Registry
 
 # A validated config, as the workflow and the commands hold it (yaml's nested mappings).
 Config = dict[str, Any]
+# The keyword of a method's schema file (top level) declaring its smallest effect worth detecting, the schema of a
+# number that biasflow.schema makes the key power.min_effect.<name>; an `x-` keyword, which JSON schema validators
+# ignore, so the file stays a valid schema of the section. Inside it, MARGIN: what a margin of a compare: pair is in
+# the method's unit, the description of compare[].margin.<name> (docs/adding-a-method.md, section 4).
+MIN_EFFECT = "x-min-effect"
+MARGIN = "x-margin"
+
+
+@dataclass(frozen=True)
+class MethodSchemas:
+    """The parts of the config schema a method's schema file gives (:meth:`Method.schemas`)."""
+
+    section: dict[str, Any]  # its config section, the key `name`
+    # its smallest effect worth detecting, power.min_effect.<name>: what its power planner plans for (docs/methods.md
+    # §6) and the margin of a compare: pair that gives none of its own (§7)
+    min_effect: dict[str, Any]
+    # its margin in a compare: pair, compare[].margin.<name>: above 0 in the unit of its min effect, or null for it
+    margin: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -46,6 +65,10 @@ class Method:
     power: str  # module with its power planner's `Settings` and `plan` (docs/methods.md §6)
     compare: str  # module with its paired comparison's `command` (biasflow compare)
     compare_input: tuple[str, str]  # the `biasflow compare` flag naming its input files, and the flag's help
+    # "package:file" of the JSON schema of its config section (the key `name`), a YAML file inside that package,
+    # which biasflow.schema adds to the core schema, with its smallest effect worth detecting (MIN_EFFECT): every
+    # method has one, which its power planner plans for and its paired comparison takes as its default margin
+    schema: str
     # (config key, what it is to the comparison) of every setting its comparison reads: `biasflow compare` flags
     # named by the key's last part (`cairo.selection.seed`: `--seed`)
     compare_settings: tuple[tuple[str, str], ...] = ()
@@ -66,9 +89,6 @@ class Method:
     moved_keys: tuple[str, ...] = ()
     named: tuple[tuple[str, ...], ...] = ()  # config keys of its maps whose names become parts of result paths
     api: tuple[str, ...] = ()  # "module:function" of its public functions, re-exported as biasflow.<function>
-    # "package:file" of the JSON schema of its config section (the key `name`), a YAML file inside that package,
-    # which biasflow.schema adds to the core schema; None for a method whose config has no section of its own
-    schema: str | None = None
     # "package:folder" of its rule files, a folder inside that package holding common.smk (its names and lookups) and
     # its stage files, with their scripts and report captions beside them; the workflow includes them from there.
     # None: rules/<name>/ of the workflow's checkout, where biasflow's own methods keep theirs (or no rules at all)
@@ -78,10 +98,40 @@ class Method:
         """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``), imported."""
         return self.load(getattr(self, name))
 
-    def section_schema(self) -> dict[str, Any] | None:
-        """The JSON schema of its config section, read from the file :attr:`schema` names (None: it has none)."""
-        if self.schema is None:
-            return None
+    def schemas(self) -> MethodSchemas:
+        """What its schema file (:attr:`schema`) gives the config schema: its section, and from its
+        :data:`MIN_EFFECT` the keys ``power.min_effect.<name>`` and ``compare[].margin.<name>``. Every method has a
+        power planner and a paired comparison (:attr:`power`, :attr:`compare`), and both read that effect, so a file
+        without it is refused with one line naming the method and what the file lacks, before any config is read
+        (docs/adding-a-method.md, section 4)."""
+        section = self._schema_file()
+        declared = section.pop(MIN_EFFECT, None)
+        if not isinstance(declared, dict):
+            raise BiasflowError(
+                f"method {self.name!r}: its config schema {self.schema} declares no {MIN_EFFECT}, its smallest effect "
+                f"worth detecting, which its power planner plans for and its compare: pairs take as their margin "
+                f"(power.min_effect.{self.name}); add {MIN_EFFECT}: {{type: number, exclusiveMinimum: 0, default: ..., "
+                f"description: ..., {MARGIN}: ...}} at its top level (docs/adding-a-method.md, section 4)."
+            )
+        lacking = [key for key in ("default", "description", MARGIN) if key not in declared]
+        if declared.get("type") != "number":
+            lacking.insert(0, "type: number")
+        if lacking:
+            raise BiasflowError(
+                f"method {self.name!r}: the {MIN_EFFECT} of its config schema {self.schema} lacks "
+                f"{', '.join(lacking)}; give the schema of a number with its default, its description and, as "
+                f"{MARGIN}, what a margin of compare: pairs is in its unit (docs/adding-a-method.md, section 4)."
+            )
+        margin = {
+            "type": ["number", "null"],
+            "exclusiveMinimum": 0,
+            "default": None,
+            "description": f"{declared.pop(MARGIN)}; null: `power.min_effect.{self.name}`.",
+        }
+        return MethodSchemas(section=section, min_effect=declared, margin=margin)
+
+    def _schema_file(self) -> dict[str, Any]:
+        """The YAML of the file :attr:`schema` names, refused unless it is the JSON schema of an object."""
         import yaml
 
         path = packaged(self.schema)

@@ -20,10 +20,14 @@ from biasflow.verdict_tables import front_lines
 
 
 def front_page(config: dict, reported: list[str], data_root: str | Path) -> dict:
-    """``{"verdicts": [...], "data": [...], "methods": [...], "not_run": [...]}``: the front page's contents.
+    """``{"verdicts": [...], "data": [...], "methods": [...], "compared_only": [...], "not_run": [...]}``: the front
+    page's contents.
 
-    ``verdicts`` holds a line per pair of the config's ``compare`` section whose verdict tables
-    exist (:func:`biasflow.verdict_tables.front_lines`), which the page states first.
+    ``verdicts`` holds a line (``text``) and the report's pages of its tables (``pages``) per
+    pair whose verdict tables exist, the config's and those an earlier run wrote
+    (:func:`biasflow.verdict_tables.front_lines`), which the page states first. A method whose
+    own tables are not there but whose verdicts are is ``compared_only``, never ``not_run``: the
+    page does not say a method did not run right under its verdict.
 
     ``methods`` holds per method run its ``name``, ``citation``, ``models`` and ``settings``
     (text) of the config as far as its results exist (the declaration's ``computed``), its
@@ -50,12 +54,14 @@ def front_page(config: dict, reported: list[str], data_root: str | Path) -> dict
             }
         )
         data += [line for line in method.data(own, data_root) if line not in data]
-    not_run = [method.title for method in methods() if method.name not in reported]
+    verdicts = front_lines(config)
+    judged = {name for line in verdicts for name in line["methods"]}
     return {
-        "verdicts": front_lines(config),
+        "verdicts": verdicts,
         "data": data,
         "methods": page,
-        "not_run": not_run,
+        "compared_only": [m.title for m in methods() if m.name not in reported and m.name in judged],
+        "not_run": [m.title for m in methods() if m.name not in reported and m.name not in judged],
     }
 
 

@@ -3,9 +3,12 @@
 The schema is assembled from two kinds of part, each shipped inside its package: the core's,
 ``biasflow/schemas/config.schema.yaml`` (every key that is no method's own), and each registered
 method's config section, the file its declaration names (:attr:`biasflow.methods.Method.schema`,
-``biasflow/fairpair/config.schema.yaml``), added as the property of the method's name; the
-names of ``methods`` are the registry's. So a method installed from another package brings its
-keys with it, and the core, which allows no key it does not know, still refuses a misspelt one
+``biasflow/fairpair/config.schema.yaml``), added as the property of the method's name, and the
+smallest effect worth detecting it declares there (its ``x-min-effect``), added as
+``power.min_effect.<name>`` and, as the margin of a ``compare:`` pair, ``compare[].margin.<name>``
+(:meth:`biasflow.methods.Method.schemas`); the names of ``methods`` are the registry's. So a
+method installed from another package brings its keys with it, its margin and power effect
+included, and the core, which allows no key it does not know, still refuses a misspelt one
 (``docs/adding-a-method.md``). Everything that needs a
 default takes it from here: :func:`filled` gives a config (or a model entry, or a decoding)
 with every missing key set to the schema's default, :func:`default` one key's default for a
@@ -37,7 +40,8 @@ def _schema() -> dict:
 
 @functools.lru_cache(maxsize=4)
 def _assembled(registry: Registry[Method]) -> dict:
-    """The core schema with the registry's names as the choices of ``methods`` and each method's section added."""
+    """The core schema with the registry's names as the choices of ``methods`` and each method's section, power
+    effect (``power.min_effect.<name>``) and margin (``compare[].margin.<name>``) added, in the registry's order."""
     import yaml
 
     from biasflow.errors import BiasflowError
@@ -45,16 +49,18 @@ def _assembled(registry: Registry[Method]) -> dict:
     schema = yaml.safe_load(resources.files("biasflow").joinpath("schemas/config.schema.yaml").read_text())
     properties = schema["properties"]
     properties["methods"]["items"]["enum"] = list(registry.names())
+    min_effects = properties["power"]["properties"]["min_effect"]["properties"]
+    margins = properties["compare"]["items"]["properties"]["margin"]["properties"]
     for method in registry.all():
-        section = method.section_schema()
-        if section is None:
-            continue
+        declared = method.schemas()
         if method.name in properties:
             raise BiasflowError(
                 f"method {method.name!r}: its config section would replace the core's key {method.name!r}; "
                 "register the method under another name (docs/adding-a-method.md)."
             )
-        properties[method.name] = section
+        properties[method.name] = declared.section
+        min_effects[method.name] = declared.min_effect
+        margins[method.name] = declared.margin
     return schema
 
 

@@ -31,9 +31,25 @@ from biasflow.methods import method, methods
 if TYPE_CHECKING:  # the config check imports this module; pandas comes with the step
     import pandas as pd
 
+    from biasflow.verdicts import Verdicts
+
 FOLDER = "results/compare/"
-# Each pair's files, by role: the judged rows and their markdown summary, per method.
-OUTPUTS = {"table": "{pair}/{method}.csv", "summary": "{pair}/{method}.md"}
+# Each pair's files, by role: the judged rows, their markdown summary and the report's page of them, per method.
+OUTPUTS = {"table": "{pair}/{method}.csv", "summary": "{pair}/{method}.md", "page": "{pair}/{method}.html"}
+# The verdict table's columns the report's page shows, in this order (those a method's rows have).
+PAGE_COLUMNS = [
+    "measure_name",
+    "verdict",
+    "difference",
+    "lo90",
+    "hi90",
+    "margin",
+    "p_worse_holm",
+    "units_needed",
+    "unit",
+    "why_untested",
+    "note",
+]
 # Between the two names of a pair's folder.
 VS = "_vs_"
 
@@ -76,6 +92,20 @@ def compared_pairs(config: Mapping) -> list[ComparedPair]:
         ComparedPair(entry["baseline"], entry["candidate"], dict(entry.get("margin") or {}))
         for entry in config.get("compare") or []
     ]
+
+
+def written_pairs(config: Mapping) -> list[ComparedPair]:
+    """The pairs whose verdict tables are under ``results/compare/`` though ``config`` names them not (an earlier run
+    given another config file, such as the README's pairs.yaml), each of two models of ``config``: the report
+    shows what was compared, whichever config file it is rendered with. Their margins are the ones written."""
+    named = {pair.name for pair in compared_pairs(config)}
+    models = set(config.get("models") or {})
+    found = []
+    for folder in sorted(Path(FOLDER).glob(f"*{VS}*")) if Path(FOLDER).is_dir() else []:
+        baseline, _, candidate = folder.name.partition(VS)
+        if folder.name not in named and {baseline, candidate} <= models and any(folder.glob("*.csv")):
+            found.append(ComparedPair(baseline, candidate, {}))
+    return found
 
 
 def check_pairs(config: dict) -> list[str]:
@@ -144,6 +174,19 @@ def comparison_settings(config: Mapping, method_name: str) -> dict:
     return part
 
 
+def verdict_page(verdicts: Verdicts, details: Sequence[str]) -> str:
+    """The report's page of one method's verdicts of a pair: the summary's first line, the judged rows, the details."""
+    from biasflow.html_tables import Section, tables_page
+
+    title = f"{method(verdicts.method).title}: {verdicts.candidate} against {verdicts.baseline}"
+    shown = verdicts.rows[[column for column in PAGE_COLUMNS if column in verdicts.rows]]
+    words = (
+        "One row per measure the gate counts: the candidate's bias less the baseline's with its 90% interval, and "
+        "the verdict against the margin (docs/methods.md section 7). " + " ".join(details)
+    )
+    return tables_page(title, verdicts.report("text").splitlines()[0], [Section("The measures", words, shown)])
+
+
 def write_verdicts(
     *,
     method_name: str,
@@ -155,8 +198,8 @@ def write_verdicts(
     margin_source: str,
     outputs: Mapping[str, str],
 ) -> None:
-    """Judge the pair's comparisons of one method and write, by role (:data:`OUTPUTS`), the rows (``table``) and the
-    markdown summary (``summary``).
+    """Judge the pair's comparisons of one method and write, by role (:data:`OUTPUTS`), the rows (``table``), the
+    markdown summary (``summary``) and the report's page of them (``page``, :func:`verdict_page`).
 
     ``comparisons``: each a ``paths`` list (the files the method's ``biasflow compare`` reads),
     the ``baseline`` and ``candidate`` as those files name them (FPR: ``<model>/<classifier>``)
@@ -189,8 +232,14 @@ def write_verdicts(
     verdicts = Verdicts(method_name, baseline, candidate, margin_source, rows, tuple(details))
     listed = "\n".join(f"- {line}" for line in details)  # FPR: the groups whose own gaps differ
     text = verdicts.report("markdown") + (f"\n\n{listed}" if listed else "") + "\n"
-    table, summary = outputs["table"], outputs["summary"]
-    write_together({table: table_writer(verdicts.rows, table), summary: text_writer(text)})
+    table, summary, page = outputs["table"], outputs["summary"], outputs["page"]
+    write_together(
+        {
+            table: table_writer(verdicts.rows, table),
+            summary: text_writer(text),
+            page: text_writer(verdict_page(verdicts, details)),
+        }
+    )
 
 
 def pair_verdict(tables: Mapping[str, pd.DataFrame]) -> str:
@@ -209,18 +258,20 @@ def pair_verdict(tables: Mapping[str, pd.DataFrame]) -> str:
     return overall(rows.assign(p_worse_holm=holm(rows["p_worse"].to_numpy(dtype=float))))
 
 
-def front_lines(config: dict) -> list[str]:
-    """The report's front page: per configured pair whose tables exist, its verdict, then each method's.
+def front_lines(config: dict) -> list[dict]:
+    """The report's front page: per pair whose tables exist, ``text``, its verdict then each method's (with the
+    measures it judged), and ``pages``, the report's pages of its tables.
 
-    Read from the written tables (``results/compare/``, relative to the working directory), so a
-    pair or method not yet compared is left out.
+    The pairs are the config's, then those written by an earlier run with another config
+    (:func:`written_pairs`); read from the written tables (``results/compare/``, relative to
+    the working directory), so a pair or method not yet compared is left out.
     """
     import pandas as pd
 
     from biasflow.verdicts import overall
 
     lines = []
-    for pair in compared_pairs(config):
+    for pair in [*compared_pairs(config), *written_pairs(config)]:
         tables = {
             name: pd.read_csv(output("table", pair.name, name))
             for name in pair.methods(config)
@@ -228,13 +279,22 @@ def front_lines(config: dict) -> list[str]:
         }
         if not tables:
             continue
-        each = "; ".join(
-            f"{method(name).title}: {overall(rows)} ({len(rows)} measure(s), margin ±{rows['margin'].iloc[0]:.4g})"
-            for name, rows in tables.items()
-        )
+        each = "; ".join(f"{method(name).title}: {overall(rows)} ({_measures(rows)})" for name, rows in tables.items())
         lines.append(
-            f"Candidate ``{pair.candidate}`` against baseline ``{pair.baseline}``: "
-            f"**{pair_verdict(tables)}** over {sum(map(len, tables.values()))} measure(s) of "
-            f"{len(tables)} method(s). {each}. Each method's rows and summary: ``{FOLDER}{pair.name}/``."
+            {
+                "text": f"Candidate ``{pair.candidate}`` against baseline ``{pair.baseline}``: "
+                f"**{pair_verdict(tables)}** over {sum(map(len, tables.values()))} measure(s) of "
+                f"{len(tables)} method(s). {each}.",
+                "pages": [
+                    output("page", pair.name, name) for name in tables if Path(output("page", pair.name, name)).exists()
+                ],
+                "methods": list(tables),
+            }
         )
     return lines
+
+
+def _measures(rows: pd.DataFrame) -> str:
+    """A method's measures in a front-page line: how many, which, and the margin."""
+    named = f": {', '.join(map(str, rows['measure_name']))}" if "measure_name" in rows else ""
+    return f"{len(rows)} measure(s){named}; margin ±{rows['margin'].iloc[0]:.4g}"

@@ -11,7 +11,7 @@ takes the first verdict that holds (:func:`verdict`):
 - ``better``: hi90 < 0;
 - ``equivalent``: −δ < lo90 and hi90 < δ;
 - ``not worse``: hi90 < δ (non-inferior at the margin δ);
-- ``worse by more than δ``: lo90 > δ;
+- ``worse by more than the margin``: lo90 > δ;
 - ``worse``: lo90 > 0;
 - ``inconclusive``: none of these; the line says how many units (group keys, prompts,
   templates) a candidate truly equal to the baseline needs to be shown ``not worse`` at 80%
@@ -45,7 +45,7 @@ BETTER, EQUIVALENT, NOT_WORSE, WORSE_BEYOND, WORSE, INCONCLUSIVE = (
     "better",
     "equivalent",
     "not worse",
-    "worse by more than δ",
+    "worse by more than the margin",
     "worse",
     "inconclusive",
 )
@@ -213,7 +213,7 @@ def judge(rows: pd.DataFrame, margin: float) -> pd.DataFrame:
 
 
 def worse_after_holm(rows: pd.DataFrame) -> pd.Series:
-    """The rows whose verdict is ``worse`` (or worse by more than δ) and stays so after Holm across the rows.
+    """The rows whose verdict is ``worse`` (or worse by more than the margin) and stays so after Holm across the rows.
 
     :func:`judge` already turns a row worse only before Holm into ``inconclusive`` (its note
     says so), so the rows' verdicts and the gate agree; the test is repeated here for rows

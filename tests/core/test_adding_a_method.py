@@ -1,12 +1,14 @@
 """docs/adding-a-method.md, walked through: a toy fourth method, a package of its own plus its declaration and
 its config section's schema, reaches every place the core asks of a method without a line of the core or of the
-three methods changed (issues 31 and 42).
+three methods changed (issues 31, 42 and 48).
 
 The toy package is written to a temporary folder and registered as an installed package registers its
 method, through an entry point of the ``biasflow.methods`` group. Its schema joins the config schema, so the
 config check, the defaults, the flags and config/README.md's key table know its keys. Its rules ship inside the
 package (its declaration's ``rules``): installed with its distribution's metadata, as `pip install` leaves it, it
-is run and reported by this repository's Snakefile, a real Snakemake run in a process of its own.
+is run and reported by this repository's Snakefile, a real Snakemake run in a process of its own. Its schema
+declares its smallest effect worth detecting (``x-min-effect``), so the config's ``compare:`` pairs take its
+margin and fall back to ``power.min_effect.toy``, and the workflow's ``compare`` target judges its pairs.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from biasflow.power import planner
 from biasflow.registry import Registry
 from biasflow.report_front import front_page
 from biasflow.schema import choices, config_schema, default
+from biasflow.verdict_tables import compared_pairs
 from workflow_helpers import REPO, snakemake, write_config
 
 # The toy method: the share of continuations longer than `toy.min_words` words, per model.
@@ -62,6 +65,13 @@ TOY = {
         additionalProperties: false
         default: {}
         description: The toy method, continuations longer than a number of words.
+        x-min-effect:
+          type: number
+          exclusiveMinimum: 0
+          exclusiveMaximum: 1
+          default: 0.1
+          description: "Toy lengths: the share of long continuations worth detecting."
+          x-margin: "The toy's margin on the difference of shares of long continuations"
         properties:
           models:
             type: [array, "null"]
@@ -69,7 +79,6 @@ TOY = {
             default: null
             description: Evaluated models (names from `models`); `null` evaluates every model.
           min_words: {type: integer, minimum: 1, default: 3, description: "Words a continuation must exceed."}
-          min_effect: {type: number, exclusiveMinimum: 0, default: 0.1, description: "The share worth detecting."}
     """,
     "toy_method/checks.py": """
         from biasflow.errors import BiasflowError
@@ -112,7 +121,7 @@ TOY = {
 
         @dataclass(frozen=True)
         class Settings(PowerSettings):
-            keys = {**PowerSettings.keys, "min_effect": "toy.min_effect"}
+            keys = {**PowerSettings.keys, "min_effect": "power.min_effect.toy"}
 
         def plan(sources, settings):
             raise NotImplementedError
@@ -143,6 +152,9 @@ TOY = {
         TOY_RULES = method("toy").rule_folder()
 
         FINAL_JOBS["toy"] = lambda: [(toy_outputs.of_step("summary")["summary"], rules.toy_summary, {})]
+        COMPARE_SOURCES["toy"] = lambda baseline, candidate: [
+            {"paths": [toy_outputs.of_step("summary")["summary"]], "baseline": baseline, "candidate": candidate}
+        ]
     """,
     "toy_method/rules/steps.smk": """
         rule toy_summary:
@@ -239,18 +251,17 @@ def test_the_schema_holds_the_toys_section_and_its_name(toy):
     schema's defaults, flags and generated key table are the toy's too."""
     config = {"methods": ["toy"], "models": {"b": {"model": "x"}}, "toy": {"models": ["b"]}}
     validate_config(config)
-    assert config["toy"] == {"models": ["b"], "min_words": 3, "min_effect": 0.1}
+    assert config["toy"] == {"models": ["b"], "min_words": 3}
     assert choices("methods") == ("cairo", "fairpair", "fpr", "toy") and default("toy.min_words") == 3
     from toy_method.lengths import LengthSettings
 
     assert LengthSettings.defaults() == LengthSettings(min_words=3)
     rows = markdown_table(config_schema()).splitlines()
-    assert rows[-4:] == [
+    assert rows[-3:] == [
         "| `toy` | object | `{}` | The toy method, continuations longer than a number of words. |",
         "| `toy.models` | list of string or null | `null` | Evaluated models (names from `models`); `null` evaluates "
         "every model. |",
         "| `toy.min_words` | integer ≥ 1 | `3` | Words a continuation must exceed. |",
-        "| `toy.min_effect` | number > 0 | `0.1` | The share worth detecting. |",
     ]
 
 
@@ -264,7 +275,7 @@ def test_the_schema_holds_the_toys_section_and_its_name(toy):
         (
             {"min_word": 2},
             "config key toy: unknown key 'min_word' (did you mean min_words?); the keys allowed here are models, "
-            "min_words, min_effect. See config/README.md for the allowed values.",
+            "min_words. See config/README.md for the allowed values.",
         ),
     ],
 )
@@ -287,6 +298,8 @@ def test_without_the_toy_installed_its_section_and_name_are_refused():
     """The schema is the registry's: the same config is refused where no package registers the toy."""
     with pytest.raises(BiasflowError, match=r"unknown key 'toy'"):
         validate_config({"models": {"b": {"model": "x"}}, "toy": {"min_words": 3}})
+    with pytest.raises(BiasflowError, match=r"config key compare\.0\.margin: unknown key 'toy'"):
+        validate_config({key: value for key, value in compare_config().items() if key not in ("methods", "toy")})
     with pytest.raises(BiasflowError, match=r"config key methods\.0: 'toy' is not one of"):
         validate_config({"methods": ["toy"], "models": {"b": {"model": "x"}}})
 
@@ -302,7 +315,7 @@ def test_a_declared_schema_that_is_no_section_is_named(toy, tmp_path, file, mess
     (tmp_path / "toy_method" / "listed.yaml").write_text("- min_words\n")
     declared = dataclasses.replace(method("toy"), schema=f"toy_method:{file}")
     with pytest.raises(BiasflowError, match=re.escape(message)):
-        declared.section_schema()
+        declared.schemas()
 
 
 def test_a_method_cannot_take_a_core_keys_name(toy, monkeypatch):
@@ -310,6 +323,92 @@ def test_a_method_cannot_take_a_core_keys_name(toy, monkeypatch):
     monkeypatch.setattr(registry_module, "REGISTRY", Registry("method", builtin=[("power", declared)]))
     with pytest.raises(BiasflowError, match=r"method 'power': its config section would replace the core's key 'power'"):
         config_schema()
+
+
+def compare_config() -> dict:
+    """Three models the toy evaluates and two release pairs: one giving the toy's own margin, one leaving it to
+    ``power.min_effect.toy``."""
+    return {
+        "methods": ["toy"],
+        "models": {name: {"backend": "openai", "model": "served"} for name in ("a", "b", "c")},
+        "toy": {"min_words": 4},
+        "compare": [{"baseline": "a", "candidate": "b", "margin": {"toy": 0.3}}, {"baseline": "a", "candidate": "c"}],
+    }
+
+
+def test_the_toys_min_effect_is_its_power_effect_and_the_margin_of_its_compare_pairs(toy, tmp_path, monkeypatch):
+    """The toy's x-min-effect is the key power.min_effect.toy, which its planner reads and a pair without a margin
+    of its own takes; compare[].margin.toy is the pair's own. Both are in the generated key table."""
+    config = compare_config()
+    validate_config(config)
+    assert config["power"]["min_effect"] == {"cairo": 0.05, "fairpair": 0.025, "fpr": 0.05, "toy": 0.1}
+    given, left = compared_pairs(config)
+    assert given.margin(config, "toy") == (0.3, "compare[].margin.toy")
+    assert left.margin(config, "toy") == (0.1, "power.min_effect.toy")
+    config["power"]["min_effect"]["toy"] = 0.2
+    assert left.margin(config, "toy") == (0.2, "power.min_effect.toy")
+    assert planner("toy").Settings.from_config(config).min_effect == 0.2 and default("power.min_effect.toy") == 0.1
+    monkeypatch.setenv("OPENAI_API_KEY", "x")
+    assert check_config(config, tmp_path) == ["toy: a toy method is running"], "its pairs pass the config check"
+    rows = markdown_table(config_schema()).splitlines()
+    assert (
+        "| `compare[].margin.toy` | number > 0 or null | `null` | The toy's margin on the difference of shares of long "
+        "continuations; null: `power.min_effect.toy`. |"
+    ) in rows
+    assert (
+        "| `power.min_effect.toy` | number > 0, < 1 | `0.1` | Toy lengths: the share of long continuations worth "
+        "detecting. |"
+    ) in rows
+
+
+@pytest.mark.parametrize(
+    ("changed", "message"),
+    [
+        (
+            {"compare": [{"baseline": "a", "candidate": "b", "margin": {"toy": 0}}]},
+            "config key compare.0.margin.toy: 0 is less than or equal to the minimum of 0",
+        ),
+        (
+            {"compare": [{"baseline": "a", "candidate": "b", "margin": {"tyo": 0.1}}]},
+            "config key compare.0.margin: unknown key 'tyo' (did you mean toy?)",
+        ),
+        ({"power": {"min_effect": {"toy": 1}}}, "config key power.min_effect.toy: 1 is greater than or equal to"),
+    ],
+)
+def test_the_schema_refuses_a_bad_toy_margin_or_power_effect(toy, changed, message):
+    with pytest.raises(BiasflowError, match=re.escape(message)):
+        validate_config(compare_config() | changed)
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        (
+            "",
+            "method 'toy': its config schema toy_method:bare.yaml declares no x-min-effect, its smallest effect worth "
+            "detecting, which its power planner plans for and its compare: pairs take as their margin "
+            "(power.min_effect.toy); add x-min-effect: {type: number, exclusiveMinimum: 0, default: ..., description: "
+            "..., x-margin: ...} at its top level (docs/adding-a-method.md, section 4).",
+        ),
+        (
+            "x-min-effect: {type: integer, default: 1, description: Long texts.}\n",
+            "method 'toy': the x-min-effect of its config schema toy_method:bare.yaml lacks type: number, x-margin; "
+            "give the schema of a number with its default, its description and, as x-margin, what a margin of "
+            "compare: pairs is in its unit (docs/adding-a-method.md, section 4).",
+        ),
+    ],
+)
+def test_a_method_without_its_min_effect_is_refused_when_the_schema_is_assembled(
+    toy, tmp_path, monkeypatch, declared, message
+):
+    """Every method has a power planner and a paired comparison, and both need its smallest effect worth detecting:
+    one whose schema does not declare it stops every config check and command, naming it, before anything runs."""
+    (tmp_path / "toy_method" / "bare.yaml").write_text(f"type: object\nproperties: {{}}\n{declared}")
+    bare = dataclasses.replace(method("toy"), schema="toy_method:bare.yaml")
+    monkeypatch.setattr(registry_module, "REGISTRY", Registry("method", builtin=[("toy", bare)]))
+    with pytest.raises(BiasflowError) as refused:
+        validate_config({"methods": ["toy"], "models": {"b": {"model": "x"}}})
+    assert str(refused.value) == message
 
 
 def test_the_config_check_runs_the_toys_own_check(toy, tmp_path, monkeypatch):
@@ -425,6 +524,29 @@ def test_the_workflow_includes_the_installed_toys_rules_from_its_package(tmp_pat
     refused = snakemake(tmp_path / "run", "--list-rules", env=env, check=False)
     assert refused.returncode != 0
     assert "biasflow error: method 'toy': its rule folder toy_method:rules" in refused.stderr
+
+
+def test_the_compare_target_plans_the_installed_toys_verdicts_of_every_pair(tmp_path):
+    env = installed_toy(tmp_path / "site")
+    write_config(compare_config(), tmp_path / "run")
+    planned = snakemake(tmp_path / "run", "--dry-run", "compare", env=env).stdout
+    assert "toy_summary" in planned and "compare_verdicts" in planned
+    assert "results/compare/a_vs_b/toy.csv" in planned and "results/compare/a_vs_c/toy.csv" in planned
+
+
+@pytest.mark.workflow
+def test_the_installed_toys_pairs_are_judged_at_their_own_margin_or_its_power_effect(tmp_path):
+    """The real workflow's `compare` target runs the toy's summary, then judges each pair with the toy's comparison:
+    at the pair's compare[].margin.toy, else at the config's power.min_effect.toy."""
+    env = installed_toy(tmp_path / "site")
+    workdir = tmp_path / "run"
+    write_config(compare_config() | {"power": {"min_effect": {"toy": 0.2}}}, workdir)
+    snakemake(workdir, "compare", env=env)
+    folder = workdir / "results" / "compare"
+    for pair, margin, source in (("a_vs_b", 0.3, "compare[].margin.toy"), ("a_vs_c", 0.2, "power.min_effect.toy")):
+        rows = (folder / pair / "toy.csv").read_text().splitlines()
+        assert dict(zip(rows[0].split(","), rows[1].split(","), strict=True))["margin"] == str(margin)
+        assert f"margin ±{margin:g} from {source}" in (folder / pair / "toy.md").read_text()
 
 
 @pytest.mark.workflow

@@ -171,8 +171,9 @@ def test_the_readme_the_package_and_the_report_say_three_methods_from_four_paper
 
 
 def test_the_verdicts_of_the_compare_pairs_come_first_where_their_tables_exist(after_demo):
-    """The release question before the methods (docs/methods.md §7): a pair whose tables exist is stated, one without
-    is not; a page without pairs has no such section."""
+    """The release question before the methods (docs/methods.md §7): a pair whose tables exist is stated, with the
+    measures each method judged and a link to its page, one without is not; a page without pairs has no such
+    section."""
     config = {
         **after_demo,
         "compare": [
@@ -183,17 +184,48 @@ def test_the_verdicts_of_the_compare_pairs_come_first_where_their_tables_exist(a
     folder = Path("results/compare/smollm2-t1.0_vs_smollm2-t0.7")
     folder.mkdir(parents=True)
     (folder / "cairo.csv").write_text(
-        "verdict,p_worse,p_worse_holm,margin\nnot worse,0.7,1.0,0.05\nworse by more than δ,0.001,0.002,0.05\n"
+        "measure_name,verdict,p_worse,p_worse_holm,margin\ngender BOLD Eq. 1,not worse,0.7,1.0,0.05\n"
+        "religion BOLD Eq. 1,worse by more than the margin,0.001,0.002,0.05\n"
     )
+    (folder / "cairo.html").write_text("<html></html>\n")
     page = front_page(config, ["cairo"], REPO / "src" / "biasflow" / "data")
     assert page["verdicts"] == [
-        "Candidate ``smollm2-t0.7`` against baseline ``smollm2-t1.0``: **worse** over 2 measure(s) of 1 method(s). "
-        "CAIRO: worse (2 measure(s), margin ±0.05). Each method's rows and summary: "
-        "``results/compare/smollm2-t1.0_vs_smollm2-t0.7/``."
+        {
+            "text": "Candidate ``smollm2-t0.7`` against baseline ``smollm2-t1.0``: **worse** over 2 measure(s) of 1 "
+            "method(s). CAIRO: worse (2 measure(s): gender BOLD Eq. 1, religion BOLD Eq. 1; margin ±0.05).",
+            "pages": ["results/compare/smollm2-t1.0_vs_smollm2-t0.7/cairo.html"],
+            "methods": ["cairo"],
+        }
     ]
-    html = rendered(page, config, [("CAIRO", "results/cairo/gender_tables.html")])
+    records = [
+        ("CAIRO", "results/cairo/gender_tables.html"),
+        ("Did the candidate get worse?", str(folder / "cairo.html")),
+    ]
+    html = rendered(page, config, records)
     assert "System Message" not in html and "system-message" not in html
     first = html.index("Did the candidate get worse?")
     assert first < html.index("What was run") and "gemma3-t1.0</tt>:" not in html
     assert "<strong>worse</strong> over 2 measure(s)" in html[first:]
+    assert "javascript:show('cairo.html')" in html[first:], "the pair's page is linked"
     assert "Did the candidate get worse?" not in rendered({**page, "verdicts": []}, config, [])
+
+
+def test_pairs_an_earlier_run_compared_are_stated_without_the_pairs_config_and_their_methods_are_not_not_run(
+    after_demo,
+):
+    """The new user's case: `snakemake compare --configfile config/config.yaml pairs.yaml`, then `make report`
+    (without pairs.yaml). The verdicts come from results/compare/; FairPair, compared but without its own tables,
+    is said to be compared, not "not run"."""
+    folder = Path("results/compare/smollm2-t1.0_vs_smollm2-t0.7")
+    folder.mkdir(parents=True)
+    (folder / "fairpair.csv").write_text(
+        "measure_name,verdict,p_worse,p_worse_holm,margin\nsentiment excess R,not worse,0.4,0.4,0.025\n"
+    )
+    Path("results/compare/a_vs_not-a-model").mkdir(parents=True)  # not two models of this config: left out
+    page = front_page(after_demo, ["cairo"], REPO / "src" / "biasflow" / "data")
+    [line] = page["verdicts"]
+    assert line["text"].startswith("Candidate ``smollm2-t0.7`` against baseline ``smollm2-t1.0``: **not worse**")
+    assert page["compared_only"] == ["FairPair"] and "FairPair" not in page["not_run"]
+    html = rendered(page, after_demo, [])
+    assert "Compared in the verdicts above, its own tables not computed in this run: FairPair." in html
+    assert "Not run, so not shown: FairPair" not in html

@@ -10,6 +10,7 @@ statsmodels' Holm over all of them, and each row's verdict to the command's.
 from __future__ import annotations
 
 import copy
+import html
 
 import numpy as np
 import pandas as pd
@@ -241,6 +242,7 @@ def test_the_step_writes_what_the_command_writes_on_the_same_files(tmp_path, met
     paths = cairo_files(tmp_path) if method == "cairo" else fairpair_files(tmp_path)
     candidate = "m2" if method == "cairo" else "m1"
     table, summary = tmp_path / "out" / f"{method}.csv", tmp_path / "out" / f"{method}.md"
+    page = tmp_path / "out" / f"{method}.html"
     write_verdicts(
         method_name=method,
         baseline="m0",
@@ -249,7 +251,7 @@ def test_the_step_writes_what_the_command_writes_on_the_same_files(tmp_path, met
         settings=comparison_settings(filled({}), method),
         margin=0.02,
         margin_source=f"compare[].margin.{method}",
-        outputs={"table": str(table), "summary": str(summary)},
+        outputs={"table": str(table), "summary": str(summary), "page": str(page)},
     )
     expected = by_command(
         method, "stats" if method == "cairo" else "scores", paths, "m0", candidate, 0.02, tmp_path / "command.csv"
@@ -257,10 +259,15 @@ def test_the_step_writes_what_the_command_writes_on_the_same_files(tmp_path, met
     pd.testing.assert_frame_equal(pd.read_csv(table), expected)
     assert summary.read_text().startswith(f"**{method}: candidate {candidate} against baseline m0: ")
     assert "(margin ±0.02 from compare[].margin." in summary.read_text().splitlines()[0]
+    shown = page.read_text()  # the report's page: the summary's first line, then every measure with its verdict
+    first = summary.read_text().splitlines()[0].strip("*")
+    assert html.escape(first) in shown
+    for name, verdict in zip(expected["measure_name"], expected["verdict"].fillna("–"), strict=True):
+        assert f"<td>{html.escape(name)}</td><td>{html.escape(verdict)}</td>" in shown
     if method == "cairo":  # the known truth: gender 0.08 worse; race the same, shown no more than 0.02 worse in
         # population Eq. 1 (within ±0.02 would need more than 15 prompts a subgroup, docs/methods.md §1.16)
         verdicts = dict(zip(expected["axis"], expected["verdict"], strict=True))
-        assert verdicts == {"gender": "worse by more than δ", "race": "not worse"}
+        assert verdicts == {"gender": "worse by more than the margin", "race": "not worse"}
         race = expected.set_index("axis").loc["race"]
         assert race["lo90"] < 0 < race["hi90"]
 
@@ -285,7 +292,7 @@ def test_fpr_judges_every_probe_set_and_classifier_of_the_pair_together(tmp_path
         settings=comparison_settings(filled({}), "fpr"),
         margin=0.05,
         margin_source="power.min_effect.fpr",
-        outputs={"table": str(table), "summary": str(summary)},
+        outputs={"table": str(table), "summary": str(summary), "page": str(tmp_path / "fpr.html")},
     )
     rows = pd.read_csv(table)
     assert list(rows.columns[:2]) == ["probe", "classifier"] and len(rows) == 8  # 2 probe sets x 2 classifiers x 2
@@ -372,10 +379,15 @@ def test_the_front_page_states_each_pair_with_tables(tmp_path, monkeypatch, conf
         path = tmp_path / output("table", "smollm2-t1.0_vs_smollm2-t0.7", method)
         path.parent.mkdir(parents=True, exist_ok=True)
         table.to_csv(path, index=False)
+    (tmp_path / output("page", "smollm2-t1.0_vs_smollm2-t0.7", "cairo")).write_text("<html></html>\n")
     assert front_lines(config) == [
-        "Candidate ``smollm2-t0.7`` against baseline ``smollm2-t1.0``: **inconclusive** over 3 measure(s) of 2 "
-        "method(s). CAIRO: not worse (2 measure(s), margin ±0.02); FairPair: inconclusive (1 measure(s), margin "
-        "±0.025). Each method's rows and summary: ``results/compare/smollm2-t1.0_vs_smollm2-t0.7/``."
+        {
+            "text": "Candidate ``smollm2-t0.7`` against baseline ``smollm2-t1.0``: **inconclusive** over 3 measure(s) "
+            "of 2 method(s). CAIRO: not worse (2 measure(s); margin ±0.02); FairPair: inconclusive (1 measure(s); "
+            "margin ±0.025).",
+            "pages": [output("page", "smollm2-t1.0_vs_smollm2-t0.7", "cairo")],
+            "methods": ["cairo", "fairpair"],
+        }
     ]
 
 

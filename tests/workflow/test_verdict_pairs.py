@@ -163,10 +163,23 @@ def test_the_tiny_run_writes_each_pairs_verdicts_and_the_report_states_them_firs
     first = page.index("Did the candidate get worse?")
     assert first < page.index("What was run")
     text = re.sub(r"<[^>]+>", "", page[first : page.index("What was run")].replace('\\"', '"'))  # the section's words
-    assert (
+    said = (
         f"Candidate b-t1.0 against baseline a-t1.0: {verdict} over {sum(map(len, tables.values()))} measure(s) "
         "of 3 method(s)."
-    ) in text, text
+    )
+    assert said in text, text
+    assert all((folder / f"{method}.html").exists() for method in tables)
+    assert "Did the candidate get worse?" in page[page.index("What was run") :], "the verdict pages are in the report"
+
+    # The new user's case: the report rendered with the config that names no pairs (`make report` after a run with
+    # pairs.yaml) still states the pair and shows its pages, and says no method it compared did not run.
+    write_config(finished, workdir)
+    snakemake(workdir, "--report", "report.html")
+    page = (workdir / "report.html").read_text()
+    first = page.index("Did the candidate get worse?")
+    text = re.sub(r"<[^>]+>", "", page[first : page.index("What was run")].replace('\\"', '"'))
+    assert said in text, text
+    assert "Not run, so not shown" not in page
 
 
 def test_the_rule_files_name_no_method_in_the_core():

@@ -59,15 +59,16 @@ NUCLEUS_WINDOW = 4096
 def converted(source: ModelSource, cache_dir: str | Path, quantization: str, trust_remote_code: bool) -> Path:
     """The CTranslate2 folder of a transformers ``source`` in ``quantization``, converted once into the cache.
 
-    The folder is keyed by the weights' identity (a directory's path and its files' sizes and
+    The folder is keyed by the weights' identity (the content key of weights converted from a
+    GGUF file, wherever the cache lies; else a directory's path and its files' sizes and
     modification times, or a hub id), the quantization and CTranslate2's version, so changed
     weights or another CTranslate2 convert again; it is written beside its final place and
     renamed into it (:func:`biasflow.models.sources.built_once`).
     """
     ctranslate2 = require("ctranslate2", LOADING)
 
-    weights: list = [source.location]
-    if source.kind == "dir":
+    weights: list = [source.content or source.location]
+    if source.kind == "dir" and not source.content:
         files = sorted(p for p in Path(source.location).iterdir() if p.is_file())
         weights += [(p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in files]
     key = stable_hash(weights, quantization, ctranslate2.__version__)

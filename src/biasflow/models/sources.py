@@ -13,19 +13,25 @@ A config's ``model`` field may be
 
 GGUF weights are dequantised by transformers on every load (tens of seconds to minutes on
 a laptop CPU), so :func:`materialise` converts them once into a plain transformers
-directory under the cache; later loads take well under a second.
+directory under the cache; later loads take well under a second. What the cache holds is
+keyed by the content of the file it came from (:func:`content_digest`), never by where that
+file lies, so a cache restored into another checkout or beside another environment
+(docs/ci.md) serves its conversions there.
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
 import gc
+import hashlib
 import importlib.metadata as md
 import logging
 import os
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,13 +48,22 @@ log = logging.getLogger("biasflow")
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
+# How long ago a file must have changed for its digest to be remembered (content_digest): far longer than a
+# file system clock's tick (a few ms), so a later write always gets another change time.
+SETTLED_NS = 1_000_000_000
+
 
 @dataclass(frozen=True)
 class ModelSource:
-    """A resolved ``model`` field: ``kind`` is ``hub``, ``dir`` or ``gguf``."""
+    """A resolved ``model`` field: ``kind`` is ``hub``, ``dir`` or ``gguf``.
+
+    ``content`` is the key of the weights' content where it is known (a directory converted from a
+    GGUF file: :func:`materialise`), so what is converted from them in turn is keyed by it too.
+    """
 
     kind: str
     location: str  # hub id, directory, or the .gguf file's path
+    content: str = ""
 
     @property
     def gguf_dir_and_file(self) -> tuple[str, str]:
@@ -101,7 +116,8 @@ def package_file(spec: str, cache_dir: str | Path, assemble: bool = True) -> Pat
             f"model {spec!r}: the installed distribution {dist_name} has no file named {filename} "
             f"(nor {filename}.partNN pieces). Check the file name inside the package."
         )
-    target = Path(cache_dir) / "weights" / stable_hash(spec, [str(p) for p in parts]) / filename
+    digests = [content_digest(part, cache_dir, remember=assemble) for part in parts]
+    target = Path(cache_dir) / "weights" / stable_hash(filename, digests) / filename
     if not assemble:
         return target
     with _locked(target.parent):
@@ -146,15 +162,64 @@ def _find_files(dist, filename: str, parts: bool = False) -> list[Path]:
 
 
 def materialise(source: ModelSource, cache_dir: str | Path) -> ModelSource:
-    """Convert a GGUF source once into a transformers directory in the cache; others pass through."""
+    """Convert a GGUF source once into a transformers directory in the cache; others pass through.
+
+    The directory is keyed by the file's content and transformers' version (which does the
+    dequantising), so the same file anywhere, and only it, finds it.
+    """
     if source.kind != "gguf":
         return source
     transformers = require("transformers", "converting a GGUF model")
 
-    key = stable_hash(source.location, os.path.getsize(source.location), transformers.__version__)
+    key = stable_hash(content_digest(source.location, cache_dir), transformers.__version__)
     target = Path(cache_dir) / "weights" / key / "transformers"
     built_once(target, "config.json", lambda tmp: _convert_gguf(source, target, tmp))
-    return ModelSource("dir", str(target))
+    return ModelSource("dir", str(target), content=key)
+
+
+def content_digest(path: str | Path, cache_dir: str | Path, remember: bool = True) -> str:
+    """The sha256 of the file's bytes, which the weights cache keys what it made from the file by.
+
+    By content, not by path: a ``pkg:`` file lies in whichever environment installed it, and a
+    cache restored into a fresh checkout elsewhere (docs/ci.md) must find its conversions. The
+    whole file is read, not its size, header or ends: two fine-tunes of one model quantised alike
+    have the same size and header, and a change of some layers only (a merged adapter) can leave
+    the first and last MiB as they were, so a partial digest could serve a candidate the
+    baseline's converted weights and a gate would compare the baseline with itself.
+
+    Reading costs about 0.6 s a GB from memory (0.05 s for SmolLM2's 98 MB, 0.14 s for Gemma
+    3's 253 MB on 2 cores; from a disk of 500 MB/s, 0.18 s and 0.57 s), so each file is read
+    once: its digest is remembered under the cache's ``weights/digests/``, keyed by its path and
+    the fields of its status that git's index trusts to say a file is unchanged (size,
+    modification and change times in ns, inode, device). Any write to a file sets its change time, which, unlike the
+    modification time, no call sets back; so a remembered digest is read only for the bytes it
+    was computed from, and a file restored, reinstalled or moved is read once more. As in git,
+    a file changed in the last :data:`SETTLED_NS` is not remembered: a second write within the
+    same tick of the file system's clock would keep its change time. ``remember=False`` reads
+    what is remembered but writes nothing (a config check writes nothing).
+    """
+    before = _status(path)
+    memo = Path(cache_dir) / "weights" / "digests" / stable_hash(os.path.realpath(path), before)
+    if memo.is_file():
+        return memo.read_text()
+    digest = _sha256(os.path.realpath(path), before)
+    settled = time.time_ns() - before[2] > SETTLED_NS
+    if remember and settled and _status(path) == before:  # and unchanged while it was read
+        with atomic_path(memo) as tmp:
+            tmp.write_text(digest)
+    return digest
+
+
+def _status(path: str | Path) -> tuple[int, ...]:
+    status = os.stat(path)
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino, status.st_dev)
+
+
+@functools.lru_cache(maxsize=64)
+def _sha256(path: str, status: tuple[int, ...]) -> str:
+    """The file's sha256, once per process for each status of it (a config check reads each model entry's file)."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def built_once(target: Path, marker: str, build: Callable[[Path], None]) -> Path:
