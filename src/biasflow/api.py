@@ -6,8 +6,10 @@ so ``biasflow.fpr_gaps`` is found without the core naming a method. The conventi
 public function keeps (the package docstring, :mod:`biasflow`, states them for users):
 
 - tables in, tables out: a function computes on pandas DataFrames and returns a DataFrame, or,
-  where it computes several tables, a frozen dataclass whose fields are those tables; it reads
-  no file (the ``biasflow`` commands do);
+  where it computes several tables, a frozen dataclass whose fields are those tables, and writes
+  none to a file (the ``biasflow`` commands do); the files it reads are those its arguments
+  name (a table the workflow wrote, given to :func:`compare` or :func:`plan_power` as its
+  path; a setting's file; ``config=``'s YAML);
 - its settings are keyword-only parameters whose defaults are the config schema's, filled into
   its signature by :func:`schema_keywords` from the step's settings class (one place names each
   setting's config key), so ``help()`` and an editor show the values and no code restates them;
@@ -190,7 +192,7 @@ def compare(
         (default: ``power.min_effect.<method>``, the schema's or ``config``'s).
     config : mapping or path, optional
         Any part of a workflow config, as ``biasflow compare --config`` takes it
-        (``{"selection": {"seed": 3}}``), or its YAML file(s).
+        (``{"cairo": {"selection": {"seed": 3}}}``), or its YAML file(s).
 
     Returns
     -------
@@ -265,7 +267,8 @@ def plan_power(
         The difference worth detecting, in the method's unit, and the margin of the release
         gate's rows (§6.8) (default: ``power.min_effect.<method>``, the schema's or ``config``'s).
     config : mapping or path, optional
-        Any part of a workflow config, as ``biasflow power --config`` takes it, or its YAML file(s).
+        Any part of a workflow config, as ``biasflow power --config`` takes it
+        (``{"power": {"alpha": 0.01}}``), or its YAML file(s).
 
     Returns
     -------
@@ -337,8 +340,14 @@ def pilot_sources(pilot: object) -> dict[str, list[Table]]:
     return {name: [table] for name, table in zip(names, given, strict=True)}
 
 
+def public_names() -> list[str]:
+    """``biasflow.__all__``, sorted: the core's public functions (:data:`CORE`) and those every registered method's
+    declaration names in its ``api``, a method installed from another package included."""
+    return sorted([*CORE, *(reference.rpartition(":")[2] for declared in methods() for reference in declared.api)])
+
+
 def public(name: str) -> Any:
-    """The public function called ``name``: the core's, or a method's as its declaration names it."""
+    """``biasflow.<name>``: the core's function called ``name``, or a method's as its declaration names it."""
     if name in CORE:
         return globals()[name]
     for declared in methods():

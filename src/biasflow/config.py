@@ -16,13 +16,13 @@ import logging
 from pathlib import Path
 
 from biasflow import bundled
+from biasflow.compare_pairs import check_pairs
 from biasflow.errors import BiasflowError, did_you_mean
 from biasflow.methods import methods
 from biasflow.model_pairs import BASELINE, PairChoice
 from biasflow.models import ModelSpec, backend_class, model_spec
 from biasflow.models.sources import resolve_source
 from biasflow.schema import config_schema, filling_validator
-from biasflow.verdict_tables import check_pairs
 
 log = logging.getLogger("biasflow")
 
@@ -165,7 +165,7 @@ def load_settings(paths) -> dict:
 def settings_config(config) -> dict:
     """A copy of ``config``, any part of a workflow config, validated and filled with the schema's defaults.
 
-    ``selection: {max_sets: 1}`` alone is such a config. It is validated as a workflow config
+    ``cairo: {selection: {max_sets: 1}}`` alone is such a config. It is validated as a workflow config
     is (an unknown key is named with the closest allowed one, a wrong type with its key), but
     what the schema requires of a workflow run only, the ``models`` it evaluates, is not
     required, and the checks of what a run loads (:func:`check_config`) do not run: the

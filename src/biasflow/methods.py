@@ -11,14 +11,23 @@ report's front page, the public API (:mod:`biasflow.api`) and the rules loop ove
 :func:`methods`, so the core names no method, and a fourth one is a package, its declaration,
 its config section's schema and its rules (``docs/adding-a-method.md``), installed from
 anywhere: a package installed from outside brings its rule files inside it (:func:`rule_folder`).
+
+The declaration is a contract (:data:`CONTRACT`), checked when the registry loads a method (:func:`declaration`):
+every part present and of its kind, each ``"module:name"`` reference naming a module that is installed, its schema
+file there. What a referenced module holds is checked when it is first imported
+(:meth:`Method.part`), since importing them all at load would cost every start of the workflow and every library
+call (docs/adding-a-method.md, section 2). Either way the first problem is one :class:`BiasflowError` naming the
+method, the part and what it should be.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module, resources
 from importlib.resources.abc import Traversable
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +60,7 @@ class MethodSchemas:
 class Method:
     """A method as the core sees it. The ``check``, ``commands``, ``power`` and ``compare`` parts are
     ``"module:name"`` (or ``"module"``) references, imported only when used, so that listing the
-    methods stays cheap."""
+    methods stays cheap; what each part must be is :data:`CONTRACT` (docs/adding-a-method.md, section 2)."""
 
     name: str  # its key in the config's `methods:` list and the name of its config section
     title: str  # how the report and the CLI name it
@@ -95,8 +104,21 @@ class Method:
     rules: str | None = None
 
     def part(self, name: str) -> Any:
-        """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``), imported."""
-        return self.load(getattr(self, name))
+        """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``), imported, once
+        it holds what the core calls (:data:`PARTS`): else one line naming the method, the part and what it should
+        be (docs/adding-a-method.md, section 2)."""
+        reference = getattr(self, name)
+        module, _, attribute = reference.partition(":")
+        if attribute and not hasattr(import_module(module), attribute):
+            raise BiasflowError(
+                f"method {self.name!r}: its {name} {reference!r} names nothing, {module} having no {attribute}; "
+                f"{_asked(name)}"
+            )
+        loaded = self.load(reference)
+        problem = PARTS[name](loaded)
+        if problem:
+            raise BiasflowError(f"method {self.name!r}: its {name} {reference!r} {problem}; {_asked(name)}")
+        return loaded
 
     def schemas(self) -> MethodSchemas:
         """What its schema file (:attr:`schema`) gives the config schema: its section, and from its
@@ -188,7 +210,185 @@ def packaged(reference: str) -> Traversable | None:
         return None
 
 
-REGISTRY: Registry[Method] = Registry("method", group="biasflow.methods")
+def _text(value: object) -> str | None:
+    return None if isinstance(value, str) and value.strip() else "is no text"
+
+
+def _function(value: object) -> str | None:
+    return None if callable(value) else "is no function"
+
+
+def _texts(value: object) -> str | None:
+    return None if isinstance(value, tuple) and all(_text(x) is None for x in value) else "is no tuple of texts"
+
+
+def _text_pair(value: object) -> str | None:
+    return None if isinstance(value, tuple) and len(value) == 2 and not _texts(value) else "is no pair of texts"
+
+
+def _text_pairs(value: object) -> str | None:
+    return None if isinstance(value, tuple) and not any(map(_text_pair, value)) else "is no tuple of pairs of texts"
+
+
+def _key_paths(value: object) -> str | None:
+    return None if isinstance(value, tuple) and not any(map(_texts, value)) else "is no tuple of tuples of keys"
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported, found without importing it (its parent packages are imported)."""
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or no module name
+        return False
+
+
+def _reference(value: object, function: bool) -> str | None:
+    """The problem with a ``"module:function"`` reference (``function``), or a ``"module"`` or ``"module:name"``
+    one: the form, then whether the module is installed."""
+    if not isinstance(value, str):
+        return "is no text"
+    module, colon, name = value.partition(":")
+    if (function or colon) and not name.isidentifier():
+        return 'is no "module:function"' if function else 'is no "module" or "module:name"'
+    if not _installed(module):
+        return f"names the module {module!r}, which is not installed"
+    return None
+
+
+def _function_reference(value: object) -> str | None:
+    return _reference(value, function=True)
+
+
+def _module_reference(value: object) -> str | None:
+    return _reference(value, function=False)
+
+
+def _function_references(value: object) -> str | None:
+    if not isinstance(value, tuple):
+        return "is no tuple"
+    return next(filter(None, map(_function_reference, value)), None)
+
+
+def _packaged_file(value: object) -> str | None:
+    found = packaged(value) if isinstance(value, str) else None
+    return None if found is not None and found.is_file() else "names no file shipped inside a package"
+
+
+def _folder_or_none(value: object) -> str | None:
+    return None if value is None or (isinstance(value, str) and ":" in value) else 'is no "package:folder"'
+
+
+# The contract: each part of a declaration, the problem its value may have (None: none), checked when the registry
+# loads the method (declaration), and what it should be, as docs/adding-a-method.md's section 2 lists them. It holds
+# every field of Method (tests/core/test_methods.py), so no part escapes the check.
+CONTRACT: dict[str, tuple[Callable[[object], str | None], str]] = {
+    "name": (_text, "its key in the config's methods: list and its config section's name"),
+    "title": (_text, "how the report and the CLI name it"),
+    "citation": (_text, "its paper(s)"),
+    "evaluated": (_function, "evaluated(config), the models it measures"),
+    "loads": (_function, "loads(config), (section, name) of every model entry its jobs load"),
+    "finals": (_function, "finals(config), its final tables"),
+    "summary": (_function, "summary(config), its settings in a sentence"),
+    "check": (
+        _function_reference,
+        '"module:function" of function(config, workdir), which returns warnings and raises BiasflowError for the '
+        "first problem in its settings",
+    ),
+    "commands": (_function_reference, '"module:function" of function(subparsers), which adds its biasflow commands'),
+    "power": (
+        _module_reference,
+        '"module" with its power planner\'s Settings, a biasflow.power.PowerSettings, and plan(sources, settings)',
+    ),
+    "compare": (
+        _module_reference,
+        '"module" with its paired comparison, command(paths, baseline, candidate, config, margin=None)',
+    ),
+    "compare_input": (_text_pair, "(flag, help): the biasflow compare flag naming its input files, and its help"),
+    "schema": (_packaged_file, '"package:file", the JSON schema of its config section, a YAML file in its package'),
+    "compare_settings": (_text_pairs, "(config key, what it is to the comparison) of each setting it reads"),
+    "comparisons": (_function, "comparisons(config), its tables of every pair of models compared"),
+    "variance": (_function, "variance(config), its tables of where each number would move"),
+    "pages": (_function, "pages(config), its pages of tables in the report"),
+    "computed": (_function, "computed(config), the config as far as its results exist"),
+    "data": (_function, "data(config, data_root), a sentence per source of its prompts"),
+    "fill": (_function, "fill(config), which fills in place what its section's schema cannot default"),
+    "moved_keys": (_texts, "the keys of its section that configs once gave at the top level"),
+    "named": (_key_paths, "the config keys, each a tuple of names, of its maps whose names become parts of paths"),
+    "api": (_function_references, '"module:function" of each of its public functions'),
+    "rules": (_folder_or_none, 'None or "package:folder", its rule folder inside its package'),
+}
+
+
+def _asked(part: str) -> str:
+    """What a message refusing ``part`` asks for, and where the docs say it."""
+    return f"give {CONTRACT[part][1]} (docs/adding-a-method.md, section 2)."
+
+
+def _takes(function: object, *args: object, **kwargs: object) -> bool:
+    """Whether ``function`` can be called with these arguments (one whose parameters cannot be read, a builtin's,
+    is taken at its word)."""
+    if not callable(function):
+        return False
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return True
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
+
+
+def _power_module(module: object) -> str | None:
+    from biasflow.power import PowerSettings
+
+    settings = getattr(module, "Settings", None)
+    if not (isinstance(settings, type) and issubclass(settings, PowerSettings)):
+        return "has no Settings, a biasflow.power.PowerSettings"
+    return None if _takes(getattr(module, "plan", None), None, None) else "has no plan(sources, settings)"
+
+
+def _compare_module(module: object) -> str | None:
+    if _takes(getattr(module, "command", None), None, None, None, None, margin=None):
+        return None
+    return "has no command(paths, baseline, candidate, config, margin=None)"
+
+
+# What each referenced part must hold, as the core calls it, checked when it is first imported (Method.part): the
+# problem, or None.
+PARTS: dict[str, Callable[[Any], str | None]] = {
+    "check": lambda found: None if _takes(found, None, None) else "is no function(config, workdir)",
+    "commands": lambda found: None if _takes(found, None) else "is no function(subparsers)",
+    "power": _power_module,
+    "compare": _compare_module,
+}
+
+
+def declaration(name: str, loaded: object) -> Method:
+    """What the entry point ``name`` of the ``biasflow.methods`` group loaded, once it meets the contract: a
+    :class:`Method` of that name whose every part is of its kind (:data:`CONTRACT`), each reference naming an
+    installed module and its schema file shipped. The first problem is one line naming the method, the part and what
+    it should be (docs/adding-a-method.md, section 2). Its rule folder, which only the workflow reads, is checked
+    where the workflow includes it, before any job (:meth:`Method.rule_folder`)."""
+    if not isinstance(loaded, Method):
+        raise BiasflowError(
+            f"method {name!r}: its entry point gives a {type(loaded).__name__}, not a biasflow.methods.Method; "
+            "point it at the METHOD = Method(...) of its method.py (docs/adding-a-method.md, section 2)."
+        )
+    if loaded.name != name:
+        raise BiasflowError(
+            f"method {name!r}: its entry point gives the method {loaded.name!r}; give the entry point the name of "
+            "its Method (docs/adding-a-method.md, section 2)."
+        )
+    for part, (problem_of, _) in CONTRACT.items():
+        problem = problem_of(getattr(loaded, part))
+        if problem:
+            raise BiasflowError(f"method {name!r}: its {part} {getattr(loaded, part)!r} {problem}; {_asked(part)}")
+    return loaded
+
+
+REGISTRY: Registry[Method] = Registry("method", group="biasflow.methods", accept=declaration)
 
 
 def method(name: str, where: str = "") -> Method:

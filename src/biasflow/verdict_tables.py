@@ -5,10 +5,12 @@ the workflow names its pairs once, in the config's ``compare`` section, and ``sn
 --cores N compare`` writes per pair and method run the judged rows
 (``results/compare/{baseline}_vs_{candidate}/{method}.csv``) and their markdown summary
 (``{method}.md``) from the files the workflow already writes. This module holds what that
-needs and no method: the pairs (:class:`ComparedPair`) and their check (:func:`check_pairs`),
-the step (:func:`write_verdicts`, which calls each method's own ``compare.command`` through
-its declaration), and the report's front-page lines (:func:`front_lines`). Each method's rule
-file says which files and systems a pair compares (``COMPARE_SOURCES`` in rules/common.smk).
+needs and no method: the pairs whose tables an earlier run wrote (:func:`written_pairs`; the
+config's own pairs and their check are :mod:`biasflow.compare_pairs`'s, which the config check
+reads without this module), the step (:func:`write_verdicts`, which calls each method's own
+``compare.command`` through its declaration), and the report's front-page lines
+(:func:`front_lines`). Each method's rule file says which files and systems a pair compares
+(``COMPARE_SOURCES`` in rules/common.smk).
 
 A method's comparisons of one pair are one family: FPR compares each classifier's system of
 the candidate with the baseline's of the same classifier on each probe set, and its rows of
@@ -21,19 +23,18 @@ the same two files with the same margin.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from biasflow.errors import BiasflowError, did_you_mean
-from biasflow.methods import method, methods
+from biasflow.compare_pairs import FOLDER, VS, ComparedPair, compared_pairs
+from biasflow.config import settings_config
+from biasflow.methods import method
 
-if TYPE_CHECKING:  # the config check imports this module; pandas comes with the step
+if TYPE_CHECKING:  # the workflow's rules import this module to plan its jobs; pandas comes with the step
     import pandas as pd
 
     from biasflow.verdicts import Verdicts
 
-FOLDER = "results/compare/"
 # Each pair's files, by role: the judged rows, their markdown summary and the report's page of them, per method.
 OUTPUTS = {"table": "{pair}/{method}.csv", "summary": "{pair}/{method}.md", "page": "{pair}/{method}.html"}
 # The verdict table's columns the report's page shows, in this order (those a method's rows have).
@@ -50,48 +51,11 @@ PAGE_COLUMNS = [
     "why_untested",
     "note",
 ]
-# Between the two names of a pair's folder.
-VS = "_vs_"
 
 
 def output(role: str, pair: str = "{pair}", method_name: str = "{method}") -> str:
     """The workflow's path of one of a pair's files (the wildcards left as they are by default)."""
     return FOLDER + OUTPUTS[role].format(pair=pair, method=method_name)
-
-
-@dataclass(frozen=True)
-class ComparedPair:
-    """One entry of the config's ``compare`` list: the baseline, the candidate and the margins given per method."""
-
-    baseline: str
-    candidate: str
-    margins: Mapping[str, float | None]
-
-    @property
-    def name(self) -> str:
-        """The pair's folder under ``results/compare/``: ``{baseline}_vs_{candidate}``."""
-        return f"{self.baseline}{VS}{self.candidate}"
-
-    def margin(self, config: Mapping, method_name: str) -> tuple[float, str]:
-        """The margin of ``method_name`` and where it came from: the pair's own, else ``power.min_effect.<method>``."""
-        given = self.margins.get(method_name)
-        if given is not None:
-            return float(given), f"compare[].margin.{method_name}"
-        return float(config["power"]["min_effect"][method_name]), f"power.min_effect.{method_name}"
-
-    def methods(self, config: dict) -> list[str]:
-        """The methods run (``methods``, in its order) that evaluate both models: those that compare the pair."""
-        return [
-            m.name for m in methods(config["methods"]) if {self.baseline, self.candidate} <= set(m.evaluated(config))
-        ]
-
-
-def compared_pairs(config: Mapping) -> list[ComparedPair]:
-    """The pairs of a validated config's ``compare`` section, in its order."""
-    return [
-        ComparedPair(entry["baseline"], entry["candidate"], dict(entry.get("margin") or {}))
-        for entry in config.get("compare") or []
-    ]
 
 
 def written_pairs(config: Mapping) -> list[ComparedPair]:
@@ -106,59 +70,6 @@ def written_pairs(config: Mapping) -> list[ComparedPair]:
         if folder.name not in named and {baseline, candidate} <= models and any(folder.glob("*.csv")):
             found.append(ComparedPair(baseline, candidate, {}))
     return found
-
-
-def check_pairs(config: dict) -> list[str]:
-    """Refuse a ``compare`` entry naming a model the config does not have, the same model twice, a pair given twice,
-    or a pair no method run evaluates both models of; return a warning per method run that leaves a pair out.
-
-    Called by :func:`biasflow.config.check_config`, so ``snakemake`` and ``biasflow check-config``
-    stop before any job. A margin ≤ 0 is the schema's to refuse (``exclusiveMinimum``).
-    """
-    models = list(config["models"])
-    warnings: list[str] = []
-    seen: dict[str, int] = {}
-    for index, pair in enumerate(compared_pairs(config)):
-        where = f"compare[{index}]"
-        for role, name in (("baseline", pair.baseline), ("candidate", pair.candidate)):
-            if name not in models:
-                raise BiasflowError(
-                    f"{where}.{role} {name!r} is not a model of this config ({', '.join(models)})"
-                    f"{did_you_mean(name, models)}; name one of models."
-                )
-        if pair.baseline == pair.candidate:
-            raise BiasflowError(
-                f"{where}: baseline and candidate are both {pair.baseline!r}; name the model you "
-                "changed as the candidate and the one it should be no worse than as the baseline."
-            )
-        if pair.name in seen:
-            raise BiasflowError(
-                f"{where} compares {pair.candidate} with {pair.baseline} again (as "
-                f"compare[{seen[pair.name]}] does), and both would write {FOLDER}{pair.name}/; give "
-                "each pair once."
-            )
-        seen[pair.name] = index
-        comparing = pair.methods(config)
-        if not comparing:
-            raise BiasflowError(
-                f"{where}: no method run evaluates both {pair.baseline} and {pair.candidate} (each "
-                "method's own models list decides); add both to that list, such as fpr.models, or "
-                "pair two models a method evaluates."
-            )
-        for left in methods(config["methods"]):
-            if left.name not in comparing:
-                warnings.append(
-                    f"{where}: {left.title} does not evaluate both {pair.baseline} and {pair.candidate} "
-                    f"({left.name}.models), so the pair is compared by {_listed(comparing)} only; add "
-                    f"the missing one to {left.name}.models to compare it there too."
-                )
-    return warnings
-
-
-def _listed(names: list[str]) -> str:
-    """The methods' titles as a reader says them: ``CAIRO``, ``CAIRO and FairPair``, ``CAIRO, FairPair and ...``."""
-    titles = [method(name).title for name in names]
-    return ", ".join(titles[:-1]) + f" and {titles[-1]}" if len(titles) > 1 else titles[0]
 
 
 def comparison_settings(config: Mapping, method_name: str) -> dict:
@@ -210,7 +121,6 @@ def write_verdicts(
     """
     import pandas as pd
 
-    from biasflow.config import settings_config
     from biasflow.tables import table_writer, text_writer, write_together
     from biasflow.verdicts import Verdicts, judge
 

@@ -28,7 +28,7 @@ from biasflow.cli import main
 from biasflow.config import check_config, used_model_entries, validate_config
 from biasflow.config_docs import markdown_table
 from biasflow.errors import BiasflowError
-from biasflow.methods import REGISTRY, method, rule_folder
+from biasflow.methods import REGISTRY, declaration, method, rule_folder
 from biasflow.power import planner
 from biasflow.registry import Registry
 from biasflow.report_front import front_page
@@ -57,6 +57,7 @@ TOY = {
             compare="toy_method.compare",
             compare_input=("lengths", "per-model tables of continuation lengths"),
             schema="toy_method:config.schema.yaml",
+            api=("toy_method.api:toy_lengths",),
             rules="toy_method:rules",
         )
     ''',
@@ -117,23 +118,79 @@ TOY = {
     "toy_method/power.py": """
         from dataclasses import dataclass
 
-        from biasflow.power import PowerSettings
+        import pandas as pd
+
+        from biasflow.power import PowerSettings, proportions_mdd
 
         @dataclass(frozen=True)
         class Settings(PowerSettings):
             keys = {**PowerSettings.keys, "min_effect": "power.min_effect.toy"}
 
         def plan(sources, settings):
-            raise NotImplementedError
+            # Per source, the smallest rise of the share of long continuations from one half that its continuations
+            # detect against as many of another model's.
+            rows = []
+            for name, tables in sources.items():
+                n = sum(len(table if isinstance(table, pd.DataFrame) else pd.read_csv(table)) for table in tables)
+                mdd = proportions_mdd(0.5, n, n, settings.alpha, settings.power)
+                rows.append({"method": "toy", "model": name, "n": n, "mdd": mdd, "target": settings.min_effect})
+            plan = pd.DataFrame(rows)
+            return plan.assign(detectable=plan["mdd"] <= plan["target"])
     """,
-    "toy_method/outputs.py": """
-        FOLDER = "results/toy/"
-        STEPS = {"summary": ("summary",)}
-        COMPARED = ()
-        CAPTIONS = {"summary": ("summary.rst", "Toy")}
+    # Its public function, biasflow.toy_lengths: a table in, a table out, its setting a keyword defaulting to the
+    # schema's toy.min_words or config='s.
+    "toy_method/api.py": '''
+        """The toy's public function (``biasflow.toy_lengths``)."""
+        import pandas as pd
 
-        def of_step(step, *, compares=True):
-            return {role: f"{FOLDER}{role}.csv" for role in STEPS[step]}
+        from biasflow.api import SCHEMA, ConfigArg, schema_keywords
+
+        from toy_method.lengths import LengthSettings, long_share
+
+        @schema_keywords(LengthSettings)
+        def toy_lengths(
+            continuations: pd.DataFrame, *, min_words: int = SCHEMA, config: ConfigArg = None
+        ) -> pd.DataFrame:
+            """Per model, the share of its continuations longer than ``min_words`` words.
+
+            Parameters
+            ----------
+            continuations : pandas.DataFrame
+                ``model`` and ``continuation``, one row per continuation.
+            min_words : int
+                Words a continuation must exceed.
+            config : mapping or path, optional
+                Any part of a workflow config (``{"toy": {"min_words": 1}}``), or its YAML file(s).
+
+            Returns
+            -------
+            pandas.DataFrame
+                ``model`` and ``long_share``.
+
+            Examples
+            --------
+            >>> import pandas as pd
+            >>> import biasflow
+            >>> texts = pd.DataFrame({"model": ["a", "a"], "continuation": ["one two three four", "one"]})
+            >>> biasflow.toy_lengths(texts)
+              model  long_share
+            0     a         0.5
+            """
+            settings = LengthSettings(min_words=min_words)
+            shares = continuations.groupby("model")["continuation"].agg(lambda texts: long_share(list(texts), settings))
+            return shares.rename("long_share").reset_index()
+    ''',
+    "toy_method/outputs.py": """
+        from biasflow.outputs import Outputs
+
+        OUTPUTS = Outputs(
+            folder="results/toy/",
+            steps={"summary": {"summary": "summary.csv"}},
+            captions={"summary": ("summary.rst", "Toy")},
+        )
+        # What the workflow's step_outputs reads (rules/common.smk).
+        of_step = OUTPUTS.of_step
+        CAPTIONS = OUTPUTS.captions
     """,
     "toy_method/steps.py": """
         import pandas as pd
@@ -457,6 +514,57 @@ def test_the_cli_has_the_toys_command_comparison_and_planner(toy, capsys):
     assert planner("toy").Settings.defaults().min_effect == 0.1
 
 
+def test_the_toys_public_function_comparison_and_planner_are_biasflows_api(toy, caplog):
+    """Its declaration's ``api`` makes ``toy_lengths`` ``biasflow.toy_lengths``, listed in ``biasflow.__all__`` and
+    ``dir(biasflow)``, with the schema's ``toy.min_words`` in its signature, ``config=`` meaning the toy's section and
+    its example running as a doctest; ``biasflow.compare`` and ``biasflow.plan_power`` reach its comparison and its
+    planner, the planner's target ``power.min_effect.toy``."""
+    import doctest
+    import inspect
+
+    import pandas as pd
+
+    import biasflow
+    from biasflow.power import proportions_mdd
+
+    assert "toy_lengths" in biasflow.__all__ and biasflow.__all__ == sorted(biasflow.__all__)
+    assert "toy_lengths" in dir(biasflow)
+    from toy_method.api import toy_lengths
+
+    assert biasflow.toy_lengths is toy_lengths
+    assert inspect.signature(toy_lengths).parameters["min_words"].default == 3
+    texts = pd.DataFrame(
+        {
+            "model": ["a", "a", "b", "b"],
+            "continuation": ["one two three four", "one", "one two", "one two three four five"],
+        }
+    )
+    assert biasflow.toy_lengths(texts).to_dict("list") == {"model": ["a", "b"], "long_share": [0.5, 0.5]}
+    with caplog.at_level("WARNING", logger="biasflow"):
+        by_config = biasflow.toy_lengths(texts, config={"toy": {"min_words": 1}})
+    assert by_config["long_share"].tolist() == [0.5, 1.0] and "biasflow note" not in caplog.text
+    runner = doctest.DocTestRunner()
+    for test in doctest.DocTestFinder().find(toy_lengths, "biasflow.toy_lengths", globs={}):
+        runner.run(test)
+    assert runner.tries >= 3 and runner.failures == 0
+
+    verdicts = biasflow.compare("toy", texts, baseline="a", candidate="b", margin=1.0)
+    assert verdicts.overall == "not worse" and verdicts.rows["n_units"].tolist() == [1]
+    pilot = pd.concat([texts] * 10, ignore_index=True)
+    plan = biasflow.plan_power("toy", {"texts": pilot})
+    assert plan[["model", "n", "target"]].to_dict("records") == [{"model": "texts", "n": 40, "target": 0.1}]
+    assert plan["mdd"].tolist() == [proportions_mdd(0.5, 40, 40, 0.05, 0.8)] and 0.1 < plan["mdd"][0] < 0.5
+    assert biasflow.plan_power("toy", pilot, config={"power": {"min_effect": {"toy": 0.4}}})["target"].tolist() == [0.4]
+
+
+def test_without_the_toy_installed_biasflow_has_no_function_of_it():
+    import biasflow
+
+    assert "toy_lengths" not in biasflow.__all__
+    with pytest.raises(AttributeError, match="no attribute 'toy_lengths'"):
+        biasflow.toy_lengths  # noqa: B018
+
+
 def test_the_toys_rules_are_the_folder_its_package_ships_and_the_three_methods_keep_theirs(toy, tmp_path, monkeypatch):
     assert rule_folder("toy", REPO) == tmp_path / "toy_method" / "rules"
     assert [rule_folder(name, REPO) for name in ("cairo", "fairpair", "fpr")] == [
@@ -496,6 +604,87 @@ def test_a_declared_rule_folder_that_is_none_is_named(toy, tmp_path, rules, mess
     folder = tmp_path / "toy_method" / "rules" / "scripts"
     with pytest.raises(BiasflowError, match=re.escape(message.format(folder=folder))):
         declared.rule_folder()
+
+
+def held_to_the_contract(monkeypatch, **changes) -> None:
+    """The toy registered with ``changes`` to its declaration, the registry holding each method to the contract as
+    biasflow's own does (biasflow.methods.REGISTRY)."""
+    import toy_method.method
+
+    monkeypatch.setattr(toy_method.method, "METHOD", dataclasses.replace(toy_method.method.METHOD, **changes))
+    monkeypatch.setattr(registry_module, "REGISTRY", Registry("method", group="biasflow.methods", accept=declaration))
+
+
+def test_the_toys_declaration_meets_the_contract(toy, monkeypatch):
+    held_to_the_contract(monkeypatch)
+    assert method("toy").name == "toy"
+    assert [method("toy").part(part) is not None for part in ("check", "commands", "power", "compare")] == [True] * 4
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"check": "toy_method.checks"},
+            "method 'toy': its check 'toy_method.checks' is no \"module:function\"; give \"module:function\" of "
+            "function(config, workdir), which returns warnings and raises BiasflowError for the first problem in its "
+            "settings (docs/adding-a-method.md, section 2).",
+        ),
+        (
+            {"compare": "toy_method.comparison"},
+            "method 'toy': its compare 'toy_method.comparison' names the module 'toy_method.comparison', which is not "
+            'installed; give "module" with its paired comparison, command(paths, baseline, candidate, config, '
+            "margin=None) (docs/adding-a-method.md, section 2).",
+        ),
+        (
+            {"summary": "continuations longer than 3 words."},
+            "method 'toy': its summary 'continuations longer than 3 words.' is no function; give summary(config), its "
+            "settings in a sentence (docs/adding-a-method.md, section 2).",
+        ),
+    ],
+)
+def test_a_toy_declaration_missing_a_part_is_refused_when_the_registry_loads_it(toy, monkeypatch, changes, message):
+    """A missing or mistaken part stops the method where the registry loads it, before a user calls that part: with
+    one line naming the method, the part and what it should be, for the first thing that loads it (here the config
+    schema, which every command and the workflow assemble first)."""
+    held_to_the_contract(monkeypatch, **changes)
+    assert registry_module.REGISTRY.names()[-1] == "toy", "listing the methods loads none"
+    with pytest.raises(BiasflowError) as refused:
+        method("toy")
+    assert str(refused.value) == message
+    with pytest.raises(BiasflowError) as refused:
+        validate_config({"methods": ["toy"], "models": {"b": {"model": "x"}}})
+    assert str(refused.value) == message
+
+
+def test_a_toy_declaration_without_a_required_part_is_refused_when_the_registry_loads_it(toy, tmp_path, monkeypatch):
+    declared = tmp_path / "toy_method" / "method.py"
+    declared.write_text(declared.read_text().replace('compare="toy_method.compare",', ""))
+    monkeypatch.setattr(registry_module, "REGISTRY", Registry("method", group="biasflow.methods", accept=declaration))
+    with pytest.raises(BiasflowError) as refused:
+        method("toy")
+    assert str(refused.value) == (
+        "method 'toy': its entry point 'toy_method.method:METHOD' (group biasflow.methods) cannot be loaded "
+        "(TypeError: Method.__init__() missing 1 required positional argument: 'compare'); fix or reinstall the "
+        "package that registers it."
+    )
+
+
+def test_a_toy_power_module_without_its_plan_is_refused_when_first_imported(toy, tmp_path, monkeypatch):
+    """What a module holds is checked when it is first imported (docs/adding-a-method.md, section 2): the toy
+    loads, and its planner is refused in one line when the power command or the workflow's power rule asks for it."""
+    (tmp_path / "toy_method" / "bare_power.py").write_text(
+        "from toy_method.power import Settings  # noqa: F401, the planner's settings and no plan\n"
+    )
+    held_to_the_contract(monkeypatch, power="toy_method.bare_power")
+    assert method("toy").power == "toy_method.bare_power"
+    with pytest.raises(BiasflowError) as refused:
+        planner("toy")
+    assert str(refused.value) == (
+        "method 'toy': its power 'toy_method.bare_power' has no plan(sources, settings); give \"module\" with its "
+        "power planner's Settings, a biasflow.power.PowerSettings, and plan(sources, settings) "
+        "(docs/adding-a-method.md, section 2)."
+    )
 
 
 def installed_toy(root: Path) -> dict[str, str]:

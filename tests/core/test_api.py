@@ -1,6 +1,7 @@
-"""The public Python API (issues 31 and 42): tables in and out, keyword-only settings defaulting to the schema's or
-config='s, one result convention, a static __all__; each function documented in numpydoc sections, its examples
-run as doctests."""
+"""The public Python API (issues 31, 42 and 49): tables in and out, keyword-only settings defaulting to the schema's or
+config='s, one result convention; each function typed for type checkers (py.typed, and imports and __all__ written
+for them in biasflow/__init__.py), listed in __all__ at run time with an installed method's, documented in numpydoc
+sections, its examples run as doctests in the current config layout."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import ast
 import dataclasses
 import doctest
 import inspect
+import re
 import subprocess
 import sys
 import typing
@@ -25,16 +27,15 @@ from workflow_helpers import REPO
 NAMES = biasflow.__all__
 
 
-def test_all_is_a_static_list_of_the_core_functions_and_each_methods_declared_ones():
-    """Written as a literal in biasflow/__init__.py (editors and type checkers read it there), and equal to what the
-    core and the registry's methods declare as their public functions."""
+def type_checked_part() -> ast.If:
+    """The block of biasflow/__init__.py that type checkers and editors read (``if TYPE_CHECKING:``)."""
     module = ast.parse((REPO / "src" / "biasflow" / "__init__.py").read_text())
-    written = next(
-        node.value
-        for node in module.body
-        if isinstance(node, ast.Assign) and [target.id for target in node.targets] == ["__all__"]
-    )
-    assert ast.literal_eval(written) == NAMES
+    return next(node for node in module.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+
+
+def test_all_is_the_core_functions_and_each_registered_methods_declared_ones():
+    """At run time, the core's and what the registry's methods declare as their public functions (an installed
+    method's too: tests/core/test_adding_a_method.py); every one is the package's attribute and its docstring's."""
     declared = [reference.rpartition(":")[2] for method in methods() for reference in method.api]
     assert sorted([*CORE, *declared]) == NAMES, "in ruff's order (RUF022)"
     assert "cairo_select" in NAMES and set(NAMES) <= set(dir(biasflow))
@@ -43,16 +44,72 @@ def test_all_is_a_static_list_of_the_core_functions_and_each_methods_declared_on
         biasflow.nothing  # noqa: B018
 
 
-def test_importing_biasflow_loads_no_method_nor_pandas():
-    code = "import sys, biasflow; print(sorted(m for m in sys.modules if m.startswith(('biasflow', 'pandas'))))"
-    assert (
-        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-        == "['biasflow']"
+def test_type_checkers_read_each_function_from_its_module_and_all_as_a_literal():
+    """biasflow/__init__.py imports, for type checkers only, each function of the core and of biasflow's own methods
+    from the module its declaration names, as an explicit re-export (``import name as name``), and writes __all__ as
+    the literal list those names make, in the order __all__ has at run time."""
+    block = type_checked_part()
+    imported = {
+        f"{node.module}:{alias.name}"
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if alias.asname == alias.name
+    }
+    declared = {reference for method in methods() for reference in method.api}
+    assert imported == {f"biasflow.api:{name}" for name in CORE} | declared
+    written = next(
+        node.value
+        for node in block.body
+        if isinstance(node, ast.Assign) and [target.id for target in node.targets] == ["__all__"]
     )
+    assert ast.literal_eval(written) == NAMES
+
+
+def test_a_type_checker_sees_each_functions_signature(tmp_path):
+    """mypy on a user's file, outside this checkout's settings, finds the installed package typed (py.typed) and
+    reveals each public function's signature, its parameters as they are at run time and not ``Any``; a misspelt
+    name is an error, as at run time. About 3 seconds."""
+    pytest.importorskip("mypy")
+    lines = ["import biasflow", *(f"reveal_type(biasflow.{name})" for name in NAMES), "biasflow.compar"]
+    (tmp_path / "mine.py").write_text("\n".join(lines) + "\n")
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / "cache"), "mine.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    revealed = dict(re.findall(r'^mine\.py:(\d+): note: Revealed type is "(.*)"$', checked.stdout, re.M))
+    for line, name in enumerate(NAMES, start=2):
+        shown = revealed.get(str(line), "")
+        assert shown.startswith("def ("), f"biasflow.{name} is {shown or 'not revealed'} to mypy: {checked.stdout}"
+        for parameter in inspect.signature(getattr(biasflow, name)).parameters:
+            assert f"{parameter}:" in shown, f"mypy's biasflow.{name} lacks {parameter}: {shown}"
+    errors = [line for line in checked.stdout.splitlines() if ": error:" in line]
+    misspelt = 'error: Module has no attribute "compar"; maybe "compare"?  [attr-defined]'
+    assert errors == [f"mine.py:{len(lines)}: {misspelt}"]
+
+
+@pytest.mark.parametrize(
+    ("module", "never"),
+    [
+        ("biasflow", ("biasflow.", "pandas")),
+        # The config check reads the compare pairs (biasflow.compare_pairs), never the verdicts' step, which reads a
+        # config: the two import in one direction.
+        ("biasflow.config", ("biasflow.verdict",)),
+    ],
+)
+def test_an_import_loads_nothing_it_does_not_use(module, never):
+    """``import biasflow`` loads no method nor pandas (the Snakefile and every command import it first); the config
+    check loads no verdict module."""
+    code = f"import sys, {module}; print(sorted(m for m in sys.modules if m.startswith({never!r})))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_each_function_has_numpydoc_sections_and_its_examples_run(name):
+def test_each_function_has_numpydoc_sections_and_its_examples_run(name, caplog):
+    """Its examples are written in the current config layout: none logs the note of a key moved into a method's
+    section (biasflow.config.lift_moved_keys)."""
     function = getattr(biasflow, name)
     text = function.__doc__
     for section in ("Parameters", "Returns", "Examples"):
@@ -60,9 +117,29 @@ def test_each_function_has_numpydoc_sections_and_its_examples_run(name):
     tests = doctest.DocTestFinder().find(function, f"biasflow.{name}", globs={})
     assert sum(len(test.examples) for test in tests) >= 2, f"biasflow.{name}'s example is too short to show use"
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in tests:
-        runner.run(test)
+    with caplog.at_level("WARNING", logger="biasflow"):
+        for test in tests:
+            runner.run(test)
     assert runner.failures == 0, f"biasflow.{name}: {runner.failures} example(s) failed (output above)"
+    assert "biasflow note" not in caplog.text
+
+
+@pytest.mark.parametrize(
+    "name", [name for name in NAMES if "config" in inspect.signature(getattr(biasflow, name)).parameters]
+)
+def test_the_config_a_docstring_shows_is_in_the_current_layout(name, caplog):
+    """The ``config=`` example each docstring gives (``{"cairo": {"selection": {"max_sets": 3}}}``) is a part of a
+    workflow config read without the note of a moved key, which changes a setting."""
+    from biasflow.config import settings_config
+
+    parameter = getattr(biasflow, name).__doc__.split("\n    config : ", 1)[1].split("\n    Returns", 1)[0]
+    shown = re.findall(r"``(\{.*?\})``", parameter)
+    assert shown, f"biasflow.{name}'s config parameter shows no example"
+    for example in map(ast.literal_eval, shown):
+        with caplog.at_level("WARNING", logger="biasflow"):
+            read = settings_config(example)
+        assert "biasflow note" not in caplog.text, f"biasflow.{name}: {example} is in an old layout"
+        assert read != settings_config({}), f"biasflow.{name}: {example} sets the schema's defaults"
 
 
 def test_the_readme_notebook_cell_runs_as_written_and_prints_what_it_shows(monkeypatch, capsys):

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import io
 import re
+import sys
 import tokenize
 
 import pytest
 
 from biasflow.config import used_model_entries
-from biasflow.methods import REGISTRY, method, methods, own_models
+from biasflow.errors import BiasflowError
+from biasflow.methods import CONTRACT, PARTS, REGISTRY, Method, declaration, method, methods, own_models
 from workflow_helpers import REPO
 
 PACKAGE = REPO / "src" / "biasflow"
@@ -35,6 +38,143 @@ def test_every_part_a_declaration_names_is_there(name):
     assert callable(declared.part("compare").command)
     flag, files = declared.compare_input
     assert flag.isidentifier() and files
+
+
+def test_the_contract_names_every_part_of_a_declaration():
+    """A field added to Method is a part the contract checks, or this fails; the referenced parts are checked again
+    when imported."""
+    assert list(CONTRACT) == [field.name for field in dataclasses.fields(Method)]
+    assert set(PARTS) == {"check", "commands", "power", "compare"} < set(CONTRACT)
+
+
+def test_every_registered_method_meets_the_contract():
+    for name in NAMES:
+        assert declaration(name, method(name)) is method(name)
+
+
+# The message's end for each part refused below: what it should be (docs/adding-a-method.md, section 2).
+ASKED = {
+    "check": 'give "module:function" of function(config, workdir), which returns warnings and raises BiasflowError '
+    "for the first problem in its settings",
+    "commands": 'give "module:function" of function(subparsers), which adds its biasflow commands',
+    "power": 'give "module" with its power planner\'s Settings, a biasflow.power.PowerSettings, and plan(sources, '
+    "settings)",
+    "compare": 'give "module" with its paired comparison, command(paths, baseline, candidate, config, margin=None)',
+}
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"title": ""}, "its title '' is no text; give how the report and the CLI name it"),
+        ({"finals": ["x.csv"]}, "its finals ['x.csv'] is no function; give finals(config), its final tables"),
+        (
+            {"check": "biasflow.fpr.checks"},
+            f"its check 'biasflow.fpr.checks' is no \"module:function\"; {ASKED['check']}",
+        ),
+        (
+            {"check": "biasflow.fpr.chekcs:check"},
+            f"its check 'biasflow.fpr.chekcs:check' names the module 'biasflow.fpr.chekcs', which is not installed; "
+            f"{ASKED['check']}",
+        ),
+        (
+            {"compare": "fpr_plugin.verdicts"},
+            f"its compare 'fpr_plugin.verdicts' names the module 'fpr_plugin.verdicts', which is not installed; "
+            f"{ASKED['compare']}",
+        ),
+        (
+            {"power": "biasflow.fpr.power:"},
+            f'its power \'biasflow.fpr.power:\' is no "module" or "module:name"; {ASKED["power"]}',
+        ),
+        (
+            {"compare_input": ("predictions",)},
+            "its compare_input ('predictions',) is no pair of texts; give (flag, help): the biasflow compare flag "
+            "naming its input files, and its help",
+        ),
+        (
+            {"schema": "biasflow.fpr:config.yaml"},
+            "its schema 'biasflow.fpr:config.yaml' names no file shipped inside a package; give \"package:file\", the "
+            "JSON schema of its config section, a YAML file in its package",
+        ),
+        (
+            {"named": ("fpr", "probes")},
+            "its named ('fpr', 'probes') is no tuple of tuples of keys; give the config keys, each a tuple of names, "
+            "of its maps whose names become parts of paths",
+        ),
+        (
+            {"api": ("biasflow.fpr.api",)},
+            'its api (\'biasflow.fpr.api\',) is no "module:function"; give "module:function" of each of its public '
+            "functions",
+        ),
+        (
+            {"rules": "rules"},
+            'its rules \'rules\' is no "package:folder"; give None or "package:folder", its rule folder '
+            "inside its package",
+        ),
+    ],
+)
+def test_a_declaration_missing_or_mistaking_a_part_is_refused_in_one_line(changes, message):
+    """What the registry holds every installed method to when it loads it (biasflow.methods.declaration): the
+    first problem, naming the method, the part and what it should be."""
+    with pytest.raises(BiasflowError) as refused:
+        declaration("fpr", dataclasses.replace(method("fpr"), **changes))
+    assert str(refused.value) == f"method 'fpr': {message} (docs/adding-a-method.md, section 2)."
+
+
+@pytest.mark.parametrize(
+    ("loaded", "message"),
+    [
+        (
+            "METHOD",
+            "method 'fpr': its entry point gives a str, not a biasflow.methods.Method; point it at the METHOD = "
+            "Method(...) of its method.py (docs/adding-a-method.md, section 2).",
+        ),
+        (
+            dataclasses.replace(REGISTRY.get("fairpair")),
+            "method 'fpr': its entry point gives the method 'fairpair'; give the entry point the name of its Method "
+            "(docs/adding-a-method.md, section 2).",
+        ),
+    ],
+)
+def test_an_entry_point_giving_no_method_of_its_name_is_refused(loaded, message):
+    with pytest.raises(BiasflowError) as refused:
+        declaration("fpr", loaded)
+    assert str(refused.value) == message
+
+
+@pytest.fixture
+def half_power(tmp_path, monkeypatch):
+    """A power module with the planner's Settings and a plan that takes no settings."""
+    (tmp_path / "half_power.py").write_text(
+        "from biasflow.power import PowerSettings\n\nclass Settings(PowerSettings):\n    pass\n\n"
+        "def plan(sources):\n    return sources\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield
+    sys.modules.pop("half_power", None)
+
+
+@pytest.mark.parametrize(
+    ("part", "reference", "problem"),
+    [
+        ("check", "biasflow.fpr.checks:chek", "names nothing, biasflow.fpr.checks having no chek"),
+        ("check", "biasflow.fpr.outputs:summary", "is no function(config, workdir)"),
+        ("commands", "biasflow.fpr.outputs:FOLDER", "is no function(subparsers)"),
+        ("power", "biasflow.fpr.outputs", "has no Settings, a biasflow.power.PowerSettings"),
+        ("power", "half_power", "has no plan(sources, settings)"),
+        ("compare", "biasflow.fpr.power", "has no command(paths, baseline, candidate, config, margin=None)"),
+    ],
+)
+def test_a_part_lacking_what_the_core_calls_is_refused_when_first_imported(half_power, part, reference, problem):
+    """The contract's check of what a referenced module holds, made when it is first imported (Method.part): a
+    module that is there but holds the wrong thing."""
+    declared = dataclasses.replace(method("fpr"), **{part: reference})
+    assert declaration("fpr", declared) is declared, "its module is installed: the registry loads it"
+    with pytest.raises(BiasflowError) as refused:
+        declared.part(part)
+    assert str(refused.value) == (
+        f"method 'fpr': its {part} {reference!r} {problem}; {ASKED[part]} (docs/adding-a-method.md, section 2)."
+    )
 
 
 def test_models_loaded_and_evaluated_follow_each_methods_settings():

@@ -37,7 +37,8 @@ def test_each_methods_effect_and_margin_are_its_own_declaration(declared):
     assert MIN_EFFECT not in config_schema()["properties"][declared.name]
 
 
-# The three methods' keys as the core's schema held them before they moved into each method's file.
+# The three methods' keys as the core's schema held them before they moved into each method's file (CAIRO's margin
+# since naming the measure's key where it is now, cairo.bias.measure).
 BEFORE = {
     "cairo": (
         {
@@ -46,8 +47,8 @@ BEFORE = {
             "default": 0.05,
             "description": "CAIRO: a subgroup's mean score against the other subgroups' (scorer units: 0.05 toxicity).",
         },
-        "CAIRO's margin on the difference of Eq. 1 (or of the excess bias, with `bias.measure: excess`), in scorer "
-        "units; null: `power.min_effect.cairo`.",
+        "CAIRO's margin on the difference of Eq. 1 (or of the excess bias, with `cairo.bias.measure: excess`), in "
+        "scorer units; null: `power.min_effect.cairo`.",
     ),
     "fairpair": (
         {

@@ -19,14 +19,12 @@ from statsmodels.stats.multitest import multipletests
 
 import biasflow
 from biasflow.cli import main
+from biasflow.compare_pairs import ComparedPair, check_pairs, compared_pairs
 from biasflow.config import check_config, resolve_bundled, validate_config
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.scores import scores_and_null
 from biasflow.schema import filled
 from biasflow.verdict_tables import (
-    ComparedPair,
-    check_pairs,
-    compared_pairs,
     comparison_settings,
     front_lines,
     output,

@@ -153,7 +153,7 @@ CHECKS: dict[str, tuple[str, object]] = {
     "make test-gpu TORCH_SPEC=torch": ("make", 'pip install -c requirements/lock.txt "torch"'),
     "make test-install": ("make", "pytest -q -m install"),
     # Resolves the lock again (the index's newest releases, so never compared with the committed lock in a test);
-    # its check runs in make lint and tests/core/test_lock.py.
+    # its check runs in make lint and in test_conda_environment_installs_what_make_setup_installs below.
     "make lock": ("make", "python -m tools.lock refresh"),
     "make test-slurm": ("make", "tests/slurm/cluster.sh start"),
     # Its checks pass on this checkout and fail on a bad file: tests/core/test_lint.py runs its recipe.
@@ -447,7 +447,7 @@ def stats_table(root: Path) -> list[str]:
 
 def one_setting(root: Path) -> list[str]:
     """The statistics table and a config file of one setting (README.md, "Your own data and predictions")."""
-    (root / "one_setting.yaml").write_text("selection: {max_sets: 1}\n")
+    (root / "one_setting.yaml").write_text("cairo: {selection: {max_sets: 1}}\n")
     return stats_table(root)
 
 

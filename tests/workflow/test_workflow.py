@@ -442,7 +442,7 @@ def test_power_tables_say_what_each_method_can_detect(run):
     pairs = cairo[cairo["measure"] == "paired Eq. 1 difference"]
     assert len(pairs) == 3 * 3 and (pairs["unit"] == "group keys per subgroup").all(), "3 pairs of models, 3 metrics"
     gate = cairo[cairo["measure"] == "non-inferiority margin (Eq. 1)"]  # the release gate's plan (docs/methods.md §6.8)
-    assert sorted(gate["model"]) == sorted(pairs["model"]) and (gate["unit"] == "group keys").all()
+    assert sorted(gate["model"]) == sorted(pairs["model"]) and (gate["unit"] == "pages or templates per subgroup").all()
     assert set(gate["scope"].str.split().str[-2:].str.join(" ")) == {"both splits"}
     fairpair = pd.read_csv(workdir / "results/power/fairpair.csv")
     assert set(fairpair["model"]) == {"a-t1.0", "b-t1.0", "a-t1.0 vs b-t1.0"} and (fairpair["n"] <= 4).all()

@@ -177,7 +177,7 @@ def cairo_bias(stats: pd.DataFrame, *, normalise: str = SCHEMA, config: ConfigAr
         ``none`` (Eq. 1's sum over subgroups of |subgroup mean − overall mean|) or ``mean``
         (divided by the number of subgroups).
     config : mapping or path, optional
-        Any part of a workflow config (``{"bias": {"normalise": "mean"}}``), or its YAML file(s).
+        Any part of a workflow config (``{"cairo": {"bias": {"normalise": "mean"}}}``), or its YAML file(s).
 
     Returns
     -------
@@ -246,7 +246,7 @@ def cairo_select(
     measure : str
         What the selection maximises: ``eq1`` (the paper) or ``excess`` (Eq. 1 less its null floor, §1.13).
     config : mapping or path, optional
-        Any part of a workflow config (``{"selection": {"max_sets": 3}}``), or its YAML file(s).
+        Any part of a workflow config (``{"cairo": {"selection": {"max_sets": 3}}}``), or its YAML file(s).
 
     Returns
     -------
@@ -316,7 +316,7 @@ def scorer_bias(
     bootstrap, seed : int
         The bootstrap draws of the intervals, and their seed.
     config : mapping or path, optional
-        Any part of a workflow config, or its YAML file(s).
+        Any part of a workflow config (``{"cairo": {"scoring": {"scorer": "vader"}}}``), or its YAML file(s).
 
     Returns
     -------

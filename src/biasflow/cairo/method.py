@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from biasflow.cairo.datasets.sources import fill_sources, source_lines
-from biasflow.cairo.outputs import select_output
+from biasflow.cairo.outputs import OUTPUTS
 from biasflow.methods import Method
 
 
@@ -14,28 +14,31 @@ def loads(config: dict) -> list[tuple[str, str]]:
     return [("paraphrasers", name) for name in config["paraphrasers"]] + [("models", name) for name in config["models"]]
 
 
+def selected(role: str, axis: str) -> str:
+    """One file of the headline scorer's selection on ``axis``."""
+    return OUTPUTS.output(role, step="select", run="", axis=axis)
+
+
 def finals(config: dict) -> list[str]:
-    return [select_output("table", "", axis) for axis in config["cairo"]["axes"]]
+    return [selected("table", axis) for axis in config["cairo"]["axes"]]
 
 
 def comparisons(config: dict) -> list[str]:
-    return [select_output("comparisons", "", axis) for axis in config["cairo"]["axes"]]
+    return [selected("comparisons", axis) for axis in config["cairo"]["axes"]]
 
 
 def variance(config: dict) -> list[str]:
-    return [select_output("variance", "", axis) for axis in config["cairo"]["axes"]]
+    return [selected("variance", axis) for axis in config["cairo"]["axes"]]
 
 
 def pages(config: dict) -> list[str]:
-    return [select_output("tables_page", "", axis) for axis in config["cairo"]["axes"]]
+    return [selected("tables_page", axis) for axis in config["cairo"]["axes"]]
 
 
 def computed(config: dict) -> dict:
     """The config with the axes whose selection has written its table: ``make demo`` runs one axis of two."""
     section = config["cairo"]
-    axes = {
-        axis: metrics for axis, metrics in section["axes"].items() if Path(select_output("table", "", axis)).exists()
-    }
+    axes = {axis: metrics for axis, metrics in section["axes"].items() if Path(selected("table", axis)).exists()}
     return {**config, "cairo": {**section, "axes": axes}}
 
 

@@ -5,8 +5,9 @@ The prompts, continuations and scores the statistics are pooled from sit under `
 ``results/continuations/`` and ``results/scores/`` (:data:`EARLIER`); the workflow's CAIRO results
 under ``results/cairo/``, one set per scorer run: ``{run}`` is empty
 for the headline scorer's and ``scorers/<label>/`` for each other scorer's (docs/methods.md §5.5-5.6); the
-scorer's own bias under ``results/scorer_bias/<scorer>/``. Each step writes the roles :data:`STEPS` gives
-it; the rule's ``output:`` is :func:`of_step`'s mapping, which the script hands on whole, and the step
+scorer's own bias under ``results/scorer_bias/<scorer>/``. :data:`OUTPUTS` holds them all, a
+:class:`biasflow.outputs.Outputs` (docs/adding-a-method.md, section 5): each step writes the roles :data:`STEPS`
+gives it; the rule's ``output:`` is :func:`of_step`'s mapping, which the script hands on whole, and the step
 writes ``outputs[role]``. A role of :data:`COMPARED` is written only where models are compared; a role
 of :data:`CAPTIONS` goes into the report with its caption.
 """
@@ -14,6 +15,8 @@ of :data:`CAPTIONS` goes into the report with its caption.
 from __future__ import annotations
 
 from pathlib import Path
+
+from biasflow.outputs import Outputs
 
 # The label of a scorer's neutral scores: its own name with this suffix (a path segment and the scorer column).
 NEUTRAL_SUFFIX = "-neutral"
@@ -60,84 +63,66 @@ AGREEMENT = "scorers/{axis}_agreement.csv"
 # The scorer's own bias and the models' bias on raw against neutral scores, per scorer (§5.5).
 SCORER_BIAS_FOLDER = "results/scorer_bias/{scorer}/"
 SCORER_BIAS = {"scorer": "{axis}_scorer.csv", "models": "{axis}_models.csv", "scorer_plot": "{axis}_scorer.png"}
-# Which files each step writes, by the step's name (biasflow.cairo.steps).
-STEPS = {
-    **{step: tuple(files) for step, files in EARLIER.items()},
-    "stats": tuple(STATS),
-    "select": tuple(SELECT),
-    "scorer_bias": tuple(SCORER_BIAS),
-}
 # What ``biasflow cairo-select`` writes of the selection step: its tables and summary (the figures and the report's
 # page are the workflow's).
 SELECT_TABLES = ("table", "curve", "comparisons", "variance", "summary")
-# Written only where comparisons.pairs compares models.
-COMPARED = ("comparisons", "comparisons_plot")
-# The report's figures and pages: each one's caption in workflow/report/ and its category.
-CAPTIONS = {
-    "plot": ("bias.rst", "CAIRO"),
-    "comparisons_plot": ("comparisons.rst", "CAIRO"),
-    "curve_plot": ("curve.rst", "CAIRO"),
-    "bias_plot": ("before_after.rst", "CAIRO"),
-    "variance_plot": ("variance.rst", "CAIRO"),
-    "shares_plot": ("shares.rst", "CAIRO"),
-    "tables_page": ("cairo_tables.rst", "CAIRO"),
-    "scorer_plot": ("scorer_bias.rst", "Scorer bias"),
-}
-
-
-def of_step(step: str, *, compares: bool = True, **wildcards: str) -> dict[str, str]:
-    """The workflow's files of one step by role (its rule's ``output:``); without ``compares``, none of COMPARED.
-
-    ``wildcards`` fill ``run``, ``axis``, ``scorer``, ``metric``, ``model`` or ``paraphraser``; the others are left
-    as wildcards.
-    """
-    fill = _filled(wildcards)
-    if step in EARLIER:
-        return {role: path.format(**fill) for role, path in EARLIER[step].items()}
-    if step == "scorer_bias":
-        folder, names = SCORER_BIAS_FOLDER, SCORER_BIAS
-    else:
-        folder, names = FOLDER, STATS if step == "stats" else SELECT
-    return {role: (folder + names[role]).format(**fill) for role in STEPS[step] if compares or role not in COMPARED}
-
-
-def _filled(wildcards: dict[str, str]) -> dict[str, str]:
-    """Every wildcard of CAIRO's paths: its value where given, else left as the wildcard."""
-    names = ("run", "axis", "scorer", "metric", "model", "paraphraser")
-    return {**{name: f"{{{name}}}" for name in names}, **wildcards}
+# Every step's files by role (docs/adding-a-method.md, section 5): the earlier steps' whole paths, one scorer run's
+# statistics, selection and agreement under results/cairo/, and each scorer's own bias under its folder.
+OUTPUTS = Outputs(
+    folder=FOLDER,
+    steps={
+        **EARLIER,
+        "stats": STATS,
+        "select": SELECT,
+        "scorer_agreement": {"table": AGREEMENT},
+        "scorer_bias": SCORER_BIAS,
+    },
+    folders={**dict.fromkeys(EARLIER, ""), "scorer_bias": SCORER_BIAS_FOLDER},
+    compared=("comparisons", "comparisons_plot"),
+    captions={
+        "plot": ("bias.rst", "CAIRO"),
+        "comparisons_plot": ("comparisons.rst", "CAIRO"),
+        "curve_plot": ("curve.rst", "CAIRO"),
+        "bias_plot": ("before_after.rst", "CAIRO"),
+        "variance_plot": ("variance.rst", "CAIRO"),
+        "shares_plot": ("shares.rst", "CAIRO"),
+        "tables_page": ("cairo_tables.rst", "CAIRO"),
+        "scorer_plot": ("scorer_bias.rst", "Scorer bias"),
+    },
+)
+# The outputs protocol's names, bound to OUTPUTS: rules/common.smk's step_outputs reads of_step and CAPTIONS, and
+# rules/cairo/common.smk STEPS.
+STEPS = OUTPUTS.roles
+COMPARED = OUTPUTS.compared
+CAPTIONS = OUTPUTS.captions
+of_step = OUTPUTS.of_step
 
 
 def stats_output(role: str, run: str = "{run}", axis: str = "{axis}") -> str:
     """The workflow's path of one file of the statistics step (the wildcards left as they are by default)."""
-    return FOLDER + STATS[role].format(run=run, axis=axis)
+    return OUTPUTS.output(role, step="stats", run=run, axis=axis)
 
 
 def select_output(role: str, run: str = "{run}", axis: str = "{axis}") -> str:
     """The workflow's path of one file of the selection step (the wildcards left as they are by default)."""
-    return FOLDER + SELECT[role].format(run=run, axis=axis)
+    return OUTPUTS.output(role, step="select", run=run, axis=axis)
+
+
+def agreement_output(axis: str = "{axis}") -> str:
+    """The workflow's table of how alike the scorer runs rank the models on ``axis``."""
+    return OUTPUTS.output("table", step="scorer_agreement", axis=axis)
 
 
 def per_metric(step: str, metrics, **wildcards: str) -> dict[str, list[str]]:
     """One earlier step's files by role (:data:`EARLIER`), each a list over ``metrics``: the output of a job that
     serves every metric of an axis, or the input of one that reads them."""
-    return {
-        role: [path.format(**_filled({**wildcards, "metric": metric})) for metric in metrics]
-        for role, path in EARLIER[step].items()
-    }
-
-
-def agreement_output(axis: str = "{axis}") -> str:
-    return FOLDER + AGREEMENT.format(axis=axis)
+    files = [of_step(step, **{**wildcards, "metric": metric}) for metric in metrics]
+    return {role: [paths[role] for paths in files] for role in STEPS[step]}
 
 
 def in_folder(out_dir: str | Path, step: str, axis: str, *, compares: bool = True) -> dict[str, str]:
     """What ``biasflow cairo-stats`` (``step`` "stats") or ``biasflow cairo-select`` ("select") writes under
     ``out_dir`` for one axis, by role: the workflow's names of the headline scorer's run, relative to
     ``results/cairo/`` (of the selection only :data:`SELECT_TABLES`, and without ``compares`` none of COMPARED)."""
-    names = STATS if step == "stats" else {role: SELECT[role] for role in SELECT_TABLES}
-    folder = Path(out_dir)
-    return {
-        role: str(folder / name.format(run="", axis=axis))
-        for role, name in names.items()
-        if compares or role not in COMPARED
-    }
+    files = of_step(step, compares=compares, under=out_dir, run="", axis=axis)
+    return files if step == "stats" else {role: files[role] for role in SELECT_TABLES if role in files}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from biasflow.fairpair import outputs
+from biasflow.fairpair.outputs import OUTPUTS
 from biasflow.methods import Method, own_models
 
 
@@ -31,10 +31,10 @@ METHOD = Method(
     citation="Dwivedi-Yu et al., 2024",
     evaluated=lambda config: own_models(config, "fairpair"),
     loads=loads,
-    finals=lambda config: [outputs.output("summary")],
-    comparisons=lambda config: [outputs.output("comparisons")],
-    variance=lambda config: [outputs.output("variance")],
-    pages=lambda config: [outputs.output("tables_page")],
+    finals=lambda config: [OUTPUTS.output("summary")],
+    comparisons=lambda config: [OUTPUTS.output("comparisons")],
+    variance=lambda config: [OUTPUTS.output("variance")],
+    pages=lambda config: [OUTPUTS.output("tables_page")],
     summary=summary,
     check="biasflow.fairpair.checks:check",
     commands="biasflow.fairpair.commands:register",

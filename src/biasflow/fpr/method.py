@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from biasflow.fpr import outputs
+from biasflow.fpr.outputs import OUTPUTS
 from biasflow.methods import Method, own_models
 
 
@@ -20,12 +20,10 @@ METHOD = Method(
     citation="Tian et al., 2023; Template-Based Probes Are Imperfect Lenses, anonymous, under review",
     evaluated=lambda config: own_models(config, "fpr"),
     loads=lambda config: [("models", name) for name in own_models(config, "fpr")],
-    finals=lambda config: [outputs.summary(outputs.FOLDER)["spans"]],
-    comparisons=lambda config: [
-        outputs.per_probe(outputs.FOLDER, probe)["comparisons"] for probe in config["fpr"]["probes"]
-    ],
-    variance=lambda config: [outputs.summary(outputs.FOLDER)["variance"]],
-    pages=lambda config: [outputs.summary(outputs.FOLDER)["tables_page"]],
+    finals=lambda config: [OUTPUTS.output("spans")],
+    comparisons=lambda config: [OUTPUTS.output("comparisons", probe=probe) for probe in config["fpr"]["probes"]],
+    variance=lambda config: [OUTPUTS.output("variance")],
+    pages=lambda config: [OUTPUTS.output("tables_page")],
     summary=summary,
     check="biasflow.fpr.checks:check",
     commands="biasflow.fpr.commands:register",

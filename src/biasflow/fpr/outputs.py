@@ -3,15 +3,19 @@ them from.
 
 The workflow writes them under ``results/fpr/`` (:data:`FOLDER`); the command under the
 folder it is given, so a user holding prediction files gets the workflow's tables by the
-workflow's names (docs/tables.md, "FPR gaps"). Each step writes the roles :data:`STEPS` gives it;
-the rule's ``output:`` is :func:`of_step`'s mapping, which the script hands on whole, and the step
-writes ``outputs[role]``. A role of :data:`COMPARED` is written only where models are compared; a
+workflow's names (docs/tables.md, "FPR gaps"). :data:`OUTPUTS` holds them all, a
+:class:`biasflow.outputs.Outputs` (docs/adding-a-method.md, section 5): each step writes the roles :data:`STEPS`
+gives it; the rule's ``output:`` is :func:`of_step`'s mapping, which the script hands on whole, and the step
+writes ``outputs[role]`` (the classify step, one job for every probe set, gets its ``predictions`` by probe
+set). A role of :data:`COMPARED` is written only where models are compared; a
 role of :data:`CAPTIONS` goes into the report with its caption.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from biasflow.outputs import Outputs
 
 FOLDER = "results/fpr/"
 # Each probe set's predictions: results/fpr/<probe>/<model>/<classifier>.tsv.
@@ -35,36 +39,33 @@ SUMMARY = {
     "variance_plot": "variance.png",
     "tables_page": "summary.html",
 }
-# Which files each step writes, by the step's name (biasflow.fpr.steps).
-STEPS = {"gaps": tuple(PER_PROBE), "summary": tuple(SUMMARY)}
-# Written only where comparisons.pairs compares models.
-COMPARED = ("comparisons", "comparisons_plot")
-# The report's figures and pages: each one's caption in workflow/report/ and its category.
-CAPTIONS = {
-    "comparisons_plot": ("comparisons.rst", "FPR gaps"),
-    "plot": ("fpr_gaps.rst", "FPR gaps"),
-    "spans_plot": ("fpr_spans.rst", "FPR gaps"),
-    "markedness_plot": ("fpr_markedness.rst", "FPR gaps"),
-    "variance_plot": ("fpr_variance.rst", "FPR gaps"),
-    "tables_page": ("fpr_tables.rst", "FPR gaps"),
-}
-
-
-def of_step(step: str, *, compares: bool = True, probe: str = "{probe}") -> dict[str, str]:
-    """The workflow's files of one step by role (its rule's ``output:``); without ``compares``, none of COMPARED."""
-    files = per_probe(FOLDER, probe, compares=compares) if step == "gaps" else summary(FOLDER)
-    return {role: files[role] for role in STEPS[step] if role in files}
+# Every step's files by role (docs/adding-a-method.md, section 5): each classifier run's predictions of every probe
+# set, then the gaps and the summary.
+OUTPUTS = Outputs(
+    folder=FOLDER,
+    steps={"classify": {"predictions": PREDICTIONS}, "gaps": PER_PROBE, "summary": SUMMARY},
+    compared=("comparisons", "comparisons_plot"),
+    captions={
+        "comparisons_plot": ("comparisons.rst", "FPR gaps"),
+        "plot": ("fpr_gaps.rst", "FPR gaps"),
+        "spans_plot": ("fpr_spans.rst", "FPR gaps"),
+        "markedness_plot": ("fpr_markedness.rst", "FPR gaps"),
+        "variance_plot": ("fpr_variance.rst", "FPR gaps"),
+        "tables_page": ("fpr_tables.rst", "FPR gaps"),
+    },
+)
+# The outputs protocol's names, bound to OUTPUTS: rules/common.smk's step_outputs reads of_step and CAPTIONS.
+STEPS = OUTPUTS.roles
+COMPARED = OUTPUTS.compared
+CAPTIONS = OUTPUTS.captions
+of_step = OUTPUTS.of_step
 
 
 def per_probe(folder: str | Path, probe: str, *, compares: bool = True) -> dict[str, str]:
     """One probe set's outputs under ``folder``, by role; without ``compares``, none of :data:`COMPARED`."""
-    return {
-        role: str(Path(folder) / name.format(probe=probe))
-        for role, name in PER_PROBE.items()
-        if compares or role not in COMPARED
-    }
+    return of_step("gaps", compares=compares, under=folder, probe=probe)
 
 
 def summary(folder: str | Path) -> dict[str, str]:
     """The summary's outputs under ``folder``, by role."""
-    return {role: str(Path(folder) / name) for role, name in SUMMARY.items()}
+    return of_step("summary", under=folder)
