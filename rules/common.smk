@@ -116,13 +116,13 @@ def when_compared(**named):
 
 def step_outputs(outputs, step, captions=None, **wildcards):
     """A rule's ``output:`` (unpacked with **): its step's files by role from the method's outputs module
-    (biasflow/<method>/outputs.py), the step's wildcards left as they are unless given, none of those written
+    (biasflow/<method>/outputs.py, its ``OUTPUTS``: a biasflow.outputs.Outputs), the step's wildcards left as they are unless given, none of those written
     only for comparisons where comparisons.pairs is none, and each figure or page the module captions in the
     report, under its category: the caption files in the folder ``captions``, a method installed from outside
     giving its own (its rule folder), else this checkout's workflow/report/."""
-    files = outputs.of_step(step, compares=COMPARISONS.compares, **wildcards)
+    files = outputs.OUTPUTS.of_step(step, compares=COMPARISONS.compares, **wildcards)
     folder = captions or os.path.join(workflow.basedir, "workflow", "report")
-    for role, (caption, category) in outputs.CAPTIONS.items():
+    for role, (caption, category) in outputs.OUTPUTS.captions.items():
         if role in files:
             caption_path = os.path.join(folder, caption)
             files[role] = report(files[role], caption=caption_path, category=category)

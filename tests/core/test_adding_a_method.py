@@ -188,9 +188,8 @@ TOY = {
             steps={"summary": {"summary": "summary.csv"}},
             captions={"summary": ("summary.rst", "Toy")},
         )
-        # What the workflow's step_outputs reads (rules/common.smk).
+        # What the toy's rules read (rules/common.smk's step_outputs reads OUTPUTS itself).
         of_step = OUTPUTS.of_step
-        CAPTIONS = OUTPUTS.captions
     """,
     "toy_method/steps.py": """
         import pandas as pd

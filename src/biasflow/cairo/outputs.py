@@ -8,8 +8,8 @@ for the headline scorer's and ``scorers/<label>/`` for each other scorer's (docs
 scorer's own bias under ``results/scorer_bias/<scorer>/``. :data:`OUTPUTS` holds them all, a
 :class:`biasflow.outputs.Outputs` (docs/adding-a-method.md, section 5): each step writes the roles :data:`STEPS`
 gives it; the rule's ``output:`` is :func:`of_step`'s mapping, which the script hands on whole, and the step
-writes ``outputs[role]``. A role of :data:`COMPARED` is written only where models are compared; a role
-of :data:`CAPTIONS` goes into the report with its caption.
+writes ``outputs[role]``. A role of ``OUTPUTS.compared`` is written only where models are compared; a role
+of ``OUTPUTS.captions`` goes into the report with its caption.
 """
 
 from __future__ import annotations
@@ -90,11 +90,8 @@ OUTPUTS = Outputs(
         "scorer_plot": ("scorer_bias.rst", "Scorer bias"),
     },
 )
-# The outputs protocol's names, bound to OUTPUTS: rules/common.smk's step_outputs reads of_step and CAPTIONS, and
-# rules/cairo/common.smk STEPS.
+# Short names for OUTPUTS' roles and files, which this module's helpers and rules/cairo/common.smk read.
 STEPS = OUTPUTS.roles
-COMPARED = OUTPUTS.compared
-CAPTIONS = OUTPUTS.captions
 of_step = OUTPUTS.of_step
 
 
@@ -123,6 +120,7 @@ def per_metric(step: str, metrics, **wildcards: str) -> dict[str, list[str]]:
 def in_folder(out_dir: str | Path, step: str, axis: str, *, compares: bool = True) -> dict[str, str]:
     """What ``biasflow cairo-stats`` (``step`` "stats") or ``biasflow cairo-select`` ("select") writes under
     ``out_dir`` for one axis, by role: the workflow's names of the headline scorer's run, relative to
-    ``results/cairo/`` (of the selection only :data:`SELECT_TABLES`, and without ``compares`` none of COMPARED)."""
+    ``results/cairo/`` (of the selection only :data:`SELECT_TABLES`, and without ``compares`` none of
+    ``OUTPUTS.compared``)."""
     files = of_step(step, compares=compares, under=out_dir, run="", axis=axis)
     return files if step == "stats" else {role: files[role] for role in SELECT_TABLES if role in files}

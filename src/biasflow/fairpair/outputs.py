@@ -3,8 +3,8 @@ them from.
 
 :data:`OUTPUTS` holds them all, a :class:`biasflow.outputs.Outputs` (docs/adding-a-method.md, section 5): each
 step writes the roles :data:`STEPS` gives it; the rule's ``output:`` is :func:`of_step`'s mapping,
-which the script hands on whole, and the step writes ``outputs[role]``. A role of :data:`COMPARED` is
-written only where models are compared; a role of :data:`CAPTIONS` goes into the report with its caption.
+which the script hands on whole, and the step writes ``outputs[role]``. A role of ``OUTPUTS.compared`` is
+written only where models are compared; a role of ``OUTPUTS.captions`` goes into the report with its caption.
 
 The files of ``results/fairpair/`` itself are of two kinds: each model's (:data:`PER_MODEL`)
 and the summary's, of fixed names (:data:`SUMMARY`), so a model named like a fixed file, or
@@ -59,10 +59,8 @@ OUTPUTS = Outputs(
         "tables_page": ("fairpair_tables.rst", "FairPair"),
     },
 )
-# The outputs protocol's names, bound to OUTPUTS: rules/common.smk's step_outputs reads of_step and CAPTIONS.
+# Short names for OUTPUTS' roles and files, which this module's helpers and the rules read.
 STEPS = OUTPUTS.roles
-COMPARED = OUTPUTS.compared
-CAPTIONS = OUTPUTS.captions
 of_step = OUTPUTS.of_step
 
 
@@ -79,7 +77,7 @@ def relative(role: str, model: str = "{model}") -> str:
 def from_sides(out_dir: str, models, *, compares: bool = True) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
     """What ``biasflow fairpair-summary`` writes under ``out_dir``: each model's files of the score step, by model
     and role, and the summary step's, by role; no rejection rates, since no perturbation ran, and without
-    ``compares`` none of :data:`COMPARED`."""
+    ``compares`` none of ``OUTPUTS.compared``."""
     scored = {model: of_step("score", under=out_dir, model=model) for model in models}
     final = of_step("summary", compares=compares, under=out_dir)
     del final["rejections"]

@@ -7,8 +7,8 @@ workflow's names (docs/tables.md, "FPR gaps"). :data:`OUTPUTS` holds them all, a
 :class:`biasflow.outputs.Outputs` (docs/adding-a-method.md, section 5): each step writes the roles :data:`STEPS`
 gives it; the rule's ``output:`` is :func:`of_step`'s mapping, which the script hands on whole, and the step
 writes ``outputs[role]`` (the classify step, one job for every probe set, gets its ``predictions`` by probe
-set). A role of :data:`COMPARED` is written only where models are compared; a
-role of :data:`CAPTIONS` goes into the report with its caption.
+set). A role of ``OUTPUTS.compared`` is written only where models are compared; a
+role of ``OUTPUTS.captions`` goes into the report with its caption.
 """
 
 from __future__ import annotations
@@ -54,15 +54,13 @@ OUTPUTS = Outputs(
         "tables_page": ("fpr_tables.rst", "FPR gaps"),
     },
 )
-# The outputs protocol's names, bound to OUTPUTS: rules/common.smk's step_outputs reads of_step and CAPTIONS.
+# Short names for OUTPUTS' roles and files, which this module's helpers and the rules read.
 STEPS = OUTPUTS.roles
-COMPARED = OUTPUTS.compared
-CAPTIONS = OUTPUTS.captions
 of_step = OUTPUTS.of_step
 
 
 def per_probe(folder: str | Path, probe: str, *, compares: bool = True) -> dict[str, str]:
-    """One probe set's outputs under ``folder``, by role; without ``compares``, none of :data:`COMPARED`."""
+    """One probe set's outputs under ``folder``, by role; without ``compares``, none of ``OUTPUTS.compared``."""
     return of_step("gaps", compares=compares, under=folder, probe=probe)
 
 
