@@ -44,16 +44,27 @@ def why_empty(table: pd.DataFrame, reasons: Sequence[Reason]) -> pd.Series:
         )
         for reason in reasons
     ]
-    out = []
-    for i in range(len(table)):
-        row = table.iloc[i]
-        said: dict[str, list[str]] = {}
-        for column in dict.fromkeys(c for reason in reasons for c in reason.columns):
-            if not pd.isna(row[column]):
-                continue
-            reason = next((r for r, m in zip(reasons, marks, strict=True) if column in r.columns and m[i]), None)
-            if reason is None:
-                raise ValueError(f"{column} is empty in row {i} with no reason given")
-            said.setdefault(reason.words, []).append(column)
-        out.append("; ".join(f"{', '.join(columns)}: {words}" for words, columns in said.items()))
-    return pd.Series(out, index=table.index, dtype=object)
+    columns = list(dict.fromkeys(c for reason in reasons for c in reason.columns))
+    # Per column, the index of the reason each row's empty cell takes (-1: not empty, or none yet), column by column
+    # and reason by reason, so a table of many rows (every pair of a leaderboard) costs a few array operations.
+    taken = np.full((len(table), len(columns)), -1)
+    for j, column in enumerate(columns):
+        empty = table[column].isna().to_numpy()
+        for k, (reason, mark) in enumerate(zip(reasons, marks, strict=True)):
+            if column in reason.columns:
+                taken[empty & mark & (taken[:, j] < 0), j] = k
+        unsaid = np.flatnonzero(empty & (taken[:, j] < 0))
+        if len(unsaid):
+            raise ValueError(f"{column} is empty in row {unsaid[0]} with no reason given")
+    patterns, row_pattern = np.unique(taken, axis=0, return_inverse=True)
+    words = [_said(pattern, columns, reasons) for pattern in patterns]
+    return pd.Series([words[i] for i in row_pattern.ravel()], index=table.index, dtype=object)
+
+
+def _said(pattern: np.ndarray, columns: list[str], reasons: Sequence[Reason]) -> str:
+    """One row's words: its empty columns grouped by the reason each took, in the order the columns come."""
+    said: dict[str, list[str]] = {}
+    for column, k in zip(columns, pattern, strict=True):
+        if k >= 0:
+            said.setdefault(reasons[k].words, []).append(column)
+    return "; ".join(f"{', '.join(named)}: {words}" for words, named in said.items())
