@@ -157,6 +157,14 @@ def test_the_first_line_counts_what_was_judged_out_of_what_was_given():
     assert "2 measure(s) given, 1 judged, 1 that cannot be tested (counted as not shown non-inferior)" in first
 
 
+def compare_old_new(tmp_path, *flags: str) -> int:
+    """`biasflow compare --method fairpair` on tmp_path's old.csv (baseline) and new.csv (candidate), its status."""
+    scored = [str(tmp_path / "old.csv"), str(tmp_path / "new.csv")]
+    return main(
+        ["compare", "--method", "fairpair", "--scores", *scored, "--baseline", "old", "--candidate", "new", *flags]
+    )
+
+
 def scores(seed: int, prompts: int, shift: float) -> pd.DataFrame:
     """FairPair per-prompt scores of one model (tests/fairpair's prompt_scores)."""
     from fairpair.test_comparisons import prompt_scores
@@ -182,27 +190,8 @@ def test_the_command_exits_0_when_the_gate_passes_and_1_when_it_fails(
 ):
     scores(5, 40, 0.0).to_csv(tmp_path / "old.csv", index=False)
     scores(6, 40, candidate_shift).to_csv(tmp_path / "new.csv", index=False)
-    code = main(
-        [
-            "compare",
-            "--method",
-            "fairpair",
-            "--scores",
-            str(tmp_path / "old.csv"),
-            str(tmp_path / "new.csv"),
-            "--baseline",
-            "old",
-            "--candidate",
-            "new",
-            "--margin",
-            "0.05",
-            "--fail-on",
-            fail_on,
-            "--format",
-            "json",
-            "--out",
-            str(tmp_path / "verdicts.csv"),
-        ]
+    code = compare_old_new(
+        tmp_path, "--margin", "0.05", "--fail-on", fail_on, "--format", "json", "--out", str(tmp_path / "verdicts.csv")
     )
     assert code == status
     printed = json.loads(capsys.readouterr().out)
@@ -237,25 +226,7 @@ def test_bad_input_exits_2_with_one_line_and_nothing_written(tmp_path, capsys):
 def test_the_markdown_summary_leads_with_the_overall_verdict(tmp_path, capsys):
     scores(5, 40, 0.0).to_csv(tmp_path / "old.csv", index=False)
     scores(6, 40, -0.15).to_csv(tmp_path / "new.csv", index=False)
-    assert (
-        main(
-            [
-                "compare",
-                "--method",
-                "fairpair",
-                "--scores",
-                str(tmp_path / "old.csv"),
-                str(tmp_path / "new.csv"),
-                "--baseline",
-                "old",
-                "--candidate",
-                "new",
-                "--format",
-                "markdown",
-            ]
-        )
-        == 0
-    )
+    assert compare_old_new(tmp_path, "--format", "markdown") == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(
         "**fairpair: candidate new against baseline old: not worse (margin ±0.025 from power.min_effect.fairpair"
@@ -306,24 +277,7 @@ def test_a_dissimilarity_only_one_model_holds_cannot_be_tested_and_fails_the_gat
     old = pd.concat([scores(5, 40, 0.0), scores(7, 40, 0.0).assign(dissimilarity="jaccard")], ignore_index=True)
     old.to_csv(tmp_path / "old.csv", index=False)
     scores(6, 40, -0.15).to_csv(tmp_path / "new.csv", index=False)
-    code = main(
-        [
-            "compare",
-            "--method",
-            "fairpair",
-            "--scores",
-            str(tmp_path / "old.csv"),
-            str(tmp_path / "new.csv"),
-            "--baseline",
-            "old",
-            "--candidate",
-            "new",
-            "--margin",
-            "0.05",
-            "--fail-on",
-            "not-noninferior",
-        ]
-    )
+    code = compare_old_new(tmp_path, "--margin", "0.05", "--fail-on", "not-noninferior")
     lines = capsys.readouterr().out.splitlines()
     assert code == 1
     assert "2 measure(s) given, 1 judged, 1 that cannot be tested" in lines[0]
