@@ -20,22 +20,27 @@ report: "workflow/report/workflow.rst"
 include: "rules/common.smk"
 
 
-# Each configured method's rules (RULE_METHODS): its folder, rules/<name>/ or the one an installed package ships
-# (RULE_FOLDERS), its names and lookups (common.smk) first, then its stage files, so a method is its package and its
-# rule folder.
+# Each configured method's rules (RULE_METHODS), in a Snakemake module named after the method, whose globals and
+# wildcard constraints are its own (rules/method.smk: the core's rule helpers, then its folder, rules/<name>/ or the
+# one an installed package ships), its rules keeping their names; docs/adding-a-method.md, section 5.
 for _method in RULE_METHODS:
-    for _rules in method_rule_files(_method):
 
-        include: _rules
+    module:
+        name: _method
+        snakefile:
+            "rules/method.smk"
+        config:
+            config
+
+    use rule * from _method
 
 
 include: "rules/power.smk"
 include: "rules/compare.smk"
 
 
-# The core's wildcards (each method's rule files constrain their own): a typo never matches a path.
+# The core's own wildcard (rules/helpers.smk constrains {model} in each namespace): a typo never matches a path.
 wildcard_constraints:
-    model=alternatives(MODELS),
     method=alternatives(POWER_METHODS),
 
 

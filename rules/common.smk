@@ -1,22 +1,22 @@
-# Helpers shared by the rule files (config checks, lookups, target lists). No work here.
-# Each method's own names and lookups are in rules/<name>/common.smk, its rules beside them in rules/<name>/.
-# Each rule's params hold only the settings its step reads (a settings object's plain values),
-# and every file its step reads is an input, so an edit reruns exactly the jobs that read it.
+# The core's lookups: the config check, the default target, and what the power planner and the compare pairs read of
+# each configured method, from its declaration (biasflow/<method>/method.py), so this file names no method. Each
+# method's rules are in a Snakemake module of their own (rules/method.smk); the helpers every rule file uses are in
+# rules/helpers.smk. No work here.
 import os
-import re
 import sys
 from pathlib import Path
 
 from biasflow import bundled
 from biasflow.config import check_config, read_config_files, resolve_bundled, validate_config
 from biasflow.errors import BiasflowError
-from biasflow.methods import methods, rule_folder
-from biasflow.model_pairs import PairChoice
-from biasflow.models import job_resources
+from biasflow.methods import method, methods, rule_folder
+from biasflow.outputs import Target
+from biasflow.power import OUTPUTS as POWER_FILES
 from biasflow.power import output as power_output
 from biasflow.power import planner
 from biasflow.report_front import front_page
 from biasflow.verdict_tables import compared_pairs, comparison_settings, written_pairs
+from biasflow.verdict_tables import OUTPUTS as VERDICT_FILES
 from biasflow.verdict_tables import output as verdict_output
 
 # Bundled files (`bundled:<name>`) are read from this checkout's package data, as a path
@@ -38,109 +38,46 @@ try:
 except BiasflowError as exc:
     sys.exit(f"biasflow config error: {exc}")
 
-METHODS = config["methods"]
-MODELS = list(config["models"])
-# Which pairs of models every method's comparisons compare (docs/methods.md section 7); with none, no rule
-# declares a comparison table or figure (when_compared), so none is written or awaited.
-COMPARISONS = PairChoice.from_config(config)
-# Each method's rule file adds what the default target and the power planner need of it, so this
-# file names no method: FINAL_JOBS[name]() lists its final tables, each with the rule and wildcards
-# that write it; POWER_SOURCES[name](wildcards) what its planner reads, by source, where it has any
-# (docs/methods.md section 6).
-FINAL_JOBS = {}
-POWER_SOURCES = {}
+
+include: "helpers.smk"
+
+
 # `snakemake --report` gathers the figures and tables of every job the target needs, and stops
 # at the first one missing. A report right after a partial run (`make demo` runs the main job
 # only) should show what was computed, so under --report the default target is what exists,
 # and the front page (workflow/report/workflow.rst) names the methods, models and data of it.
 REPORTING = any(arg == "--report" or arg.startswith("--report=") for arg in sys.argv)
 # The config's `compare` pairs by their folder, results/compare/<baseline>_vs_<candidate>/ (docs/methods.md
-# section 7). Each method's rule file adds what its comparison of a pair reads, COMPARE_SOURCES[name](baseline,
+# section 7). What each method's comparison of a pair reads is its declaration's pair_sources(config, baseline,
 # candidate): its comparisons, each with its files, the two systems as they name them and the labels that tell
 # several apart (rules/compare.smk). Under --report, also the pairs an earlier run compared with another config
 # file (the README's pairs.yaml), so `make report` shows their verdicts and pages (verdict_tables.written_pairs).
 COMPARE_PAIRS = {pair.name: pair for pair in [*compared_pairs(config), *(written_pairs(config) if REPORTING else [])]}
-COMPARE_SOURCES = {}
 # Each configured method's rules are in the folder its declaration names inside its package (a method installed
 # from outside brings its rules), else in rules/<name>/ of this checkout. RULE_METHODS is every configured method
-# with one, in the config's order: its common.smk (its names and lookups) and its stage files, which the Snakefile
-# includes (docs/adding-a-method.md). A method left out of `methods` has no rule file included, so it has no rules.
+# with one, in the config's order, each of which the Snakefile makes a module of its own (rules/method.smk;
+# docs/adding-a-method.md, section 5). A method with no rule folder has no rules and adds no job.
 try:
-    RULE_FOLDERS = {name: rule_folder(name, Path(workflow.basedir)) for name in METHODS}
+    RULE_METHODS = [name for name in METHODS if rule_folder(name, Path(workflow.basedir)) is not None]
 except BiasflowError as exc:
     sys.exit(f"biasflow error: {exc}")
-RULE_METHODS = [name for name, folder in RULE_FOLDERS.items() if folder is not None]
-
-
-def alternatives(names):
-    """A regex matching exactly these names (used to constrain wildcards, so a typo never matches)."""
-    return "|".join(re.escape(n) for n in names) if names else "(?!)"
-
-
-def method_rule_files(name):
-    """The files of a method's folder: its names and lookups (common.smk) first, which its stage files read."""
-    folder = RULE_FOLDERS[name]
-    stages = sorted(path.name for path in folder.glob("*.smk") if path.name != "common.smk")
-    return [str(folder / stage) for stage in ["common.smk", *stages]]
-
-
-def model_entry(section):
-    """Params function: only this model's own config entry, so other models' jobs stay untouched."""
-
-    def lookup(wildcards):
-        name = wildcards.paraphraser if section == "paraphrasers" else wildcards.model
-        return {"name": name, **config[section][name]}
-
-    return lookup
-
-
-def model_resource(section, key):
-    """Params function: a resource (threads, mem_mb, gpu, api) of the model this job loads."""
-
-    def lookup(wildcards):
-        name = wildcards.paraphraser if section == "paraphrasers" else wildcards.model
-        return job_resources(config[section][name])[key]
-
-    return lookup
-
-
-def settings_params(cls):
-    """The plain values of a step's settings (the rule's params: a change of another key reruns nothing)."""
-    return cls.from_config(config).params()
-
-
-def when_compared(**named):
-    """A rule's named comparison inputs or outputs, or none where comparisons.pairs is none (unpacked with **)."""
-    return named if COMPARISONS.compares else {}
-
-
-def step_outputs(outputs, step, captions=None, **wildcards):
-    """A rule's ``output:`` (unpacked with **): its step's files by role from the method's outputs module
-    (biasflow/<method>/outputs.py, its ``OUTPUTS``: a biasflow.outputs.Outputs), the step's wildcards left as they are unless given, none of those written
-    only for comparisons where comparisons.pairs is none, and each figure or page the module captions in the
-    report, under its category: the caption files in the folder ``captions``, a method installed from outside
-    giving its own (its rule folder), else this checkout's workflow/report/."""
-    files = outputs.OUTPUTS.of_step(step, compares=COMPARISONS.compares, **wildcards)
-    folder = captions or os.path.join(workflow.basedir, "workflow", "report")
-    for role, (caption, category) in outputs.OUTPUTS.captions.items():
-        if role in files:
-            caption_path = os.path.join(folder, caption)
-            files[role] = report(files[role], caption=caption_path, category=category)
-    return files
+# The methods with results to plan from (docs/methods.md section 6): those whose declaration gives sources.
+POWER_METHODS = [m.name for m in methods(RULE_METHODS) if m.power_sources(config)]
 
 
 def power_sources(wildcards):
-    """What the power planner of one method reads, by source (the method's rule file adds it to POWER_SOURCES)."""
-    return POWER_SOURCES[wildcards.method](wildcards)
+    """What the power planner of one method reads, by source (its declaration's power_sources)."""
+    return method(wildcards.method).power_sources(config)
 
 
 def compare_jobs():
-    """Each configured pair's verdict table per method run that evaluates both models, with its rule and wildcards."""
+    """Each configured pair's verdict table per method run that evaluates both models and compares them (its
+    declaration's pair_sources), with the files its job writes."""
     return [
-        (verdict_output("table", name, m), rules.compare_verdicts, {"pair": name, "method": m})
+        Target(verdict_output("table", name, m), tuple(verdict_output(role, name, m) for role in VERDICT_FILES))
         for name, pair in COMPARE_PAIRS.items()
         for m in pair.methods(config)
-        if m in COMPARE_SOURCES
+        if m in RULE_METHODS and method(m).pair_sources(config, pair.baseline, pair.candidate)
     ]
 
 
@@ -152,13 +89,13 @@ def compare_targets(wildcards):
             '`compare: [{baseline: A, candidate: B}]` (config/README.md, "Did the candidate get worse?").',
             file=sys.stderr,
         )
-    return [target for target, _, _ in compare_jobs()]
+    return [target.path for target in compare_jobs()]
 
 
 def compare_comparisons(wildcards):
-    """What one method's comparison of one pair reads (its rule file's COMPARE_SOURCES entry)."""
+    """What one method's comparison of one pair reads (its declaration's pair_sources)."""
     pair = COMPARE_PAIRS[wildcards.pair]
-    return COMPARE_SOURCES[wildcards.method](pair.baseline, pair.candidate)
+    return method(wildcards.method).pair_sources(config, pair.baseline, pair.candidate)
 
 
 def compare_inputs(wildcards):
@@ -200,29 +137,28 @@ if REPORTING:
 
 
 def final_jobs():
-    """The default target's jobs: each final table of the configured methods with the rule and wildcards that write it
-    (each method's rule file adds its own to FINAL_JOBS), then each power table, then the verdict tables of the
-    config's compare pairs (none without pairs)."""
-    jobs = [job for name in METHODS for job in FINAL_JOBS[name]()]
-    jobs += [(power_output("table", name), rules.power, {"method": name}) for name in POWER_SOURCES]
+    """The default target's jobs (biasflow.outputs.Target): each final table of the configured methods with rules
+    (their declarations' targets), then each power table, then the verdict tables of the config's compare pairs
+    (none without pairs)."""
+    jobs = [target for m in methods(RULE_METHODS) for target in m.targets(config)]
+    jobs += [Target(power_output("table", m), tuple(power_output(r, m) for r in POWER_FILES)) for m in POWER_METHODS]
     return jobs + compare_jobs()
 
 
 def final_outputs():
     """The default target: every method's final tables (under --report, those already computed)."""
     if not REPORTING:
-        return [target for target, _, _ in final_jobs()]
+        return [target.path for target in final_jobs()]
     computed, missing, outdated = [], [], []
-    for target, rule, wildcards in final_jobs():
-        siblings = [expand(str(path), **wildcards)[0] for path in rule.output]
-        absent = [path for path in siblings if not Path(path).exists()]
-        if not Path(target).exists():
-            missing.append(target)
+    for target in final_jobs():
+        absent = [path for path in target.written if not Path(path).exists()]
+        if not Path(target.path).exists():
+            missing.append(target.path)
         elif absent:
             # Results from an earlier biasflow that did not yet write every figure or table page.
-            outdated.append((target, absent))
+            outdated.append((target.path, absent))
         else:
-            computed.append(target)
+            computed.append(target.path)
     if missing:
         print(f"The report shows what has been computed; not yet: {', '.join(sorted(missing))}.", file=sys.stderr)
     for target, absent in outdated:

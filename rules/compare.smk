@@ -1,9 +1,7 @@
 # Did the candidate get worse? (docs/methods.md section 7): per pair of the config's `compare` section and per
 # method run that evaluates both models, the judged rows and their markdown summary, from each method's own results
-# (what COMPARE_SOURCES lists). `snakemake --cores N compare` writes them; so does the default target, where pairs
-# are given.
-# The methods whose rule files say what a pair's comparison reads.
-COMPARE_METHODS = [name for name in METHODS if name in COMPARE_SOURCES]
+# (what its declaration's pair_sources lists). `snakemake --cores N compare` writes them; so does the default
+# target, where pairs are given.
 
 
 rule compare_verdicts:
@@ -21,7 +19,7 @@ rule compare_verdicts:
         "logs/compare/{pair}/{method}.log",
     wildcard_constraints:
         pair=alternatives(list(COMPARE_PAIRS)),
-        method=alternatives(COMPARE_METHODS),
+        method=alternatives(RULE_METHODS),
     localrule: True
     conda:
         "../environment.yml"

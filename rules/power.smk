@@ -1,7 +1,6 @@
 # The power planner (docs/methods.md section 6): from each method's own results, the smallest
 # difference every subgroup could show and the sizes a study needs for power.min_effect.
-# The methods with results to plan from: those whose rule file added its sources.
-POWER_METHODS = list(POWER_SOURCES)
+# The methods with results to plan from: POWER_METHODS (rules/common.smk), whose declarations give their sources.
 
 
 rule power:

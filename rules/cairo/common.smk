@@ -1,5 +1,6 @@
-# CAIRO's names and lookups, which its rule files beside this one read (data, paraphrase, generate, score, select),
-# and what it adds to the default target, the power planner and the compare pairs (rules/common.smk).
+# CAIRO's names and lookups, which its rule files beside this one read (data, paraphrase, generate, score, select), in
+# CAIRO's own namespace (rules/method.smk). What it adds to the default target, the power planner and the compare
+# pairs is its declaration's (biasflow/cairo/targets.py).
 import dataclasses
 
 from biasflow.cairo import outputs as cairo_outputs
@@ -9,25 +10,21 @@ from biasflow.cairo.datasets.sources import dataset_dir, loader_settings, used_m
 from biasflow.cairo.outputs import NEUTRAL_SUFFIX
 from biasflow.cairo.paraphrase import ParaphraseSettings, template_files
 from biasflow.cairo.scorer_bias import ScorerBiasSettings
-from biasflow.cairo.scorer_runs import counterfactual, run_scorers
 from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import StatsSettings
+from biasflow.cairo.targets import ScorerRuns
 from biasflow.scorers import scorer_class
 from biasflow.scorers.table import ScoringSettings
 
 # CAIRO's config section (its axes, prompts, paraphrasing, generation, scoring and selection settings).
 CAIRO = config["cairo"]
-AXES = list(CAIRO["axes"]) if "cairo" in METHODS else []
-PARAPHRASERS = list(config["paraphrasers"]) if "cairo" in METHODS else []
-SCORER = CAIRO["scoring"]["scorer"]
-SCORERS = run_scorers(CAIRO["scoring"])
-COUNTERFACTUAL = counterfactual(CAIRO["scoring"]) and bool(AXES)
+AXES = list(CAIRO["axes"])
+PARAPHRASERS = list(config["paraphrasers"])
 # CAIRO runs once per label (a scorer, or its neutral scores with cairo.scoring.neutralise): the headline
 # one writes results/cairo/, each other one results/cairo/scorers/<label>/ (docs/methods.md §5.5-5.6).
-LABELS = [label for s in SCORERS for label in ([s, f"{s}{NEUTRAL_SUFFIX}"] if CAIRO["scoring"]["neutralise"] else [s])]
-HEADLINE = f"{SCORER}{NEUTRAL_SUFFIX}" if CAIRO["scoring"]["neutralise"] else SCORER
-SIDE_LABELS = [label for label in LABELS if label != HEADLINE]
-RUNS = ["", *(f"scorers/{label}/" for label in SIDE_LABELS)]
+SCORER_RUNS = ScorerRuns.of(config)
+SCORERS = SCORER_RUNS.scorers
+RUNS = SCORER_RUNS.runs
 
 
 # CAIRO's wildcards match only the names of this config (a typo never matches a path).
@@ -132,13 +129,8 @@ def score_gpu(wildcards):
     return int(wildcards.scorer == "detoxify-unbiased" and CAIRO["scoring"]["device"] == "cuda")
 
 
-def label_of(run):
-    """The scorer label of a CAIRO run: the headline one for results/cairo/, else the one its path names."""
-    return run[len("scorers/") : -1] if run else HEADLINE
-
-
 def run_label(wildcards):
-    return label_of(wildcards.run)
+    return SCORER_RUNS.label_of(wildcards.run)
 
 
 def stats_params(wildcards):
@@ -147,7 +139,7 @@ def stats_params(wildcards):
 
 def headline_tables(wildcards):
     """Each scorer run's headline table of the axis, by the run's label."""
-    return {label_of(run): cairo_outputs.select_output("table", run, wildcards.axis) for run in RUNS}
+    return {SCORER_RUNS.label_of(run): cairo_outputs.select_output("table", run, wildcards.axis) for run in RUNS}
 
 
 def counterfactual_inputs(wildcards):
@@ -179,46 +171,3 @@ def scored_inputs(wildcards):
         "continuations": model_files("generate", wildcards.axis)["continuations"],
         "scores": model_files("score", wildcards.axis, scorer=run_label(wildcards))["scores"],
     }
-
-
-def cairo_final_jobs():
-    """CAIRO's final tables per scorer run and axis, the scorers' agreement and own bias, the prompts' summaries."""
-    jobs = []
-    for run in RUNS:
-        jobs += [
-            (cairo_outputs.select_output("table", run, axis), rules.cairo_select, {"run": run, "axis": axis})
-            for axis in AXES
-        ]
-        jobs += [
-            (cairo_outputs.stats_output("bias", run, axis), rules.cairo_stats, {"run": run, "axis": axis})
-            for axis in AXES
-        ]
-    if RUNS[1:]:
-        jobs += [(cairo_outputs.agreement_output(axis), rules.scorer_agreement, {"axis": axis}) for axis in AXES]
-    if COUNTERFACTUAL:
-        jobs += [
-            (
-                cairo_outputs.of_step("scorer_bias", scorer=scorer, axis=axis)["scorer"],
-                rules.scorer_bias,
-                {"scorer": scorer, "axis": axis},
-            )
-            for scorer in SCORERS
-            for axis in AXES
-        ]
-    jobs.append((cairo_outputs.of_step("prompt_summary")["table"], rules.prompt_summary, {}))
-    if PARAPHRASERS:
-        jobs.append((cairo_outputs.of_step("rejections")["table"], rules.rejections, {}))
-    return jobs
-
-
-FINAL_JOBS["cairo"] = cairo_final_jobs
-if AXES:  # the power planner reads CAIRO's statistics per axis
-    POWER_SOURCES["cairo"] = lambda wildcards: {axis: [cairo_outputs.stats_output("stats", "", axis)] for axis in AXES}
-    # A pair's comparison reads the headline scorer's statistics of every axis, one family (biasflow compare --stats).
-    COMPARE_SOURCES["cairo"] = lambda baseline, candidate: [
-        {
-            "paths": [cairo_outputs.stats_output("stats", "", axis) for axis in AXES],
-            "baseline": baseline,
-            "candidate": candidate,
-        }
-    ]

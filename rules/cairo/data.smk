@@ -13,7 +13,7 @@ rule download_dataset:
     params:
         url=dataset_url,
     script:
-        "../../workflow/scripts/download_dataset.py"
+        "../../workflow/scripts/cairo/download_dataset.py"
 
 
 rule original_prompts:
@@ -30,7 +30,7 @@ rule original_prompts:
         data_dir=data_dir,
         settings=loader_params,
     script:
-        "../../workflow/scripts/original_prompts.py"
+        "../../workflow/scripts/cairo/original_prompts.py"
 
 
 rule prompt_summary:
@@ -44,4 +44,4 @@ rule prompt_summary:
     conda:
         "../../environment.yml"
     script:
-        "../../workflow/scripts/prompt_summary.py"
+        "../../workflow/scripts/cairo/prompt_summary.py"

@@ -27,4 +27,4 @@ for _axis in AXES:
             settings=settings_params(GenerationSettings),
             cache_dir=config["cache_dir"],
         script:
-            "../../workflow/scripts/generate.py"
+            "../../workflow/scripts/cairo/generate.py"

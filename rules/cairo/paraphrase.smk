@@ -29,7 +29,7 @@ for _axis in AXES:
             settings=settings_params(ParaphraseSettings),
             cache_dir=config["cache_dir"],
         script:
-            "../../workflow/scripts/paraphrase.py"
+            "../../workflow/scripts/cairo/paraphrase.py"
 
 
 rule prompt_sets:
@@ -44,7 +44,7 @@ rule prompt_sets:
     conda:
         "../../environment.yml"
     script:
-        "../../workflow/scripts/prompt_sets.py"
+        "../../workflow/scripts/cairo/prompt_sets.py"
 
 
 rule rejections:
@@ -58,4 +58,4 @@ rule rejections:
     conda:
         "../../environment.yml"
     script:
-        "../../workflow/scripts/rejections.py"
+        "../../workflow/scripts/cairo/rejections.py"

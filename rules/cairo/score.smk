@@ -21,7 +21,7 @@ rule score:
         settings=scoring_params,
         cache_dir=config["cache_dir"],
     script:
-        "../../workflow/scripts/score.py"
+        "../../workflow/scripts/cairo/score.py"
 
 
 rule counterfactual:
@@ -41,7 +41,7 @@ rule counterfactual:
         settings=scoring_params,
         cache_dir=config["cache_dir"],
     script:
-        "../../workflow/scripts/counterfactual.py"
+        "../../workflow/scripts/cairo/counterfactual.py"
 
 
 rule neutral_scores:
@@ -57,4 +57,4 @@ rule neutral_scores:
     conda:
         "../../environment.yml"
     script:
-        "../../workflow/scripts/neutral_scores.py"
+        "../../workflow/scripts/cairo/neutral_scores.py"

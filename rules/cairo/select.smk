@@ -5,7 +5,7 @@
 
 # CAIRO's own wildcard: which scorer's results a run is (empty for the headline scorer's).
 wildcard_constraints:
-    run=f"(|scorers/({alternatives(SIDE_LABELS)})/)",
+    run=f"(|scorers/({alternatives(SCORER_RUNS.side_labels)})/)",
 
 
 rule cairo_stats:
@@ -22,7 +22,7 @@ rule cairo_stats:
     params:
         settings=stats_params,
     script:
-        "../../workflow/scripts/cairo_stats.py"
+        "../../workflow/scripts/cairo/stats.py"
 
 
 rule cairo_select:
@@ -42,7 +42,7 @@ rule cairo_select:
         settings=settings_params(SearchSettings),
         pairs=COMPARISONS.params(),
     script:
-        "../../workflow/scripts/cairo_select.py"
+        "../../workflow/scripts/cairo/select.py"
 
 
 rule scorer_bias:
@@ -57,7 +57,7 @@ rule scorer_bias:
     params:
         settings=settings_params(ScorerBiasSettings),
     script:
-        "../../workflow/scripts/scorer_bias.py"
+        "../../workflow/scripts/cairo/scorer_bias.py"
 
 
 rule scorer_agreement:
@@ -73,4 +73,4 @@ rule scorer_agreement:
     params:
         tables=headline_tables,
     script:
-        "../../workflow/scripts/scorer_agreement.py"
+        "../../workflow/scripts/cairo/scorer_agreement.py"

@@ -1,14 +1,14 @@
-# FairPair's names and lookups, which rules/fairpair/steps.smk reads, and what it adds to the default target,
-# the power planner and the compare pairs (rules/common.smk).
+# FairPair's names and lookups, which rules/fairpair/steps.smk reads, in FairPair's own namespace
+# (rules/method.smk). What it adds to the default target, the power planner and the compare pairs is its
+# declaration's (biasflow/fairpair/method.py).
 from biasflow.fairpair import outputs as fairpair_outputs
 from biasflow.fairpair.comparisons import ComparisonSettings
 from biasflow.fairpair.perturbation import PerturbationSettings, perturbation_files
 from biasflow.fairpair.prompts import PromptSettings, prompt_files
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS, BootstrapSettings, ScoreSettings
 from biasflow.fairpair.steps import SamplingSettings
-from biasflow.methods import method
 
-FAIRPAIR_MODELS = method("fairpair").evaluated(config) if "fairpair" in METHODS else []
+FAIRPAIR_MODELS = METHOD.evaluated(config)
 
 
 def perturber_entry(wildcards):
@@ -44,17 +44,3 @@ def fairpair_output(role, model="{model}"):
 def fairpair_by_model(role):
     """Params function: one file of each model by its role, by the model's name."""
     return lambda wildcards: {model: fairpair_output(role, model) for model in FAIRPAIR_MODELS}
-
-
-FINAL_JOBS["fairpair"] = lambda: [(fairpair_output("summary"), rules.fairpair_summary, {})]
-if FAIRPAIR_MODELS:  # the power planner reads each model's per-prompt scores, and so does a pair's comparison
-    POWER_SOURCES["fairpair"] = lambda wildcards: {
-        model: [fairpair_output("scores", model)] for model in FAIRPAIR_MODELS
-    }
-    COMPARE_SOURCES["fairpair"] = lambda baseline, candidate: [
-        {
-            "paths": [fairpair_output("scores", baseline), fairpair_output("scores", candidate)],
-            "baseline": baseline,
-            "candidate": candidate,
-        }
-    ]

@@ -15,7 +15,7 @@ rule fairpair_prompts:
     params:
         settings=settings_params(PromptSettings),
     script:
-        "../../workflow/scripts/fairpair_prompts.py"
+        "../../workflow/scripts/fairpair/prompts.py"
 
 
 rule fairpair_generate:
@@ -39,7 +39,7 @@ rule fairpair_generate:
         settings=settings_params(SamplingSettings),
         cache_dir=config["cache_dir"],
     script:
-        "../../workflow/scripts/fairpair_generate.py"
+        "../../workflow/scripts/fairpair/generate.py"
 
 
 rule fairpair_pairs:
@@ -63,7 +63,7 @@ rule fairpair_pairs:
         perturber=perturber_entry,
         cache_dir=config["cache_dir"],
     script:
-        "../../workflow/scripts/fairpair_pairs.py"
+        "../../workflow/scripts/fairpair/pairs.py"
 
 
 rule fairpair_score:
@@ -81,7 +81,7 @@ rule fairpair_score:
         # The table's columns: scores written before a column was added are scored again, not read and refused.
         columns=PROMPT_SCORE_COLUMNS,
     script:
-        "../../workflow/scripts/fairpair_score.py"
+        "../../workflow/scripts/fairpair/score.py"
 
 
 rule fairpair_summary:
@@ -104,4 +104,4 @@ rule fairpair_summary:
         comparison=settings_params(ComparisonSettings),
         pairs=COMPARISONS.params(),
     script:
-        "../../workflow/scripts/fairpair_summary.py"
+        "../../workflow/scripts/fairpair/summary.py"

@@ -12,9 +12,7 @@ rule fpr_classify:
     input:
         files=fpr_classify_files,
     output:
-        predictions=expand(
-            fpr_output(fpr_outputs.PREDICTIONS, "{probe}", "{{model}}", "{{classifier}}"), probe=FPR_PROBES
-        ),
+        predictions=expand(predictions("{probe}", "{{model}}", "{{classifier}}"), probe=FPR_PROBES),
     log:
         "logs/fpr/classify/{model}/{classifier}.log",
     benchmark:
@@ -34,7 +32,7 @@ rule fpr_classify:
         outputs=fpr_predictions_by_probe,
         cache_dir=config["cache_dir"],
     script:
-        "../../workflow/scripts/fpr_classify.py"
+        "../../workflow/scripts/fpr/classify.py"
 
 
 rule fpr_gaps:
@@ -51,7 +49,7 @@ rule fpr_gaps:
         settings=settings_params(GapSettings),
         pairs=COMPARISONS.params(),
     script:
-        "../../workflow/scripts/fpr_gaps.py"
+        "../../workflow/scripts/fpr/gaps.py"
 
 
 rule fpr_summary:
@@ -72,4 +70,4 @@ rule fpr_summary:
         predictions=fpr_predictions_of_probes,
         settings=settings_params(SummarySettings),
     script:
-        "../../workflow/scripts/fpr_summary.py"
+        "../../workflow/scripts/fpr/summary.py"

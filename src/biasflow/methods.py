@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from biasflow.errors import BiasflowError
+from biasflow.outputs import Target
 from biasflow.registry import Registry
 
 # A validated config, as the workflow and the commands hold it (yaml's nested mappings).
@@ -102,6 +103,15 @@ class Method:
     # its stage files, with their scripts and report captions beside them; the workflow includes them from there.
     # None: rules/<name>/ of the workflow's checkout, where biasflow's own methods keep theirs (or no rules at all)
     rules: str | None = None
+    # What it adds to the workflow's targets, each from the validated config (docs/adding-a-method.md, section 5), so
+    # the core reads them of every method alike and a method with no rules adds none: its final tables, each a
+    # biasflow.outputs.Target (the default target, and under --report what its jobs have written)
+    targets: Callable[[Config], list[Target]] = lambda config: []
+    # what its power planner reads, by source (an axis, a model, a probe set) its files; none: no power table (§6)
+    power_sources: Callable[[Config], dict[str, list[str]]] = lambda config: {}
+    # what one compare: pair's comparison reads (§7), (config, baseline, candidate) -> comparisons, each
+    # {"paths": [...], "baseline": name, "candidate": name} and, where several are judged, "labels"; none: no verdicts
+    pair_sources: Callable[[Config, str, str], list[dict[str, Any]]] = lambda config, baseline, candidate: []
 
     def part(self, name: str) -> Any:
         """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``), imported, once
@@ -316,6 +326,9 @@ CONTRACT: dict[str, tuple[Callable[[object], str | None], str]] = {
     "named": (_key_paths, "the config keys, each a tuple of names, of its maps whose names become parts of paths"),
     "api": (_function_references, '"module:function" of each of its public functions'),
     "rules": (_folder_or_none, 'None or "package:folder", its rule folder inside its package'),
+    "targets": (_function, "targets(config), its final tables, each a biasflow.outputs.Target"),
+    "power_sources": (_function, "power_sources(config), its power planner's files by source"),
+    "pair_sources": (_function, "pair_sources(config, baseline, candidate), what a compare: pair's comparison reads"),
 }
 
 

@@ -6,8 +6,9 @@ the roles written only where models are compared, and the report's caption and c
 Its rules, steps, commands and declaration take every path from the same accessors, :meth:`Outputs.of_step` and
 :meth:`Outputs.output`, in the workflow's folders or, for a command given ``--out-dir``, under another folder by the
 workflow's names; so a role is named once, there (``tests/core/test_outputs_named_once.py`` checks each one against
-every rule and workflow script). The module binds ``STEPS``, ``of_step``, ``COMPARED`` and ``CAPTIONS`` to it, the
-names the rules' ``step_outputs`` (rules/common.smk) reads.
+every rule and workflow script). The rules' ``step_outputs`` (rules/helpers.smk) reads ``OUTPUTS`` itself; what a
+method adds to the default target is a :class:`Target` per final table (:meth:`Outputs.target`), which its
+declaration lists (``Method.targets``).
 """
 
 from __future__ import annotations
@@ -15,8 +16,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from biasflow.errors import BiasflowError
+
+
+class Target(NamedTuple):
+    """One file of the workflow's default target, with every file the job that writes it writes: under
+    ``--report`` the default target is what has been computed, and a table whose job wrote it without a figure or page
+    an earlier biasflow did not yet write is left out, naming what is missing (rules/common.smk)."""
+
+    path: str
+    written: tuple[str, ...]
 
 
 class _Kept(dict[str, str]):
@@ -93,3 +104,9 @@ class Outputs:
         if under is not None:
             return str(Path(under) / name.format_map(_Kept(wildcards)))
         return (self.folders.get(step, self.folder) + name).format_map(_Kept(wildcards))
+
+    def target(self, step: str, role: str, *, compares: bool = True, **wildcards: str) -> Target:
+        """One final table of the default target, by its step and role, with every file of its job (:class:`Target`);
+        ``compares`` and ``wildcards`` as :meth:`of_step` takes them."""
+        files = self.of_step(step, compares=compares, **wildcards)
+        return Target(files[role], tuple(files.values()))

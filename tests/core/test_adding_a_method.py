@@ -22,6 +22,7 @@ from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
+import yaml
 
 from biasflow import methods as registry_module
 from biasflow.cli import main
@@ -42,6 +43,7 @@ TOY = {
     "toy_method/method.py": '''
         """The toy method as the core sees it."""
         from biasflow.methods import Method, own_models
+        from toy_method.outputs import OUTPUTS
 
         METHOD = Method(
             name="toy",
@@ -59,6 +61,11 @@ TOY = {
             schema="toy_method:config.schema.yaml",
             api=("toy_method.api:toy_lengths",),
             rules="toy_method:rules",
+            targets=lambda config: [OUTPUTS.target("summary", "summary")]
+            + [OUTPUTS.target("counts", "counts", metric="words", axis=axis) for axis in ("long", "short")],
+            pair_sources=lambda config, baseline, candidate: [
+                {"paths": [OUTPUTS.output("summary")], "baseline": baseline, "candidate": candidate}
+            ],
         )
     ''',
     "toy_method/config.schema.yaml": """
@@ -185,11 +192,9 @@ TOY = {
 
         OUTPUTS = Outputs(
             folder="results/toy/",
-            steps={"summary": {"summary": "summary.csv"}},
+            steps={"summary": {"summary": "summary.csv"}, "counts": {"counts": "{metric}/{axis}.csv"}},
             captions={"summary": ("summary.rst", "Toy")},
         )
-        # What the toy's rules read (rules/common.smk's step_outputs reads OUTPUTS itself).
-        of_step = OUTPUTS.of_step
     """,
     "toy_method/steps.py": """
         import pandas as pd
@@ -197,25 +202,28 @@ TOY = {
         def summary(models, settings, outputs):
             pd.DataFrame({"model": models, "min_words": settings.min_words}).to_csv(outputs["summary"], index=False)
     """,
-    # Its rules, shipped inside the package: what rules/common.smk reads of a method, then its one rule, whose
-    # script and caption sit beside it.
+    # Its rules, shipped inside the package: its names and lookups, then its rules, whose scripts, captions and data
+    # sit beside them. In its own namespace (rules/method.smk), its `data_dir` and its constraints of {axis} and
+    # {metric}, names CAIRO's rules use for other values and other lookups, are its own.
     "toy_method/rules/common.smk": """
-        from biasflow.methods import method
         from toy_method import outputs as toy_outputs
         from toy_method.lengths import LengthSettings
 
-        TOY_MODELS = method("toy").evaluated(config)
-        TOY_RULES = method("toy").rule_folder()
+        TOY_MODELS = METHOD.evaluated(config)
 
-        FINAL_JOBS["toy"] = lambda: [(toy_outputs.of_step("summary")["summary"], rules.toy_summary, {})]
-        COMPARE_SOURCES["toy"] = lambda baseline, candidate: [
-            {"paths": [toy_outputs.of_step("summary")["summary"]], "baseline": baseline, "candidate": candidate}
-        ]
+
+        def data_dir(wildcards):
+            return str(RULE_FOLDER / "data" / wildcards.metric)
+
+
+        wildcard_constraints:
+            axis="long|short",
+            metric="words",
     """,
     "toy_method/rules/steps.smk": """
         rule toy_summary:
             output:
-                **step_outputs(toy_outputs, "summary", captions=TOY_RULES),
+                **step_outputs(toy_outputs, "summary"),
             log:
                 "logs/toy/summary.log",
             localrule: True
@@ -224,7 +232,19 @@ TOY = {
                 settings=settings_params(LengthSettings),
             script:
                 "scripts/toy_summary.py"
+
+
+        rule toy_counts:
+            input:
+                lambda wildcards: f"{data_dir(wildcards)}/{wildcards.axis}.txt",
+            output:
+                **step_outputs(toy_outputs, "counts"),
+            localrule: True
+            shell:
+                "wc -w < {input} | tr -d ' ' > {output}"
     """,
+    "toy_method/rules/data/words/long.txt": "one two three four five six\n",
+    "toy_method/rules/data/words/short.txt": "one two\n",
     "toy_method/rules/scripts/toy_summary.py": """
         from biasflow.snakemake_adapter import run
         from toy_method.lengths import LengthSettings
@@ -751,3 +771,48 @@ def test_the_installed_toy_runs_and_is_reported(tmp_path):
     page = (workdir / "report.html").read_text()
     assert "Toy lengths" in page and "Nobody, 2026" in page, "the front page names the toy and cites it"
     assert "The toy's models and the words a continuation must exceed." in page, "the toy's own caption"
+
+
+def planned(stdout: str) -> list[tuple[str, str, str]]:
+    """Each job of a dry run: its rule, its output files and its wildcards, as Snakemake prints them."""
+    jobs: list[list[str]] = []
+    for line in stdout.splitlines():
+        rule = re.match(r"^(?:local)?rule (\S+):", line)
+        if rule:
+            jobs.append([rule.group(1), "", ""])
+        elif jobs and (field := re.match(r"^\s+(output|wildcards): (.*)", line)):
+            jobs[-1][1 if field.group(1) == "output" else 2] = field.group(2)
+    return sorted(map(tuple, jobs))
+
+
+@pytest.mark.workflow
+def test_the_toys_wildcards_and_lookups_stay_its_own_beside_the_three_methods(tmp_path):
+    """Each method's rules are a Snakemake module of their own (rules/method.smk): the toy's `data_dir` and its
+    constraints of {axis} and {metric}, names CAIRO's rules also use, reach none of the three methods' rules, which plan
+    the same jobs with the toy as without it, and the toy's own rules read its own data (docs/adding-a-method.md,
+    section 5). With every method's rule files in one namespace, CAIRO's axes would match none of the toy's."""
+    env = installed_toy(tmp_path / "site")
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text()) | {"methods": ["cairo", "fairpair", "fpr"]}
+    write_config(config, tmp_path / "three")
+    write_config(config | {"methods": [*config["methods"], "toy"], "toy": {"min_words": 4}}, tmp_path / "four")
+    three = planned(snakemake(tmp_path / "three", "--dry-run", env=env).stdout)
+    four = planned(snakemake(tmp_path / "four", "--dry-run", env=env).stdout)
+    assert [job for job in four if not job[0].startswith("toy")] == three
+    assert [job[1:] for job in four if job[0] == "toy_counts"] == [
+        (f"results/toy/words/{axis}.csv", f"metric=words, axis={axis}") for axis in ("long", "short")
+    ]
+    snakemake(tmp_path / "four", "results/toy/words/long.csv", "results/toy/words/short.csv", env=env)
+    counts = [(tmp_path / "four" / "results" / "toy" / "words" / f"{axis}.csv").read_text() for axis in ("long", "short")]
+    assert counts == ["6\n", "2\n"], "each count read from the toy's own data_dir"
+
+
+@pytest.mark.workflow
+def test_a_method_declared_without_rules_adds_no_job(tmp_path):
+    """A method may come without rules (docs/adding-a-method.md, section 2): what it adds to the targets is read
+    from the declarations of the methods with rules only, so the workflow plans nothing for it and fails on nothing
+    (the rule files once indexed FINAL_JOBS[name] of every configured method: KeyError)."""
+    env = installed_toy(tmp_path / "site")
+    declared = tmp_path / "site" / "toy_method" / "method.py"
+    declared.write_text(declared.read_text().replace('rules="toy_method:rules",', "rules=None,"))
+    write_toy_config(tmp_path / "run")
+    assert planned(snakemake(tmp_path / "run", "--dry-run", env=env).stdout) == [("all", "", "")]

@@ -1,4 +1,4 @@
-"""Every report caption renders from the config keys it names (workflow/report/*.rst, Jinja2 as Snakemake renders
+"""Every report caption renders from the config keys it names (workflow/report/**/*.rst, Jinja2 as Snakemake renders
 them): a key moved or renamed in the schema fails here, in seconds, rather than in `snakemake --report`."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from biasflow.config import resolve_bundled, validate_config
 from workflow_helpers import REPO, embedded_config
 
 # workflow.rst renders the front page prepared by biasflow.report_front (tests/core/test_report_front.py).
-CAPTIONS = sorted(path for path in (REPO / "workflow" / "report").glob("*.rst") if path.name != "workflow.rst")
+CAPTIONS = sorted(path for path in (REPO / "workflow" / "report").rglob("*.rst") if path.name != "workflow.rst")
 
 
 class AnyName:
@@ -21,7 +21,7 @@ class AnyName:
         return [name]
 
 
-@pytest.mark.parametrize("caption", CAPTIONS, ids=lambda path: path.name)
+@pytest.mark.parametrize("caption", CAPTIONS, ids=lambda path: str(path.relative_to(REPO / "workflow" / "report")))
 def test_every_caption_renders_from_the_config(caption):
     from jinja2 import Environment, StrictUndefined
 

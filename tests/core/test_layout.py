@@ -83,7 +83,9 @@ def test_each_table_contract_has_one_name():
     assert not twice, f"table contract names defined more than once: {twice}"
 
 
-@pytest.mark.parametrize("script", sorted((REPO / "workflow" / "scripts").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "script", sorted((REPO / "workflow" / "scripts").rglob("*.py")), ids=lambda p: str(p.relative_to(REPO))
+)
 def test_scripts_are_one_call_with_keyword_arguments(script):
     """``run(lambda sm: step(name=..., ...), snakemake)`` under a main guard: no logic, no path by position.
 
@@ -101,7 +103,9 @@ def test_scripts_are_one_call_with_keyword_arguments(script):
     assert step.body.keywords
 
 
-@pytest.mark.parametrize("script", sorted((REPO / "workflow" / "scripts").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "script", sorted((REPO / "workflow" / "scripts").rglob("*.py")), ids=lambda p: str(p.relative_to(REPO))
+)
 def test_every_name_a_script_imports_is_where_it_says(script):
     """A module moved or a name renamed in the library fails here, in seconds, not in a workflow job."""
     import importlib

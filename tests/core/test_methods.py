@@ -226,16 +226,16 @@ def method_identifiers() -> dict[str, str]:
 
 
 def core_rule_files() -> list[str]:
-    """The Snakefile, rules/common.smk, and every rule file the Snakefile includes by its own path (a method's
-    rule files come in by RULE_METHODS): the core's, which hold only what every method uses."""
-    included = re.findall(r'^include:\s*"([^"]+)"', (REPO / "Snakefile").read_text(), re.MULTILINE)
-    return ["Snakefile", *included]
+    """The Snakefile and every rule file at the top of rules/ (the core's lookups, the helpers every namespace
+    includes, the module each method's rules are made of, power and compare): the core's, which hold only what every
+    method uses (a method's rule files are in its folder)."""
+    return ["Snakefile", *sorted(str(path.relative_to(REPO)) for path in (REPO / "rules").glob("*.smk"))]
 
 
 @pytest.mark.parametrize("path", core_rule_files())
 def test_the_snakefile_and_the_core_rule_files_name_no_method(path):
-    """rules/common.smk loops over what each method's rule file adds (FINAL_JOBS, POWER_SOURCES), and the
-    Snakefile includes every method's rule files (RULE_METHODS), each rule saying itself whether it is local and
+    """rules/common.smk reads what each method adds to the targets from its declaration, and the Snakefile makes
+    every method's rule files a module of their own (RULE_METHODS), each rule saying itself whether it is local and
     each method's rule files their own wildcards: no method's name, package or config section appears in their code
     (comments may name them), and no name that only a method's rule files define or import (its lookups, such as
     the lists its wildcards are constrained to, its helpers, its rules), so a fourth method is its package and its
@@ -255,7 +255,7 @@ def test_the_snakefile_and_the_core_rule_files_name_no_method(path):
 def test_a_methods_rule_files_define_what_the_test_above_looks_for():
     """The names the test above refuses are found: each method's lookups, helpers and rules."""
     own = method_identifiers()
-    assert {"cairo_select", "fairpair_summary", "fpr_classify", "FPR_PROBES", "fpr_output", "fairpair_outputs"} <= set(
+    assert {"cairo_select", "fairpair_summary", "fpr_classify", "FPR_PROBES", "fpr_probe_output", "fairpair_outputs"} <= set(
         own
     )
     assert own["FPR_PROBES"] == "fpr" and own["SearchSettings"] == "cairo"
@@ -263,7 +263,8 @@ def test_a_methods_rule_files_define_what_the_test_above_looks_for():
 
 def test_the_snakefile_includes_each_methods_rule_files():
     """RULE_METHODS (rules/common.smk) is every configured method with a rule folder, rules/<name>/ with its names and
-    lookups in common.smk (tests/core/test_rule_files.py checks which files a config includes)."""
+    lookups in common.smk, each a module of its own (tests/core/test_rule_files.py checks which files a config
+    includes)."""
     for name in NAMES:
         assert (REPO / "rules" / name / "common.smk").is_file()
         assert [path.name for path in (REPO / "rules" / name).glob("*.smk") if path.name != "common.smk"]

@@ -31,7 +31,7 @@ METHODS = tuple(name for name in REGISTRY.names() if (PACKAGE / name / "method.p
 
 # The methods that ship here with an outputs module, and the files that must not spell their paths.
 OUTPUTS = {name: importlib.import_module(f"biasflow.{name}.outputs") for name in METHODS}
-WIRING = sorted([*(REPO / "rules").rglob("*.smk"), REPO / "Snakefile", *(REPO / "workflow" / "scripts").glob("*.py")])
+WIRING = sorted([*(REPO / "rules").rglob("*.smk"), REPO / "Snakefile", *(REPO / "workflow" / "scripts").rglob("*.py")])
 
 
 def role_paths(outputs: Outputs) -> set[str]:
@@ -234,7 +234,7 @@ def scripts_of_mapped_rules() -> dict[str, Path]:
         if path.suffix != ".smk":
             continue
         for block in re.split(r"^\s*rule\b", path.read_text(), flags=re.MULTILINE)[1:]:
-            script = re.search(r"workflow/scripts/(\w+\.py)", block)
+            script = re.search(r"workflow/scripts/([\w/]+\.py)", block)
             if "**step_outputs(" in block and script:
                 name = block.split(":", 1)[0].strip() or script.group(1)
                 scripts[name] = REPO / "workflow" / "scripts" / script.group(1)
@@ -258,7 +258,9 @@ def test_a_mapped_rules_script_hands_its_outputs_on_whole(rule: str):
     )
 
 
-@pytest.mark.parametrize("script", sorted((REPO / "workflow" / "scripts").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "script", sorted((REPO / "workflow" / "scripts").rglob("*.py")), ids=lambda p: str(p.relative_to(REPO))
+)
 def test_no_script_picks_a_role_of_its_outputs(script: Path):
     """Every step gets its files as one mapping by role (``outputs=dict(sm.output)``) or, where it writes one set
     per metric or probe set, as such mappings from its params; no script names a role of ``sm.output`` but the

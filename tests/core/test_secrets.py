@@ -12,7 +12,7 @@ from biasflow.models import BACKENDS, backend_class, model_spec
 from biasflow.schema import config_schema
 from workflow_helpers import REPO
 
-SOURCES = sorted([*(REPO / "src" / "biasflow").rglob("*.py"), *(REPO / "workflow" / "scripts").glob("*.py")])
+SOURCES = sorted([*(REPO / "src" / "biasflow").rglob("*.py"), *(REPO / "workflow" / "scripts").rglob("*.py")])
 
 
 def keyword_values(name: str):

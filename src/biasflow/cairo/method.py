@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from biasflow.cairo import targets
 from biasflow.cairo.datasets.sources import fill_sources, source_lines
 from biasflow.cairo.outputs import OUTPUTS
 from biasflow.methods import Method
@@ -138,4 +139,7 @@ METHOD = Method(
         "bias",
         "selection",
     ),
+    targets=targets.targets,
+    power_sources=targets.power_sources,
+    pair_sources=targets.pair_sources,
 )

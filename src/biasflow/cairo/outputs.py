@@ -80,14 +80,14 @@ OUTPUTS = Outputs(
     folders={**dict.fromkeys(EARLIER, ""), "scorer_bias": SCORER_BIAS_FOLDER},
     compared=("comparisons", "comparisons_plot"),
     captions={
-        "plot": ("bias.rst", "CAIRO"),
+        "plot": ("cairo/bias.rst", "CAIRO"),
         "comparisons_plot": ("comparisons.rst", "CAIRO"),
-        "curve_plot": ("curve.rst", "CAIRO"),
-        "bias_plot": ("before_after.rst", "CAIRO"),
-        "variance_plot": ("variance.rst", "CAIRO"),
-        "shares_plot": ("shares.rst", "CAIRO"),
-        "tables_page": ("cairo_tables.rst", "CAIRO"),
-        "scorer_plot": ("scorer_bias.rst", "Scorer bias"),
+        "curve_plot": ("cairo/curve.rst", "CAIRO"),
+        "bias_plot": ("cairo/before_after.rst", "CAIRO"),
+        "variance_plot": ("cairo/variance.rst", "CAIRO"),
+        "shares_plot": ("cairo/shares.rst", "CAIRO"),
+        "tables_page": ("cairo/tables.rst", "CAIRO"),
+        "scorer_plot": ("cairo/scorer_bias.rst", "Scorer bias"),
     },
 )
 # Short names for OUTPUTS' roles and files, which this module's helpers and rules/cairo/common.smk read.

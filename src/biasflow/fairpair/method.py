@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from biasflow.fairpair.outputs import OUTPUTS
 from biasflow.methods import Method, own_models
+from biasflow.model_pairs import PairChoice
+from biasflow.outputs import Target
 
 
 def loads(config: dict) -> list[tuple[str, str]]:
@@ -23,6 +27,22 @@ def summary(config: dict) -> str:
         f"{fairpair['samples']} continuations per side and prompt, dissimilarities "
         f"{', '.join(fairpair['dissimilarities'])}, perturbation by {fairpair['perturbation']['method']}."
     )
+
+
+def targets(config: dict) -> list[Target]:
+    """Its final table, the summary, written with its figures and pages by one job."""
+    return [OUTPUTS.target("summary", "summary", compares=PairChoice.from_config(config).compares)]
+
+
+def power_sources(config: dict) -> dict[str, list[str]]:
+    """The power planner reads each model's per-prompt scores (docs/methods.md §6)."""
+    return {model: [OUTPUTS.output("scores", model=model)] for model in own_models(config, "fairpair")}
+
+
+def pair_sources(config: dict, baseline: str, candidate: str) -> list[dict[str, Any]]:
+    """A pair's comparison reads the two models' per-prompt scores (docs/methods.md §7)."""
+    paths = [OUTPUTS.output("scores", model=model) for model in (baseline, candidate)]
+    return [{"paths": paths, "baseline": baseline, "candidate": candidate}]
 
 
 METHOD = Method(
@@ -47,4 +67,7 @@ METHOD = Method(
         ("fairpair.null_draws", "swap draws of the paired test (0: no p)"),
         ("fairpair.seed", "seed of the draws"),
     ),
+    targets=targets,
+    power_sources=power_sources,
+    pair_sources=pair_sources,
 )

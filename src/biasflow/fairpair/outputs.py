@@ -52,11 +52,11 @@ OUTPUTS = Outputs(
     },
     compared=("comparisons", "comparisons_plot"),
     captions={
-        "ngrams_plot": ("ngrams.rst", "FairPair"),
-        "plot": ("fairpair.rst", "FairPair"),
+        "ngrams_plot": ("fairpair/ngrams.rst", "FairPair"),
+        "plot": ("fairpair/summary.rst", "FairPair"),
         "comparisons_plot": ("comparisons.rst", "FairPair"),
-        "variance_plot": ("fairpair_variance.rst", "FairPair"),
-        "tables_page": ("fairpair_tables.rst", "FairPair"),
+        "variance_plot": ("fairpair/variance.rst", "FairPair"),
+        "tables_page": ("fairpair/tables.rst", "FairPair"),
     },
 )
 # Short names for OUTPUTS' roles and files, which this module's helpers and the rules read.

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from biasflow.fpr.outputs import OUTPUTS
+from typing import Any
+
+from biasflow.fpr.outputs import OUTPUTS, predictions
 from biasflow.methods import Method, own_models
+from biasflow.model_pairs import VARIANT
+from biasflow.outputs import Target
 
 
 def summary(config: dict) -> str:
@@ -12,6 +16,34 @@ def summary(config: dict) -> str:
         f"probe sets {', '.join(fpr['probes'])}; classifiers {', '.join(fpr['classifiers'])}; "
         f"{fpr['runs']} runs each, {fpr['interval']} intervals."
     )
+
+
+def targets(config: dict) -> list[Target]:
+    """Its final table, the gap spans, written with the summary's other tables, figures and page by one job."""
+    return [OUTPUTS.target("summary", "spans")] if config["fpr"]["probes"] else []
+
+
+def power_sources(config: dict) -> dict[str, list[str]]:
+    """The power planner reads each probe set's predictions, of every model and classifier (docs/methods.md §6)."""
+    fpr = config["fpr"]
+    runs = [(model, classifier) for model in own_models(config, "fpr") for classifier in fpr["classifiers"]]
+    return {probe: [predictions(probe, *run) for run in runs] for probe in fpr["probes"]}
+
+
+def pair_sources(config: dict, baseline: str, candidate: str) -> list[dict[str, Any]]:
+    """A pair's comparisons: on each probe set, each classifier's system of the candidate against the baseline's of
+    the same classifier (biasflow compare --method fpr on the two prediction files), labelled by both (§7)."""
+    fpr = config["fpr"]
+    return [
+        {
+            "paths": [predictions(probe, model, classifier) for model in (baseline, candidate)],
+            "baseline": f"{baseline}{VARIANT}{classifier}",
+            "candidate": f"{candidate}{VARIANT}{classifier}",
+            "labels": {"probe": probe, "classifier": classifier},
+        }
+        for probe in fpr["probes"]
+        for classifier in fpr["classifiers"]
+    ]
 
 
 METHOD = Method(
@@ -43,4 +75,7 @@ METHOD = Method(
         ("fpr.accuracy_floor", "a run less accurate than this is named in the verdict"),
     ),
     named=(("fpr", "probes"), ("fpr", "classifiers")),
+    targets=targets,
+    power_sources=power_sources,
+    pair_sources=pair_sources,
 )

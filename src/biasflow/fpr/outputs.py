@@ -47,16 +47,22 @@ OUTPUTS = Outputs(
     compared=("comparisons", "comparisons_plot"),
     captions={
         "comparisons_plot": ("comparisons.rst", "FPR gaps"),
-        "plot": ("fpr_gaps.rst", "FPR gaps"),
-        "spans_plot": ("fpr_spans.rst", "FPR gaps"),
-        "markedness_plot": ("fpr_markedness.rst", "FPR gaps"),
-        "variance_plot": ("fpr_variance.rst", "FPR gaps"),
-        "tables_page": ("fpr_tables.rst", "FPR gaps"),
+        "plot": ("fpr/gaps.rst", "FPR gaps"),
+        "spans_plot": ("fpr/spans.rst", "FPR gaps"),
+        "markedness_plot": ("fpr/markedness.rst", "FPR gaps"),
+        "variance_plot": ("fpr/variance.rst", "FPR gaps"),
+        "tables_page": ("fpr/tables.rst", "FPR gaps"),
     },
 )
 # Short names for OUTPUTS' roles and files, which this module's helpers and the rules read.
 STEPS = OUTPUTS.roles
 of_step = OUTPUTS.of_step
+
+
+def predictions(probe: str = "{probe}", model: str = "{model}", classifier: str = "{classifier}") -> str:
+    """One classifier run's predictions of a probe set in the workflow (:data:`PREDICTIONS`), the wildcards left as
+    they are by default."""
+    return OUTPUTS.output("predictions", probe=probe, model=model, classifier=classifier)
 
 
 def per_probe(folder: str | Path, probe: str, *, compares: bool = True) -> dict[str, str]:
