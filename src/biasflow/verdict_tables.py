@@ -9,8 +9,8 @@ needs and no method: the pairs whose tables an earlier run wrote (:func:`written
 config's own pairs and their check are :mod:`biasflow.compare_pairs`'s, which the config check
 reads without this module), the step (:func:`write_verdicts`, which calls each method's own
 ``compare.command`` through its declaration), and the report's front-page lines
-(:func:`front_lines`). Each method's rule file says which files and systems a pair compares
-(``COMPARE_SOURCES`` in rules/common.smk).
+(:func:`front_lines`). Each method's declaration says which files and systems a pair compares
+(``Method.pair_sources``, docs/adding-a-method.md section 2).
 
 A method's comparisons of one pair are one family: FPR compares each classifier's system of
 the candidate with the baseline's of the same classifier on each probe set, and its rows of
