@@ -33,6 +33,7 @@ from typing import Any, ParamSpec, TypeAlias, TypeVar, cast
 
 import pandas as pd
 
+from biasflow.compare_pairs import margin as margin_of
 from biasflow.errors import BiasflowError, check_keywords
 from biasflow.methods import method, methods
 from biasflow.power import PowerSettings
@@ -227,7 +228,8 @@ def compare(
     """
     command = method(method_name).part("compare").command
     loaded = cast(Mapping[str, Any] | None, config)  # schema_keywords loaded it
-    verdicts: Verdicts = command(as_tables(tables, "compare", "tables"), baseline, candidate, loaded, margin=margin)
+    value, source = margin_of(loaded, method_name, margin)
+    verdicts: Verdicts = command(as_tables(tables, "compare", "tables"), baseline, candidate, loaded, value, source)
     return verdicts
 
 

@@ -14,11 +14,13 @@ import logging
 import sys
 
 from biasflow import __version__
+from biasflow.compare_pairs import margin as margin_of
 from biasflow.errors import BiasflowError
 from biasflow.flags import config_flag, method_flag, resolve
 from biasflow.methods import method, methods
 from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import check_flags, default, flag
+from biasflow.settings import flag_name
 from biasflow.verdicts import FAIL_ON, FORMATS
 
 
@@ -201,24 +203,27 @@ def _planner_flags(power) -> None:
     for setting, by_method in keys.items():
         method_flag(
             power,
-            PLANNER_FLAGS.get(setting, f"--{setting.replace('_', '-')}"),
+            PLANNER_FLAGS.get(setting, flag_name(setting)),
             by_method,
             TARGET if setting == "min_effect" else "",
         )
 
 
 def _compare_flags(compare) -> None:
-    """The settings each method's comparison reads (its declaration's ``compare_settings``) as flags, one per name:
-    ``--seed`` sets cairo.selection.seed for CAIRO, fairpair.seed for FairPair; then ``--config``."""
+    """The settings each method's comparison reads (the fields of its declaration's ``compare_settings`` class) as
+    flags, one per field name: ``--seed`` sets CAIRO's seed key for CAIRO, FairPair's for FairPair, each help the
+    class's ``what``; then ``--config``."""
     keys: dict[str, dict[str, str]] = {}
     words: dict[str, dict[str, str]] = {}
     for declared in methods():
-        for key, what in declared.compare_settings:
-            name = key.rsplit(".", 1)[-1]
-            keys.setdefault(name, {})[declared.name] = key
-            words.setdefault(name, {})[declared.name] = what
+        if declared.compare_settings is None:
+            continue
+        settings = declared.part("compare_settings")
+        for field in dataclasses.fields(settings):
+            keys.setdefault(field.name, {})[declared.name] = settings.key(field.name)
+            words.setdefault(field.name, {})[declared.name] = settings.what[field.name]
     for name in keys:
-        method_flag(compare, f"--{name.replace('_', '-')}", keys[name], words[name])
+        method_flag(compare, flag_name(name), keys[name], words[name])
     config_flag(compare, also="power.min_effect.<method> (the margin's default)")
 
 
@@ -234,7 +239,8 @@ def _compare(args) -> int:
     if args.out:
         check_output_path(args.out, "--out")
         check_not_inputs({"--out": args.out}, {f"--{flag_name}": inputs})
-    verdicts = module.command(inputs, args.baseline, args.candidate, args.settings, margin=args.margin)
+    margin, source = margin_of(args.settings, args.method, args.margin)
+    verdicts = module.command(inputs, args.baseline, args.candidate, args.settings, margin, source)
     print(verdicts.report(args.format or "text"))
     if args.out:
         write_table(verdicts.rows, args.out)

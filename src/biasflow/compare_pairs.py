@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from biasflow.errors import BiasflowError, did_you_mean
 from biasflow.methods import method, methods
+from biasflow.schema import default
 
 # Where each pair's verdicts are written, a folder per pair.
 FOLDER = "results/compare/"
@@ -34,17 +35,28 @@ class ComparedPair:
         return f"{self.baseline}{VS}{self.candidate}"
 
     def margin(self, config: Mapping, method_name: str) -> tuple[float, str]:
-        """The margin of ``method_name`` and where it came from: the pair's own, else ``power.min_effect.<method>``."""
-        given = self.margins.get(method_name)
-        if given is not None:
-            return float(given), f"compare[].margin.{method_name}"
-        return float(config["power"]["min_effect"][method_name]), f"power.min_effect.{method_name}"
+        """The margin of ``method_name`` and where it came from: the pair's own, else :func:`margin`'s."""
+        return margin(config, method_name, self.margins.get(method_name), f"compare[].margin.{method_name}")
 
     def methods(self, config: dict) -> list[str]:
         """The methods run (``methods``, in its order) that evaluate both models: those that compare the pair."""
         return [
             m.name for m in methods(config["methods"]) if {self.baseline, self.candidate} <= set(m.evaluated(config))
         ]
+
+
+def margin(
+    config: Mapping | None, method_name: str, given: float | None = None, given_as: str = "--margin"
+) -> tuple[float, str]:
+    """The margin a comparison of ``method_name`` is judged at, and where it came from: ``given`` (``--margin``,
+    ``biasflow.compare``'s ``margin=``, a pair's ``compare[].margin.<method>``: ``given_as``), else the method's
+    smallest effect worth detecting, ``power.min_effect.<method>`` of ``config`` (the schema's where ``config`` is
+    None). The one place this fallback lives: the command, the library and the workflow's pairs all ask here, and a
+    method's comparison receives the number (docs/methods.md §7)."""
+    if given is not None:
+        return float(given), given_as
+    key = f"power.min_effect.{method_name}"
+    return float(default(key) if config is None else config["power"]["min_effect"][method_name]), key
 
 
 def compared_pairs(config: Mapping) -> list[ComparedPair]:

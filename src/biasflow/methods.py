@@ -22,6 +22,7 @@ method, the part and what it should be.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,8 +60,8 @@ class MethodSchemas:
 
 @dataclass(frozen=True)
 class Method:
-    """A method as the core sees it. The ``check``, ``commands``, ``power`` and ``compare`` parts are
-    ``"module:name"`` (or ``"module"``) references, imported only when used, so that listing the
+    """A method as the core sees it. The ``check``, ``commands``, ``power``, ``compare`` and ``compare_settings``
+    parts are ``"module:name"`` (or ``"module"``) references, imported only when used, so that listing the
     methods stays cheap; what each part must be is :data:`CONTRACT` (docs/adding-a-method.md, section 2)."""
 
     name: str  # its key in the config's `methods:` list and the name of its config section
@@ -79,9 +80,10 @@ class Method:
     # which biasflow.schema adds to the core schema, with its smallest effect worth detecting (MIN_EFFECT): every
     # method has one, which its power planner plans for and its paired comparison takes as its default margin
     schema: str
-    # (config key, what it is to the comparison) of every setting its comparison reads: `biasflow compare` flags
-    # named by the key's last part (`cairo.selection.seed`: `--seed`)
-    compare_settings: tuple[tuple[str, str], ...] = ()
+    # "module:Class" of the settings its comparison reads, a biasflow.settings.StepSettings (None: it reads none):
+    # each field a `biasflow compare` flag named after it (`seed`: `--seed`), its help the class's `what`, and the
+    # keys the workflow's comparison rule passes (the class names each key once)
+    compare_settings: str | None = None
     comparisons: Callable[[Config], list[str]] = lambda config: []  # its tables of every pair of models compared (§7)
     variance: Callable[[Config], list[str]] = lambda config: []  # its tables of where each number would move (§8)
     pages: Callable[[Config], list[str]] = lambda config: []  # its pages of tables in the report (the front page links)
@@ -114,7 +116,8 @@ class Method:
     pair_sources: Callable[[Config, str, str], list[dict[str, Any]]] = lambda config, baseline, candidate: []
 
     def part(self, name: str) -> Any:
-        """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``), imported, once
+        """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``,
+        ``"compare_settings"``), imported, once
         it holds what the core calls (:data:`PARTS`): else one line naming the method, the part and what it should
         be (docs/adding-a-method.md, section 2)."""
         reference = getattr(self, name)
@@ -236,10 +239,6 @@ def _text_pair(value: object) -> str | None:
     return None if isinstance(value, tuple) and len(value) == 2 and not _texts(value) else "is no pair of texts"
 
 
-def _text_pairs(value: object) -> str | None:
-    return None if isinstance(value, tuple) and not any(map(_text_pair, value)) else "is no tuple of pairs of texts"
-
-
 def _key_paths(value: object) -> str | None:
     return None if isinstance(value, tuple) and not any(map(_texts, value)) else "is no tuple of tuples of keys"
 
@@ -271,6 +270,14 @@ def _function_reference(value: object) -> str | None:
 
 def _module_reference(value: object) -> str | None:
     return _reference(value, function=False)
+
+
+def _settings_reference(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str) and not value.partition(":")[2].isidentifier():
+        return 'is no "module:Class"'
+    return _reference(value, function=True)
 
 
 def _function_references(value: object) -> str | None:
@@ -311,11 +318,14 @@ CONTRACT: dict[str, tuple[Callable[[object], str | None], str]] = {
     ),
     "compare": (
         _module_reference,
-        '"module" with its paired comparison, command(paths, baseline, candidate, config, margin=None)',
+        '"module" with its paired comparison, command(paths, baseline, candidate, config, margin, margin_source)',
     ),
     "compare_input": (_text_pair, "(flag, help): the biasflow compare flag naming its input files, and its help"),
     "schema": (_packaged_file, '"package:file", the JSON schema of its config section, a YAML file in its package'),
-    "compare_settings": (_text_pairs, "(config key, what it is to the comparison) of each setting it reads"),
+    "compare_settings": (
+        _settings_reference,
+        'None or "module:Class" of a biasflow.settings.StepSettings, the settings its comparison reads',
+    ),
     "comparisons": (_function, "comparisons(config), its tables of every pair of models compared"),
     "variance": (_function, "variance(config), its tables of where each number would move"),
     "pages": (_function, "pages(config), its pages of tables in the report"),
@@ -363,9 +373,17 @@ def _power_module(module: object) -> str | None:
 
 
 def _compare_module(module: object) -> str | None:
-    if _takes(getattr(module, "command", None), None, None, None, None, margin=None):
+    if _takes(getattr(module, "command", None), None, None, None, None, 0.0, ""):
         return None
-    return "has no command(paths, baseline, candidate, config, margin=None)"
+    return "has no command(paths, baseline, candidate, config, margin, margin_source)"
+
+
+def _settings_class(found: object) -> str | None:
+    from biasflow.settings import StepSettings
+
+    if isinstance(found, type) and issubclass(found, StepSettings) and dataclasses.is_dataclass(found):
+        return None
+    return "is no biasflow.settings.StepSettings dataclass"
 
 
 # What each referenced part must hold, as the core calls it, checked when it is first imported (Method.part): the
@@ -375,6 +393,7 @@ PARTS: dict[str, Callable[[Any], str | None]] = {
     "commands": lambda found: None if _takes(found, None) else "is no function(subparsers)",
     "power": _power_module,
     "compare": _compare_module,
+    "compare_settings": _settings_class,
 }
 
 

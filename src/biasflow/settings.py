@@ -12,6 +12,10 @@ build one, all through the same keys:
   ``biasflow`` command, whose flags default to the same keys, and the library's callers;
   a public function's keywords default to the same keys, :func:`biasflow.api.schema_keywords`).
 
+A field's key is named once, by its class (:meth:`StepSettings.key`): a command's flags are the
+fields' (:meth:`StepSettings.add_flags`, help and default from the schema), and a class that reads
+another's keys takes them from it (:meth:`StepSettings.keys_for`).
+
 A step's signature therefore says what it reads, and a change to another key of the same
 section reruns nothing.
 """
@@ -25,7 +29,7 @@ from typing import Any, ClassVar, TypeVar
 
 from biasflow import bundled
 from biasflow.errors import BiasflowError
-from biasflow.schema import default
+from biasflow.schema import default, flag
 
 T = TypeVar("T", bound="StepSettings")
 
@@ -37,6 +41,9 @@ class StepSettings:
     # or None for a value the caller derives from the config, such as one metric's subgroup map).
     section: ClassVar[str] = ""
     keys: ClassVar[Mapping[str, str | None]] = {}
+    # What a field is to this step, where a flag shared by several methods' steps says it per method (the
+    # comparison's, `biasflow compare`): field: words.
+    what: ClassVar[Mapping[str, str]] = {}
     # Declared for the type checker: every subclass is a dataclass (``dataclasses.fields`` reads this).
     __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
 
@@ -44,6 +51,29 @@ class StepSettings:
     def key(cls, field: str) -> str | None:
         """The dotted config key a field holds (None: derived by the caller)."""
         return cls.keys.get(field, f"{cls.section}.{field}")
+
+    @classmethod
+    def keys_for(cls, *fields: str) -> dict[str, str | None]:
+        """The keys of ``fields``, for a class reading some of this one's keys: its ``keys`` take them from here."""
+        return {field: cls.key(field) for field in fields}
+
+    @classmethod
+    def add_flags(cls, parser: Any, *fields: str) -> None:
+        """A flag per field (those named, else every field) on an argparse ``parser``, named after the field
+        (:func:`flag_name`), taking its key's type, default and help from the schema (:func:`biasflow.schema.flag`);
+        :func:`biasflow.flags.resolve` writes the flags given into ``args.settings``, which :meth:`from_config`
+        reads."""
+        for field in fields or [field.name for field in dataclasses.fields(cls)]:
+            key = cls.key(field)
+            if key is None:
+                raise TypeError(f"{cls.__name__}.{field} has no config key, so no flag")
+            flag(parser, flag_name(field), key)
+
+    @classmethod
+    def from_config_or_defaults(cls: type[T], config: Mapping[str, Any] | None) -> T:
+        """:meth:`from_config` of a validated config, or the schema's :meth:`defaults` where ``config`` is None (a
+        library call given no ``config=``)."""
+        return cls.defaults() if config is None else cls.from_config(config)
 
     @classmethod
     def from_config(cls: type[T], config: Mapping[str, Any], **derived: Any) -> T:
@@ -88,6 +118,11 @@ class StepSettings:
         """The settings as plain values (a rule's ``params``)."""
         plain: dict[str, Any] = _plain(self)
         return plain
+
+
+def flag_name(field: str) -> str:
+    """The flag of a setting: ``--`` and its field's name, ``_`` written ``-`` (``null_draws``: ``--null-draws``)."""
+    return f"--{field.replace('_', '-')}"
 
 
 def _lookup(config: Mapping[str, Any], key: str) -> Any:

@@ -22,6 +22,7 @@ the same two files with the same margin.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -73,11 +74,15 @@ def written_pairs(config: Mapping) -> list[ComparedPair]:
 
 
 def comparison_settings(config: Mapping, method_name: str) -> dict:
-    """The part of ``config`` the method's comparison reads (its declaration's ``compare_settings``), nested as in a
-    config: a rule's params, so a change of another key reruns no comparison."""
+    """The part of ``config`` the method's comparison reads (the keys of its declaration's ``compare_settings``
+    class), nested as in a config: a rule's params, so a change of another key reruns no comparison."""
+    declared = method(method_name)
+    if declared.compare_settings is None:
+        return {}
+    settings = declared.part("compare_settings")
     part: dict = {}
-    for key, _ in method(method_name).compare_settings:
-        *sections, last = key.split(".")
+    for field in dataclasses.fields(settings):
+        *sections, last = settings.key(field.name).split(".")
         source, target = config, part
         for section in sections:
             source, target = source[section], target.setdefault(section, {})
@@ -129,7 +134,7 @@ def write_verdicts(
     parts, details = [], []
     for comparison in comparisons:
         found = compare.command(
-            list(comparison["paths"]), comparison["baseline"], comparison["candidate"], config, margin=margin
+            list(comparison["paths"]), comparison["baseline"], comparison["candidate"], config, margin, margin_source
         )
         labels = dict(comparison.get("labels") or {})
         rows = found.rows

@@ -28,6 +28,7 @@ from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.uncertainty import draw_rng
 from biasflow.cairo.verdicts import BOTH_SPLITS, command
 from biasflow.cairo.verdicts import compare as compare_rows
+from biasflow.compare_pairs import margin
 from biasflow.errors import BiasflowError
 from biasflow.model_pairs import PairChoice
 from biasflow.multiplicity import benjamini_hochberg, holm
@@ -265,7 +266,7 @@ def test_a_pair_with_no_shared_metric_is_refused(tmp_path):
     path = tmp_path / "stats.parquet"
     stats.to_parquet(path)
     with pytest.raises(BiasflowError, match="m0 and m1 share no metric in the statistics"):
-        command([str(path)], "m0", "m1", None)
+        command([str(path)], "m0", "m1", None, *margin(None, "cairo"))
 
 
 def test_the_baselines_pairs_are_the_matching_rows_of_every_pair_adjusted_over_their_own_family():
@@ -326,7 +327,7 @@ def test_a_study_without_paraphrases_compares_and_one_group_key_cannot_be_tested
     scored = scored_rows(seed=6)
     scored = scored[scored.promptset == "original"]
     single = scored.assign(group_key=np.where(scored.metric == "A", "one", scored.group_key))
-    verdicts = command([as_named(sufficient_stats(single))], "m0", "m1", None)
+    verdicts = command([as_named(sufficient_stats(single))], "m0", "m1", None, *margin(None, "cairo"))
     rows = verdicts.rows.set_index("metric")
     assert rows.loc["BOLD", "why_untested"].startswith("one group key per subgroup")
     assert pd.isna(rows.loc["BOLD", "verdict"]) and isinstance(rows.loc["HONEST", "verdict"], str)

@@ -186,7 +186,7 @@ def test_the_gate_rows_plan_from_the_interval_compare_reads():
     pilot["group_key"] = pilot["group_key"] + "-" + pilot["split"]
     table = plan({"gender": [pilot]}, Settings.defaults(min_effect=0.01))
     [row] = table[table["measure"].str.startswith("non-inferiority margin")].to_dict("records")
-    [judged] = command([pilot], "b", "a", None, margin=0.01).rows.to_dict("records")
+    [judged] = command([pilot], "b", "a", None, 0.01, "--margin").rows.to_dict("records")
     assert judged["verdict"] == "inconclusive" and judged["n_units"] == 24
     assert (row["model"], row["scope"], row["measure"], row["unit"], row["n"]) == (
         "a vs b",

@@ -261,11 +261,11 @@ TOY = {
 
         from biasflow.verdicts import Verdicts, judge
 
-        def command(paths, baseline, candidate, config, margin=None):
+        def command(paths, baseline, candidate, config, margin, margin_source):
             rows = pd.DataFrame({"measure_name": ["mean length"], "difference": [0.0], "lo90": [-0.5], "hi90": [0.5],
                                  "p_worse": [0.5], "unit": ["files"], "n_units": [len(paths)], "why_untested": [None],
                                  "note": [None]})
-            return Verdicts("toy", baseline, candidate, "--margin", judge(rows, margin))
+            return Verdicts("toy", baseline, candidate, margin_source, judge(rows, margin))
     """,
 }
 
@@ -653,7 +653,7 @@ def test_the_toys_declaration_meets_the_contract(toy, monkeypatch):
             {"compare": "toy_method.comparison"},
             "method 'toy': its compare 'toy_method.comparison' names the module 'toy_method.comparison', which is not "
             'installed; give "module" with its paired comparison, command(paths, baseline, candidate, config, '
-            "margin=None) (docs/adding-a-method.md, section 2).",
+            "margin, margin_source) (docs/adding-a-method.md, section 2).",
         ),
         (
             {"summary": "continuations longer than 3 words."},

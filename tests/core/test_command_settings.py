@@ -401,3 +401,17 @@ def test_models_are_still_required_of_a_workflow_config(tmp_path, capsys):
     with pytest.raises(BiasflowError, match="'models' is a required property"):
         validate_config({"cairo": {"selection": {"max_sets": 1}}})
     validate_config({"cairo": {"selection": {"max_sets": 1}}}, workflow=False)
+
+
+def test_compare_without_margin_judges_at_the_configs_power_min_effect(tmp_path, capsys):
+    """No --margin: the margin is --config's power.min_effect.<method> (the one fallback,
+    biasflow.compare_pairs.margin), named as its source; --margin beats it."""
+    stats = stats_file(tmp_path)
+    pair = ["compare", "--method", "cairo", "--stats", stats, "--baseline", "m0", "--candidate", "m4"]
+    effect = config_file(tmp_path, "power: {min_effect: {cairo: 0.123}}\n")
+    run(*pair, "--config", effect, "--out", tmp_path / "effect.csv")
+    assert "from power.min_effect.cairo" in capsys.readouterr().out
+    assert set(pd.read_csv(tmp_path / "effect.csv")["margin"]) == {0.123}
+    run(*pair, "--config", effect, "--margin", "0.2", "--out", tmp_path / "given.csv")
+    assert "from --margin" in capsys.readouterr().out
+    assert set(pd.read_csv(tmp_path / "given.csv")["margin"]) == {0.2}

@@ -124,3 +124,22 @@ def test_suite_times_are_stated_in_benchmarks_readme_alone():
     assert not DURATION.search(suites), "the README's paragraph on the suites states a time"
     assert 'benchmarks/README.md` ("Test suite")' in suites
     assert "## Test suite" in (REPO / "benchmarks" / "README.md").read_text()
+
+
+def test_no_config_key_is_spelt_in_two_settings_classes():
+    """A settings class names each of its keys once, by ``section`` and field or in its ``keys``; a class reading
+    another's keys takes them from it (``StepSettings.keys_for``), so no key is written as a string in the ``keys``
+    of two classes (issue 49: ``cairo.selection.seed`` was spelt in the selection's, the scorer bias's, the power
+    planner's and the comparison's)."""
+    homes: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for statement in node.body:
+                target = statement.target if isinstance(statement, ast.AnnAssign) else None
+                if isinstance(target, ast.Name) and target.id == "keys" and isinstance(statement.value, ast.Dict):
+                    for value in statement.value.values:
+                        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                            homes.setdefault(value.value, []).append(f"{path.relative_to(PACKAGE)}:{node.name}")
+    assert {key: where for key, where in homes.items() if len(where) > 1} == {}

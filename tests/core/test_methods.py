@@ -12,9 +12,14 @@ import tokenize
 
 import pytest
 
+from biasflow.cli import main
+from biasflow.compare_pairs import ComparedPair, margin
 from biasflow.config import used_model_entries
 from biasflow.errors import BiasflowError
 from biasflow.methods import CONTRACT, PARTS, REGISTRY, Method, declaration, method, methods, own_models
+from biasflow.schema import default, filled
+from biasflow.settings import flag_name
+from biasflow.verdict_tables import comparison_settings
 from workflow_helpers import REPO
 
 PACKAGE = REPO / "src" / "biasflow"
@@ -44,7 +49,7 @@ def test_the_contract_names_every_part_of_a_declaration():
     """A field added to Method is a part the contract checks, or this fails; the referenced parts are checked again
     when imported."""
     assert list(CONTRACT) == [field.name for field in dataclasses.fields(Method)]
-    assert set(PARTS) == {"check", "commands", "power", "compare"} < set(CONTRACT)
+    assert set(PARTS) == {"check", "commands", "power", "compare", "compare_settings"} < set(CONTRACT)
 
 
 def test_every_registered_method_meets_the_contract():
@@ -59,7 +64,10 @@ ASKED = {
     "commands": 'give "module:function" of function(subparsers), which adds its biasflow commands',
     "power": 'give "module" with its power planner\'s Settings, a biasflow.power.PowerSettings, and plan(sources, '
     "settings)",
-    "compare": 'give "module" with its paired comparison, command(paths, baseline, candidate, config, margin=None)',
+    "compare": 'give "module" with its paired comparison, command(paths, baseline, candidate, config, margin, '
+    "margin_source)",
+    "compare_settings": 'give None or "module:Class" of a biasflow.settings.StepSettings, the settings its comparison '
+    "reads",
 }
 
 
@@ -162,7 +170,8 @@ def half_power(tmp_path, monkeypatch):
         ("commands", "biasflow.fpr.outputs:FOLDER", "is no function(subparsers)"),
         ("power", "biasflow.fpr.outputs", "has no Settings, a biasflow.power.PowerSettings"),
         ("power", "half_power", "has no plan(sources, settings)"),
-        ("compare", "biasflow.fpr.power", "has no command(paths, baseline, candidate, config, margin=None)"),
+        ("compare", "biasflow.fpr.power", "has no command(paths, baseline, candidate, config, margin, margin_source)"),
+        ("compare_settings", "biasflow.fpr.outputs:FOLDER", "is no biasflow.settings.StepSettings dataclass"),
     ],
 )
 def test_a_part_lacking_what_the_core_calls_is_refused_when_first_imported(half_power, part, reference, problem):
@@ -269,3 +278,46 @@ def test_the_snakefile_includes_each_methods_rule_files():
         assert (REPO / "rules" / name / "common.smk").is_file()
         assert [path.name for path in (REPO / "rules" / name).glob("*.smk") if path.name != "common.smk"]
     assert "for _method in RULE_METHODS:" in (REPO / "Snakefile").read_text()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_methods_comparison_receives_its_margin_as_a_number(name):
+    """The margin's fallback (power.min_effect.<method>) is the core's alone (biasflow.compare_pairs.margin): a
+    method's comparison takes the number and where it came from, and has no default of its own."""
+    parameters = inspect.signature(method(name).part("compare").command).parameters
+    assert parameters["margin"].default is inspect.Parameter.empty
+    assert parameters["margin_source"].default is inspect.Parameter.empty
+
+
+def test_the_margin_falls_back_to_the_methods_min_effect_in_one_place():
+    config = filled({"power": {"min_effect": {"cairo": 0.2}}})
+    assert margin(config, "cairo") == (0.2, "power.min_effect.cairo")
+    assert margin(None, "fpr") == (default("power.min_effect.fpr"), "power.min_effect.fpr")
+    assert margin(config, "cairo", 0.5) == (0.5, "--margin")
+    pair = ComparedPair("a", "b", {"cairo": 0.3, "fpr": None})
+    assert pair.margin(config, "cairo") == (0.3, "compare[].margin.cairo")
+    assert pair.margin(config, "fpr") == (default("power.min_effect.fpr"), "power.min_effect.fpr")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_compare_flags_and_the_rules_settings_are_the_fields_of_the_methods_compare_settings(name, capsys):
+    """Each field of a method's compare_settings class is a `biasflow compare` flag helped by the class's `what`, and
+    the workflow's comparison rule passes exactly the class's keys: the class names each key once."""
+    settings = method(name).part("compare_settings")
+    fields = [field.name for field in dataclasses.fields(settings)]
+    assert set(settings.what) == set(fields)
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    for field in fields:
+        assert f"{flag_name(field)} " in shown
+        assert f"{name}: {' '.join(settings.what[field].split())} ({settings.key(field)}," in shown
+
+    def keys(part, prefix=""):
+        return [
+            key
+            for label, value in part.items()
+            for key in (keys(value, f"{prefix}{label}.") if isinstance(value, dict) else [f"{prefix}{label}"])
+        ]
+
+    assert sorted(keys(comparison_settings(filled({}), name))) == sorted(settings.key(field) for field in fields)

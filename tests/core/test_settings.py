@@ -13,6 +13,7 @@ import ast
 import copy
 import dataclasses
 import importlib
+import inspect
 import pkgutil
 
 import pytest
@@ -214,3 +215,29 @@ def test_no_function_gives_a_config_key_a_default_of_its_own():
             ):
                 found.append(f"{path.name}:{node.lineno} .get({node.args[0].value!r}, ...)")
     assert not found, f"defaults of config keys written outside the schema: {found}"
+
+
+@pytest.mark.parametrize(
+    ("command", "function", "cls"),
+    [
+        ("cairo-select", "cairo_select", "biasflow.cairo.selection:SearchSettings"),
+        ("scorer-bias", "scorer_bias", "biasflow.cairo.scorer_bias:ScorerBiasSettings"),
+        ("fpr-gaps", "fpr_gaps", "biasflow.fpr.steps:GapSettings"),
+    ],
+)
+def test_a_steps_command_flags_and_function_keywords_are_its_settings_fields(command, function, cls, capsys):
+    """Every field of the settings a command and a public function build whole is a flag of the command, named after
+    the field (StepSettings.add_flags), and a keyword of the function, defaulting to its key's schema default."""
+    from biasflow.cli import main
+    from biasflow.methods import Method
+    from biasflow.settings import flag_name
+
+    settings = Method.load(cls)
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    shown = capsys.readouterr().out
+    keywords = inspect.signature(getattr(biasflow, function)).parameters
+    for field in dataclasses.fields(settings):
+        assert f"{flag_name(field.name)} " in shown
+        assert keywords[field.name].kind is inspect.Parameter.KEYWORD_ONLY
+        assert keywords[field.name].default == bundled.resolve(schema.default(settings.key(field.name)))

@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 from baseline_rows import assert_baseline_rows_match
+from biasflow.compare_pairs import margin
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.comparisons import FAIRPAIR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fairpair.scores import PROMPT_SCORE_COLUMNS, BootstrapSettings, scores_and_null, summarise
@@ -143,7 +144,7 @@ def write(tmp_path, **models: pd.DataFrame) -> list[str]:
 
 def test_the_candidate_is_read_against_the_baseline(tmp_path):
     paths = write(tmp_path, old=prompt_scores(5, prompts=30), new=prompt_scores(6, prompts=30, shift=-0.15))
-    verdicts = command(paths, "old", "new", None)
+    verdicts = command(paths, "old", "new", None, *margin(None, "fairpair"))
     rows = verdicts.rows
     assert (rows["model_a"] == "new").all() and (rows["model_b"] == "old").all()
     assert rows["difference"].iloc[0] < 0 and rows["p"].iloc[0] < 0.05
@@ -191,7 +192,7 @@ def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
 def test_models_that_cannot_be_paired_are_refused(tmp_path, change, message):
     paths = write(tmp_path, old=change(prompt_scores(5)), new=prompt_scores(6))
     with pytest.raises(BiasflowError, match=message):
-        command(paths, "old", "new", None)
+        command(paths, "old", "new", None, *margin(None, "fairpair"))
 
 
 def test_a_score_file_with_a_header_and_no_rows_is_told_it_has_no_rows(tmp_path):
@@ -199,7 +200,7 @@ def test_a_score_file_with_a_header_and_no_rows_is_told_it_has_no_rows(tmp_path)
     paths = write(tmp_path, old=prompt_scores(5).iloc[:0], new=prompt_scores(6))
     assert Path(paths[0]).read_text().startswith("prompt_id,")
     with pytest.raises(BiasflowError, match=r"FairPair scores .*old.csv has no rows, only a header") as raised:
-        command(paths, "old", "new", None)
+        command(paths, "old", "new", None, *margin(None, "fairpair"))
     assert "null_draws" not in str(raised.value)
 
 

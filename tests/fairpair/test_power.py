@@ -148,7 +148,7 @@ def test_the_gate_rows_plan_from_the_interval_compare_reads():
     gate = plan_[plan_["measure"] == "non-inferiority margin (excess R)"].set_index("model")
     assert sorted(gate.index) == ["a vs b", "c vs b"]
     for candidate in ("a", "c"):
-        [judged] = command([pilot], "b", candidate, None, margin=0.005).rows.to_dict("records")
+        [judged] = command([pilot], "b", candidate, None, 0.005, "--margin").rows.to_dict("records")
         row = gate.loc[f"{candidate} vs b"]
         assert judged["verdict"] == "inconclusive" and row["n"] == judged["n_units"] and row["unit"] == "prompts"
         assert row["n_needed"] == judged["units_needed"] > row["n"]

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from baseline_rows import assert_baseline_rows_match
+from biasflow.compare_pairs import margin
 from biasflow.errors import BiasflowError
 from biasflow.fpr.comparisons import FAMILY, FPR_COMPARISON_COLUMNS, comparison_table
 from biasflow.fpr.gaps import fpr_gaps, gap_spans
@@ -206,7 +207,7 @@ def write(tmp_path, preds: pd.DataFrame) -> str:
 def test_the_candidate_is_read_against_the_baseline(tmp_path):
     """The overall verdict, one judged line per class's span, then one line per class for the gaps."""
     preds = pd.concat([system("base", 8, 3, templates=12), system("tuned", 9, 3, templates=12, bias=0.6)])
-    verdicts = command([write(tmp_path, preds)], "base", "tuned", None)
+    verdicts = command([write(tmp_path, preds)], "base", "tuned", None, *margin(None, "fpr"))
     rows, lines = verdicts.rows, verdicts.lines()
     assert set(rows["model_a"]) == {"tuned"} and set(rows["model_b"]) == {"base"}
     same_pair = comparison_table(preds, 1000, 1000, 0)
@@ -232,7 +233,7 @@ def test_an_attribute_without_the_candidate_is_two_spans_that_cannot_be_tested(t
     so the gate cannot pass on race alone (docs/methods.md §7)."""
     race = pd.concat([system("base", 8, 3, templates=12), system("tuned", 9, 3, templates=12)])
     religion = system("base", 10, 3, templates=12).assign(category="religion")
-    verdicts = command([write(tmp_path, pd.concat([race, religion]))], "base", "tuned", None, margin=10.0)
+    verdicts = command([write(tmp_path, pd.concat([race, religion]))], "base", "tuned", None, 10.0, "--margin")
     rows = verdicts.rows.set_index("measure_name")
     assert list(rows.index) == [
         "race negative FPR gap span",
@@ -279,7 +280,7 @@ def test_compare_stops_bad_pairs_in_one_line(tmp_path, flags, message):
 def test_systems_that_cannot_be_paired_are_refused(tmp_path, change, message):
     preds = change(pd.concat([system("X", 1, 2), system("Y", 2, 2)], ignore_index=True))
     with pytest.raises(BiasflowError, match=message):
-        command([write(tmp_path, preds)], "Y", "X", None)
+        command([write(tmp_path, preds)], "Y", "X", None, *margin(None, "fpr"))
 
 
 def test_the_baselines_pairs_are_the_matching_rows_of_every_pair_adjusted_over_their_own_family():
@@ -322,7 +323,7 @@ def test_a_baseline_classifier_below_the_accuracy_floor_is_named_in_its_line(tmp
     preds = pd.concat([chance, system("tuned", 9, 3, templates=12)])
     accuracy = (chance["y_true"] == chance["y_pred"]).mean()
     assert accuracy < 0.4
-    verdicts = command([write(tmp_path, preds)], "base", "tuned", None)
+    verdicts = command([write(tmp_path, preds)], "base", "tuned", None, *margin(None, "fpr"))
     note = (
         f"the baseline base's accuracy {accuracy:.2f} is below fpr.accuracy_floor 0.4, so its gaps are a "
         "near-chance classifier's"

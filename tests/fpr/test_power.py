@@ -143,7 +143,7 @@ def test_the_gate_rows_plan_from_the_span_interval_compare_reads():
     gate = table[table["measure"].str.startswith("non-inferiority margin")].set_index("measure")
     assert sorted(gate.index) == [f"non-inferiority margin ({name} FPR gap span)" for name in ("negative", "positive")]
     assert set(gate["model"]) == {"X vs Y"} and set(gate["scope"]) == {"p race"} and set(gate["n"]) == {12}
-    judged = command([preds], "Y", "X", None, margin=0.005).rows
+    judged = command([preds], "Y", "X", None, 0.005, "--margin").rows
     for row in judged.to_dict("records"):
         assert row["verdict"] == "inconclusive"
         mine = gate.loc[f"non-inferiority margin ({row['measure_name'].split()[1]} FPR gap span)"]

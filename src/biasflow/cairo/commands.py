@@ -8,7 +8,10 @@ from pathlib import Path
 
 from biasflow.cairo.datasets import AXES, METRICS
 from biasflow.cairo.outputs import SCORER_BIAS, in_folder
+from biasflow.cairo.scorer_bias import ScorerBiasSettings
 from biasflow.cairo.scorer_runs import SCORING, scoring_keys
+from biasflow.cairo.selection import SearchSettings
+from biasflow.cairo.stats import StatsSettings
 from biasflow.cli import example, listed, one_of, scorer_help
 from biasflow.errors import BiasflowError
 from biasflow.flags import config_flag
@@ -82,7 +85,7 @@ def register(commands) -> None:
     stats.add_argument("--continuations", nargs="+", required=True, help="continuation tables")
     stats.add_argument("--scores", nargs="+", required=True, help="score tables")
     stats.add_argument("--scorer", required=True, help="which scorer's scores to use")
-    flag(stats, "--normalise", "cairo.bias.normalise")
+    StatsSettings.add_flags(stats, "normalise")
     stats.add_argument("--out-dir", required=True)
     config_flag(stats)
     stats.set_defaults(run=_stats)
@@ -106,10 +109,7 @@ def register(commands) -> None:
         help="CAIRO statistics table(s), of one axis or several (one selection each)",
     )
     select.add_argument("--out-dir", required=True)
-    for name in ("mode", "combinations", "max_sets", "permutations", "bootstrap", "null_draws", "seed"):
-        flag(select, f"--{name.replace('_', '-')}", f"cairo.selection.{name}")
-    flag(select, "--normalise", "cairo.bias.normalise")
-    flag(select, "--measure", "cairo.bias.measure")
+    SearchSettings.add_flags(select)
     add_pair_flags(select)
     config_flag(select)
     select.set_defaults(run=_select)
@@ -129,9 +129,7 @@ def register(commands) -> None:
     scorer_bias.add_argument("--axis", required=True, choices=AXES)
     flag(scorer_bias, "--identity-lexicon", f"{SCORING}.identity_lexicon")
     _scoring_flags(scorer_bias)
-    flag(scorer_bias, "--normalise", "cairo.bias.normalise")
-    flag(scorer_bias, "--bootstrap", "cairo.selection.bootstrap")
-    flag(scorer_bias, "--seed", "cairo.selection.seed")
+    ScorerBiasSettings.add_flags(scorer_bias)
     scorer_bias.add_argument("--cache-dir", help="score cache, so a rerun scores only new texts (default: none)")
     scorer_bias.add_argument("--out-dir", required=True)
     config_flag(scorer_bias)
@@ -169,7 +167,6 @@ def _stats(args) -> None:
     from biasflow.tables import check_output_dir
 
     check_output_dir(args.out_dir, "--out-dir")
-    from biasflow.cairo.stats import StatsSettings
     from biasflow.cairo.steps import stats_to_directory
 
     stats_to_directory(
@@ -184,22 +181,13 @@ def _select(args) -> None:
     from biasflow.tables import check_output_dir
 
     check_output_dir(args.out_dir, "--out-dir")
-    from biasflow.cairo.selection import SearchSettings
     from biasflow.cairo.steps import select_to_directory
 
-    settings = SearchSettings(
-        mode=args.mode,
-        combinations=args.combinations,
-        max_sets=args.max_sets,
-        permutations=args.permutations,
-        bootstrap=args.bootstrap,
-        null_draws=args.null_draws,
-        seed=args.seed,
-        normalise=args.normalise,
-        measure=args.measure,
-    )
     select_to_directory(
-        stats_paths=args.stats, settings=settings, out_dir=args.out_dir, pairs=PairChoice.from_args(args)
+        stats_paths=args.stats,
+        settings=SearchSettings.from_config(args.settings),  # the flags given over --config's values (biasflow.flags)
+        out_dir=args.out_dir,
+        pairs=PairChoice.from_args(args),
     )
 
 
@@ -216,7 +204,6 @@ def _scorer_bias(args) -> None:
     if args.cache_dir:
         check_output_dir(args.cache_dir, "--cache-dir")
     from biasflow import bundled
-    from biasflow.cairo.scorer_bias import ScorerBiasSettings
     from biasflow.cairo.scorer_runs import check_scoring
     from biasflow.scorers.table import ScoringSettings
 
@@ -233,7 +220,7 @@ def _scorer_bias(args) -> None:
         scoring=ScoringSettings.of(scoring),
         axis=args.axis,
         lexicon_path=scoring["identity_lexicon"],
-        settings=ScorerBiasSettings(normalise=args.normalise, bootstrap=args.bootstrap, seed=args.seed),
+        settings=ScorerBiasSettings.from_config(args.settings),
         cache_dir=args.cache_dir,
         out_dir=args.out_dir,
     )

@@ -115,14 +115,7 @@ METHOD = Method(
         "CAIRO statistics table(s), results/cairo/stats/<axis>.parquet (the two models' "
         "original prompts of both splits are compared)",
     ),
-    compare_settings=(
-        ("cairo.selection.permutations", "swap draws of the paired test (0: no p)"),
-        ("cairo.selection.bootstrap", "cluster bootstrap draws of the paired intervals"),
-        ("cairo.selection.null_draws", "draws of the no-bias null, which the excess measure needs"),
-        ("cairo.selection.seed", "seed of the draws"),
-        ("cairo.bias.normalise", "mean: Eq. 1 divided by the number of subgroups"),
-        ("cairo.bias.measure", "the bias compared: Eq. 1, or the excess bias over its no-bias floor"),
-    ),
+    compare_settings="biasflow.cairo.verdicts:CompareSettings",
     data=source_lines,
     fill=fill_sources,
     schema="biasflow.cairo:config.schema.yaml",

@@ -24,10 +24,10 @@ import numpy as np
 import pandas as pd
 
 from biasflow.cairo.combinations import ORIGINAL, pooled_stats
-from biasflow.cairo.selection import TEST_SPLIT, SearchSettings
+from biasflow.cairo.selection import TEST_SPLIT
 from biasflow.cairo.stats import STATS_NUMBERS, check_stats_values
 from biasflow.cairo.uncertainty import bootstrap_weights, draw_bias, draw_rng
-from biasflow.cairo.verdicts import MEASURE_WORDS, compare
+from biasflow.cairo.verdicts import MEASURE_WORDS, CompareSettings, compare
 from biasflow.power import (
     PowerSettings,
     correlation_mdd,
@@ -56,11 +56,7 @@ class Settings(PowerSettings):
     keys: ClassVar[Mapping[str, str | None]] = {
         **PowerSettings.keys,
         "min_effect": "power.min_effect.cairo",
-        "normalise": "cairo.bias.normalise",
-        "measure": "cairo.bias.measure",
-        "bootstrap": "cairo.selection.bootstrap",
-        "null_draws": "cairo.selection.null_draws",
-        "seed": "cairo.selection.seed",
+        **CompareSettings.keys_for("normalise", "measure", "bootstrap", "null_draws", "seed"),
     }
 
     min_r: float
@@ -209,17 +205,10 @@ def noninferiority_rows(stats: pd.DataFrame, settings: Settings) -> list[dict]:
     seed (no swap draws: the gate reads no p), so its ``lo90``-``hi90`` and group keys are the
     ones an ``inconclusive`` verdict on the pilot quotes its units from.
     """
-    search = SearchSettings.defaults(
-        bootstrap=settings.bootstrap,
-        null_draws=settings.null_draws,
-        seed=settings.seed,
-        measure=settings.measure,
-        normalise=settings.normalise,
-        permutations=0,
-    )
+    compared = CompareSettings.from_params({**settings.params(), "permutations": 0})
     rows = []
     for candidate, baseline in settings.pairs.of(sorted(stats["model"].unique())):
-        for row in compare([stats], baseline, candidate, search).itertuples(index=False):
+        for row in compare([stats], baseline, candidate, compared).itertuples(index=False):
             rows.append(
                 noninferiority_row(
                     model=f"{candidate} vs {baseline}",

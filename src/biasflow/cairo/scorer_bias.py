@@ -26,6 +26,7 @@ import pandas as pd
 
 from biasflow.cairo.combinations import ORIGINAL, PooledStats, eq1, pooled_bias, pooled_stats
 from biasflow.cairo.empty_reasons import NO_BOOTSTRAP, NO_SPREAD, SINGLE_CLUSTER
+from biasflow.cairo.selection import SearchSettings
 from biasflow.cairo.stats import sufficient_stats
 from biasflow.cairo.uncertainty import (
     BOOTSTRAP,
@@ -83,13 +84,10 @@ NOTHING_SWAPPED = (
 
 @dataclass(frozen=True)
 class ScorerBiasSettings(StepSettings):
-    """What the scorer-bias step reads: Eq. 1's normalisation, the bootstrap draws and their seed."""
+    """What the scorer-bias step reads: Eq. 1's normalisation, the bootstrap draws and their seed, the selection's
+    keys (:class:`~biasflow.cairo.selection.SearchSettings`)."""
 
-    keys: ClassVar[Mapping[str, str | None]] = {
-        "normalise": "cairo.bias.normalise",
-        "bootstrap": "cairo.selection.bootstrap",
-        "seed": "cairo.selection.seed",
-    }
+    keys: ClassVar[Mapping[str, str | None]] = SearchSettings.keys_for("normalise", "bootstrap", "seed")
 
     normalise: str
     bootstrap: int

@@ -48,7 +48,7 @@ from biasflow.cairo.correlation_search import (
     search_shared,
     standardise,
 )
-from biasflow.cairo.stats import check_stats_values
+from biasflow.cairo.stats import StatsSettings, check_stats_values
 from biasflow.cairo.uncertainty import (
     Draws,
     draw_bias,
@@ -136,7 +136,7 @@ class SearchSettings(StepSettings):
     """
 
     section = "cairo.selection"
-    keys: ClassVar[Mapping[str, str | None]] = {"normalise": "cairo.bias.normalise", "measure": "cairo.bias.measure"}
+    keys: ClassVar[Mapping[str, str | None]] = {**StatsSettings.keys_for("normalise"), "measure": "cairo.bias.measure"}
 
     mode: str
     combinations: str

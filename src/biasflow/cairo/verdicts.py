@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -28,7 +30,7 @@ from biasflow.cairo.stats import STATS_COLUMNS, STATS_KEYS
 from biasflow.cairo.steps import read_stats
 from biasflow.cairo.uncertainty import BOOTSTRAP, NULL, bootstrap_weights, draw_rng, null_weights
 from biasflow.errors import BiasflowError
-from biasflow.schema import default
+from biasflow.settings import StepSettings
 from biasflow.verdicts import Verdicts, judge
 
 log = logging.getLogger("biasflow")
@@ -46,30 +48,51 @@ ESTIMAND = (
 )
 
 
+@dataclass(frozen=True)
+class CompareSettings(StepSettings):
+    """What the paired comparison reads (§1.16): the selection's draws and their seed, Eq. 1's normalisation and the
+    measure, by the selection's keys (:class:`~biasflow.cairo.selection.SearchSettings`). The method's declaration
+    names this class, so each field is a ``biasflow compare`` flag whose help is its :attr:`what`, and the workflow's
+    comparison reads these keys only (docs/adding-a-method.md, section 2)."""
+
+    section = SearchSettings.section
+    keys: ClassVar[Mapping[str, str | None]] = SearchSettings.keys
+    what: ClassVar[Mapping[str, str]] = {
+        "permutations": "swap draws of the paired test (0: no p)",
+        "bootstrap": "cluster bootstrap draws of the paired intervals",
+        "null_draws": "draws of the no-bias null, which the excess measure needs",
+        "seed": "seed of the draws",
+        "normalise": "mean: Eq. 1 divided by the number of subgroups",
+        "measure": "the bias compared: Eq. 1, or the excess bias over its no-bias floor",
+    }
+
+    permutations: int
+    bootstrap: int
+    null_draws: int
+    seed: int
+    normalise: str
+    measure: str
+
+
 def command(
     paths: Sequence[str | pd.DataFrame],
     baseline: str,
     candidate: str,
     config: Mapping | None,
-    margin: float | None = None,
+    margin: float,
+    margin_source: str,
 ) -> Verdicts:
-    """What ``biasflow compare --method cairo`` reports: one judged row per axis and metric.
+    """What ``biasflow compare --method cairo`` reports: one judged row per axis and metric, at ``margin`` (which
+    :func:`biasflow.compare_pairs.margin` resolved, from ``margin_source``).
 
-    ``config`` (a validated config, or None for the schema's defaults) gives the draws and
-    their seed (``selection``), the measure (``cairo.bias.measure``) and, where ``margin`` is None,
-    the margin ``power.min_effect.cairo``.
+    ``config`` (a validated config, or None for the schema's defaults) gives the :class:`CompareSettings`.
     """
-    settings = SearchSettings.from_config(config) if config is not None else SearchSettings.defaults()
-    source = "--margin"
-    if margin is None:
-        margin = config["power"]["min_effect"]["cairo"] if config is not None else default("power.min_effect.cairo")
-        source = "power.min_effect.cairo"
-    rows = compare(paths, baseline, candidate, settings)
-    return Verdicts("cairo", baseline, candidate, source, judge(rows, margin))
+    rows = compare(paths, baseline, candidate, CompareSettings.from_config_or_defaults(config))
+    return Verdicts("cairo", baseline, candidate, margin_source, judge(rows, margin))
 
 
 def compare(
-    paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, settings: SearchSettings
+    paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, settings: CompareSettings
 ) -> pd.DataFrame:
     """The candidate − baseline rows, one per axis and metric of the statistics, with the verdicts' columns.
 
@@ -108,7 +131,7 @@ def compare(
     return pd.DataFrame(rows)
 
 
-def _base(axis: str, metric: str, baseline: str, candidate: str, settings: SearchSettings) -> dict:
+def _base(axis: str, metric: str, baseline: str, candidate: str, settings: CompareSettings) -> dict:
     """The columns that name a row: its axis, metric and measure, the pair, and what it estimates."""
     return {
         "axis": axis,
@@ -123,7 +146,7 @@ def _base(axis: str, metric: str, baseline: str, candidate: str, settings: Searc
     }
 
 
-def _untested(axis: str, metric: str, baseline: str, candidate: str, settings: SearchSettings, why: str) -> dict:
+def _untested(axis: str, metric: str, baseline: str, candidate: str, settings: CompareSettings, why: str) -> dict:
     """A row that cannot be tested, and why: no numbers, no verdict."""
     return {
         **_base(axis, metric, baseline, candidate, settings),
@@ -147,7 +170,7 @@ def _untested(axis: str, metric: str, baseline: str, candidate: str, settings: S
     }
 
 
-def _row(stats: pd.DataFrame, axis: str, metric: str, baseline: str, candidate: str, settings: SearchSettings) -> dict:
+def _row(stats: pd.DataFrame, axis: str, metric: str, baseline: str, candidate: str, settings: CompareSettings) -> dict:
     """One metric's row: the paired comparison of §1.16 on the pooled original prompts, and the verdict's inputs."""
     models = [candidate, baseline]
     measure = settings.measure

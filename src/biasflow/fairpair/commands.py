@@ -7,6 +7,7 @@ from pathlib import Path
 
 from biasflow.cli import example
 from biasflow.errors import BiasflowError
+from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
 from biasflow.flags import config_flag
 from biasflow.model_pairs import PairChoice, add_pair_flags
 from biasflow.schema import flag
@@ -62,9 +63,10 @@ def register(commands) -> None:
 
 
 def _settings_flags(parser) -> None:
-    """The settings of the fairpair section both commands take."""
-    for name in ("dissimilarities", "folds", "null_draws", "bootstrap", "seed"):
-        flag(parser, f"--{name.replace('_', '-')}", f"fairpair.{name}")
+    """The settings of the fairpair section both commands take: the score step's (its n-grams apart) and the
+    summary's bootstrap, whose seed is the score step's."""
+    ScoreSettings.add_flags(parser, "dissimilarities", "folds", "null_draws")
+    BootstrapSettings.add_flags(parser)
 
 
 def summary_path(out: str) -> str:
@@ -82,7 +84,6 @@ def _score(args) -> None:
     check_not_inputs({"--out": args.out, "--summary": summary_out}, {"--continuations": args.continuations})
     if Path(summary_out).resolve() == Path(args.out).resolve():
         raise BiasflowError(f"--summary {summary_out} is also --out; name another file for the summary.")
-    from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
     from biasflow.fairpair.steps import score_user_sides
 
     score_user_sides(
@@ -112,7 +113,6 @@ def _summary(args) -> None:
     check_inputs_exist({"--sides": args.sides})
     check_not_inputs({"--out-dir": written}, {"--sides": args.sides})
     from biasflow.fairpair.comparisons import ComparisonSettings
-    from biasflow.fairpair.scores import BootstrapSettings, ScoreSettings
     from biasflow.fairpair.steps import tables_from_sides
 
     settings = args.settings  # the flags given over --config's values (biasflow.flags)

@@ -30,8 +30,9 @@ id, so adding a model, or a prompt, moves no other pair's or prompt's draws.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -72,9 +73,15 @@ FAMILY = ["dissimilarity"]
 
 @dataclass(frozen=True)
 class ComparisonSettings(StepSettings):
-    """The swap test's draws (``fairpair.null_draws``, as the null's) and their seed (docs/methods.md §2.9)."""
+    """The swap test's draws (``fairpair.null_draws``, as the null's) and their seed (docs/methods.md §2.9): what the
+    comparison table and the paired comparison read. The method's declaration names this class, so each field is a
+    ``biasflow compare`` flag whose help is its :attr:`what` (docs/adding-a-method.md, section 2)."""
 
     section = "fairpair"
+    what: ClassVar[Mapping[str, str]] = {
+        "null_draws": "swap draws of the paired test (0: no p)",
+        "seed": "seed of the draws",
+    }
 
     null_draws: int
     seed: int

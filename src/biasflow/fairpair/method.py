@@ -63,10 +63,7 @@ METHOD = Method(
     api=("biasflow.fairpair.api:fairpair_scores",),
     schema="biasflow.fairpair:config.schema.yaml",
     compare_input=("scores", "per-prompt scores, results/fairpair/<model>.csv (the file name being the model)"),
-    compare_settings=(
-        ("fairpair.null_draws", "swap draws of the paired test (0: no p)"),
-        ("fairpair.seed", "seed of the draws"),
-    ),
+    compare_settings="biasflow.fairpair.comparisons:ComparisonSettings",
     targets=targets,
     power_sources=power_sources,
     pair_sources=pair_sources,

@@ -18,9 +18,9 @@ import pandas as pd
 
 from biasflow.errors import BiasflowError
 from biasflow.fairpair.checks import check_null, scores_by_model
-from biasflow.fairpair.comparisons import comparison_table
+from biasflow.fairpair.comparisons import ComparisonSettings, comparison_table
 from biasflow.fairpair.power import with_plan_inputs
-from biasflow.schema import choices, default
+from biasflow.schema import choices
 from biasflow.verdicts import Verdicts, judge
 
 # What a row's interval bounds (docs/methods.md §2.9, §7).
@@ -32,26 +32,17 @@ def command(
     baseline: str,
     candidate: str,
     config: Mapping | None,
-    margin: float | None = None,
+    margin: float,
+    margin_source: str,
 ) -> Verdicts:
-    """What ``biasflow compare --method fairpair`` reports: one judged row per dissimilarity (docs/methods.md §2.9, §7).
+    """What ``biasflow compare --method fairpair`` reports: one judged row per dissimilarity (docs/methods.md §2.9, §7),
+    at ``margin`` (which :func:`biasflow.compare_pairs.margin` resolved, from ``margin_source``).
 
-    ``config`` (a validated config, or None for the schema's defaults) gives the swap draws
-    (``fairpair.null_draws``), ``fairpair.seed`` and, where ``margin`` is None, the margin
-    ``power.min_effect.fairpair``.
+    ``config`` (a validated config, or None for the schema's defaults) gives the swap draws and their seed
+    (:class:`~biasflow.fairpair.comparisons.ComparisonSettings`).
     """
-    section = (
-        config["fairpair"]
-        if config is not None
-        else {key: default(f"fairpair.{key}") for key in ("null_draws", "seed")}
-    )
-    source = "--margin"
-    if margin is None:
-        margin = (
-            config["power"]["min_effect"]["fairpair"] if config is not None else default("power.min_effect.fairpair")
-        )
-        source = "power.min_effect.fairpair"
-    rows = compare(paths, baseline, candidate, section["null_draws"], section["seed"])
+    settings = ComparisonSettings.from_config_or_defaults(config)
+    rows = compare(paths, baseline, candidate, settings.null_draws, settings.seed)
     rows = rows.assign(
         measure_name=rows["dissimilarity"] + " excess R",
         estimand=ESTIMAND,
@@ -66,7 +57,7 @@ def command(
             ),
         ),
     )
-    return Verdicts("fairpair", baseline, candidate, source, judge(rows, margin))
+    return Verdicts("fairpair", baseline, candidate, margin_source, judge(rows, margin))
 
 
 def compare(paths: Sequence[str | pd.DataFrame], baseline: str, candidate: str, swaps: int, seed: int) -> pd.DataFrame:

@@ -8,8 +8,9 @@ import re
 from biasflow.cli import example
 from biasflow.errors import BiasflowError
 from biasflow.flags import config_flag
+from biasflow.fpr.steps import GapSettings
 from biasflow.model_pairs import PairChoice, add_pair_flags
-from biasflow.schema import flag, subschema
+from biasflow.schema import subschema
 
 PREDICTIONS_HELP = "TSVs with y_true, y_pred, category, group, text, run_id (model: a column or the file name)"
 
@@ -28,7 +29,7 @@ def register(commands) -> None:
     )
     gaps.add_argument("--predictions", nargs="+", required=True, help=PREDICTIONS_HELP)
     gaps.add_argument("--out", required=True, help="gap table (.csv, .tsv or .parquet)")
-    _settings_flags(gaps)
+    GapSettings.add_flags(gaps)
     gaps.add_argument(
         "--comparisons",
         help="also pairs of systems compared, gap by gap and span by span: every "
@@ -64,32 +65,15 @@ def register(commands) -> None:
         "probe set (a span's null permutes within one probe set's templates)",
     )
     summary.add_argument("--out-dir", required=True, help="folder for the tables and figures (created if missing)")
-    _settings_flags(summary)
+    GapSettings.add_flags(summary)
     add_pair_flags(summary)
     config_flag(summary)
     summary.set_defaults(run=_summary)
 
 
-def _settings_flags(parser) -> None:
-    flag(parser, "--interval", "fpr.interval")
-    flag(parser, "--z", "fpr.z")
-    flag(parser, "--accuracy-floor", "fpr.accuracy_floor")
-    flag(parser, "--bootstrap", "fpr.bootstrap")
-    flag(parser, "--null-draws", "fpr.null_draws")
-    flag(parser, "--seed", "fpr.seed")
-
-
-def _settings(args):
-    from biasflow.fpr.steps import GapSettings
-
-    return GapSettings(
-        interval=args.interval,
-        z=args.z,
-        accuracy_floor=args.accuracy_floor,
-        bootstrap=args.bootstrap,
-        null_draws=args.null_draws,
-        seed=args.seed,
-    )
+def _settings(args) -> GapSettings:
+    """The gap settings: the flags given over ``--config``'s values (:mod:`biasflow.flags`)."""
+    return GapSettings.from_config(args.settings)
 
 
 def _gaps(args) -> None:

@@ -68,12 +68,7 @@ METHOD = Method(
         "one probe set's prediction TSVs, as fpr-gaps reads them, with template_id "
         "(results/fpr/<probe>/<model>/<classifier>.tsv)",
     ),
-    compare_settings=(
-        ("fpr.bootstrap", "template bootstrap draws of the paired intervals"),
-        ("fpr.null_draws", "swap draws of the paired test (0: no p)"),
-        ("fpr.seed", "seed of the draws"),
-        ("fpr.accuracy_floor", "a run less accurate than this is named in the verdict"),
-    ),
+    compare_settings="biasflow.fpr.verdicts:CompareSettings",
     named=(("fpr", "probes"), ("fpr", "classifiers")),
     targets=targets,
     power_sources=power_sources,

@@ -25,6 +25,7 @@ from biasflow.fpr.comparisons import category_systems, comparison_table
 from biasflow.fpr.predictions import UNMARKED, check_unique, read_predictions
 from biasflow.fpr.rates import CLASSES
 from biasflow.fpr.variance import contributions
+from biasflow.fpr.verdicts import CompareSettings
 from biasflow.power import (
     PowerSettings,
     noninferiority_row,
@@ -45,8 +46,7 @@ class Settings(PowerSettings):
     keys: ClassVar[Mapping[str, str | None]] = {
         **PowerSettings.keys,
         "min_effect": "power.min_effect.fpr",
-        "bootstrap": "fpr.bootstrap",
-        "seed": "fpr.seed",
+        **CompareSettings.keys_for("bootstrap", "seed"),
     }
 
     bootstrap: int

@@ -12,6 +12,8 @@ named pair's verdict, which ``biasflow compare``, :func:`biasflow.compare` and t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -21,11 +23,32 @@ from biasflow.fpr.comparisons import FAMILY, FPR_COMPARISON_COLUMNS, comparison_
 from biasflow.fpr.predictions import UNMARKED, check_unique, read_predictions, run_accuracy
 from biasflow.fpr.rates import CLASSES
 from biasflow.multiplicity import adjust
-from biasflow.schema import default
+from biasflow.settings import StepSettings
 from biasflow.verdicts import ALPHA, Verdicts, judge
 
 # What a row's interval bounds (docs/methods.md §3.8, §7).
 ESTIMAND = "the candidate's gap span over the population of templates less the baseline's, in FPR units"
+
+
+@dataclass(frozen=True)
+class CompareSettings(StepSettings):
+    """What the paired comparison reads (§3.8): the template bootstrap's and the swap test's draws, their seed, and the
+    accuracy below which a run is named in the verdict. The method's declaration names this class, so each field is a
+    ``biasflow compare`` flag whose help is its :attr:`what`, and the workflow's comparison reads these keys only
+    (docs/adding-a-method.md, section 2)."""
+
+    section = "fpr"
+    what: ClassVar[Mapping[str, str]] = {
+        "bootstrap": "template bootstrap draws of the paired intervals",
+        "null_draws": "swap draws of the paired test (0: no p)",
+        "seed": "seed of the draws",
+        "accuracy_floor": "a run less accurate than this is named in the verdict",
+    }
+
+    bootstrap: int
+    null_draws: int
+    seed: int
+    accuracy_floor: float
 
 
 def command(
@@ -33,34 +56,26 @@ def command(
     baseline: str,
     candidate: str,
     config: Mapping | None,
-    margin: float | None = None,
+    margin: float,
+    margin_source: str,
 ) -> Verdicts:
-    """What ``biasflow compare --method fpr`` reports: per attribute and class, the gap span's judged row (§3.8, §7).
+    """What ``biasflow compare --method fpr`` reports: per attribute and class, the gap span's judged row (§3.8, §7),
+    at ``margin`` (which :func:`biasflow.compare_pairs.margin` resolved, from ``margin_source``).
 
-    ``config`` (a validated config, or None for the schema's defaults) gives the bootstrap
-    and swap draws (``fpr.bootstrap``, ``fpr.null_draws``), ``fpr.seed``, ``fpr.accuracy_floor``
-    and, where ``margin`` is None, the margin ``power.min_effect.fpr``. A smaller span is less
-    bias, so the gate reads the spans; the groups whose own gaps differ after Holm follow in
-    the text report.
+    ``config`` (a validated config, or None for the schema's defaults) gives the :class:`CompareSettings`. A smaller
+    span is less bias, so the gate reads the spans; the groups whose own gaps differ after Holm follow in the text
+    report.
     """
-    fpr = (
-        config["fpr"]
-        if config is not None
-        else {key: default(f"fpr.{key}") for key in ("bootstrap", "null_draws", "seed", "accuracy_floor")}
-    )
-    source = "--margin"
-    if margin is None:
-        margin = config["power"]["min_effect"]["fpr"] if config is not None else default("power.min_effect.fpr")
-        source = "power.min_effect.fpr"
+    settings = CompareSettings.from_config_or_defaults(config)
     preds = _predictions(paths)
-    rows = compare(preds, baseline, candidate, fpr["bootstrap"], fpr["null_draws"], fpr["seed"])
+    rows = compare(preds, baseline, candidate, settings.bootstrap, settings.null_draws, settings.seed)
     spans = rows[rows["measure"] == "span"].sort_values(["category", "class"], kind="stable").reset_index(drop=True)
     spans = spans.assign(
         measure_name=spans["category"].astype(str) + " " + spans["class"] + " FPR gap span",
         estimand=ESTIMAND,
         unit="templates",
         n_units=spans["n_templates"],
-        note=_accuracy_note(preds, {"baseline": baseline, "candidate": candidate}, fpr["accuracy_floor"]),
+        note=_accuracy_note(preds, {"baseline": baseline, "candidate": candidate}, settings.accuracy_floor),
         why_untested=np.where(
             np.isfinite(spans["lo90"]),
             np.asarray(None, dtype=object),  # tested: no reason
@@ -71,7 +86,7 @@ def command(
             ),
         ),
     )
-    return Verdicts("fpr", baseline, candidate, source, judge(spans, margin), details=tuple(_gap_lines(rows)))
+    return Verdicts("fpr", baseline, candidate, margin_source, judge(spans, margin), details=tuple(_gap_lines(rows)))
 
 
 def _predictions(paths: Sequence[str | pd.DataFrame]) -> pd.DataFrame:
