@@ -802,7 +802,9 @@ def test_the_toys_wildcards_and_lookups_stay_its_own_beside_the_three_methods(tm
         (f"results/toy/words/{axis}.csv", f"metric=words, axis={axis}") for axis in ("long", "short")
     ]
     snakemake(tmp_path / "four", "results/toy/words/long.csv", "results/toy/words/short.csv", env=env)
-    counts = [(tmp_path / "four" / "results" / "toy" / "words" / f"{axis}.csv").read_text() for axis in ("long", "short")]
+    counts = [
+        (tmp_path / "four" / "results" / "toy" / "words" / f"{axis}.csv").read_text() for axis in ("long", "short")
+    ]
     assert counts == ["6\n", "2\n"], "each count read from the toy's own data_dir"
 
 

@@ -264,9 +264,14 @@ def test_the_snakefile_and_the_core_rule_files_name_no_method(path):
 def test_a_methods_rule_files_define_what_the_test_above_looks_for():
     """The names the test above refuses are found: each method's lookups, helpers and rules."""
     own = method_identifiers()
-    assert {"cairo_select", "fairpair_summary", "fpr_classify", "FPR_PROBES", "fpr_probe_output", "fairpair_outputs"} <= set(
-        own
-    )
+    assert {
+        "cairo_select",
+        "fairpair_summary",
+        "fpr_classify",
+        "FPR_PROBES",
+        "fpr_probe_output",
+        "fairpair_outputs",
+    } <= set(own)
     assert own["FPR_PROBES"] == "fpr" and own["SearchSettings"] == "cairo"
 
 

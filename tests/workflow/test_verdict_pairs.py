@@ -17,7 +17,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from biasflow.config import validate_config
-from biasflow.methods import method
+from biasflow.methods import method as declared_method
 from biasflow.schema import default
 from forked_snakemake import workflow
 from workflow_helpers import REPO, embedded_config, job_stats, snakemake, write_config
@@ -191,5 +191,4 @@ def test_the_rule_files_name_no_method_in_the_core():
     config = {**embedded_config(), "methods": ["cairo", "fairpair", "fpr"]}
     validate_config(config)
     for name in ("cairo", "fairpair", "fpr"):
-        assert method(name).pair_sources(config, "a", "b"), name
-
+        assert declared_method(name).pair_sources(config, "a", "b"), name
