@@ -246,7 +246,7 @@ def plan_power(
     """How large a difference a pilot's sizes can show, and the sizes a difference needs (docs/methods.md §6).
 
     ``alpha`` and ``power`` default to the schema's ``power`` keys, or to ``config``'s where
-    ``config`` is given; the method's own settings (CAIRO's ``power.min_r``, the draws of the
+    ``config`` is given; the method's own settings (CAIRO's ``cairo.power.min_r``, the draws of the
     release gate's rows, the ``comparisons`` pairs) are the schema's, or ``config``'s. A
     keyword given beats both.
 

@@ -246,32 +246,53 @@ def _merge(base: dict, overlay: dict) -> None:
 
 
 def lift_moved_keys(config: dict) -> list[str]:
-    """Move the top-level keys a method's section now holds into that section (in place); a note naming them.
+    """Move the keys a method's section now holds from their old places into that section (in place); a note naming
+    them.
 
     A config written before a method's keys became its section (CAIRO's ``axes``, ``selection``,
-    ... before ``cairo:``, :attr:`biasflow.methods.Method.moved_keys`) still runs: each such key
-    is merged into the section key by key, over what the section gives, since stacked files
+    ... before ``cairo:``, and ``power.min_r`` before ``cairo.power.min_r``,
+    :attr:`biasflow.methods.Method.moved_keys`) still runs: each such key is merged into the
+    section key by key, at the same path there, over what the section gives, since stacked files
     (``--configfile config/config.yaml mine.yaml``) reach biasflow merged and the old-layout
     file is the user's overlay on the shipped one. The note names the new place of each.
     """
     notes = []
     for method in methods():
-        moved = [key for key in method.moved_keys if key in config]
+        moved = {key: holder for key in method.moved_keys if (holder := _holder(config, key)) is not None}
         section = config.setdefault(method.name, {}) if moved else None
         if not isinstance(section, dict):
             continue  # nothing moved, or a section of the wrong type, which the schema then names
-        for key in moved:
-            value = config.pop(key)
-            if isinstance(value, dict) and isinstance(section.get(key), dict):
-                _merge(section[key], value)
+        lifted = []
+        for key, holder in moved.items():
+            *parents, last = key.split(".")
+            place: object = section
+            for part in parents:
+                place = place.setdefault(part, {}) if isinstance(place, dict) else None
+            if not isinstance(place, dict):
+                continue  # the section gives a non-mapping on the way, which the schema then names
+            value = holder.pop(last)
+            if isinstance(value, dict) and isinstance(place.get(last), dict):
+                _merge(place[last], value)
             else:
-                section[key] = value
-        notes.append(
-            f"the top-level config key(s) {', '.join(moved)} are {method.title}'s settings and were read as "
-            f"{', '.join(f'{method.name}.{key}' for key in moved)}; move them under `{method.name}:` "
-            "(config/README.md)."
-        )
+                place[last] = value
+            lifted.append(key)
+        if lifted:
+            notes.append(
+                f"the config key(s) {', '.join(lifted)} are {method.title}'s settings and were read as "
+                f"{', '.join(f'{method.name}.{key}' for key in lifted)}; move them under `{method.name}:` "
+                "(config/README.md)."
+            )
     return notes
+
+
+def _holder(config: dict, key: str) -> dict | None:
+    """The mapping of ``config`` that holds the dotted ``key`` (``power`` for ``power.min_r``), or None where it has
+    no such key."""
+    *parents, last = key.split(".")
+    node: object = config
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) and last in node else None
 
 
 def validate_config(config: dict, *, workflow: bool = True) -> list[str]:
@@ -337,8 +358,9 @@ RENAMED = {"scorers": "dissimilarities"}
 
 
 def moved_places() -> dict[str, str]:
-    """Each key a method's section took over from the top level, with its place there (``axes``: ``cairo.axes``)."""
-    return {key: f"{method.name}.{key}" for method in methods() for key in method.moved_keys}
+    """Each key a method's section took over from the top level, with its place there (``axes``: ``cairo.axes``);
+    a moved key that was not top-level (``power.min_r``) is no top-level name to suggest."""
+    return {key: f"{method.name}.{key}" for method in methods() for key in method.moved_keys if "." not in key}
 
 
 def _unknown_key(name: str, allowed: list[str], where: str = "", moved: dict[str, str] | None = None) -> str:

@@ -96,7 +96,8 @@ class Method:
     # fills, in place, what its section's schema cannot default, before bundled files are resolved (CAIRO: a metric
     # with neither a path nor a url reads its bundled set)
     fill: Callable[[Config], None] = lambda config: None
-    # keys of its section that configs once gave at the top level: still read there, moved into the section with a
+    # keys of its section that configs once gave outside it, each by its old dotted path (`axes` at the top level,
+    # CAIRO's `power.min_r`), which is its path inside the section: still read there, moved into the section with a
     # one-line note (biasflow.config.lift_moved_keys)
     moved_keys: tuple[str, ...] = ()
     named: tuple[tuple[str, ...], ...] = ()  # config keys of its maps whose names become parts of result paths
@@ -332,7 +333,7 @@ CONTRACT: dict[str, tuple[Callable[[object], str | None], str]] = {
     "computed": (_function, "computed(config), the config as far as its results exist"),
     "data": (_function, "data(config, data_root), a sentence per source of its prompts"),
     "fill": (_function, "fill(config), which fills in place what its section's schema cannot default"),
-    "moved_keys": (_texts, "the keys of its section that configs once gave at the top level"),
+    "moved_keys": (_texts, "the dotted paths of the keys of its section that configs once gave outside it"),
     "named": (_key_paths, "the config keys, each a tuple of names, of its maps whose names become parts of paths"),
     "api": (_function_references, '"module:function" of each of its public functions'),
     "rules": (_folder_or_none, 'None or "package:folder", its rule folder inside its package'),

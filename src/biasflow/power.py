@@ -304,12 +304,12 @@ def write_plan(table: pd.DataFrame, method: str, out: str, page: str | None = No
                 "How much this run can show (docs/methods.md section 6). From this run's own data: mdd, the smallest "
                 "difference each subgroup could show at the configured power and significance level with the sizes at "
                 "hand (n; n_effective where clusters make units count less than once); target, the difference worth "
-                "detecting (power.min_effect, power.min_r); n_needed, the size a study needs for it, in the row's "
-                "unit; detectable, whether this study reaches it. A subgroup that is not detectable can still show a "
-                "gap, but a gap it does not show says little. Rows measured as a non-inferiority margin plan the "
-                "release gate of biasflow compare (section 6.8): mdd is the smallest margin at which a candidate truly "
-                "equal to the baseline is shown not worse at the configured power, n_needed the units that margin "
-                "power.min_effect needs."
+                "detecting (power.min_effect, CAIRO's cairo.power.min_r); n_needed, the size a study needs for it, in "
+                "the row's unit; detectable, whether this study reaches it. A subgroup that is not detectable can "
+                "still show a gap, but a gap it does not show says little. Rows measured as a non-inferiority margin "
+                "plan the release gate of biasflow compare (section 6.8): mdd is the smallest margin at which a "
+                "candidate truly equal to the baseline is shown not worse at the configured power, n_needed the units "
+                "that margin power.min_effect needs."
             ),
             [
                 Section(

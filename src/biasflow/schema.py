@@ -7,9 +7,11 @@ method's config section, the file its declaration names (:attr:`biasflow.methods
 smallest effect worth detecting it declares there (its ``x-min-effect``), added as
 ``power.min_effect.<name>`` and, as the margin of a ``compare:`` pair, ``compare[].margin.<name>``
 (:meth:`biasflow.methods.Method.schemas`); the names of ``methods`` are the registry's. So a
-method installed from another package brings its keys with it, its margin and power effect
-included, and the core, which allows no key it does not know, still refuses a misspelt one
-(``docs/adding-a-method.md``). Everything that needs a
+method installed from another package brings its keys with it, its margin, power effect and
+definitions included (its file's ``$defs``, at ``#/properties/<name>/$defs/`` of the assembled
+schema; the core's ``definitions`` are only those the core's keys or several methods use), and
+the core, which allows no key it does not know, still refuses a misspelt one
+(``docs/adding-a-method.md``, section 4). Everything that needs a
 default takes it from here: :func:`filled` gives a config (or a model entry, or a decoding)
 with every missing key set to the schema's default, :func:`default` one key's default for a
 command-line flag, and :func:`flag` a whole flag (type, choices, default and help) of a key.
@@ -88,8 +90,10 @@ def filled(instance: dict, pointer: str = "") -> dict:
     import jsonschema
 
     instance = copy.deepcopy(instance)
-    schema = {**subschema(pointer), "definitions": _schema()["definitions"]} if pointer else _schema()
-    for _ in filling_validator(jsonschema)(schema).iter_errors(instance):
+    validator = filling_validator(jsonschema)(_schema())
+    if pointer:  # the part's schema, its $refs still resolved in the whole (a method's $defs lie in its section)
+        validator = validator.evolve(schema=subschema(pointer))
+    for _ in validator.iter_errors(instance):
         pass
     return instance
 
@@ -126,16 +130,15 @@ def described(key: str) -> dict:
 
 
 def choices(key: str) -> tuple:
-    """The values one config key allows (its ``enum``; for a list, its items'), by its dotted path, or those of a
-    shared definition by its JSON pointer (``#/definitions/score_text``, which a method's section refers to): the
-    one home of every set of named choices, which the code reads rather than copies."""
+    """The values one config key allows (its ``enum``; for a list, its items'), by its dotted path: the one home of
+    every set of named choices, which the code reads rather than copies."""
     return _choices(methods_module.REGISTRY, key)
 
 
 @functools.cache
 def _choices(registry: Registry[Method], key: str) -> tuple:
     """:func:`choices`, remembered per registry (whose names are the choices of ``methods``)."""
-    node = _follow(subschema(key)) if key.startswith("#/") else described(key)
+    node = described(key)
     return tuple(node["enum"] if "enum" in node else _follow(node["items"])["enum"])
 
 

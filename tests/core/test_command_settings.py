@@ -390,7 +390,7 @@ def test_a_setting_the_method_does_not_read_is_refused(tmp_path, capsys):
         "read; leave it out."
     ) in capsys.readouterr().err
     assert run("power", "--method", "fpr", "--pilot", stats, "--target-r", "0.6", "--out", tmp_path / "p.csv") == 2
-    assert "--target-r sets power.min_r, which --method fpr does not read" in capsys.readouterr().err
+    assert "--target-r sets cairo.power.min_r, which --method fpr does not read" in capsys.readouterr().err
 
 
 def test_models_are_still_required_of_a_workflow_config(tmp_path, capsys):

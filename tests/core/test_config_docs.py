@@ -28,6 +28,7 @@ KEYWORDS = {
     "$schema",
     "$ref",
     "definitions",
+    "$defs",  # a method's own definitions, in its file (tests/core/test_schema_definitions.py)
     "type",
     "enum",
     "const",
@@ -69,7 +70,7 @@ def test_schema_uses_only_known_keywords():
         for key, value in schema.items():
             if key not in KEYWORDS:
                 yield f"{where}: {key!r}"
-            elif key in ("properties", "definitions"):
+            elif key in ("properties", "definitions", "$defs"):
                 for name, sub in value.items():
                     yield from stray(sub, f"{where}.{key}.{name}")
             elif key in ("additionalProperties", "items", "propertyNames", "if", "then") and isinstance(value, dict):

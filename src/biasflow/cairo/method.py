@@ -131,6 +131,7 @@ METHOD = Method(
         "scoring",
         "bias",
         "selection",
+        "power.min_r",
     ),
     targets=targets.targets,
     power_sources=targets.power_sources,

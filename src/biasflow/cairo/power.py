@@ -48,14 +48,15 @@ PAIR_DRAWS = 400
 @dataclass(frozen=True)
 class Settings(PowerSettings):
     """``power.alpha``, ``power.power``, ``power.min_effect.cairo`` (a difference of mean scores, and the gate's
-    margin), ``power.min_r``, ``cairo.bias.normalise`` (Eq. 1 as the run computes it, for the paired rows), and what
-    ``biasflow compare`` reads for its interval (``cairo.bias.measure``, ``cairo.selection.bootstrap``,
-    ``cairo.selection.null_draws``, ``cairo.selection.seed``), so the gate's rows plan from the very interval the
-    verdict reads (§6.8)."""
+    margin), ``cairo.power.min_r`` (CAIRO's own target, §6.5), ``cairo.bias.normalise`` (Eq. 1 as the run computes
+    it, for the paired rows), and what ``biasflow compare`` reads for its interval (``cairo.bias.measure``,
+    ``cairo.selection.bootstrap``, ``cairo.selection.null_draws``, ``cairo.selection.seed``), so the gate's rows plan
+    from the very interval the verdict reads (§6.8)."""
 
     keys: ClassVar[Mapping[str, str | None]] = {
         **PowerSettings.keys,
         "min_effect": "power.min_effect.cairo",
+        "min_r": "cairo.power.min_r",
         **CompareSettings.keys_for("normalise", "measure", "bootstrap", "null_draws", "seed"),
     }
 

@@ -45,10 +45,9 @@ _UNAVAILABLE = (
 
 def resolve_device(device: str) -> str:
     """``auto`` → ``cuda`` when a GPU is visible, else ``cpu``; ``cuda`` without a GPU is an error."""
-    if device not in choices("#/definitions/scorer_device"):
-        raise BiasflowError(
-            f"unknown scoring device {device!r}; use one of {', '.join(choices('#/definitions/scorer_device'))}."
-        )
+    allowed = choices("cairo.scoring.device")  # the setting is CAIRO's, and its schema holds the choices
+    if device not in allowed:
+        raise BiasflowError(f"unknown scoring device {device!r}; use one of {', '.join(allowed)}.")
     require("detoxify", "the detoxify-unbiased scorer")  # which brings torch: the extra to name is detoxify
     import torch
 

@@ -52,10 +52,9 @@ class ScoringSettings(StepSettings):
 
 def scored_texts(table: pd.DataFrame, mode: str) -> pd.Series:
     """What is scored of each row: the continuation, or the prompt and continuation lower-cased (``score_text``)."""
-    if mode not in choices("#/definitions/score_text"):
-        raise BiasflowError(
-            f"unknown score_text {mode!r}; use one of {', '.join(choices('#/definitions/score_text'))}."
-        )
+    allowed = choices("cairo.scoring.score_text")  # the setting is CAIRO's, and its schema holds the choices
+    if mode not in allowed:
+        raise BiasflowError(f"unknown score_text {mode!r}; use one of {', '.join(allowed)}.")
     require_columns(
         table, ["text", "continuation"] if mode == "prompt+continuation" else ["continuation"], "continuation table"
     )
