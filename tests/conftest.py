@@ -7,11 +7,33 @@ changes a model or a folder copies it first. ``tiny-a`` of ``tiny_models`` is
 
 from __future__ import annotations
 
+import gc
 import os
 
 import pytest
 
 from tiny_models import build_tiny_detoxify, build_tiny_model
+
+_frozen_for: list[str] = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Before each test file's first test: collect the garbage, then freeze what is alive out of the cycle collector.
+
+    A worker's heap holds every test module, pandas, scipy, torch, transformers and Snakemake once imported, and
+    the session's fixtures; each full collection walked all of it again. statsmodels' Holm (a reference in several
+    files) runs a full ``gc.collect()`` on every call (about 130 calls in the default suite), and the automatic
+    ones come as often (what that cost, and what this saves: benchmarks/README.md, "Test suite"). What is frozen
+    is never collected (a cycle among it left behind by a file stays until the run ends: memory, not results);
+    what a test makes is collected as before. A weight conversion unfreezes everything when it ends
+    (biasflow.models.sources), so each file freezes again.
+    """
+    path = str(item.path)
+    if _frozen_for[-1:] != [path]:
+        _frozen_for[:] = [path]
+        gc.collect()
+        gc.freeze()
 
 
 @pytest.fixture(scope="session")

@@ -13,8 +13,6 @@ docs/methods.md §1.16.
 
 from __future__ import annotations
 
-import gc
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -46,15 +44,6 @@ from compare_cli import assert_refused, compare
 
 # The pairs the loop recomputes (the loop is slow); every pair's row is checked for its shape.
 LOOPED = [("m0", "m1"), ("m1", "m4")]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def frozen_heap():
-    """statsmodels' Holm (the reference here) runs a full gc.collect() on every call: a tenth of a second over the
-    heap of pandas, scipy and the rest. Frozen, the objects made before the tests are left out of every collection."""
-    gc.freeze()
-    yield
-    gc.unfreeze()
 
 
 @pytest.fixture(scope="module", params=["nested", "crossed"])
