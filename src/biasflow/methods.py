@@ -118,9 +118,8 @@ class Method:
 
     def part(self, name: str) -> Any:
         """One of the referenced parts (``"check"``, ``"commands"``, ``"power"``, ``"compare"``,
-        ``"compare_settings"``), imported, once
-        it holds what the core calls (:data:`PARTS`): else one line naming the method, the part and what it should
-        be (docs/adding-a-method.md, section 2)."""
+        ``"compare_settings"``), imported, once it holds what the core calls (:data:`PARTS`): else one line naming
+        the method, the part and what it should be (docs/adding-a-method.md, section 2)."""
         reference = getattr(self, name)
         module, _, attribute = reference.partition(":")
         if attribute and not hasattr(import_module(module), attribute):
