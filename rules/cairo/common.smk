@@ -18,11 +18,11 @@ from biasflow.scorers.table import ScoringSettings
 
 # CAIRO's config section (its axes, prompts, paraphrasing, generation, scoring and selection settings).
 CAIRO = config["cairo"]
-AXES = list(CAIRO["axes"])
 PARAPHRASERS = list(config["paraphrasers"])
 # CAIRO runs once per label (a scorer, or its neutral scores with cairo.scoring.neutralise): the headline
 # one writes results/cairo/, each other one results/cairo/scorers/<label>/ (docs/methods.md §5.5-5.6).
 SCORER_RUNS = ScorerRuns.of(config)
+AXES = SCORER_RUNS.axes
 SCORERS = SCORER_RUNS.scorers
 RUNS = SCORER_RUNS.runs
 

@@ -7,7 +7,6 @@ from biasflow.fpr.steps import ClassifySettings, GapSettings, SummarySettings, c
 from biasflow.fpr.tuning import ClassifierSettings
 
 FPR_PROBES = list(config["fpr"]["probes"])
-FPR_MODELS = METHOD.evaluated(config)
 FPR_CLASSIFIERS = list(config["fpr"]["classifiers"])
 
 
@@ -38,7 +37,7 @@ def fpr_predictions_by_probe(wildcards):
 
 
 def fpr_probe_predictions(wildcards):
-    return [predictions(wildcards.probe, m, c) for m in FPR_MODELS for c in FPR_CLASSIFIERS]
+    return fpr_predictions_of_probes(wildcards)[wildcards.probe]
 
 
 def fpr_predictions_of_probes(wildcards):
